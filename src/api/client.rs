@@ -1,0 +1,517 @@
+//! The HTTP client for the service. Two reqwest clients: one for `{base_url}` routes that
+//! carries the API key (as a sensitive `X-API-Key` header and nothing else), and one for
+//! output URLs that never sees the key. Every answer goes through
+//! [`ApiError::from_response`]; reqwest failures are classified as "not sent" (`Connect`)
+//! or "sent, answer lost" (`NoResponse`). Nothing here retries a submit.
+
+use super::error::ApiError;
+use super::types::{
+    Credits, CreditsResponse, GenerationSpec, ModelRecord, ModelsResponse, Project,
+    ProjectResponse, ProjectsResponse, StatusResponse, SubmitResponse, UploadResponse,
+    UploadedMedia,
+};
+use futures_util::StreamExt;
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Header that carries the key (contract, Authentication).
+pub const API_KEY_HEADER: &str = "X-API-Key";
+/// Connecting must not take longer than this.
+const CONNECT_TIMEOUT_SECS: u64 = 10;
+/// Transfers (uploads, downloads) fail when no byte moves for this long.
+const TRANSFER_READ_TIMEOUT_SECS: u64 = 60;
+/// Largest output `fetch_output` keeps in memory.
+pub const MAX_FETCH_BYTES: u64 = 256 * 1024 * 1024;
+/// Chunk size when streaming a file from disk.
+const UPLOAD_CHUNK_BYTES: usize = 256 * 1024;
+
+/// Where and how to reach the service.
+#[derive(Clone)]
+pub struct ClientConfig {
+    /// Ends with `/api`; routes are appended as `/v1/...`.
+    pub base_url: String,
+    pub api_key: String,
+    /// Whole-request timeout for JSON routes.
+    pub request_timeout_secs: u64,
+}
+
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("base_url", &self.base_url)
+            .field(
+                "api_key",
+                &if self.api_key.is_empty() {
+                    "<empty>"
+                } else {
+                    "<redacted>"
+                },
+            )
+            .field("request_timeout_secs", &self.request_timeout_secs)
+            .finish()
+    }
+}
+
+/// Cheap to clone (the reqwest clients share their pools).
+#[derive(Clone)]
+pub struct ApiClient {
+    /// For `{base_url}` routes; carries the key.
+    service: reqwest::Client,
+    /// For output URLs; never carries the key.
+    public: reqwest::Client,
+    base_url: String,
+    request_timeout: Duration,
+}
+
+impl std::fmt::Debug for ApiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiClient")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApiClient {
+    pub fn new(config: ClientConfig) -> Result<Self, ApiError> {
+        let mut key = HeaderValue::from_str(config.api_key.trim()).map_err(|_| {
+            ApiError::Connect("the API key contains characters a header cannot carry".into())
+        })?;
+        key.set_sensitive(true);
+        let mut headers = HeaderMap::new();
+        headers.insert(API_KEY_HEADER, key);
+
+        let base_url = config.base_url.trim().trim_end_matches('/').to_owned();
+        let service_origin = reqwest::Url::parse(&base_url)
+            .ok()
+            .map(|u| (u.host_str().map(str::to_owned), u.port_or_known_default()));
+        // A redirect may only stay on the service's host: the key header must never follow
+        // a redirect to another origin.
+        let redirect = reqwest::redirect::Policy::custom(move |attempt| {
+            let target = (
+                attempt.url().host_str().map(str::to_owned),
+                attempt.url().port_or_known_default(),
+            );
+            if attempt.previous().len() >= 5 || service_origin.as_ref() != Some(&target) {
+                attempt.stop()
+            } else {
+                attempt.follow()
+            }
+        });
+        let user_agent = concat!("framewright/", env!("CARGO_PKG_VERSION"));
+        let service = reqwest::Client::builder()
+            .default_headers(headers)
+            .redirect(redirect)
+            .user_agent(user_agent)
+            .connect_timeout(Duration::from_secs(CONNECT_TIMEOUT_SECS))
+            .read_timeout(Duration::from_secs(TRANSFER_READ_TIMEOUT_SECS))
+            .build()
+            .map_err(|e| ApiError::Connect(format!("HTTP client setup failed: {e}")))?;
+        let public = reqwest::Client::builder()
+            .user_agent(user_agent)
+            .connect_timeout(Duration::from_secs(CONNECT_TIMEOUT_SECS))
+            .read_timeout(Duration::from_secs(TRANSFER_READ_TIMEOUT_SECS))
+            .build()
+            .map_err(|e| ApiError::Connect(format!("HTTP client setup failed: {e}")))?;
+        Ok(ApiClient {
+            service,
+            public,
+            base_url,
+            request_timeout: Duration::from_secs(config.request_timeout_secs.max(1)),
+        })
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Catalog, account, projects
+    // ---------------------------------------------------------------------------------
+
+    /// GET /v1/models, optionally filtered by a catalog type or alias.
+    pub async fn list_models(&self, type_filter: Option<&str>) -> Result<Vec<ModelRecord>, ApiError> {
+        let mut request = self.service.get(self.url("/v1/models"));
+        if let Some(filter) = type_filter.map(str::trim).filter(|f| !f.is_empty()) {
+            request = request.query(&[("type", filter)]);
+        }
+        let response: ModelsResponse = self.json(request).await?;
+        Ok(response.models)
+    }
+
+    /// GET /v1/account/credits.
+    pub async fn credits(&self) -> Result<Credits, ApiError> {
+        let response: CreditsResponse = self.json(self.service.get(self.url("/v1/account/credits"))).await?;
+        Ok(response.credits)
+    }
+
+    /// GET /v1/projects.
+    pub async fn projects(&self) -> Result<Vec<Project>, ApiError> {
+        let response: ProjectsResponse = self.json(self.service.get(self.url("/v1/projects"))).await?;
+        Ok(response.projects)
+    }
+
+    /// POST /v1/projects `{name}`.
+    pub async fn create_project(&self, name: &str) -> Result<Project, ApiError> {
+        let request = self
+            .service
+            .post(self.url("/v1/projects"))
+            .json(&serde_json::json!({ "name": name }));
+        let response: ProjectResponse = self.json(request).await?;
+        response
+            .project
+            .ok_or_else(|| ApiError::Decode("the new project's id was missing from the answer".into()))
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Generations
+    // ---------------------------------------------------------------------------------
+
+    /// POST the spec to its endpoint. Sent exactly once: never retried here. Any 2xx is a
+    /// success provided it carries a job handle.
+    pub async fn submit(&self, spec: &GenerationSpec) -> Result<SubmitResponse, ApiError> {
+        let request = self
+            .service
+            .post(self.url(spec.kind.submit_path()))
+            .json(&spec.request);
+        let response: SubmitResponse = self.json(request).await?;
+        if response
+            .generation_id
+            .as_deref()
+            .is_none_or(|id| id.trim().is_empty())
+        {
+            return Err(ApiError::MissingJobHandle);
+        }
+        Ok(response)
+    }
+
+    /// GET /v1/generate/:id/status.
+    pub async fn status(&self, generation_id: &str) -> Result<StatusResponse, ApiError> {
+        let url = self.url(&format!("/v1/generate/{}/status", encode_segment(generation_id)));
+        self.json(self.service.get(url)).await
+    }
+
+    /// POST /v1/generate/:id/cancel. 409 `CANNOT_CANCEL` comes back as an error.
+    pub async fn cancel(&self, generation_id: &str) -> Result<(), ApiError> {
+        let url = self.url(&format!("/v1/generate/{}/cancel", encode_segment(generation_id)));
+        let _: serde_json::Value = self.json(self.service.post(url)).await?;
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Uploads and outputs
+    // ---------------------------------------------------------------------------------
+
+    /// POST /v1/media/upload: multipart field `file`, streamed from disk, MIME type from
+    /// the file extension.
+    pub async fn upload_file(&self, path: &Path, project_id: Option<&str>) -> Result<UploadedMedia, ApiError> {
+        let file = tokio::fs::File::open(path)
+            .await
+            .map_err(|e| ApiError::Io(format!("cannot open {}: {e}", path.display())))?;
+        let length_bytes = file
+            .metadata()
+            .await
+            .map_err(|e| ApiError::Io(format!("cannot read {}: {e}", path.display())))?
+            .len();
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "upload".to_owned());
+        let stream = futures_util::stream::unfold(file, |mut file| async move {
+            let mut buffer = vec![0u8; UPLOAD_CHUNK_BYTES];
+            match file.read(&mut buffer).await {
+                Ok(0) => None,
+                Ok(n) => {
+                    buffer.truncate(n);
+                    Some((Ok::<Vec<u8>, std::io::Error>(buffer), file))
+                }
+                Err(e) => Some((Err(e), file)),
+            }
+        });
+        let part = reqwest::multipart::Part::stream_with_length(reqwest::Body::wrap_stream(stream), length_bytes)
+            .file_name(file_name)
+            .mime_str(mime_for_path(path))
+            .map_err(|e| ApiError::Io(format!("bad MIME type: {e}")))?;
+        let mut form = reqwest::multipart::Form::new().part("file", part);
+        if let Some(project_id) = project_id.filter(|p| !p.trim().is_empty()) {
+            form = form.text("project_id", project_id.to_owned());
+        }
+        // No whole-request timeout: large files take long; the read timeout still applies.
+        let request = self.service.post(self.url("/v1/media/upload")).multipart(form);
+        let response: UploadResponse = self.json_with_timeout(request, None).await?;
+        response
+            .media
+            .ok_or_else(|| ApiError::Decode("the upload answer carried no media url".into()))
+    }
+
+    /// GET an output URL verbatim, without the API key. Kept in memory (capped).
+    pub async fn fetch_output(&self, url: &str) -> Result<Vec<u8>, ApiError> {
+        let response = self.public.get(url).send().await.map_err(classify)?;
+        let response = check_status(response).await?;
+        if response.content_length().is_some_and(|n| n > MAX_FETCH_BYTES) {
+            return Err(ApiError::Io(format!(
+                "the file is larger than {} MB",
+                MAX_FETCH_BYTES / (1024 * 1024)
+            )));
+        }
+        let mut out = Vec::new();
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(classify)?;
+            if out.len() as u64 + chunk.len() as u64 > MAX_FETCH_BYTES {
+                return Err(ApiError::Io(format!(
+                    "the file is larger than {} MB",
+                    MAX_FETCH_BYTES / (1024 * 1024)
+                )));
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out)
+    }
+
+    /// Stream an output URL (without the key) into a temp file beside `dest`, then rename.
+    pub async fn download_output_to(&self, url: &str, dest: &Path) -> Result<(), ApiError> {
+        self.download_output_typed(url, dest).await.map(|_| ())
+    }
+
+    /// Like [`Self::download_output_to`], also returning the response's Content-Type.
+    pub async fn download_output_typed(&self, url: &str, dest: &Path) -> Result<Option<String>, ApiError> {
+        let response = self.public.get(url).send().await.map_err(classify)?;
+        let response = check_status(response).await?;
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|s| s.split(';').next().unwrap_or(s).trim().to_owned());
+        let temp = temp_path_beside(dest);
+        let result = async {
+            let mut file = tokio::fs::File::create(&temp)
+                .await
+                .map_err(|e| ApiError::Io(format!("cannot create {}: {e}", temp.display())))?;
+            let mut stream = response.bytes_stream();
+            while let Some(chunk) = stream.next().await {
+                let chunk = chunk.map_err(classify)?;
+                file.write_all(&chunk)
+                    .await
+                    .map_err(|e| ApiError::Io(format!("cannot write {}: {e}", temp.display())))?;
+            }
+            file.flush()
+                .await
+                .map_err(|e| ApiError::Io(format!("cannot write {}: {e}", temp.display())))?;
+            file.sync_all()
+                .await
+                .map_err(|e| ApiError::Io(format!("cannot write {}: {e}", temp.display())))?;
+            drop(file);
+            tokio::fs::rename(&temp, dest)
+                .await
+                .map_err(|e| ApiError::Io(format!("cannot move the download to {}: {e}", dest.display())))
+        }
+        .await;
+        if result.is_err() {
+            let _ = tokio::fs::remove_file(&temp).await;
+        }
+        result.map(|()| content_type)
+    }
+
+    // ---------------------------------------------------------------------------------
+    // Plumbing
+    // ---------------------------------------------------------------------------------
+
+    async fn json<T: DeserializeOwned>(&self, request: reqwest::RequestBuilder) -> Result<T, ApiError> {
+        self.json_with_timeout(request, Some(self.request_timeout)).await
+    }
+
+    async fn json_with_timeout<T: DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+        timeout: Option<Duration>,
+    ) -> Result<T, ApiError> {
+        let request = match timeout {
+            Some(timeout) => request.timeout(timeout),
+            None => request,
+        };
+        let response = request.send().await.map_err(classify)?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response.bytes().await.map_err(classify)?;
+        if let Some(error) = ApiError::from_response(status, &headers, &body) {
+            tracing::debug!(status, code = error.code(), "service answered with an error");
+            return Err(error);
+        }
+        decode_body(&body)
+    }
+}
+
+/// Decode a 2xx body; an empty body reads as `{}`.
+fn decode_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    let body = if body.iter().all(u8::is_ascii_whitespace) {
+        b"{}".as_slice()
+    } else {
+        body
+    };
+    serde_json::from_slice(body).map_err(|e| ApiError::Decode(e.to_string()))
+}
+
+/// A non-2xx answer on an output URL becomes a `Status` error.
+async fn check_status(response: reqwest::Response) -> Result<reqwest::Response, ApiError> {
+    if response.status().is_success() {
+        return Ok(response);
+    }
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = response.bytes().await.unwrap_or_default();
+    Err(ApiError::from_response(status, &headers, &body).unwrap_or(ApiError::Status {
+        status,
+        message: String::new(),
+        code: None,
+        retry_after_secs: None,
+    }))
+}
+
+/// `is_connect()` or a request that could not be built: not sent. Anything else after
+/// sending (timeout, reset, truncated body): the answer was lost.
+pub fn classify(error: reqwest::Error) -> ApiError {
+    let (not_sent, decode) = (error.is_connect() || error.is_builder(), error.is_decode());
+    // Output URLs are opaque; keep them out of messages and logs.
+    let text = error_chain(&error.without_url());
+    if not_sent {
+        ApiError::Connect(text)
+    } else if decode {
+        ApiError::Decode(text)
+    } else {
+        ApiError::NoResponse(text)
+    }
+}
+
+/// The error and its sources on one line.
+fn error_chain(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(inner) = source {
+        let part = inner.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = inner.source();
+    }
+    text
+}
+
+/// Percent-encode one path segment (ids are passed verbatim but must stay one segment).
+pub fn encode_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// MIME type from the file extension (unknown -> application/octet-stream).
+pub fn mime_for_path(path: &Path) -> &'static str {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        "gif" => "image/gif",
+        "bmp" => "image/bmp",
+        "tif" | "tiff" => "image/tiff",
+        "avif" => "image/avif",
+        "heic" => "image/heic",
+        "svg" => "image/svg+xml",
+        "mp4" | "m4v" => "video/mp4",
+        "mov" => "video/quicktime",
+        "webm" => "video/webm",
+        "mkv" => "video/x-matroska",
+        "avi" => "video/x-msvideo",
+        "mp3" => "audio/mpeg",
+        "wav" => "audio/wav",
+        "ogg" => "audio/ogg",
+        "flac" => "audio/flac",
+        "m4a" => "audio/mp4",
+        "aac" => "audio/aac",
+        "glb" => "model/gltf-binary",
+        "gltf" => "model/gltf+json",
+        "pdf" => "application/pdf",
+        "txt" => "text/plain",
+        "json" => "application/json",
+        _ => "application/octet-stream",
+    }
+}
+
+/// `.<name>.<random>.part` in the destination's folder, so the final rename is atomic.
+fn temp_path_beside(dest: &Path) -> PathBuf {
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "download".to_owned());
+    let temp_name = format!(".{name}.{}.part", uuid::Uuid::new_v4().simple());
+    match dest.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.join(temp_name),
+        _ => PathBuf::from(temp_name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_redacts_the_key() {
+        let config = ClientConfig {
+            base_url: "http://127.0.0.1:1/api".into(),
+            api_key: "kolbo_live_secret".into(),
+            request_timeout_secs: 5,
+        };
+        let text = format!("{config:?}");
+        assert!(!text.contains("secret"), "{text}");
+        let client = ApiClient::new(config).expect("client");
+        assert!(!format!("{client:?}").contains("secret"));
+    }
+
+    #[test]
+    fn segments_and_mime() {
+        assert_eq!(encode_segment("abc-123"), "abc-123");
+        assert_eq!(encode_segment("a/b c"), "a%2Fb%20c");
+        assert_eq!(mime_for_path(Path::new("x/y.PNG")), "image/png");
+        assert_eq!(mime_for_path(Path::new("clip.mov")), "video/quicktime");
+        assert_eq!(mime_for_path(Path::new("noext")), "application/octet-stream");
+    }
+
+    #[test]
+    fn temp_file_is_beside_the_destination() {
+        let temp = temp_path_beside(Path::new("/tmp/out/image.png"));
+        assert_eq!(temp.parent(), Some(Path::new("/tmp/out")));
+        assert!(temp.file_name().unwrap().to_string_lossy().ends_with(".part"));
+    }
+
+    #[tokio::test]
+    async fn refused_connection_is_connect_error() {
+        // Port 9 on loopback is almost never listening.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        drop(listener);
+        let client = ApiClient::new(ClientConfig {
+            base_url: format!("http://127.0.0.1:{port}/api"),
+            api_key: "k".into(),
+            request_timeout_secs: 5,
+        })
+        .expect("client");
+        let error = client.credits().await.expect_err("nothing listens");
+        assert!(matches!(error, ApiError::Connect(_)), "{error:?}");
+    }
+}

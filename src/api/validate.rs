@@ -1,0 +1,333 @@
+//! Rules that can be checked before a request is sent, from the catalog record of the
+//! chosen model (or the contract defaults for Auto). Messages are plain and specific.
+
+use super::types::{
+    DEFAULT_MAX_PROMPT_LENGTH, DEFAULT_MIN_PROMPT_LENGTH, GenerationKind, GenerationSpec,
+    ModelRecord,
+};
+
+/// The form field a problem belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    Prompt,
+    Model,
+    AspectRatio,
+    Resolution,
+    NumImages,
+    SourceImages,
+    Project,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: Field,
+    pub message: String,
+}
+
+impl FieldError {
+    fn new(field: Field, message: impl Into<String>) -> Self {
+        FieldError {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+/// Every problem with `spec` known before sending. `model` is `None` for Auto.
+pub fn validate(spec: &GenerationSpec, model: Option<&ModelRecord>) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let request = &spec.request;
+    let who = model.map(ModelRecord::display_name).unwrap_or("Auto");
+
+    // Prompt: required, non-blank, within the model's limits (counted in characters).
+    let prompt_chars = request.prompt.chars().count() as u64;
+    let (min_chars, max_chars) = match model {
+        Some(m) => (m.min_prompt_chars(), m.max_prompt_chars()),
+        None => (DEFAULT_MIN_PROMPT_LENGTH, DEFAULT_MAX_PROMPT_LENGTH),
+    };
+    if request.prompt.trim().is_empty() {
+        errors.push(FieldError::new(Field::Prompt, "Enter a prompt."));
+    } else if prompt_chars > u64::from(max_chars) {
+        errors.push(FieldError::new(
+            Field::Prompt,
+            format!(
+                "Prompt is {} characters; {who} allows at most {}.",
+                thousands(prompt_chars),
+                thousands(u64::from(max_chars))
+            ),
+        ));
+    } else if prompt_chars < u64::from(min_chars) {
+        errors.push(FieldError::new(
+            Field::Prompt,
+            format!(
+                "Prompt is {} characters; {who} needs at least {}.",
+                thousands(prompt_chars),
+                thousands(u64::from(min_chars))
+            ),
+        ));
+    }
+
+    if let Some(model) = model {
+        // The model must do this kind of work.
+        let kind_type = spec.kind.catalog_type();
+        if !model.types.is_empty() && !model.has_type(kind_type) {
+            errors.push(FieldError::new(
+                Field::Model,
+                format!(
+                    "{who} cannot do {}; pick a model listed for that type.",
+                    kind_phrase(spec.kind)
+                ),
+            ));
+        }
+
+        if let Some(ratio) = request.aspect_ratio.as_deref().filter(|r| !r.trim().is_empty())
+            && !model.supported_aspect_ratios.is_empty()
+            && !contains_ignore_case(&model.supported_aspect_ratios, ratio)
+        {
+            errors.push(FieldError::new(
+                Field::AspectRatio,
+                format!(
+                    "{who} does not offer aspect ratio {ratio}; choose one of {}.",
+                    model.supported_aspect_ratios.join(", ")
+                ),
+            ));
+        }
+
+        if let Some(resolution) = request.resolution.as_deref().filter(|r| !r.trim().is_empty())
+            && !model.supported_resolutions.is_empty()
+            && !contains_ignore_case(&model.supported_resolutions, resolution)
+        {
+            errors.push(FieldError::new(
+                Field::Resolution,
+                format!(
+                    "{who} does not offer resolution {resolution}; choose one of {}.",
+                    model.supported_resolutions.join(", ")
+                ),
+            ));
+        }
+    }
+
+    // Number of images.
+    if let Some(count) = request.num_images {
+        let max = model.map(ModelRecord::max_images_per_request).unwrap_or(1);
+        if count == 0 {
+            errors.push(FieldError::new(Field::NumImages, "Ask for at least 1 image."));
+        } else if count > max {
+            errors.push(FieldError::new(
+                Field::NumImages,
+                if max == 1 {
+                    format!("{who} makes 1 image per request; you asked for {count}.")
+                } else {
+                    format!("{who} makes at most {max} images per request; you asked for {count}.")
+                },
+            ));
+        }
+    }
+
+    // Image-edit sources.
+    if spec.kind == GenerationKind::ImageEdit {
+        let sources = &request.source_images;
+        if let Some(max) = model.and_then(|m| m.max_reference_images)
+            && sources.len() > max as usize
+        {
+            errors.push(FieldError::new(
+                Field::SourceImages,
+                format!(
+                    "{} source images attached; {who} accepts at most {max}.",
+                    sources.len()
+                ),
+            ));
+        }
+        for (index, url) in sources.iter().enumerate() {
+            if !is_http_url(url) {
+                errors.push(FieldError::new(
+                    Field::SourceImages,
+                    format!(
+                        "Source image {} is not a web address (http:// or https://); upload it first.",
+                        index + 1
+                    ),
+                ));
+            }
+        }
+    }
+
+    if let Some(project) = request.project_id.as_deref()
+        && project.trim().is_empty()
+    {
+        errors.push(FieldError::new(
+            Field::Project,
+            "The project id is blank; pick a project or leave it unset.",
+        ));
+    }
+
+    errors
+}
+
+fn kind_phrase(kind: GenerationKind) -> &'static str {
+    match kind {
+        GenerationKind::Image => "image generation",
+        GenerationKind::ImageEdit => "image edits",
+    }
+}
+
+fn contains_ignore_case(list: &[String], value: &str) -> bool {
+    list.iter().any(|item| item.trim().eq_ignore_ascii_case(value.trim()))
+}
+
+fn is_http_url(url: &str) -> bool {
+    let url = url.trim();
+    let lower = url.to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &url[8..]
+    } else if lower.starts_with("http://") {
+        &url[7..]
+    } else {
+        return false;
+    };
+    !rest.is_empty() && !rest.starts_with('/') && !rest.contains(char::is_whitespace)
+}
+
+/// 2140 -> "2,140".
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, ch) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::types::GenerationRequest;
+
+    fn flux() -> ModelRecord {
+        ModelRecord {
+            identifier: "fal-ai/flux/schnell".into(),
+            name: "Flux Schnell".into(),
+            types: vec!["text_to_img".into()],
+            supported_aspect_ratios: vec!["1:1".into(), "16:9".into()],
+            supported_resolutions: vec!["1K".into(), "2K".into()],
+            images_per_request: Some(4),
+            ..ModelRecord::default()
+        }
+    }
+
+    fn spec(kind: GenerationKind, prompt: &str) -> GenerationSpec {
+        GenerationSpec {
+            kind,
+            request: GenerationRequest {
+                prompt: prompt.into(),
+                ..GenerationRequest::default()
+            },
+        }
+    }
+
+    fn fields(errors: &[FieldError]) -> Vec<Field> {
+        errors.iter().map(|e| e.field).collect()
+    }
+
+    #[test]
+    fn valid_request_has_no_errors() {
+        let mut s = spec(GenerationKind::Image, "a lighthouse at dusk");
+        s.request.aspect_ratio = Some("16:9".into());
+        s.request.resolution = Some("2k".into());
+        s.request.num_images = Some(4);
+        assert!(validate(&s, Some(&flux())).is_empty());
+        assert!(validate(&s, None).len() == 1, "Auto allows one image");
+    }
+
+    #[test]
+    fn prompt_rules() {
+        let errors = validate(&spec(GenerationKind::Image, "   "), Some(&flux()));
+        assert_eq!(fields(&errors), vec![Field::Prompt]);
+        assert_eq!(errors[0].message, "Enter a prompt.");
+
+        let long = "a".repeat(2140);
+        let errors = validate(&spec(GenerationKind::Image, &long), Some(&flux()));
+        assert_eq!(
+            errors[0].message,
+            "Prompt is 2,140 characters; Flux Schnell allows at most 2,000."
+        );
+        // Characters, not bytes: 2000 multi-byte characters are fine.
+        let wide = "é".repeat(2000);
+        assert!(validate(&spec(GenerationKind::Image, &wide), Some(&flux())).is_empty());
+
+        let mut strict = flux();
+        strict.min_prompt_length = Some(10);
+        strict.max_prompt_length = Some(20);
+        let errors = validate(&spec(GenerationKind::Image, "short"), Some(&strict));
+        assert_eq!(errors[0].message, "Prompt is 5 characters; Flux Schnell needs at least 10.");
+        let errors = validate(&spec(GenerationKind::Image, &"b".repeat(2001)), None);
+        assert_eq!(errors[0].message, "Prompt is 2,001 characters; Auto allows at most 2,000.");
+    }
+
+    #[test]
+    fn ratio_resolution_and_count() {
+        let mut s = spec(GenerationKind::Image, "cat");
+        s.request.aspect_ratio = Some("21:9".into());
+        s.request.resolution = Some("4K".into());
+        s.request.num_images = Some(5);
+        let errors = validate(&s, Some(&flux()));
+        assert_eq!(
+            fields(&errors),
+            vec![Field::AspectRatio, Field::Resolution, Field::NumImages]
+        );
+        assert_eq!(
+            errors[0].message,
+            "Flux Schnell does not offer aspect ratio 21:9; choose one of 1:1, 16:9."
+        );
+        assert_eq!(
+            errors[2].message,
+            "Flux Schnell makes at most 4 images per request; you asked for 5."
+        );
+        // Empty lists mean no restriction.
+        let mut open = flux();
+        open.supported_aspect_ratios.clear();
+        open.supported_resolutions.clear();
+        s.request.num_images = Some(1);
+        assert!(validate(&s, Some(&open)).is_empty());
+        s.request.num_images = Some(0);
+        assert_eq!(fields(&validate(&s, Some(&open))), vec![Field::NumImages]);
+    }
+
+    #[test]
+    fn image_edit_sources() {
+        let mut editor = flux();
+        editor.name = "Editor".into();
+        editor.types = vec!["image_editing".into()];
+        editor.max_reference_images = Some(2);
+        let mut s = spec(GenerationKind::ImageEdit, "make it blue");
+        s.request.source_images = vec![
+            "https://cdn.example/a.png".into(),
+            "file:///home/me/b.png".into(),
+            "http://127.0.0.1:8080/c.png".into(),
+        ];
+        let errors = validate(&s, Some(&editor));
+        assert_eq!(fields(&errors), vec![Field::SourceImages, Field::SourceImages]);
+        assert_eq!(errors[0].message, "3 source images attached; Editor accepts at most 2.");
+        assert!(errors[1].message.starts_with("Source image 2 is not a web address"));
+        // The wrong kind of model is reported too.
+        let errors = validate(&s, Some(&flux()));
+        assert!(fields(&errors).contains(&Field::Model));
+    }
+
+    #[test]
+    fn blank_project() {
+        let mut s = spec(GenerationKind::Image, "cat");
+        s.request.project_id = Some(" ".into());
+        assert_eq!(fields(&validate(&s, None)), vec![Field::Project]);
+    }
+
+    #[test]
+    fn thousands_separator() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+}

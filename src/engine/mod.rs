@@ -1,0 +1,13 @@
+//! The background runtime: a tokio runtime on a named thread that owns all service I/O
+//! (job tracker, journal, catalog/credits/projects fetches, image loading, uploads).
+//! The UI talks to it only through [`Command`]s in and [`Event`]s out.
+
+pub mod journal;
+pub mod protocol;
+pub mod runtime;
+pub mod tracker;
+pub mod transfers;
+
+pub use protocol::{Command, Event, JobPhase, JobRecord, LocalJobId};
+pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
+pub use runtime::{EngineConfig, EngineError, EngineHandle, start};

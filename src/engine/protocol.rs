@@ -1,0 +1,115 @@
+//! The engine's typed interface: commands in (from the UI), events out (to the UI).
+//! Both travel over bounded channels; the engine calls the repaint hook after each event.
+
+use crate::api::{
+    ApiError, Credits, Failure, GenerationSpec, JobResult, JobState, ModelRecord, Project,
+};
+use crate::media::DecodedImage;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Journal row id: the client's own handle for a job, assigned before the POST is sent.
+pub type LocalJobId = i64;
+
+#[derive(Debug)]
+pub enum Command {
+    /// Submit a new generation. The UI asks for this only on an explicit user action.
+    Submit { spec: GenerationSpec, model_label: String, credits_estimate: Option<f64> },
+    /// Cancel a running job (POST /generate/:id/cancel).
+    Cancel { local_id: LocalJobId },
+    /// Remove a finished job from the tray (the journal keeps no row for it afterwards).
+    Dismiss { local_id: LocalJobId },
+    /// Re-check an unconfirmed submit (lost response) without re-sending it.
+    Reconcile { local_id: LocalJobId },
+    RefreshCatalog,
+    RefreshCredits,
+    RefreshProjects,
+    CreateProject { name: String },
+    /// Fetch and decode an image off the UI thread; answered by `ImageLoaded`/`ImageFailed`.
+    /// `max_side_px` downsizes large images before they reach the UI.
+    LoadImage { url: String, max_side_px: u32 },
+    /// Upload a local file (image-edit source); answered by `SourceUploaded`.
+    UploadSource { path: PathBuf },
+    /// Download an output URL to a file the user picked.
+    SaveUrlToFile { url: String, path: PathBuf },
+    /// Download an output URL into the cache and open it with the system's default viewer.
+    OpenInSystemViewer { url: String },
+    /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
+    Shutdown,
+}
+
+/// Where a job is, from the artist's point of view.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JobPhase {
+    /// The POST is in flight.
+    Submitting,
+    /// The POST was sent but no answer came back: the job may or may not exist. Never
+    /// re-sent automatically; reconciled against the credit balance.
+    Unconfirmed { note: String },
+    /// The service refused the submission (validation, credits, rate limit…): no job exists.
+    Rejected { error: ApiError },
+    /// Accepted and being polled.
+    Running { state: JobState },
+    Completed,
+    Failed { failure: Failure },
+    Cancelled,
+}
+
+impl JobPhase {
+    pub fn is_finished(&self) -> bool {
+        matches!(
+            self,
+            JobPhase::Rejected { .. } | JobPhase::Completed | JobPhase::Failed { .. } | JobPhase::Cancelled
+        )
+    }
+    pub fn label(&self) -> &'static str {
+        match self {
+            JobPhase::Submitting => "submitting",
+            JobPhase::Unconfirmed { .. } => "unconfirmed",
+            JobPhase::Rejected { .. } => "rejected",
+            JobPhase::Running { .. } => "running",
+            JobPhase::Completed => "completed",
+            JobPhase::Failed { .. } => "failed",
+            JobPhase::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A snapshot of one job, sent whole on every change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobRecord {
+    pub local_id: LocalJobId,
+    pub generation_id: Option<String>,
+    pub spec: GenerationSpec,
+    /// Model as the user picked it ("Auto" or a display name).
+    pub model_label: String,
+    pub phase: JobPhase,
+    /// 0..=100
+    pub progress_percent: f32,
+    pub submitted_at_unix_ms: i64,
+    pub finished_at_unix_ms: Option<i64>,
+    pub credits_estimate: Option<f64>,
+    pub credits_used: Option<f64>,
+    pub result: Option<JobResult>,
+    /// Last transient problem while polling (network down, 5xx, 429); cleared on success.
+    pub poll_problem: Option<String>,
+    pub poll_interval_secs: f64,
+}
+
+#[derive(Debug, Clone)]
+pub enum Event {
+    Catalog(Result<Vec<ModelRecord>, ApiError>),
+    Credits(Result<Credits, ApiError>),
+    Projects(Result<Vec<Project>, ApiError>),
+    ProjectCreated(Result<Project, ApiError>),
+    /// Every job in the journal for this service, sent once at start.
+    JobsRestored(Vec<JobRecord>),
+    JobUpdated(JobRecord),
+    JobRemoved(LocalJobId),
+    ImageLoaded { url: String, image: Arc<DecodedImage> },
+    ImageFailed { url: String, error: String },
+    SourceUploaded { path: PathBuf, result: Result<String, ApiError> },
+    FileSaved { path: PathBuf, result: Result<(), String> },
+    /// Outcome of `OpenInSystemViewer` when it failed (success needs no message).
+    OpenFailed { url: String, error: String },
+}

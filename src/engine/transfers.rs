@@ -1,0 +1,207 @@
+//! Transfers that are not jobs: image loads for thumbnails (fetched without the key,
+//! decoded on the blocking pool, deduplicated), source uploads, saves and "open in viewer".
+
+use super::protocol::Event;
+use super::runtime::Ctx;
+use crate::media::decode_image;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Folder under `cache_dir` for files opened in the system viewer.
+const OPEN_CACHE_FOLDER: &str = "open";
+
+#[derive(Clone)]
+pub(crate) struct Transfers {
+    ctx: Arc<Ctx>,
+    /// (url, max_side_px) of image loads in flight; a repeated request is dropped because
+    /// the first one's answer serves both.
+    loading: Arc<Mutex<HashSet<(String, u32)>>>,
+}
+
+impl Transfers {
+    pub fn new(ctx: Arc<Ctx>) -> Self {
+        Transfers {
+            ctx,
+            loading: Arc::new(Mutex::new(HashSet::new())),
+        }
+    }
+
+    /// Fetch, decode and downscale an image; answers with `ImageLoaded` or `ImageFailed`.
+    pub fn load_image(&self, url: String, max_side_px: u32) {
+        let key = (url.clone(), max_side_px);
+        {
+            let Ok(mut loading) = self.loading.lock() else {
+                return;
+            };
+            if !loading.insert(key.clone()) {
+                return;
+            }
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            let outcome = match this.ctx.client.fetch_output(&url).await {
+                Ok(bytes) => {
+                    match tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px)).await {
+                        Ok(Ok(image)) => Ok(image),
+                        Ok(Err(e)) => Err(e.to_string()),
+                        Err(e) => Err(format!("decoder stopped: {e}")),
+                    }
+                }
+                Err(e) => Err(e.to_string()),
+            };
+            if let Ok(mut loading) = this.loading.lock() {
+                loading.remove(&key);
+            }
+            let event = match outcome {
+                Ok(image) => Event::ImageLoaded {
+                    url,
+                    image: Arc::new(image),
+                },
+                Err(error) => Event::ImageFailed { url, error },
+            };
+            this.ctx.emit(event).await;
+        });
+    }
+
+    /// Upload a local file for image editing; answers with `SourceUploaded` (the media url).
+    pub async fn upload_source(self, path: PathBuf) {
+        let result = self
+            .ctx
+            .client
+            .upload_file(&path, None)
+            .await
+            .map(|media| media.url);
+        self.ctx.emit(Event::SourceUploaded { path, result }).await;
+    }
+
+    /// Download an output to a file the user picked; answers with `FileSaved`.
+    pub async fn save_url_to_file(self, url: String, path: PathBuf) {
+        let result = self
+            .ctx
+            .client
+            .download_output_to(&url, &path)
+            .await
+            .map_err(|e| e.to_string());
+        self.ctx.emit(Event::FileSaved { path, result }).await;
+    }
+
+    /// Download into the cache (keyed by a hash of the URL, with the right extension) and
+    /// open with the system's default application. Only failures are reported.
+    pub async fn open_in_system_viewer(self, url: String) {
+        if let Err(error) = self.open_inner(&url).await {
+            self.ctx.emit(Event::OpenFailed { url, error }).await;
+        }
+    }
+
+    async fn open_inner(&self, url: &str) -> Result<(), String> {
+        let folder = self.ctx.cache_dir.join(OPEN_CACHE_FOLDER);
+        tokio::fs::create_dir_all(&folder)
+            .await
+            .map_err(|e| format!("cannot create the cache folder {}: {e}", folder.display()))?;
+        let stem = format!("{:016x}", fnv1a_64(url.as_bytes()));
+        let path = match existing_cached(&folder, &stem).await {
+            Some(path) => path,
+            None => {
+                let url_ext = extension_from_url(url);
+                let target = folder.join(format!("{stem}.{}", url_ext.as_deref().unwrap_or("download")));
+                let content_type = self
+                    .ctx
+                    .client
+                    .download_output_typed(url, &target)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if url_ext.is_some() {
+                    target
+                } else {
+                    let ext = content_type
+                        .as_deref()
+                        .and_then(extension_for_content_type)
+                        .unwrap_or("bin");
+                    let named = folder.join(format!("{stem}.{ext}"));
+                    tokio::fs::rename(&target, &named)
+                        .await
+                        .map_err(|e| format!("cannot name the cached file: {e}"))?;
+                    named
+                }
+            }
+        };
+        tokio::task::spawn_blocking(move || open::that_detached(&path))
+            .await
+            .map_err(|e| format!("opener stopped: {e}"))?
+            .map_err(|e| format!("no application could open the file: {e}"))
+    }
+}
+
+/// A finished cache file for `stem` (any extension except in-progress downloads).
+async fn existing_cached(folder: &Path, stem: &str) -> Option<PathBuf> {
+    let mut entries = tokio::fs::read_dir(folder).await.ok()?;
+    while let Ok(Some(entry)) = entries.next_entry().await {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&format!("{stem}.")) && !name.ends_with(".download") && !name.ends_with(".part") {
+            return Some(entry.path());
+        }
+    }
+    None
+}
+
+/// Stable 64-bit FNV-1a (the cache key must not change between builds).
+pub fn fnv1a_64(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// Extension of the URL's last path segment, if it looks like one (1-5 alphanumerics).
+pub fn extension_from_url(url: &str) -> Option<String> {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let after_scheme = path.split_once("://").map_or(path, |(_, rest)| rest);
+    let last = after_scheme.split_once('/')?.1.rsplit('/').next()?;
+    let (_, ext) = last.rsplit_once('.')?;
+    (!ext.is_empty() && ext.len() <= 5 && ext.chars().all(|c| c.is_ascii_alphanumeric()))
+        .then(|| ext.to_ascii_lowercase())
+}
+
+pub fn extension_for_content_type(content_type: &str) -> Option<&'static str> {
+    Some(match content_type.trim().to_ascii_lowercase().as_str() {
+        "image/png" => "png",
+        "image/jpeg" | "image/jpg" => "jpg",
+        "image/webp" => "webp",
+        "image/gif" => "gif",
+        "video/mp4" => "mp4",
+        "video/webm" => "webm",
+        "video/quicktime" => "mov",
+        "audio/mpeg" => "mp3",
+        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+        "audio/ogg" => "ogg",
+        "audio/aac" => "aac",
+        "audio/flac" => "flac",
+        "model/gltf-binary" => "glb",
+        "application/pdf" => "pdf",
+        "text/plain" => "txt",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_extensions() {
+        assert_eq!(extension_from_url("https://cdn.x/images/a.PNG").as_deref(), Some("png"));
+        assert_eq!(extension_from_url("http://127.0.0.1:9/files/abc.mp4?x=1").as_deref(), Some("mp4"));
+        assert_eq!(extension_from_url("https://cdn.x/images/abc"), None);
+        assert_eq!(extension_from_url("https://cdn.example.com"), None);
+        assert_eq!(extension_for_content_type("image/jpeg"), Some("jpg"));
+    }
+
+    #[test]
+    fn hash_is_stable() {
+        assert_eq!(fnv1a_64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a_64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

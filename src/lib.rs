@@ -1,0 +1,14 @@
+//! Framewright: a native desktop studio for the Generation Service.
+//!
+//! Layers (see docs/ARCHITECTURE.md): `ui → engine → api`, `ui → media`; `api`, `engine`,
+//! `media` and `palette` never import egui; `sandbox` is a separate local implementation of
+//! the contract with its own wire types.
+
+pub mod api;
+pub mod engine;
+pub mod media;
+pub mod palette;
+pub mod sandbox;
+pub mod session;
+pub mod settings;
+pub mod ui;

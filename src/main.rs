@@ -1,0 +1,141 @@
+//! `framewright` opens the studio; `framewright sandbox` runs the local service alone.
+
+use framewright::session::Session;
+use framewright::settings::AppPaths;
+use framewright::ui::{StartupOptions, StudioApp, View};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+const USAGE: &str = "\
+Framewright — a desktop studio for the Generation Service
+
+USAGE:
+  framewright                                   open the studio (local sandbox by default)
+  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings]
+                                                open, wait for the view's data, save a screenshot, exit
+  framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R]
+                                                run the local service alone on 127.0.0.1
+  framewright --help | --version
+
+ENVIRONMENT:
+  FRAMEWRIGHT_HOME            keep settings, data, cache and logs under this folder
+  FRAMEWRIGHT_SANDBOX_SPEED   make the embedded sandbox's jobs this many times faster
+  RUST_LOG                    log filter (default: info)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("sandbox") => {
+            init_logging(None);
+            let code = framewright::sandbox::run_cli(&args[1..]);
+            ExitCode::from(u8::try_from(code).unwrap_or(1))
+        }
+        Some("--help" | "-h" | "help") => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Some("--version" | "-V") => {
+            println!("framewright {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        _ => match parse_studio_args(&args) {
+            Ok(options) => run_studio(options),
+            Err(message) => {
+                eprintln!("framewright: {message}\n\n{USAGE}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn parse_studio_args(args: &[String]) -> Result<StartupOptions, String> {
+    let mut options = StartupOptions { initial_view: View::Create, screenshot_to: None };
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        match arg.as_str() {
+            "--screenshot-to" => {
+                let path = iter.next().ok_or("--screenshot-to needs a file path")?;
+                options.screenshot_to = Some(PathBuf::from(path));
+            }
+            "--view" => {
+                let view = iter.next().ok_or("--view needs a view name")?;
+                options.initial_view = view.parse().map_err(|_| {
+                    format!("unknown view “{view}” (create, library, palettes, presets, settings)")
+                })?;
+            }
+            other => return Err(format!("unknown argument “{other}”")),
+        }
+    }
+    Ok(options)
+}
+
+fn run_studio(options: StartupOptions) -> ExitCode {
+    let Some(paths) = AppPaths::discover() else {
+        eprintln!("framewright: could not find a home folder for settings and data; set FRAMEWRIGHT_HOME");
+        return ExitCode::FAILURE;
+    };
+    if let Err(err) = paths.create_all() {
+        eprintln!("framewright: could not create {}: {err}", paths.data_dir.display());
+        return ExitCode::FAILURE;
+    }
+    init_logging(Some(&paths));
+    tracing::info!("starting; data in {}", paths.data_dir.display());
+
+    let native_options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Framewright")
+            .with_app_id("framewright")
+            .with_inner_size([1440.0, 900.0])
+            .with_min_inner_size([960.0, 600.0])
+            .with_icon(load_icon()),
+        renderer: eframe::Renderer::Glow,
+        ..Default::default()
+    };
+    let result = eframe::run_native(
+        "Framewright",
+        native_options,
+        Box::new(move |cc| {
+            let ctx = cc.egui_ctx.clone();
+            let repaint = Arc::new(move || ctx.request_repaint());
+            let session = Session::open(paths, repaint);
+            Ok(Box::new(StudioApp::new(&cc.egui_ctx, session, options)))
+        }),
+    );
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("framewright: the window could not be opened: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load_icon() -> egui::IconData {
+    let bytes = include_bytes!("../assets/icon.png");
+    match image::load_from_memory(bytes) {
+        Ok(image) => {
+            let rgba = image.to_rgba8();
+            egui::IconData { width: rgba.width(), height: rgba.height(), rgba: rgba.into_raw() }
+        }
+        Err(_) => egui::IconData::default(),
+    }
+}
+
+/// Logs go to `<log_dir>/framewright.log` (studio) and warnings also to stderr.
+fn init_logging(paths: Option<&AppPaths>) {
+    use tracing_subscriber::{EnvFilter, Layer, fmt, layer::SubscriberExt, util::SubscriberInitExt};
+    let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let stderr_layer = fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(tracing_subscriber::filter::LevelFilter::WARN);
+    let file_layer = paths.and_then(|paths| {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(paths.log_dir.join("framewright.log"))
+            .ok()?;
+        Some(fmt::layer().with_ansi(false).with_writer(Mutex::new(file)).with_filter(filter()))
+    });
+    let _ = tracing_subscriber::registry().with(stderr_layer).with(file_layer).try_init();
+}

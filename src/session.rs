@@ -1,0 +1,394 @@
+//! The studio's connection to a service: settings, the secret store, the embedded sandbox
+//! (for the local profile) and the engine. Not UI code: the app shell owns one `Session`
+//! and panels only emit commands.
+
+use crate::engine::{self, Command, EngineConfig, EngineHandle, Event};
+use crate::sandbox::{self, SandboxConfig, SandboxHandle};
+use crate::settings::secrets::mask_api_key;
+use crate::settings::{
+    AppPaths, LOCAL_SANDBOX_PROFILE_ID, ProfileKind, SecretStore, ServiceProfile, Settings,
+};
+use std::sync::Arc;
+
+pub type RepaintHook = Arc<dyn Fn() + Send + Sync>;
+
+/// Environment variable that speeds up the local sandbox's jobs (demos, tests).
+pub const SANDBOX_SPEED_ENV: &str = "FRAMEWRIGHT_SANDBOX_SPEED";
+
+#[derive(Clone, Debug)]
+pub struct SessionOptions {
+    /// Job speed factor of the embedded sandbox (1.0 = realistic).
+    pub sandbox_speed: f64,
+    /// Try the OS keychain before the private key file.
+    pub use_os_keychain: bool,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        let sandbox_speed = std::env::var(SANDBOX_SPEED_ENV)
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .unwrap_or(1.0);
+        Self { sandbox_speed, use_os_keychain: true }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("Enter a base URL starting with http:// or https:// (got “{0}”).")]
+    InvalidBaseUrl(String),
+    #[error("Enter an API key.")]
+    EmptyApiKey,
+    #[error("Give the profile a name.")]
+    EmptyName,
+    #[error("No such profile.")]
+    UnknownProfile,
+    #[error("The local sandbox profile can't be changed or removed.")]
+    LocalProfileIsFixed,
+    #[error("{0}")]
+    Secrets(#[from] crate::settings::SecretStoreError),
+    #[error("{0}")]
+    Settings(#[from] crate::settings::SettingsError),
+}
+
+struct Connection {
+    engine: EngineHandle,
+    /// Kept alive for as long as the local profile is active; dropped = stopped.
+    sandbox: Option<SandboxHandle>,
+    label: String,
+}
+
+pub struct Session {
+    paths: AppPaths,
+    settings: Settings,
+    options: SessionOptions,
+    secrets: SecretStore,
+    repaint: RepaintHook,
+    connection: Option<Connection>,
+    connection_error: Option<String>,
+    epoch: u64,
+}
+
+impl Session {
+    /// Opens with platform paths and default options.
+    pub fn open(paths: AppPaths, repaint: RepaintHook) -> Self {
+        Self::open_with(paths, SessionOptions::default(), repaint)
+    }
+
+    /// Loads settings and connects the active profile. A failed connection does not fail
+    /// the session: the studio opens and shows `connection_error()`.
+    pub fn open_with(paths: AppPaths, options: SessionOptions, repaint: RepaintHook) -> Self {
+        if let Err(err) = paths.create_all() {
+            tracing::warn!("could not create app folders: {err}");
+        }
+        let settings = Settings::load(&paths.settings_file());
+        let secrets = SecretStore::open(options.use_os_keychain, &paths.secrets_file());
+        let mut session = Self {
+            paths,
+            settings,
+            options,
+            secrets,
+            repaint,
+            connection: None,
+            connection_error: None,
+            epoch: 0,
+        };
+        session.connect();
+        session
+    }
+
+    pub fn paths(&self) -> &AppPaths {
+        &self.paths
+    }
+
+    pub fn send(&self, command: Command) -> Result<(), String> {
+        match &self.connection {
+            Some(connection) => connection.engine.send(command).map_err(|e| e.to_string()),
+            None => Err(self
+                .connection_error
+                .clone()
+                .unwrap_or_else(|| "Not connected to a service.".to_owned())),
+        }
+    }
+
+    pub fn try_recv(&mut self) -> Option<Event> {
+        self.connection.as_mut()?.engine.try_recv()
+    }
+
+    pub fn connection_epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    pub fn connection_error(&self) -> Option<&str> {
+        self.connection_error.as_deref()
+    }
+
+    pub fn service_label(&self) -> String {
+        match &self.connection {
+            Some(connection) => connection.label.clone(),
+            None => format!("{} · offline", self.active_profile().name),
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn active_profile(&self) -> &ServiceProfile {
+        self.settings.active_profile()
+    }
+
+    pub fn masked_api_key(&self, profile_id: &str) -> Option<String> {
+        let profile = self.settings.profile(profile_id)?;
+        match profile.kind {
+            ProfileKind::LocalSandbox => None,
+            ProfileKind::Remote { .. } => self.secrets.get(profile_id).map(|k| mask_api_key(&k)),
+        }
+    }
+
+    pub fn secret_store_description(&self) -> String {
+        self.secrets.description()
+    }
+
+    pub fn add_remote_profile(
+        &mut self,
+        name: &str,
+        base_url: &str,
+        api_key: &str,
+    ) -> Result<String, SessionError> {
+        let name = non_empty_name(name)?;
+        let base_url = normalise_base_url(base_url)?;
+        let api_key = api_key.trim();
+        if api_key.is_empty() {
+            return Err(SessionError::EmptyApiKey);
+        }
+        let id = format!("remote-{}", uuid::Uuid::new_v4().simple());
+        self.secrets.set(&id, api_key)?;
+        self.settings.profiles.push(ServiceProfile {
+            id: id.clone(),
+            name,
+            kind: ProfileKind::Remote { base_url },
+        });
+        self.save_settings()?;
+        Ok(id)
+    }
+
+    pub fn update_remote_profile(
+        &mut self,
+        id: &str,
+        name: &str,
+        base_url: &str,
+        new_api_key: Option<&str>,
+    ) -> Result<(), SessionError> {
+        let name = non_empty_name(name)?;
+        let base_url = normalise_base_url(base_url)?;
+        let index = self.remote_index(id)?;
+        if let Some(key) = new_api_key.map(str::trim).filter(|k| !k.is_empty()) {
+            self.secrets.set(id, key)?;
+        }
+        self.settings.profiles[index] = ServiceProfile {
+            id: id.to_owned(),
+            name,
+            kind: ProfileKind::Remote { base_url },
+        };
+        self.save_settings()?;
+        if self.settings.active_profile_id == id {
+            self.reconnect();
+        }
+        Ok(())
+    }
+
+    pub fn remove_profile(&mut self, id: &str) -> Result<(), SessionError> {
+        let index = self.remote_index(id)?;
+        self.secrets.remove(id)?;
+        self.settings.profiles.remove(index);
+        let was_active = self.settings.active_profile_id == id;
+        if was_active {
+            self.settings.active_profile_id = LOCAL_SANDBOX_PROFILE_ID.to_owned();
+        }
+        self.save_settings()?;
+        if was_active {
+            self.reconnect();
+        }
+        Ok(())
+    }
+
+    pub fn activate_profile(&mut self, id: &str) -> Result<(), SessionError> {
+        if self.settings.profile(id).is_none() {
+            return Err(SessionError::UnknownProfile);
+        }
+        if self.settings.active_profile_id == id && self.connection.is_some() {
+            return Ok(());
+        }
+        self.settings.active_profile_id = id.to_owned();
+        self.settings.last_project_id = None;
+        self.save_settings()?;
+        self.reconnect();
+        Ok(())
+    }
+
+    pub fn set_last_project(&mut self, project_id: Option<String>) {
+        if self.settings.last_project_id != project_id {
+            self.settings.last_project_id = project_id;
+            if let Err(err) = self.save_settings() {
+                tracing::warn!("{err}");
+            }
+        }
+    }
+
+    /// Stops the engine (jobs keep running on the service and resume next start) and the
+    /// embedded sandbox.
+    pub fn shutdown(&mut self) {
+        if let Some(connection) = self.connection.take() {
+            let _ = connection.engine.send(Command::Shutdown);
+            connection.engine.shutdown();
+            drop(connection.sandbox);
+        }
+    }
+
+    fn remote_index(&self, id: &str) -> Result<usize, SessionError> {
+        let index = self
+            .settings
+            .profiles
+            .iter()
+            .position(|p| p.id == id)
+            .ok_or(SessionError::UnknownProfile)?;
+        if self.settings.profiles[index].is_local_sandbox() {
+            return Err(SessionError::LocalProfileIsFixed);
+        }
+        Ok(index)
+    }
+
+    fn save_settings(&self) -> Result<(), SessionError> {
+        self.settings
+            .save(&self.paths.settings_file())
+            .map_err(SessionError::from)
+    }
+
+    fn reconnect(&mut self) {
+        self.shutdown();
+        self.connect();
+    }
+
+    fn connect(&mut self) {
+        self.epoch += 1;
+        self.connection_error = None;
+        let profile = self.settings.active_profile().clone();
+        let result = match &profile.kind {
+            ProfileKind::LocalSandbox => self.connect_local(&profile),
+            ProfileKind::Remote { base_url } => self.connect_remote(&profile, base_url),
+        };
+        match result {
+            Ok(connection) => self.connection = Some(connection),
+            Err(message) => {
+                tracing::error!("could not connect to {}: {message}", profile.name);
+                self.connection_error = Some(message);
+            }
+        }
+        (self.repaint)();
+    }
+
+    fn connect_local(&mut self, profile: &ServiceProfile) -> Result<Connection, String> {
+        let mut config = SandboxConfig::new(self.paths.sandbox_dir());
+        config.port = self.settings.last_sandbox_port.unwrap_or(0);
+        config.port_fallback = true;
+        config.speed = self.options.sandbox_speed;
+        let sandbox = sandbox::start(config)
+            .map_err(|e| format!("The local sandbox could not start: {e}"))?;
+        if self.settings.last_sandbox_port != Some(sandbox.port()) {
+            self.settings.last_sandbox_port = Some(sandbox.port());
+            if let Err(err) = self.save_settings() {
+                tracing::warn!("{err}");
+            }
+        }
+        let engine = self.start_engine(profile, sandbox.base_url(), sandbox.api_key())?;
+        let label = format!("{} · 127.0.0.1:{}", profile.name, sandbox.port());
+        Ok(Connection { engine, sandbox: Some(sandbox), label })
+    }
+
+    fn connect_remote(
+        &mut self,
+        profile: &ServiceProfile,
+        base_url: &str,
+    ) -> Result<Connection, String> {
+        let api_key = self
+            .secrets
+            .get(&profile.id)
+            .ok_or_else(|| format!("No API key is stored for “{}”. Add it in Settings.", profile.name))?;
+        let engine = self.start_engine(profile, base_url, &api_key)?;
+        let host = base_url
+            .split("://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or(base_url);
+        Ok(Connection { engine, sandbox: None, label: format!("{} · {host}", profile.name) })
+    }
+
+    fn start_engine(
+        &self,
+        profile: &ServiceProfile,
+        base_url: &str,
+        api_key: &str,
+    ) -> Result<EngineHandle, String> {
+        engine::start(EngineConfig {
+            base_url: base_url.to_owned(),
+            api_key: api_key.to_owned(),
+            journal_path: self.paths.journal_file(),
+            service_id: profile.id.clone(),
+            cache_dir: self.paths.cache_dir.clone(),
+            repaint: self.repaint.clone(),
+        })
+        .map_err(|e| format!("The studio's job engine could not start: {e}"))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn non_empty_name(name: &str) -> Result<String, SessionError> {
+    let name = name.trim();
+    if name.is_empty() {
+        Err(SessionError::EmptyName)
+    } else {
+        Ok(name.to_owned())
+    }
+}
+
+/// Accepts `https://host`, `https://host/` or `https://host/api` and returns the form
+/// ending in `/api` that the client expects.
+pub fn normalise_base_url(input: &str) -> Result<String, SessionError> {
+    let trimmed = input.trim().trim_end_matches('/');
+    let valid_scheme = trimmed.starts_with("https://") || trimmed.starts_with("http://");
+    let has_host = trimmed.split("://").nth(1).is_some_and(|rest| !rest.is_empty());
+    if !valid_scheme || !has_host || trimmed.contains(char::is_whitespace) {
+        return Err(SessionError::InvalidBaseUrl(input.trim().to_owned()));
+    }
+    Ok(if trimmed.ends_with("/api") {
+        trimmed.to_owned()
+    } else {
+        format!("{trimmed}/api")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_url_is_normalised_to_api_root() {
+        assert_eq!(
+            normalise_base_url(" https://gen.example.com/ ").ok().as_deref(),
+            Some("https://gen.example.com/api")
+        );
+        assert_eq!(
+            normalise_base_url("http://127.0.0.1:8080/api").ok().as_deref(),
+            Some("http://127.0.0.1:8080/api")
+        );
+        assert!(normalise_base_url("gen.example.com").is_err());
+        assert!(normalise_base_url("https://").is_err());
+    }
+}

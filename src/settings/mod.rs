@@ -1,0 +1,196 @@
+//! What the studio remembers between runs: service profiles, the active one, the last
+//! project and the local sandbox's port. Runtime-only state never lives here. API keys are
+//! not part of this file: they live in the secret store (see `secrets`).
+
+pub mod paths;
+pub mod secrets;
+
+pub use paths::AppPaths;
+pub use secrets::{SecretStore, SecretStoreError, mask_api_key};
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Id of the built-in profile that runs the embedded sandbox.
+pub const LOCAL_SANDBOX_PROFILE_ID: &str = "local-sandbox";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ProfileKind {
+    /// The embedded sandbox, started in-process on a loopback port.
+    LocalSandbox,
+    /// A hosted service; the key is in the secret store under the profile id.
+    Remote { base_url: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceProfile {
+    pub id: String,
+    pub name: String,
+    #[serde(flatten)]
+    pub kind: ProfileKind,
+}
+
+impl ServiceProfile {
+    pub fn local_sandbox() -> Self {
+        Self {
+            id: LOCAL_SANDBOX_PROFILE_ID.to_owned(),
+            name: "Local sandbox".to_owned(),
+            kind: ProfileKind::LocalSandbox,
+        }
+    }
+    pub fn is_local_sandbox(&self) -> bool {
+        self.kind == ProfileKind::LocalSandbox
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub profiles: Vec<ServiceProfile>,
+    pub active_profile_id: String,
+    pub last_project_id: Option<String>,
+    /// Reused so output URLs of earlier local jobs keep working after a restart.
+    pub last_sandbox_port: Option<u16>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            profiles: vec![ServiceProfile::local_sandbox()],
+            active_profile_id: LOCAL_SANDBOX_PROFILE_ID.to_owned(),
+            last_project_id: None,
+            last_sandbox_port: None,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("could not write settings to {path}: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("could not encode settings: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
+impl Settings {
+    /// Loads settings; a missing or unreadable file gives defaults (logged, never fatal:
+    /// a corrupt settings file must not keep the studio from opening).
+    pub fn load(path: &Path) -> Self {
+        let mut settings = match std::fs::read(path) {
+            Ok(bytes) => serde_json::from_slice::<Settings>(&bytes).unwrap_or_else(|err| {
+                tracing::warn!("settings file {} unreadable ({err}); using defaults", path.display());
+                Settings::default()
+            }),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Settings::default(),
+            Err(err) => {
+                tracing::warn!("could not read settings {}: {err}", path.display());
+                Settings::default()
+            }
+        };
+        settings.normalise();
+        settings
+    }
+
+    /// The local sandbox profile always exists and the active id always names a profile.
+    fn normalise(&mut self) {
+        if !self.profiles.iter().any(|p| p.is_local_sandbox()) {
+            self.profiles.insert(0, ServiceProfile::local_sandbox());
+        }
+        if !self.profiles.iter().any(|p| p.id == self.active_profile_id) {
+            self.active_profile_id = LOCAL_SANDBOX_PROFILE_ID.to_owned();
+        }
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), SettingsError> {
+        let bytes = serde_json::to_vec_pretty(self)?;
+        write_atomically(path, &bytes, None).map_err(|source| SettingsError::Write {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    pub fn profile(&self, id: &str) -> Option<&ServiceProfile> {
+        self.profiles.iter().find(|p| p.id == id)
+    }
+
+    pub fn active_profile(&self) -> &ServiceProfile {
+        // normalise() guarantees the active id exists; fall back to the first profile.
+        self.profile(&self.active_profile_id)
+            .or_else(|| self.profiles.first())
+            .expect("settings always hold the local sandbox profile")
+    }
+}
+
+/// Writes via a temporary file and a rename so a crash never leaves a half-written file.
+/// `unix_mode` sets permissions on the temporary file before any byte is written.
+pub(crate) fn write_atomically(
+    path: &Path,
+    bytes: &[u8],
+    unix_mode: Option<u32>,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let tmp = path.with_extension("tmp");
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    if let Some(mode) = unix_mode {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(mode);
+    }
+    #[cfg(not(unix))]
+    let _ = unix_mode;
+    let mut file = options.open(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_gives_local_sandbox_default() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let settings = Settings::load(&dir.path().join("settings.json"));
+        assert_eq!(settings.active_profile().name, "Local sandbox");
+        assert!(settings.active_profile().is_local_sandbox());
+    }
+
+    #[test]
+    fn round_trips_remote_profiles_and_repairs_dangling_active_id() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.json");
+        let mut settings = Settings::default();
+        settings.profiles.push(ServiceProfile {
+            id: "studio".into(),
+            name: "Studio account".into(),
+            kind: ProfileKind::Remote { base_url: "https://example.test/api".into() },
+        });
+        settings.active_profile_id = "studio".into();
+        settings.save(&path).expect("save");
+        let loaded = Settings::load(&path);
+        assert_eq!(loaded, settings);
+
+        std::fs::write(&path, br#"{"profiles":[],"active_profile_id":"gone"}"#).expect("write");
+        let repaired = Settings::load(&path);
+        assert_eq!(repaired.active_profile_id, LOCAL_SANDBOX_PROFILE_ID);
+    }
+
+    #[test]
+    fn corrupt_file_does_not_prevent_start() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, b"{ not json").expect("write");
+        assert_eq!(Settings::load(&path), Settings::default());
+    }
+}

@@ -1,0 +1,725 @@
+//! The app shell: owns the session, the model and the panels' state; drains engine events
+//! in `logic`, lays the panels out in `ui`, then applies the actions they returned.
+
+use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
+use crate::session::Session;
+use crate::ui::compose::{self, ComposeForm};
+use crate::ui::empty;
+use crate::ui::jobs;
+use crate::ui::model::{Action, Confirm, Model, View};
+use crate::ui::screenshot::ScreenshotMode;
+use crate::ui::settings::{self, SettingsForm, SettingsSnapshot};
+use crate::ui::shell::{self, StatusInfo};
+use crate::ui::textures::TextureCache;
+use crate::ui::toasts::{self, ToastKind, Toasts};
+use crate::ui::tokens;
+use crate::ui::viewer::{self, ViewerState};
+use crate::ui::widgets;
+use crate::ui::format;
+use egui::{RichText, Stroke};
+use poll_promise::Promise;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How the studio starts (from the command line).
+#[derive(Clone, Debug, Default)]
+pub struct StartupOptions {
+    pub initial_view: View,
+    /// Capture the window to this PNG once the view has loaded, then quit.
+    pub screenshot_to: Option<PathBuf>,
+}
+
+const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "bmp"];
+
+pub struct StudioApp {
+    session: Session,
+    view: View,
+    model: Model,
+    compose: ComposeForm,
+    settings_form: SettingsForm,
+    settings_snapshot: SettingsSnapshot,
+    textures: TextureCache,
+    toasts: Toasts,
+    viewer: Option<ViewerState>,
+    confirm: Option<Confirm>,
+    tray_open: bool,
+    epoch: u64,
+    file_pick: Option<Promise<Option<Vec<PathBuf>>>>,
+    save_dialogs: Vec<(String, Promise<Option<PathBuf>>)>,
+    screenshot: Option<ScreenshotMode>,
+    frames_laid_out: u64,
+}
+
+impl StudioApp {
+    pub fn new(ctx: &egui::Context, session: Session, options: StartupOptions) -> Self {
+        tokens::apply_theme(ctx);
+        let settings_snapshot = SettingsSnapshot::of(&session);
+        let mut app = Self {
+            epoch: session.connection_epoch(),
+            session,
+            view: options.initial_view,
+            model: Model::default(),
+            compose: ComposeForm::default(),
+            settings_form: SettingsForm::default(),
+            settings_snapshot,
+            textures: TextureCache::default(),
+            toasts: Toasts::default(),
+            viewer: None,
+            confirm: None,
+            tray_open: true,
+            file_pick: None,
+            save_dialogs: Vec::new(),
+            screenshot: options.screenshot_to.map(ScreenshotMode::new),
+            frames_laid_out: 0,
+        };
+        app.request_service_data();
+        app
+    }
+
+    // ---- read-only accessors (tests) ---------------------------------------------------
+
+    pub fn view(&self) -> View {
+        self.view
+    }
+
+    /// Jobs in tray order (newest first).
+    pub fn jobs(&self) -> Vec<&JobRecord> {
+        self.model.tray_jobs().collect()
+    }
+
+    pub fn viewer_job(&self) -> Option<LocalJobId> {
+        self.viewer.map(|v| v.local_id)
+    }
+
+    pub fn catalog_loaded(&self) -> bool {
+        self.model.catalog.is_loaded()
+    }
+
+    pub fn projects_loaded(&self) -> bool {
+        self.model.projects.is_loaded()
+    }
+
+    pub fn credits_loaded(&self) -> bool {
+        self.model.credits.is_loaded()
+    }
+
+    // ---- commands and events -----------------------------------------------------------
+
+    fn send(&mut self, command: Command) {
+        if let Err(error) = self.session.send(command) {
+            self.toasts.push(ToastKind::Error, error);
+        }
+    }
+
+    fn request_service_data(&mut self) {
+        if self.session.connection_error().is_some() {
+            return;
+        }
+        self.model.catalog.request();
+        self.model.projects.request();
+        self.model.credits.request();
+        for command in [
+            Command::RefreshCatalog,
+            Command::RefreshProjects,
+            Command::RefreshCredits,
+        ] {
+            // Failures show in the status bar (connection error); no toast storm.
+            let _ = self.session.send(command);
+        }
+    }
+
+    /// The active profile changed: forget everything the old service told us.
+    fn on_connection_changed(&mut self) {
+        self.epoch = self.session.connection_epoch();
+        self.model = Model::default();
+        self.textures.clear();
+        self.viewer = None;
+        self.confirm = None;
+        self.compose.model_id = None;
+        self.compose.project_id = None;
+        self.compose.sources.clear();
+        self.compose.tracked_job = None;
+        self.compose.awaiting_job = false;
+        self.compose.server_errors.clear();
+        self.settings_snapshot = SettingsSnapshot::of(&self.session);
+        self.request_service_data();
+    }
+
+    fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
+        match event {
+            Event::Catalog(result) => self.model.catalog.set(result.map_err(|e| e.to_string())),
+            Event::Credits(result) => self.model.credits.set(result.map_err(|e| e.to_string())),
+            Event::Projects(result) => {
+                self.model.projects.set(result.map_err(|e| e.to_string()));
+                self.choose_project();
+            }
+            Event::ProjectCreated(result) => {
+                self.compose.project_creating = false;
+                match result {
+                    Ok(project) => {
+                        let list = self.model.projects.value.get_or_insert_with(Vec::new);
+                        if !list.iter().any(|p| p.id == project.id) {
+                            list.push(project.clone());
+                        }
+                        self.compose.project_id = Some(project.id.clone());
+                        self.compose.new_project_open = false;
+                        self.compose.new_project_name.clear();
+                        self.compose.project_error = None;
+                        self.session.set_last_project(Some(project.id.clone()));
+                        self.toasts.push(
+                            ToastKind::Success,
+                            format!("Project “{}” created", project.name),
+                        );
+                    }
+                    Err(error) => self.compose.project_error = Some(error.to_string()),
+                }
+            }
+            Event::JobsRestored(records) => {
+                self.model.restored = records.iter().map(|r| r.local_id).collect();
+                self.model.jobs = records.into_iter().map(|r| (r.local_id, r)).collect();
+                self.model.jobs_restored = true;
+            }
+            Event::JobUpdated(record) => self.job_updated(record),
+            Event::JobRemoved(local_id) => {
+                self.model.jobs.remove(&local_id);
+                if self.viewer.is_some_and(|v| v.local_id == local_id) {
+                    self.viewer = None;
+                }
+            }
+            Event::ImageLoaded { url, image } => self.textures.insert(ctx, &url, &image),
+            Event::ImageFailed { url, error } => self.textures.fail(&url, error),
+            Event::SourceUploaded { path, result } => {
+                if let Err(error) = &result {
+                    self.toasts.push(
+                        ToastKind::Error,
+                        format!("Upload of {} failed: {error}", file_name(&path)),
+                    );
+                }
+                self.compose
+                    .upload_finished(&path, result.map_err(|e| e.to_string()));
+            }
+            Event::FileSaved { path, result } => match result {
+                Ok(()) => self
+                    .toasts
+                    .push(ToastKind::Success, format!("Saved to {}", path.display())),
+                Err(error) => self.toasts.push(
+                    ToastKind::Error,
+                    format!("Could not save {}: {error}", file_name(&path)),
+                ),
+            },
+            Event::OpenFailed { error, .. } => self.toasts.push(
+                ToastKind::Error,
+                format!("Could not open the image: {error}"),
+            ),
+        }
+    }
+
+    fn job_updated(&mut self, record: JobRecord) {
+        let local_id = record.local_id;
+        let is_new = !self.model.jobs.contains_key(&local_id);
+        if is_new && self.compose.awaiting_job && !self.model.restored.contains(&local_id) {
+            self.compose.awaiting_job = false;
+            self.compose.tracked_job = Some(local_id);
+        }
+        let rejected_now = match &record.phase {
+            JobPhase::Rejected { error } => Some(error.clone()),
+            _ => None,
+        };
+        let finished_now = record.phase.is_finished();
+        let accepted_now = matches!(record.phase, JobPhase::Running { .. });
+        let previous = self.model.upsert_job(record);
+        let was_finished = previous.as_ref().is_some_and(JobPhase::is_finished);
+        let was_running = matches!(previous, Some(JobPhase::Running { .. }));
+        if let Some(error) = rejected_now {
+            if !was_finished && self.compose.tracked_job == Some(local_id) {
+                self.compose.note_rejection(&error);
+            }
+        }
+        // Balances move when a job is accepted (reservation) and when it ends.
+        if (finished_now && !was_finished) || (accepted_now && !was_running) {
+            let _ = self.session.send(Command::RefreshCredits);
+        }
+    }
+
+    fn choose_project(&mut self) {
+        let Some(projects) = self.model.projects.value.as_ref() else {
+            return;
+        };
+        let exists = |id: &str| projects.iter().any(|p| p.id == id);
+        if self.compose.project_id.as_deref().is_some_and(exists) {
+            return;
+        }
+        let remembered = self
+            .session
+            .settings()
+            .last_project_id
+            .clone()
+            .filter(|id| exists(id));
+        self.compose.project_id =
+            remembered.or_else(|| self.model.default_project().map(|p| p.id.clone()));
+    }
+
+    fn poll_dialogs(&mut self) {
+        if let Some(promise) = self.file_pick.take() {
+            match promise.try_take() {
+                Ok(Some(paths)) => self.add_source_files(paths),
+                Ok(None) => {}
+                Err(promise) => self.file_pick = Some(promise),
+            }
+        }
+        let mut pending = Vec::new();
+        for (url, promise) in std::mem::take(&mut self.save_dialogs) {
+            match promise.try_take() {
+                Ok(Some(path)) => self.send(Command::SaveUrlToFile { url, path }),
+                Ok(None) => {}
+                Err(promise) => pending.push((url, promise)),
+            }
+        }
+        self.save_dialogs = pending;
+    }
+
+    fn add_source_files(&mut self, paths: Vec<PathBuf>) {
+        let mut skipped = Vec::new();
+        for path in paths {
+            let is_image = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
+            if !is_image {
+                skipped.push(file_name(&path));
+                continue;
+            }
+            self.compose.kind = crate::api::GenerationKind::ImageEdit;
+            self.compose.add_upload(path.clone());
+            self.send(Command::UploadSource { path });
+        }
+        if !skipped.is_empty() {
+            self.toasts.push(
+                ToastKind::Info,
+                format!("Only images can be edited; skipped {}", skipped.join(", ")),
+            );
+        }
+    }
+
+    // ---- actions -----------------------------------------------------------------------
+
+    fn apply(&mut self, ctx: &egui::Context, action: Action) {
+        match action {
+            Action::Send(command) => self.send(command),
+            Action::Navigate(view) => {
+                if view == View::Settings {
+                    self.settings_snapshot = SettingsSnapshot::of(&self.session);
+                }
+                self.view = view;
+            }
+            Action::SubmitCompose => self.submit(),
+            Action::ToggleTray => self.tray_open = !self.tray_open,
+            Action::OpenViewer { local_id, index } => {
+                self.viewer = Some(ViewerState { local_id, index });
+            }
+            Action::CloseViewer => self.viewer = None,
+            Action::ViewerStep(delta) => {
+                if let Some(state) = self.viewer.as_mut() {
+                    state.index = state.index.saturating_add_signed(delta);
+                }
+            }
+            Action::CopyUrl(url) => {
+                ctx.copy_text(url);
+                self.toasts.push(ToastKind::Info, "URL copied to the clipboard");
+            }
+            Action::SaveAs { url } => {
+                let suggested = url
+                    .rsplit('/')
+                    .find(|s| !s.is_empty())
+                    .unwrap_or("image.png")
+                    .to_owned();
+                let promise = Promise::spawn_thread("save-dialog", move || {
+                    rfd::FileDialog::new()
+                        .set_title("Save image")
+                        .set_file_name(suggested)
+                        .save_file()
+                });
+                self.save_dialogs.push((url, promise));
+            }
+            Action::PickSourceFiles => {
+                if self.file_pick.is_none() {
+                    self.file_pick = Some(Promise::spawn_thread("source-dialog", || {
+                        rfd::FileDialog::new()
+                            .set_title("Add images to edit")
+                            .add_filter("Images", &IMAGE_EXTENSIONS)
+                            .pick_files()
+                    }));
+                }
+            }
+            Action::AddSourceUrl(url) => match self.compose.add_url_source(&url) {
+                Ok(()) => {
+                    self.compose.url_input.clear();
+                    self.compose.url_error = None;
+                }
+                Err(error) => self.compose.url_error = Some(error),
+            },
+            Action::RemoveSource(index) => {
+                if index < self.compose.sources.len() {
+                    self.compose.sources.remove(index);
+                }
+            }
+            Action::SelectProject(id) => {
+                self.compose.project_id = Some(id.clone());
+                self.session.set_last_project(Some(id));
+            }
+            Action::CreateProject(name) => {
+                self.compose.project_creating = true;
+                self.compose.project_error = None;
+                self.send(Command::CreateProject { name });
+            }
+            Action::Ask(confirm) => self.confirm = Some(confirm),
+            Action::CancelConfirm => self.confirm = None,
+            Action::Confirmed(confirm) => {
+                self.confirm = None;
+                let (Confirm::Retry(local_id) | Confirm::SubmitAgain(local_id)) = confirm;
+                if let Some(job) = self.model.jobs.get(&local_id) {
+                    let command = Command::Submit {
+                        spec: job.spec.clone(),
+                        model_label: job.model_label.clone(),
+                        credits_estimate: job.credits_estimate,
+                    };
+                    self.send(command);
+                }
+            }
+            Action::ActivateProfile(id) => {
+                self.settings_form.profile_errors.remove(&id);
+                if let Err(error) = self.session.activate_profile(&id) {
+                    self.settings_form
+                        .profile_errors
+                        .insert(id, error.to_string());
+                }
+                self.settings_snapshot = SettingsSnapshot::of(&self.session);
+            }
+            Action::AddProfile => {
+                let form = &self.settings_form.add;
+                match self
+                    .session
+                    .add_remote_profile(&form.name, &form.base_url, &form.api_key)
+                {
+                    Ok(_) => {
+                        self.settings_form.saved_note = Some(format!(
+                            "Saved “{}”. Activate it to connect.",
+                            form.name.trim()
+                        ));
+                        self.settings_form.add = Default::default();
+                        self.settings_form.add_open = false;
+                    }
+                    Err(error) => self.settings_form.add.set_error(&error),
+                }
+                self.settings_snapshot = SettingsSnapshot::of(&self.session);
+            }
+            Action::SaveProfile(id) => {
+                if let Some((_, form)) = self.settings_form.editing.as_mut() {
+                    let key = Some(form.api_key.trim()).filter(|k| !k.is_empty());
+                    match self
+                        .session
+                        .update_remote_profile(&id, &form.name, &form.base_url, key)
+                    {
+                        Ok(()) => self.settings_form.editing = None,
+                        Err(error) => form.set_error(&error),
+                    }
+                }
+                self.settings_snapshot = SettingsSnapshot::of(&self.session);
+            }
+            Action::RemoveProfile(id) => {
+                if let Err(error) = self.session.remove_profile(&id) {
+                    self.settings_form
+                        .profile_errors
+                        .insert(id, error.to_string());
+                }
+                self.settings_snapshot = SettingsSnapshot::of(&self.session);
+            }
+            Action::DismissToast(id) => self.toasts.dismiss(id),
+        }
+    }
+
+    fn submit(&mut self) {
+        self.compose.server_errors.clear();
+        let errors = self.compose.validation_errors(&self.model);
+        if !errors.is_empty() {
+            self.compose.errors = errors;
+            self.compose.show_validation = true;
+            return;
+        }
+        self.compose.errors.clear();
+        self.compose.show_validation = false;
+        let spec = self.compose.build_spec(&self.model);
+        let credits_estimate = self.compose.estimate(&self.model).for_job();
+        let model_label = self.compose.model_label(&self.model);
+        match self.session.send(Command::Submit {
+            spec,
+            model_label,
+            credits_estimate,
+        }) {
+            Ok(()) => self.compose.awaiting_job = true,
+            Err(error) => self
+                .toasts
+                .push(ToastKind::Error, format!("Could not submit: {error}")),
+        }
+    }
+
+    // ---- layout ------------------------------------------------------------------------
+
+    fn layout(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let ctx = ui.ctx().clone();
+        let now_ms = format::now_unix_ms();
+
+        let service_label = self.session.service_label();
+        let connection_error = self.session.connection_error().map(str::to_owned);
+        let project_name = self
+            .compose
+            .project_id
+            .as_deref()
+            .and_then(|id| self.model.project_name(id))
+            .map(str::to_owned);
+        egui::Panel::bottom("status_bar")
+            .exact_size(tokens::STATUS_BAR_HEIGHT)
+            .resizable(false)
+            .show_separator_line(false)
+            .frame(
+                egui::Frame::new()
+                    .fill(tokens::BG_PANEL)
+                    .stroke(Stroke::new(1.0, tokens::BORDER))
+                    .inner_margin(egui::Margin::symmetric(12, 0)),
+            )
+            .show(ui, |ui| {
+                actions.extend(shell::status_bar_ui(
+                    ui,
+                    &self.model,
+                    &StatusInfo {
+                        service_label: &service_label,
+                        connection_error: connection_error.as_deref(),
+                        project_name: project_name.as_deref(),
+                        tray_open: self.tray_open,
+                    },
+                ));
+            });
+
+        egui::Panel::left("rail")
+            .exact_size(tokens::RAIL_WIDTH)
+            .resizable(false)
+            .show_separator_line(false)
+            .frame(
+                egui::Frame::new()
+                    .fill(tokens::BG_PANEL)
+                    .stroke(Stroke::new(1.0, tokens::BORDER)),
+            )
+            .show(ui, |ui| {
+                actions.extend(shell::rail_ui(ui, self.view, self.model.running_count()));
+            });
+
+        if self.tray_open {
+            egui::Panel::right("job_tray")
+                .default_size(tokens::TRAY_WIDTH)
+                .size_range(280.0..=560.0)
+                .resizable(true)
+                .show_separator_line(false)
+                .frame(
+                    egui::Frame::new()
+                        .fill(tokens::BG_PANEL)
+                        .stroke(Stroke::new(1.0, tokens::BORDER))
+                        .inner_margin(egui::Margin::same(12)),
+                )
+                .show(ui, |ui| {
+                    actions.extend(jobs::tray_ui(ui, &self.model, &self.textures, now_ms));
+                });
+        }
+
+        egui::CentralPanel::default()
+            .frame(
+                egui::Frame::new()
+                    .fill(tokens::BG_APP)
+                    .inner_margin(egui::Margin::symmetric(24, 0)),
+            )
+            .show(ui, |ui| match self.view {
+                View::Create => actions.extend(compose::compose_ui(
+                    ui,
+                    &self.model,
+                    &mut self.compose,
+                    &self.textures,
+                )),
+                View::Settings => actions.extend(settings::settings_ui(
+                    ui,
+                    &self.settings_snapshot,
+                    &mut self.settings_form,
+                )),
+                view => actions.extend(empty::empty_view_ui(ui, view, self.tray_open)),
+            });
+
+        if let Some(state) = self.viewer {
+            actions.extend(viewer::viewer_ui(&ctx, &self.model, state, &self.textures));
+        }
+        if let Some(confirm) = self.confirm.clone() {
+            actions.extend(confirm_ui(&ctx, &confirm));
+        }
+        actions.extend(toasts::toasts_ui(&ctx, &self.toasts));
+        actions
+    }
+
+    fn handle_file_drops(&mut self, ctx: &egui::Context) {
+        let (hovering, dropped) = ctx.input(|i| {
+            (
+                !i.raw.hovered_files.is_empty(),
+                i.raw
+                    .dropped_files
+                    .iter()
+                    .map(|f| f.path().to_path_buf())
+                    .collect::<Vec<_>>(),
+            )
+        });
+        if !dropped.is_empty() {
+            self.view = View::Create;
+            self.add_source_files(dropped);
+        }
+        if hovering {
+            drop_overlay_ui(ctx);
+        }
+    }
+
+    fn screenshot_data_ready(&self) -> bool {
+        if self.frames_laid_out < 2 {
+            return false;
+        }
+        let connection_settled = self.session.connection_error().is_some()
+            || self.model.catalog.is_loaded()
+            || self.model.credits.is_loaded();
+        match self.view {
+            View::Create => {
+                self.session.connection_error().is_some()
+                    || (self.model.catalog.is_loaded()
+                        && self.model.projects.is_loaded()
+                        && self.model.credits.is_loaded())
+            }
+            _ => connection_settled,
+        }
+    }
+}
+
+impl eframe::App for StudioApp {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        if self.session.connection_epoch() != self.epoch {
+            self.on_connection_changed();
+        }
+        while let Some(event) = self.session.try_recv() {
+            self.handle_event(ctx, event);
+        }
+        self.poll_dialogs();
+        if self.file_pick.is_some() || !self.save_dialogs.is_empty() {
+            ctx.request_repaint_after(Duration::from_millis(150));
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.textures.begin_frame();
+        self.toasts.tick(ctx.input(|i| i.time));
+        self.compose.normalize(&self.model);
+
+        let actions = self.layout(ui);
+        self.handle_file_drops(&ctx);
+        for action in actions {
+            self.apply(&ctx, action);
+        }
+        for (url, max_side_px) in self.textures.take_wanted() {
+            self.send(Command::LoadImage { url, max_side_px });
+        }
+        if self.model.running_count() > 0 {
+            ctx.request_repaint_after(Duration::from_secs(1));
+        }
+        self.frames_laid_out += 1;
+        let ready = self.screenshot_data_ready();
+        if let Some(screenshot) = self.screenshot.as_mut() {
+            screenshot.update(&ctx, ready);
+        }
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.session.shutdown();
+    }
+}
+
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let (title, body, yes) = match confirm {
+        Confirm::Retry(_) => (
+            "Retry this job?",
+            "This submits a new job and will be billed again. Continue?",
+            "Submit new job",
+        ),
+        Confirm::SubmitAgain(_) => (
+            "Submit again?",
+            "The first submission may have reached the service. Submitting again may bill \
+             twice. Prefer “Check again” unless you are sure it did not arrive. Continue?",
+            "Submit again",
+        ),
+    };
+    let response = egui::Modal::new(egui::Id::new("confirm_dialog"))
+        .backdrop_color(tokens::SCRIM)
+        .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
+        .show(ctx, |ui| {
+            ui.set_width(400.0);
+            ui.label(
+                RichText::new(title)
+                    .size(tokens::TEXT_TITLE)
+                    .strong()
+                    .color(tokens::TEXT),
+            );
+            ui.add_space(tokens::SPACE_XS);
+            ui.label(RichText::new(body).color(tokens::TEXT_MUTED));
+            ui.add_space(tokens::SPACE_M);
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.add(widgets::primary_button(yes)).clicked() {
+                    actions.push(Action::Confirmed(confirm.clone()));
+                }
+                if ui.add(widgets::secondary_button("Cancel")).clicked() {
+                    actions.push(Action::CancelConfirm);
+                }
+            });
+        });
+    if response.should_close() && actions.is_empty() {
+        actions.push(Action::CancelConfirm);
+    }
+    actions
+}
+
+fn drop_overlay_ui(ctx: &egui::Context) {
+    let rect = ctx.content_rect();
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Foreground,
+        egui::Id::new("drop_overlay"),
+    ));
+    painter.rect_filled(rect, 0.0, tokens::SCRIM);
+    let inner = rect.shrink(tokens::SPACE_L);
+    painter.rect_stroke(
+        inner,
+        egui::CornerRadius::same(tokens::RADIUS_L),
+        Stroke::new(2.0, tokens::ACCENT),
+        egui::StrokeKind::Inside,
+    );
+    painter.text(
+        rect.center() - egui::vec2(0.0, 14.0),
+        egui::Align2::CENTER_CENTER,
+        "Drop images to edit them",
+        egui::FontId::proportional(22.0),
+        tokens::TEXT,
+    );
+    painter.text(
+        rect.center() + egui::vec2(0.0, 16.0),
+        egui::Align2::CENTER_CENTER,
+        "They are uploaded as source images for an image edit",
+        egui::FontId::proportional(13.5),
+        tokens::TEXT_MUTED,
+    );
+}

@@ -1,0 +1,363 @@
+//! The compose form's state and the pure logic around it: what the selected model
+//! supports, the request it builds, the credit estimate and validation. No egui here.
+
+use crate::api::pricing::{estimate_credits, estimate_range_for_auto};
+use crate::api::validate::{Field, FieldError, validate};
+use crate::api::{ApiError, GenerationKind, GenerationRequest, GenerationSpec, ModelRecord};
+use crate::engine::LocalJobId;
+use crate::ui::model::Model;
+use std::path::PathBuf;
+
+/// Contract defaults offered while the model is "Auto".
+pub const AUTO_ASPECT_RATIOS: [&str; 5] = ["1:1", "16:9", "9:16", "4:3", "3:4"];
+pub const AUTO_RESOLUTIONS: [&str; 3] = ["1K", "2K", "4K"];
+pub const AUTO_MAX_IMAGES: u32 = 1;
+/// Upper bound on the image-count control whatever a model claims.
+pub const MAX_IMAGES_CONTROL: u32 = 8;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SourceState {
+    Uploading,
+    Ready { url: String },
+    Failed { error: String },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceImage {
+    /// The local file, for uploads (matches `Event::SourceUploaded`).
+    pub path: Option<PathBuf>,
+    pub label: String,
+    pub state: SourceState,
+}
+
+/// What the selected model lets the artist choose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputOptions {
+    /// Empty: the model has no tiers; the control is hidden and the service default used.
+    pub aspect_ratios: Vec<String>,
+    pub resolutions: Vec<String>,
+    pub max_images: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Estimate {
+    Unknown,
+    Exact(f64),
+    Range(f64, f64),
+}
+
+impl Estimate {
+    /// Text for the Generate button.
+    pub fn button_text(self) -> String {
+        match self {
+            Estimate::Unknown => "Generate".to_owned(),
+            Estimate::Exact(v) => format!("Generate · {}", crate::ui::format::credits(v)),
+            Estimate::Range(lo, hi) => {
+                format!("Generate · {}", crate::ui::format::credit_range(lo, hi))
+            }
+        }
+    }
+    /// The figure stored with the job (the top of a range: what may be reserved).
+    pub fn for_job(self) -> Option<f64> {
+        match self {
+            Estimate::Unknown => None,
+            Estimate::Exact(v) => Some(v),
+            Estimate::Range(_, hi) => Some(hi),
+        }
+    }
+}
+
+pub struct ComposeForm {
+    pub kind: GenerationKind,
+    pub prompt: String,
+    /// `None` = Auto.
+    pub model_id: Option<String>,
+    pub aspect_ratio: String,
+    pub resolution: String,
+    pub num_images: u32,
+    pub enhance_prompt: bool,
+    pub sources: Vec<SourceImage>,
+    pub url_input: String,
+    pub url_error: Option<String>,
+    pub project_id: Option<String>,
+    pub new_project_open: bool,
+    pub new_project_name: String,
+    pub project_creating: bool,
+    pub project_error: Option<String>,
+    /// Validation messages; recomputed live once a submit has been refused.
+    pub errors: Vec<FieldError>,
+    pub show_validation: bool,
+    /// Messages from the service's rejection of the last submit, per field.
+    pub server_errors: Vec<FieldError>,
+    /// The next new job is the one this form just submitted.
+    pub awaiting_job: bool,
+    pub tracked_job: Option<LocalJobId>,
+}
+
+impl Default for ComposeForm {
+    fn default() -> Self {
+        Self {
+            kind: GenerationKind::Image,
+            prompt: String::new(),
+            model_id: None,
+            aspect_ratio: "1:1".to_owned(),
+            resolution: "1K".to_owned(),
+            num_images: 1,
+            enhance_prompt: true,
+            sources: Vec::new(),
+            url_input: String::new(),
+            url_error: None,
+            project_id: None,
+            new_project_open: false,
+            new_project_name: String::new(),
+            project_creating: false,
+            project_error: None,
+            errors: Vec::new(),
+            show_validation: false,
+            server_errors: Vec::new(),
+            awaiting_job: false,
+            tracked_job: None,
+        }
+    }
+}
+
+fn same_field(a: &Field, b: &Field) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+impl ComposeForm {
+    /// The selected model record (None for Auto or while the catalog loads).
+    pub fn selected_model<'m>(&self, model: &'m Model) -> Option<&'m ModelRecord> {
+        let id = self.model_id.as_deref()?;
+        model
+            .model_by_id(id)
+            .filter(|m| m.has_type(self.kind.catalog_type()))
+    }
+
+    pub fn model_label(&self, model: &Model) -> String {
+        match self.selected_model(model) {
+            Some(m) => m.display_name().to_owned(),
+            None => "Auto".to_owned(),
+        }
+    }
+
+    pub fn max_prompt_chars(&self, model: &Model) -> u32 {
+        self.selected_model(model)
+            .map(ModelRecord::max_prompt_chars)
+            .unwrap_or(crate::api::DEFAULT_MAX_PROMPT_LENGTH)
+    }
+
+    pub fn output_options(&self, model: &Model) -> OutputOptions {
+        match self.selected_model(model) {
+            None => OutputOptions {
+                aspect_ratios: AUTO_ASPECT_RATIOS.iter().map(|s| s.to_string()).collect(),
+                resolutions: AUTO_RESOLUTIONS.iter().map(|s| s.to_string()).collect(),
+                max_images: AUTO_MAX_IMAGES,
+            },
+            Some(m) => OutputOptions {
+                aspect_ratios: m.supported_aspect_ratios.clone(),
+                resolutions: m.supported_resolutions.clone(),
+                max_images: m.max_images_per_request().clamp(1, MAX_IMAGES_CONTROL),
+            },
+        }
+    }
+
+    /// Keep the choices inside what the selected model supports. Call before layout.
+    pub fn normalize(&mut self, model: &Model) {
+        if model.catalog.is_loaded() && self.model_id.is_some() && self.selected_model(model).is_none()
+        {
+            self.model_id = None;
+        }
+        let options = self.output_options(model);
+        let selected = self.selected_model(model);
+        if !options.aspect_ratios.is_empty() && !options.aspect_ratios.contains(&self.aspect_ratio)
+        {
+            self.aspect_ratio = selected
+                .and_then(|m| m.default_aspect_ratio.clone())
+                .filter(|d| options.aspect_ratios.contains(d))
+                .unwrap_or_else(|| {
+                    let default = self.kind.default_aspect_ratio().to_owned();
+                    if options.aspect_ratios.contains(&default) {
+                        default
+                    } else {
+                        options.aspect_ratios[0].clone()
+                    }
+                });
+        }
+        if !options.resolutions.is_empty() && !options.resolutions.contains(&self.resolution) {
+            self.resolution = if options.resolutions.iter().any(|r| r == "1K") {
+                "1K".to_owned()
+            } else {
+                options.resolutions[0].clone()
+            };
+        }
+        self.num_images = self.num_images.clamp(1, options.max_images.max(1));
+        if self.show_validation {
+            self.errors = self.validation_errors(model);
+        }
+    }
+
+    /// The request this form describes right now.
+    pub fn build_spec(&self, model: &Model) -> GenerationSpec {
+        let options = self.output_options(model);
+        let source_images = match self.kind {
+            GenerationKind::ImageEdit => self
+                .sources
+                .iter()
+                .filter_map(|s| match &s.state {
+                    SourceState::Ready { url } => Some(url.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        GenerationSpec {
+            kind: self.kind,
+            request: GenerationRequest {
+                kind_hint: Some(self.kind),
+                prompt: self.prompt.trim().to_owned(),
+                model: self.selected_model(model).map(|m| m.identifier.clone()),
+                aspect_ratio: (!options.aspect_ratios.is_empty())
+                    .then(|| self.aspect_ratio.clone()),
+                resolution: (!options.resolutions.is_empty()).then(|| self.resolution.clone()),
+                num_images: Some(self.num_images),
+                enhance_prompt: Some(self.enhance_prompt),
+                source_images,
+                project_id: self.project_id.clone(),
+                ..Default::default()
+            },
+        }
+    }
+
+    pub fn estimate(&self, model: &Model) -> Estimate {
+        let spec = self.build_spec(model);
+        match self.selected_model(model) {
+            Some(record) => estimate_credits(record, &spec).map_or(Estimate::Unknown, Estimate::Exact),
+            None => {
+                let candidates: Vec<ModelRecord> = model
+                    .models_of_kind(self.kind.catalog_type())
+                    .into_iter()
+                    .cloned()
+                    .collect();
+                match estimate_range_for_auto(&candidates, &spec) {
+                    Some((lo, hi)) if (hi - lo).abs() < 0.05 => Estimate::Exact(lo),
+                    Some((lo, hi)) => Estimate::Range(lo, hi),
+                    None => Estimate::Unknown,
+                }
+            }
+        }
+    }
+
+    /// Client-side checks: the shared validator plus what only the form knows (uploads).
+    pub fn validation_errors(&self, model: &Model) -> Vec<FieldError> {
+        let spec = self.build_spec(model);
+        let mut errors = validate(&spec, self.selected_model(model));
+        if self.kind == GenerationKind::ImageEdit {
+            if self
+                .sources
+                .iter()
+                .any(|s| s.state == SourceState::Uploading)
+            {
+                errors.push(FieldError {
+                    field: Field::SourceImages,
+                    message: "Wait for the uploads to finish.".to_owned(),
+                });
+            }
+            if self
+                .sources
+                .iter()
+                .any(|s| matches!(s.state, SourceState::Failed { .. }))
+            {
+                errors.push(FieldError {
+                    field: Field::SourceImages,
+                    message: "Remove the images that failed to upload.".to_owned(),
+                });
+            }
+        }
+        errors
+    }
+
+    /// Messages to show under `field` (validation first, then the service's).
+    pub fn messages_for(&self, field: &Field) -> Vec<&str> {
+        self.errors
+            .iter()
+            .chain(self.server_errors.iter())
+            .filter(|e| same_field(&e.field, field))
+            .map(|e| e.message.as_str())
+            .collect()
+    }
+
+    /// A submit was refused by the service: when it is a 400 about the prompt or the
+    /// model, repeat the message under that field (the tray shows it as well).
+    pub fn note_rejection(&mut self, error: &ApiError) {
+        if error.status() != Some(400) {
+            return;
+        }
+        let message = error.to_string();
+        let lower = message.to_lowercase();
+        let code = error.code().unwrap_or_default().to_ascii_uppercase();
+        let field = if code.contains("PROMPT") || lower.contains("prompt") {
+            Some(Field::Prompt)
+        } else if code.contains("MODEL") || lower.contains("model") {
+            Some(Field::Model)
+        } else {
+            None
+        };
+        if let Some(field) = field {
+            self.server_errors.push(FieldError { field, message });
+        }
+    }
+
+    pub fn add_url_source(&mut self, url: &str) -> Result<(), String> {
+        let url = url.trim();
+        let ok = (url.starts_with("http://") || url.starts_with("https://"))
+            && url.len() > "https://".len()
+            && !url.contains(char::is_whitespace);
+        if !ok {
+            return Err("Enter an http:// or https:// image URL.".to_owned());
+        }
+        if self
+            .sources
+            .iter()
+            .any(|s| matches!(&s.state, SourceState::Ready { url: u } if u == url))
+        {
+            return Err("That image is already added.".to_owned());
+        }
+        let label = url.rsplit('/').find(|s| !s.is_empty()).unwrap_or(url);
+        self.sources.push(SourceImage {
+            path: None,
+            label: label.to_owned(),
+            state: SourceState::Ready {
+                url: url.to_owned(),
+            },
+        });
+        Ok(())
+    }
+
+    pub fn add_upload(&mut self, path: PathBuf) {
+        let label = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        self.sources.push(SourceImage {
+            path: Some(path),
+            label,
+            state: SourceState::Uploading,
+        });
+    }
+
+    pub fn upload_finished(&mut self, path: &std::path::Path, result: Result<String, String>) {
+        for source in self
+            .sources
+            .iter_mut()
+            .filter(|s| s.path.as_deref() == Some(path) && s.state == SourceState::Uploading)
+        {
+            source.state = match &result {
+                Ok(url) => SourceState::Ready { url: url.clone() },
+                Err(error) => SourceState::Failed {
+                    error: error.clone(),
+                },
+            };
+        }
+    }
+}

@@ -1,0 +1,562 @@
+//! The Create view: type picker, prompt, model and output controls, source images,
+//! project, and the Generate button with its live credit estimate.
+
+pub mod form;
+
+pub use form::{ComposeForm, Estimate, SourceImage, SourceState};
+
+use crate::api::GenerationKind;
+use crate::api::validate::Field;
+use crate::ui::format;
+use crate::ui::model::{Action, Model};
+use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{
+    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, RichText, Role, Stroke, TextEdit,
+    Ui, Vec2,
+};
+
+pub const SUBMIT_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Enter);
+
+/// Lay out the Create view. Text fields edit `form` in place; everything else is returned
+/// as actions.
+pub fn compose_ui(
+    ui: &mut Ui,
+    model: &Model,
+    form: &mut ComposeForm,
+    textures: &TextureCache,
+) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if ui.input_mut(|i| i.consume_shortcut(&SUBMIT_SHORTCUT)) {
+        actions.push(Action::SubmitCompose);
+    }
+
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            let width = ui.available_width().min(tokens::FORM_MAX_WIDTH);
+            let side = ((ui.available_width() - width) / 2.0).max(0.0);
+            ui.horizontal_top(|ui| {
+                ui.add_space(side);
+                ui.vertical(|ui| {
+                    ui.set_width(width);
+                    ui.add_space(tokens::SPACE_L);
+                    header_ui(ui, form, &mut actions);
+                    ui.add_space(tokens::SPACE_M);
+                    prompt_card_ui(ui, model, form);
+                    ui.add_space(tokens::SPACE_M);
+                    model_card_ui(ui, model, form);
+                    if form.kind == GenerationKind::ImageEdit {
+                        ui.add_space(tokens::SPACE_M);
+                        sources_card_ui(ui, form, textures, &mut actions);
+                    }
+                    ui.add_space(tokens::SPACE_M);
+                    project_card_ui(ui, model, form, &mut actions);
+                    ui.add_space(tokens::SPACE_M);
+                    generate_row_ui(ui, model, form, &mut actions);
+                    ui.add_space(tokens::SPACE_XL);
+                });
+            });
+        });
+    actions
+}
+
+fn header_ui(ui: &mut Ui, form: &mut ComposeForm, _actions: &mut [Action]) {
+    ui.horizontal(|ui| {
+        ui.vertical(|ui| {
+            ui.label(
+                RichText::new("Create")
+                    .size(tokens::TEXT_HEADING)
+                    .strong()
+                    .color(tokens::TEXT),
+            );
+            widgets::muted(ui, "Describe an image; finished jobs land in the tray.");
+        });
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            segmented_kind_ui(ui, form);
+        });
+    });
+}
+
+fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
+    egui::Frame::new()
+        .fill(tokens::BG_PANEL)
+        .stroke(Stroke::new(1.0, tokens::BORDER))
+        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+        .inner_margin(egui::Margin::same(3))
+        .show(ui, |ui| {
+            ui.spacing_mut().item_spacing.x = 2.0;
+            // Right-to-left parent: add in reverse so "Image" stays first.
+            ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                for kind in [GenerationKind::Image, GenerationKind::ImageEdit] {
+                    if segment(ui, form.kind == kind, kind.label()).clicked() {
+                        form.kind = kind;
+                    }
+                }
+            });
+        });
+}
+
+/// One segment of a segmented control: a selectable button with accent fill when chosen.
+fn segment(ui: &mut Ui, selected: bool, text: &str) -> egui::Response {
+    let (fill, color) = if selected {
+        (tokens::ACCENT, tokens::ON_ACCENT)
+    } else {
+        (egui::Color32::TRANSPARENT, tokens::TEXT_MUTED)
+    };
+    ui.add(
+        egui::Button::selectable(selected, RichText::new(text).color(color))
+            .fill(fill)
+            .stroke(Stroke::NONE)
+            .corner_radius(CornerRadius::same(tokens::RADIUS_S + 2))
+            .min_size(Vec2::new(44.0, 26.0)),
+    )
+}
+
+fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
+    tokens::card_frame().show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        let label = widgets::section_label(ui, "Prompt");
+        let max = form.max_prompt_chars(model) as usize;
+        let count = form.prompt.chars().count();
+        let over = count > max;
+        let mut edit = TextEdit::multiline(&mut form.prompt)
+            .hint_text("A quiet harbour at dawn, mist over the water, 35 mm film…")
+            .desired_rows(5)
+            .desired_width(f32::INFINITY)
+            .margin(egui::Margin::same(10));
+        if over {
+            edit = edit.background_color(egui::Color32::from_rgb(0x2c, 0x1c, 0x20));
+        }
+        let response = edit.show(ui).response.labelled_by(label.id);
+        let _ = response;
+        ui.horizontal(|ui| {
+            for message in form.messages_for(&Field::Prompt) {
+                widgets::field_error(ui, message);
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let color = if over {
+                    tokens::DANGER
+                } else {
+                    tokens::TEXT_FAINT
+                };
+                ui.label(
+                    RichText::new(format!(
+                        "{} / {}",
+                        format::thousands(count as f64),
+                        format::thousands(max as f64)
+                    ))
+                    .size(tokens::TEXT_SMALL)
+                    .color(color),
+                );
+            });
+        });
+    });
+}
+
+fn model_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
+    tokens::card_frame().show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        widgets::section_label(ui, "Model");
+        model_picker_ui(ui, model, form);
+        for message in form.messages_for(&Field::Model) {
+            widgets::field_error(ui, message);
+        }
+        if let Some(summary) = form
+            .selected_model(model)
+            .and_then(|m| m.summary.clone())
+            .filter(|s| !s.trim().is_empty())
+        {
+            ui.label(
+                RichText::new(summary)
+                    .size(12.5)
+                    .color(tokens::TEXT_MUTED),
+            );
+        }
+        ui.add_space(tokens::SPACE_S);
+
+        let options = form.output_options(model);
+        ui.horizontal_wrapped(|ui| {
+            ui.spacing_mut().item_spacing.x = tokens::SPACE_L;
+            if !options.aspect_ratios.is_empty() {
+                ui.vertical(|ui| {
+                    widgets::section_label(ui, "Aspect ratio");
+                    choice_row_ui(ui, &options.aspect_ratios, &mut form.aspect_ratio);
+                    for message in form.messages_for(&Field::AspectRatio) {
+                        widgets::field_error(ui, message);
+                    }
+                });
+            }
+            if !options.resolutions.is_empty() {
+                ui.vertical(|ui| {
+                    widgets::section_label(ui, "Resolution");
+                    choice_row_ui(ui, &options.resolutions, &mut form.resolution);
+                    for message in form.messages_for(&Field::Resolution) {
+                        widgets::field_error(ui, message);
+                    }
+                });
+            }
+            if options.max_images > 1 {
+                ui.vertical(|ui| {
+                    widgets::section_label(ui, "Images");
+                    let counts: Vec<String> =
+                        (1..=options.max_images).map(|n| n.to_string()).collect();
+                    let mut current = form.num_images.to_string();
+                    choice_row_ui(ui, &counts, &mut current);
+                    form.num_images = current.parse().unwrap_or(1);
+                    for message in form.messages_for(&Field::NumImages) {
+                        widgets::field_error(ui, message);
+                    }
+                });
+            }
+        });
+        ui.add_space(tokens::SPACE_S);
+        ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
+            .on_hover_text("Let the service expand the prompt before generating.");
+    });
+}
+
+/// A compact segmented row of text choices.
+fn choice_row_ui(ui: &mut Ui, choices: &[String], current: &mut String) {
+    egui::Frame::new()
+        .fill(tokens::BG_PANEL)
+        .stroke(Stroke::new(1.0, tokens::BORDER))
+        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+        .inner_margin(egui::Margin::same(3))
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.spacing_mut().item_spacing.x = 2.0;
+                for choice in choices {
+                    if segment(ui, current == choice, choice).clicked() {
+                        *current = choice.clone();
+                    }
+                }
+            });
+        });
+}
+
+fn price_text(record: &crate::api::ModelRecord) -> Option<String> {
+    if let Some((_, v)) = record.flat_credit_by_resolution.iter().next() {
+        return Some(format!("{} cr", format::thousands(*v)));
+    }
+    record
+        .credit
+        .map(|c| format!("{} cr", format::thousands(c)))
+}
+
+fn model_line(record: &crate::api::ModelRecord) -> String {
+    let mut parts = vec![record.display_name().to_owned()];
+    if !record.provider.is_empty() {
+        parts.push(record.provider.clone());
+    }
+    if let Some(price) = price_text(record) {
+        parts.push(price);
+    }
+    parts.join(" · ")
+}
+
+fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
+    let models = model.models_of_kind(form.kind.catalog_type());
+    let selected_text = match form.selected_model(model) {
+        Some(record) => model_line(record),
+        None if model.catalog.is_loaded() => "Auto · the service picks the best model".to_owned(),
+        None if model.catalog.error.is_some() => "Auto (catalog unavailable)".to_owned(),
+        None => "Auto · loading models…".to_owned(),
+    };
+    let width = ui.available_width();
+    let inner = ComboBox::from_id_salt(("model_picker", form.kind.catalog_type()))
+        .selected_text(selected_text.clone())
+        .width(width)
+        .height(420.0)
+        .show_ui(ui, |ui| {
+            ui.set_min_width(width - 8.0);
+            if ui
+                .selectable_label(form.model_id.is_none(), "Auto · the service picks")
+                .clicked()
+            {
+                form.model_id = None;
+            }
+            if !models.is_empty() {
+                ui.separator();
+            }
+            for record in &models {
+                ui.horizontal(|ui| {
+                    let selected = form.model_id.as_deref() == Some(record.identifier.as_str());
+                    if ui.selectable_label(selected, model_line(record)).clicked() {
+                        form.model_id = Some(record.identifier.clone());
+                    }
+                    if record.recommended == Some(true) {
+                        widgets::badge(ui, "RECOMMENDED", tokens::SUCCESS);
+                    }
+                    if record.new_model == Some(true) {
+                        widgets::badge(ui, "NEW", tokens::INFO);
+                    }
+                });
+            }
+            if models.is_empty() && model.catalog.is_loaded() {
+                widgets::muted(ui, "No models of this type in the catalog.");
+            }
+        });
+    widgets::name_widget(&inner.response, Role::ComboBox, "Model", Some(selected_text));
+    if let Some(error) = &model.catalog.error {
+        ui.label(
+            RichText::new(format!("Could not load the model catalog: {error}"))
+                .size(12.5)
+                .color(tokens::WARNING),
+        );
+    }
+}
+
+fn sources_card_ui(
+    ui: &mut Ui,
+    form: &mut ComposeForm,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
+    tokens::card_frame().show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        widgets::section_label(ui, "Source images");
+        if form.sources.is_empty() {
+            widgets::muted(
+                ui,
+                "Add the images to edit: pick files, drop them on the window, or paste a URL. \
+                 Without one, the editing model works from the prompt alone.",
+            );
+        }
+        ui.horizontal_wrapped(|ui| {
+            for (index, source) in form.sources.iter().enumerate() {
+                source_chip_ui(ui, index, source, textures, actions);
+            }
+        });
+        for message in form.messages_for(&Field::SourceImages) {
+            widgets::field_error(ui, message);
+        }
+        ui.add_space(tokens::SPACE_XS);
+        ui.horizontal(|ui| {
+            if ui.add(widgets::secondary_button("Add images…")).clicked() {
+                actions.push(Action::PickSourceFiles);
+            }
+            ui.label(RichText::new("or").color(tokens::TEXT_FAINT));
+            let button_width = 84.0;
+            let response = ui.add(
+                TextEdit::singleline(&mut form.url_input)
+                    .hint_text("https://… image URL")
+                    .desired_width((ui.available_width() - button_width - 8.0).max(120.0)),
+            );
+            widgets::name_widget(
+                &response,
+                Role::TextInput,
+                "Source image URL",
+                Some(form.url_input.clone()),
+            );
+            let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+            if ui.add(widgets::secondary_button("Add URL")).clicked() || enter {
+                actions.push(Action::AddSourceUrl(form.url_input.clone()));
+            }
+        });
+        if let Some(error) = &form.url_error {
+            widgets::field_error(ui, error);
+        }
+    });
+}
+
+fn source_chip_ui(
+    ui: &mut Ui,
+    index: usize,
+    source: &SourceImage,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
+    let (status, color) = match &source.state {
+        SourceState::Uploading => ("uploading…".to_owned(), tokens::INFO),
+        SourceState::Ready { .. } => ("ready".to_owned(), tokens::SUCCESS),
+        SourceState::Failed { error } => (format!("failed: {error}"), tokens::DANGER),
+    };
+    egui::Frame::new()
+        .fill(tokens::BG_ELEVATED)
+        .stroke(Stroke::new(1.0, tokens::BORDER))
+        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+        .inner_margin(egui::Margin::symmetric(6, 4))
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                if let SourceState::Ready { url } = &source.state {
+                    match textures.get(url, 96) {
+                        TextureLookup::Ready(texture) => {
+                            ui.add(
+                                egui::Image::from_texture(&texture)
+                                    .fit_to_exact_size(Vec2::splat(32.0))
+                                    .corner_radius(CornerRadius::same(tokens::RADIUS_S))
+                                    .alt_text(source.label.clone()),
+                            );
+                        }
+                        TextureLookup::Loading => {
+                            ui.add(egui::Spinner::new().size(16.0));
+                        }
+                        TextureLookup::Failed(error) => {
+                            ui.label(RichText::new("⚠").color(tokens::WARNING))
+                                .on_hover_text(error);
+                        }
+                    }
+                }
+                ui.vertical(|ui| {
+                    ui.label(
+                        RichText::new(format::excerpt(&source.label, 28))
+                            .size(12.5)
+                            .color(tokens::TEXT),
+                    );
+                    ui.label(
+                        RichText::new(format::excerpt(&status, 40))
+                            .size(tokens::TEXT_SMALL)
+                            .color(color),
+                    )
+                    .on_hover_text(status.clone());
+                });
+                if widgets::icon_button(ui, "✕", &format!("Remove {}", source.label)).clicked() {
+                    actions.push(Action::RemoveSource(index));
+                }
+            });
+        });
+}
+
+fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: &mut Vec<Action>) {
+    tokens::card_frame().show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        widgets::section_label(ui, "Project");
+        let projects = model.projects.value.as_deref().unwrap_or_default();
+        let selected_text = match form.project_id.as_deref() {
+            Some(id) => model
+                .project_name(id)
+                .map(str::to_owned)
+                .unwrap_or_else(|| id.to_owned()),
+            None if model.projects.is_loaded() => "Default project".to_owned(),
+            None => "Loading projects…".to_owned(),
+        };
+        ui.horizontal(|ui| {
+            let width = (ui.available_width() - 140.0).max(200.0);
+            let inner = ComboBox::from_id_salt("project_picker")
+                .selected_text(selected_text.clone())
+                .width(width)
+                .show_ui(ui, |ui| {
+                    ui.set_min_width(width - 8.0);
+                    for project in projects {
+                        let mut text = if project.name.is_empty() {
+                            project.id.clone()
+                        } else {
+                            project.name.clone()
+                        };
+                        if project.is_default == Some(true) {
+                            text.push_str("  · default");
+                        }
+                        let selected = form.project_id.as_deref() == Some(project.id.as_str());
+                        if ui.selectable_label(selected, text).clicked() && !selected {
+                            actions.push(Action::SelectProject(project.id.clone()));
+                        }
+                    }
+                    if projects.is_empty() {
+                        widgets::muted(ui, "No projects yet.");
+                    }
+                });
+            widgets::name_widget(
+                &inner.response,
+                Role::ComboBox,
+                "Project",
+                Some(selected_text.clone()),
+            );
+            if !form.new_project_open
+                && ui.add(widgets::secondary_button("New project…")).clicked()
+            {
+                form.new_project_open = true;
+                form.project_error = None;
+            }
+        });
+        if form.new_project_open {
+            ui.horizontal(|ui| {
+                let response = ui.add(
+                    TextEdit::singleline(&mut form.new_project_name)
+                        .hint_text("Project name")
+                        .desired_width((ui.available_width() - 170.0).max(160.0)),
+                );
+                widgets::name_widget(
+                    &response,
+                    Role::TextInput,
+                    "New project name",
+                    Some(form.new_project_name.clone()),
+                );
+                let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                let can_create =
+                    !form.project_creating && !form.new_project_name.trim().is_empty();
+                let create = ui.add_enabled(
+                    can_create,
+                    widgets::secondary_button(if form.project_creating {
+                        "Creating…"
+                    } else {
+                        "Create"
+                    }),
+                );
+                if (create.clicked() || (enter && can_create)) && can_create {
+                    actions.push(Action::CreateProject(
+                        form.new_project_name.trim().to_owned(),
+                    ));
+                }
+                if ui.add(widgets::subtle_button("Cancel")).clicked() {
+                    form.new_project_open = false;
+                    form.new_project_name.clear();
+                    form.project_error = None;
+                }
+            });
+        }
+        if let Some(error) = &form.project_error {
+            widgets::field_error(ui, error);
+        }
+        for message in form.messages_for(&Field::Project) {
+            widgets::field_error(ui, message);
+        }
+        if let Some(error) = &model.projects.error {
+            ui.label(
+                RichText::new(format!("Could not load projects: {error}"))
+                    .size(12.5)
+                    .color(tokens::WARNING),
+            );
+        }
+    });
+}
+
+fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut Vec<Action>) {
+    let estimate = form.estimate(model);
+    ui.horizontal(|ui| {
+        let hint = format!(
+            "{} to generate",
+            ui.ctx().format_shortcut(&SUBMIT_SHORTCUT)
+        );
+        ui.label(
+            RichText::new(hint)
+                .size(tokens::TEXT_SMALL)
+                .color(tokens::TEXT_FAINT),
+        );
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let button = widgets::primary_button(estimate.button_text())
+                .min_size(Vec2::new(220.0, 40.0));
+            if ui.add(button).clicked() {
+                actions.push(Action::SubmitCompose);
+            }
+            if let Some(balance) = model.credits.value.as_ref().and_then(|c| c.spendable()) {
+                ui.label(
+                    RichText::new(format!("Balance {}", format::credits(balance)))
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::TEXT_MUTED),
+                );
+            }
+        });
+    });
+    let has_errors = !form.errors.is_empty();
+    if has_errors {
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Min), |ui| {
+            ui.label(
+                RichText::new("Fix the highlighted fields to generate.")
+                    .size(12.5)
+                    .color(tokens::DANGER),
+            );
+        });
+    }
+}

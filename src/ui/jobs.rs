@@ -1,0 +1,300 @@
+//! The job tray: one card per job, newest first, with state, progress, elapsed time,
+//! credits, failures, and the results as thumbnails that open the viewer.
+
+use crate::engine::{Command, JobPhase, JobRecord};
+use crate::ui::format;
+use crate::ui::model::{Action, Confirm, Model};
+use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{Color32, CornerRadius, RichText, Role, Sense, Stroke, Ui, Vec2, WidgetInfo};
+
+/// Longest side requested for tray thumbnails.
+pub const THUMB_MAX_SIDE_PX: u32 = 256;
+
+pub fn phase_color(phase: &JobPhase) -> Color32 {
+    match phase {
+        JobPhase::Submitting | JobPhase::Running { .. } => tokens::INFO,
+        JobPhase::Unconfirmed { .. } => tokens::WARNING,
+        JobPhase::Completed => tokens::SUCCESS,
+        JobPhase::Failed { .. } | JobPhase::Rejected { .. } => tokens::DANGER,
+        JobPhase::Cancelled => tokens::TEXT_FAINT,
+    }
+}
+
+/// The tray's contents (the panel frame is the shell's).
+pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64) -> Vec<Action> {
+    let mut actions = Vec::new();
+    ui.horizontal(|ui| {
+        ui.label(
+            RichText::new("Jobs")
+                .size(tokens::TEXT_TITLE)
+                .strong()
+                .color(tokens::TEXT),
+        );
+        let running = model.running_count();
+        if running > 0 {
+            widgets::pill(ui, &format!("{running} running"), tokens::INFO);
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            if widgets::icon_button(ui, "⏵", "Hide job tray").clicked() {
+                actions.push(Action::ToggleTray);
+            }
+        });
+    });
+    ui.add_space(tokens::SPACE_XS);
+
+    if model.jobs.is_empty() {
+        ui.add_space(tokens::SPACE_L);
+        ui.vertical_centered(|ui| {
+            ui.label(RichText::new("No jobs yet").color(tokens::TEXT_MUTED));
+            ui.label(
+                RichText::new("Jobs you generate appear here with their progress and results.")
+                    .size(12.5)
+                    .color(tokens::TEXT_FAINT),
+            );
+        });
+        return actions;
+    }
+
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for job in model.tray_jobs() {
+                ui.push_id(job.local_id, |ui| {
+                    job_card_ui(ui, job, textures, now_ms, &mut actions);
+                });
+                ui.add_space(tokens::SPACE_S);
+            }
+        });
+    actions
+}
+
+fn job_card_ui(
+    ui: &mut Ui,
+    job: &JobRecord,
+    textures: &TextureCache,
+    now_ms: i64,
+    actions: &mut Vec<Action>,
+) {
+    tokens::card_frame().show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        ui.spacing_mut().item_spacing.y = 6.0;
+
+        // Title row: type · model, and the state pill.
+        ui.horizontal(|ui| {
+            let ran = job
+                .result
+                .as_ref()
+                .and_then(|r| r.model.clone())
+                .filter(|m| !m.is_empty() && *m != job.model_label);
+            let mut title = format!("{} · {}", job.spec.kind.label(), job.model_label);
+            if let Some(ran) = &ran {
+                title.push_str(&format!(" → {ran}"));
+            }
+            ui.add(
+                egui::Label::new(RichText::new(title).strong().color(tokens::TEXT)).truncate(),
+            );
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                widgets::pill(ui, job.phase.label(), phase_color(&job.phase));
+            });
+        });
+
+        // Prompt excerpt, one line.
+        let prompt = &job.spec.request.prompt;
+        ui.add(
+            egui::Label::new(
+                RichText::new(format::excerpt(prompt, 200))
+                    .size(12.5)
+                    .color(tokens::TEXT_MUTED),
+            )
+            .truncate(),
+        )
+        .on_hover_text(prompt.clone());
+
+        if matches!(
+            job.phase,
+            JobPhase::Running { .. } | JobPhase::Submitting
+        ) {
+            let fraction = (job.progress_percent / 100.0).clamp(0.0, 1.0);
+            ui.add(
+                egui::ProgressBar::new(fraction)
+                    .desired_height(6.0)
+                    .fill(tokens::ACCENT)
+                    .corner_radius(CornerRadius::same(3))
+                    .animate(fraction <= 0.0),
+            );
+        }
+
+        // Meta row: elapsed, credits, actions.
+        ui.horizontal(|ui| {
+            let end = job.finished_at_unix_ms.unwrap_or(now_ms);
+            let elapsed = format::elapsed(end - job.submitted_at_unix_ms);
+            let mut meta = format!("⏱ {elapsed}");
+            match (job.credits_used, job.credits_estimate) {
+                (Some(used), _) => meta.push_str(&format!("  ·  {}", format::credits(used))),
+                (None, Some(estimate)) => {
+                    meta.push_str(&format!("  ·  {} est.", format::credits(estimate)))
+                }
+                (None, None) => {}
+            }
+            ui.label(
+                RichText::new(meta)
+                    .size(tokens::TEXT_SMALL)
+                    .color(tokens::TEXT_FAINT),
+            );
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let running = matches!(job.phase, JobPhase::Running { .. });
+                if running && ui.add(widgets::subtle_button("Cancel")).clicked() {
+                    actions.push(Action::Send(Command::Cancel {
+                        local_id: job.local_id,
+                    }));
+                }
+                if job.phase.is_finished() && ui.add(widgets::subtle_button("Dismiss")).clicked()
+                {
+                    actions.push(Action::Send(Command::Dismiss {
+                        local_id: job.local_id,
+                    }));
+                }
+                if matches!(job.phase, JobPhase::Failed { .. } | JobPhase::Rejected { .. })
+                    && ui.add(widgets::subtle_button("Retry…")).clicked()
+                {
+                    actions.push(Action::Ask(Confirm::Retry(job.local_id)));
+                }
+            });
+        });
+
+        if let Some(problem) = &job.poll_problem {
+            ui.label(
+                RichText::new(format!("⚠ {problem}"))
+                    .size(12.5)
+                    .color(tokens::WARNING),
+            );
+        }
+
+        match &job.phase {
+            JobPhase::Failed { failure } => {
+                let message = if failure.message.is_empty() {
+                    "The job failed without a message."
+                } else {
+                    failure.message.as_str()
+                };
+                ui.label(RichText::new(message).size(12.5).color(tokens::DANGER));
+                let (retry, color) = match failure.retryable {
+                    Some(true) => ("Retry is safe", tokens::TEXT_MUTED),
+                    Some(false) => ("Retry may not help", tokens::TEXT_MUTED),
+                    None => ("Whether a retry helps is unknown", tokens::TEXT_FAINT),
+                };
+                ui.label(RichText::new(retry).size(tokens::TEXT_SMALL).color(color));
+            }
+            JobPhase::Rejected { error } => {
+                ui.label(
+                    RichText::new(format!("Not accepted: {error}"))
+                        .size(12.5)
+                        .color(tokens::DANGER),
+                );
+                ui.label(
+                    RichText::new("No job was created and nothing was billed.")
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::TEXT_FAINT),
+                );
+            }
+            JobPhase::Unconfirmed { note } => {
+                ui.label(RichText::new(note).size(12.5).color(tokens::WARNING));
+                ui.horizontal(|ui| {
+                    if ui.add(widgets::secondary_button("Check again")).clicked() {
+                        actions.push(Action::Send(Command::Reconcile {
+                            local_id: job.local_id,
+                        }));
+                    }
+                    if ui.add(widgets::subtle_button("Submit again…")).clicked() {
+                        actions.push(Action::Ask(Confirm::SubmitAgain(job.local_id)));
+                    }
+                });
+            }
+            _ => {}
+        }
+
+        if let Some(result) = &job.result {
+            if !result.urls.is_empty() {
+                ui.add_space(2.0);
+                ui.horizontal_wrapped(|ui| {
+                    ui.spacing_mut().item_spacing = Vec2::splat(6.0);
+                    for (index, url) in result.urls.iter().enumerate() {
+                        let source = if index == 0 {
+                            result.thumbnail_url.as_deref().unwrap_or(url)
+                        } else {
+                            url
+                        };
+                        let name = format!("Open result {} of {}", index + 1, result.urls.len());
+                        if thumbnail_ui(ui, textures, source, &name).clicked() {
+                            actions.push(Action::OpenViewer {
+                                local_id: job.local_id,
+                                index,
+                            });
+                        }
+                    }
+                });
+            }
+        }
+    });
+}
+
+/// A clickable square thumbnail with an accessible name; a broken-image glyph with the
+/// error on hover when loading failed.
+pub fn thumbnail_ui(ui: &mut Ui, textures: &TextureCache, url: &str, name: &str) -> egui::Response {
+    let side = tokens::THUMB_SIDE;
+    let (rect, response) = ui.allocate_exact_size(Vec2::splat(side), Sense::click());
+    let lookup = textures.get(url, THUMB_MAX_SIDE_PX);
+    if ui.is_rect_visible(rect) {
+        let painter = ui.painter();
+        let radius = CornerRadius::same(tokens::RADIUS_M);
+        painter.rect_filled(rect, radius, tokens::BG_ELEVATED);
+        match &lookup {
+            TextureLookup::Ready(texture) => {
+                // Cover-crop the texture into the square.
+                let size = texture.size_vec2();
+                let aspect = size.x / size.y.max(1.0);
+                let uv = if aspect > 1.0 {
+                    let w = 1.0 / aspect;
+                    egui::Rect::from_min_max(egui::pos2((1.0 - w) / 2.0, 0.0), egui::pos2((1.0 + w) / 2.0, 1.0))
+                } else {
+                    let h = aspect;
+                    egui::Rect::from_min_max(egui::pos2(0.0, (1.0 - h) / 2.0), egui::pos2(1.0, (1.0 + h) / 2.0))
+                };
+                egui::Image::from_texture(texture)
+                    .uv(uv)
+                    .corner_radius(radius)
+                    .paint_at(ui, rect);
+            }
+            TextureLookup::Loading => {
+                egui::Spinner::new()
+                    .size(18.0)
+                    .color(tokens::TEXT_FAINT)
+                    .paint_at(ui, egui::Rect::from_center_size(rect.center(), Vec2::splat(18.0)));
+            }
+            TextureLookup::Failed(_) => {
+                painter.text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    "🖾",
+                    egui::FontId::proportional(24.0),
+                    tokens::TEXT_FAINT,
+                );
+            }
+        }
+        let stroke = if response.hovered() {
+            Stroke::new(1.5, tokens::ACCENT)
+        } else {
+            Stroke::new(1.0, tokens::BORDER)
+        };
+        painter.rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
+    }
+    let name = name.to_owned();
+    response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &name));
+    let response = response.on_hover_cursor(egui::CursorIcon::PointingHand);
+    match lookup {
+        TextureLookup::Failed(error) => response.on_hover_text(format!("Image failed to load: {error}")),
+        _ => response,
+    }
+}

@@ -1,0 +1,22 @@
+//! The studio's egui front end. Only egui code lives here: the app shell ([`StudioApp`]),
+//! one module per panel, shared widgets, design tokens and the texture cache. Panels read
+//! the [`model::Model`] and return [`model::Action`]s; the shell applies them after layout
+//! and sends engine commands through the session. No panel does I/O.
+
+pub mod app;
+pub mod compose;
+pub mod empty;
+pub mod format;
+pub mod jobs;
+pub mod model;
+pub mod screenshot;
+pub mod settings;
+pub mod shell;
+pub mod textures;
+pub mod toasts;
+pub mod tokens;
+pub mod viewer;
+pub mod widgets;
+
+pub use app::{StartupOptions, StudioApp};
+pub use model::View;

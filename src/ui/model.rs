@@ -1,0 +1,217 @@
+//! The studio's runtime model (what the service told us) and the actions panels emit.
+//! Panels read the model during layout and return [`Action`]s; the app shell applies them
+//! after layout. Only the shell mutates the model.
+
+use crate::api::{Credits, ModelRecord, Project};
+use crate::engine::{Command, JobPhase, JobRecord, LocalJobId};
+use std::collections::{BTreeMap, HashSet};
+
+/// Which screen the rail shows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum View {
+    #[default]
+    Create,
+    Library,
+    Palettes,
+    Presets,
+    Settings,
+}
+
+impl View {
+    pub const ALL: [View; 5] = [
+        View::Create,
+        View::Library,
+        View::Palettes,
+        View::Presets,
+        View::Settings,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            View::Create => "Create",
+            View::Library => "Library",
+            View::Palettes => "Palettes",
+            View::Presets => "Presets",
+            View::Settings => "Settings",
+        }
+    }
+
+    pub fn glyph(self) -> &'static str {
+        match self {
+            View::Create => "✨",
+            View::Library => "🖼",
+            View::Palettes => "🎨",
+            View::Presets => "🎬",
+            View::Settings => "⚙",
+        }
+    }
+}
+
+impl std::str::FromStr for View {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "create" => Ok(View::Create),
+            "library" => Ok(View::Library),
+            "palettes" => Ok(View::Palettes),
+            "presets" => Ok(View::Presets),
+            "settings" => Ok(View::Settings),
+            other => Err(format!(
+                "unknown view “{other}”: expected create, library, palettes, presets or settings"
+            )),
+        }
+    }
+}
+
+/// A one-shot fetch: keeps the previous value while a refresh is pending.
+#[derive(Clone, Debug)]
+pub struct Requested<T> {
+    pub value: Option<T>,
+    pub pending: bool,
+    pub error: Option<String>,
+}
+
+impl<T> Default for Requested<T> {
+    fn default() -> Self {
+        Self {
+            value: None,
+            pending: false,
+            error: None,
+        }
+    }
+}
+
+impl<T> Requested<T> {
+    pub fn request(&mut self) {
+        self.pending = true;
+    }
+    pub fn set(&mut self, result: Result<T, String>) {
+        self.pending = false;
+        match result {
+            Ok(value) => {
+                self.value = Some(value);
+                self.error = None;
+            }
+            Err(error) => self.error = Some(error),
+        }
+    }
+    pub fn is_loaded(&self) -> bool {
+        self.value.is_some()
+    }
+}
+
+/// Confirmations that guard a billed action.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Confirm {
+    /// Retry a failed job: a new, billed job.
+    Retry(LocalJobId),
+    /// Submit an unconfirmed job again: may bill twice.
+    SubmitAgain(LocalJobId),
+}
+
+/// Everything a panel can ask for. Applied by the shell after layout.
+#[derive(Debug)]
+pub enum Action {
+    /// Hand a command to the engine.
+    Send(Command),
+    Navigate(View),
+    /// Validate the compose form and submit it.
+    SubmitCompose,
+    ToggleTray,
+    OpenViewer {
+        local_id: LocalJobId,
+        index: usize,
+    },
+    CloseViewer,
+    ViewerStep(isize),
+    CopyUrl(String),
+    /// Ask where to save `url` (dialog off the UI thread), then download it there.
+    SaveAs {
+        url: String,
+    },
+    /// Open the file dialog for image-edit sources.
+    PickSourceFiles,
+    AddSourceUrl(String),
+    RemoveSource(usize),
+    SelectProject(String),
+    CreateProject(String),
+    Ask(Confirm),
+    Confirmed(Confirm),
+    CancelConfirm,
+    ActivateProfile(String),
+    AddProfile,
+    SaveProfile(String),
+    RemoveProfile(String),
+    DismissToast(u64),
+}
+
+/// What the service has told us, for the active connection.
+#[derive(Default)]
+pub struct Model {
+    pub catalog: Requested<Vec<ModelRecord>>,
+    pub projects: Requested<Vec<Project>>,
+    pub credits: Requested<Credits>,
+    /// Jobs by local id (ascending = submission order).
+    pub jobs: BTreeMap<LocalJobId, JobRecord>,
+    /// Jobs that came from the journal at start (not submitted in this run).
+    pub restored: HashSet<LocalJobId>,
+    pub jobs_restored: bool,
+}
+
+impl Model {
+    /// Jobs newest first (the tray's order).
+    pub fn tray_jobs(&self) -> impl Iterator<Item = &JobRecord> {
+        self.jobs.values().rev()
+    }
+
+    pub fn running_count(&self) -> usize {
+        self.jobs
+            .values()
+            .filter(|j| !j.phase.is_finished())
+            .count()
+    }
+
+    pub fn models_of_kind(&self, catalog_type: &str) -> Vec<&ModelRecord> {
+        self.catalog
+            .value
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .filter(|m| m.has_type(catalog_type))
+            .collect()
+    }
+
+    pub fn model_by_id(&self, identifier: &str) -> Option<&ModelRecord> {
+        self.catalog
+            .value
+            .as_deref()?
+            .iter()
+            .find(|m| m.identifier == identifier)
+    }
+
+    pub fn project_name(&self, id: &str) -> Option<&str> {
+        self.projects
+            .value
+            .as_deref()?
+            .iter()
+            .find(|p| p.id == id)
+            .map(|p| p.name.as_str())
+    }
+
+    pub fn default_project(&self) -> Option<&Project> {
+        let projects = self.projects.value.as_deref()?;
+        projects
+            .iter()
+            .find(|p| p.is_default == Some(true))
+            .or_else(|| projects.first())
+    }
+
+    /// A job changed. Returns the previous phase if the job was known.
+    pub fn upsert_job(&mut self, record: JobRecord) -> Option<JobPhase> {
+        let previous = self
+            .jobs
+            .insert(record.local_id, record)
+            .map(|old| old.phase);
+        previous
+    }
+}

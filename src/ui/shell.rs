@@ -1,0 +1,176 @@
+//! The shell's fixed chrome: the left navigation rail and the bottom status bar.
+
+use crate::ui::format;
+use crate::ui::model::{Action, Model, View};
+use crate::ui::tokens;
+use egui::{CornerRadius, RichText, Role, Sense, Ui, Vec2, WidgetInfo};
+
+pub fn rail_ui(ui: &mut Ui, current: View, running_jobs: usize) -> Vec<Action> {
+    let mut actions = Vec::new();
+    ui.add_space(tokens::SPACE_M);
+    ui.vertical_centered(|ui| {
+        // Monogram.
+        let (rect, _) = ui.allocate_exact_size(Vec2::splat(36.0), Sense::hover());
+        ui.painter()
+            .rect_filled(rect, CornerRadius::same(tokens::RADIUS_M), tokens::ACCENT);
+        ui.painter().text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            "F",
+            egui::FontId::proportional(20.0),
+            tokens::ON_ACCENT,
+        );
+    });
+    ui.add_space(tokens::SPACE_L);
+    for view in View::ALL {
+        if view == View::Settings {
+            continue;
+        }
+        let badge = (view == View::Create && running_jobs > 0).then_some(running_jobs);
+        if rail_item_ui(ui, view, current == view, badge).clicked() {
+            actions.push(Action::Navigate(view));
+        }
+        ui.add_space(tokens::SPACE_XS);
+    }
+    ui.with_layout(egui::Layout::bottom_up(egui::Align::Center), |ui| {
+        ui.add_space(tokens::SPACE_S);
+        if rail_item_ui(ui, View::Settings, current == View::Settings, None).clicked() {
+            actions.push(Action::Navigate(View::Settings));
+        }
+    });
+    actions
+}
+
+fn rail_item_ui(ui: &mut Ui, view: View, selected: bool, badge: Option<usize>) -> egui::Response {
+    let width = ui.available_width() - 2.0 * tokens::SPACE_S;
+    let size = Vec2::new(width, 58.0);
+    let (rect, response) = ui
+        .vertical_centered(|ui| ui.allocate_exact_size(size, Sense::click()))
+        .inner;
+    if ui.is_rect_visible(rect) {
+        let painter = ui.painter();
+        let radius = CornerRadius::same(tokens::RADIUS_M);
+        if selected {
+            painter.rect_filled(rect, radius, tokens::ACCENT_SOFT);
+            let bar = egui::Rect::from_min_size(
+                egui::pos2(rect.left() - tokens::SPACE_S + 1.0, rect.top() + 14.0),
+                Vec2::new(3.0, rect.height() - 28.0),
+            );
+            painter.rect_filled(bar, CornerRadius::same(2), tokens::ACCENT);
+        } else if response.hovered() {
+            painter.rect_filled(rect, radius, tokens::BG_ELEVATED);
+        }
+        let color = if selected {
+            tokens::ACCENT_HOVER
+        } else if response.hovered() {
+            tokens::TEXT
+        } else {
+            tokens::TEXT_MUTED
+        };
+        painter.text(
+            egui::pos2(rect.center().x, rect.top() + 21.0),
+            egui::Align2::CENTER_CENTER,
+            view.glyph(),
+            egui::FontId::proportional(19.0),
+            color,
+        );
+        painter.text(
+            egui::pos2(rect.center().x, rect.bottom() - 14.0),
+            egui::Align2::CENTER_CENTER,
+            view.label(),
+            egui::FontId::proportional(11.5),
+            if selected { tokens::TEXT } else { color },
+        );
+        if let Some(count) = badge {
+            let center = egui::pos2(rect.center().x + 16.0, rect.top() + 10.0);
+            painter.circle_filled(center, 8.0, tokens::ACCENT);
+            painter.text(
+                center,
+                egui::Align2::CENTER_CENTER,
+                count.min(99).to_string(),
+                egui::FontId::proportional(10.0),
+                tokens::ON_ACCENT,
+            );
+        }
+    }
+    let label = view.label();
+    response.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, label));
+    response.on_hover_cursor(egui::CursorIcon::PointingHand)
+}
+
+/// What the status bar shows.
+pub struct StatusInfo<'a> {
+    pub service_label: &'a str,
+    pub connection_error: Option<&'a str>,
+    pub project_name: Option<&'a str>,
+    pub tray_open: bool,
+}
+
+pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let small = |text: String, color| RichText::new(text).size(12.0).color(color);
+    ui.horizontal_centered(|ui| {
+        ui.spacing_mut().item_spacing.x = tokens::SPACE_S;
+        let (dot_color, connected) = match info.connection_error {
+            Some(_) => (tokens::DANGER, false),
+            None if model.catalog.is_loaded() || model.credits.is_loaded() => {
+                (tokens::SUCCESS, true)
+            }
+            None => (tokens::WARNING, false),
+        };
+        let (rect, _) = ui.allocate_exact_size(Vec2::splat(8.0), Sense::hover());
+        ui.painter().circle_filled(rect.center(), 4.0, dot_color);
+        ui.label(small(info.service_label.to_owned(), tokens::TEXT_MUTED))
+            .on_hover_text(if connected {
+                "Connected"
+            } else {
+                "Connecting…"
+            });
+        if let Some(error) = info.connection_error {
+            ui.label(small(error.to_owned(), tokens::DANGER));
+        }
+        separator(ui);
+        ui.label(small(
+            format!("Project: {}", info.project_name.unwrap_or("–")),
+            tokens::TEXT_MUTED,
+        ));
+        separator(ui);
+        let credits = match model.credits.value.as_ref().and_then(|c| c.spendable()) {
+            Some(v) => format::credits(v),
+            None if model.credits.error.is_some() => "credits unavailable".to_owned(),
+            None => "credits …".to_owned(),
+        };
+        ui.label(small(credits, tokens::TEXT_MUTED));
+        separator(ui);
+        let running = model.running_count();
+        ui.label(small(
+            format!("{running} running"),
+            if running > 0 {
+                tokens::INFO
+            } else {
+                tokens::TEXT_MUTED
+            },
+        ));
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let count = model.jobs.len();
+            let text = if info.tray_open {
+                format!("Hide jobs ({count})")
+            } else {
+                format!("Show jobs ({count})")
+            };
+            let response = ui.add(
+                egui::Button::new(small(text, tokens::TEXT_MUTED))
+                    .frame_when_inactive(false)
+                    .min_size(Vec2::new(0.0, 20.0)),
+            );
+            if response.clicked() {
+                actions.push(Action::ToggleTray);
+            }
+        });
+    });
+    actions
+}
+
+fn separator(ui: &mut Ui) {
+    ui.label(RichText::new("·").size(12.0).color(tokens::TEXT_FAINT));
+}

@@ -1,0 +1,127 @@
+//! A small stack of toasts, bottom-right, each dismissed after a few seconds.
+
+use crate::ui::model::Action;
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{Color32, CornerRadius, RichText, Stroke};
+
+pub const TOAST_LIFETIME_SECS: f64 = 5.0;
+const MAX_TOASTS: usize = 5;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToastKind {
+    Info,
+    Success,
+    Error,
+}
+
+impl ToastKind {
+    fn color(self) -> Color32 {
+        match self {
+            ToastKind::Info => tokens::INFO,
+            ToastKind::Success => tokens::SUCCESS,
+            ToastKind::Error => tokens::DANGER,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Toast {
+    pub id: u64,
+    pub kind: ToastKind,
+    pub text: String,
+    /// `ctx.input().time` when shown; set on first layout.
+    pub shown_at: Option<f64>,
+}
+
+#[derive(Default)]
+pub struct Toasts {
+    items: Vec<Toast>,
+    next_id: u64,
+}
+
+impl Toasts {
+    pub fn push(&mut self, kind: ToastKind, text: impl Into<String>) {
+        self.next_id += 1;
+        self.items.push(Toast {
+            id: self.next_id,
+            kind,
+            text: text.into(),
+            shown_at: None,
+        });
+        if self.items.len() > MAX_TOASTS {
+            self.items.remove(0);
+        }
+    }
+
+    pub fn dismiss(&mut self, id: u64) {
+        self.items.retain(|t| t.id != id);
+    }
+
+    pub fn items(&self) -> &[Toast] {
+        &self.items
+    }
+
+    /// Stamp new toasts and drop expired ones. Call before layout.
+    pub fn tick(&mut self, now: f64) {
+        for toast in &mut self.items {
+            toast.shown_at.get_or_insert(now);
+        }
+        self.items
+            .retain(|t| t.shown_at.is_none_or(|s| now - s < TOAST_LIFETIME_SECS));
+    }
+}
+
+/// Draw the stack above the status bar, bottom-right.
+pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if toasts.items().is_empty() {
+        return actions;
+    }
+    let now = ctx.input(|i| i.time);
+    egui::Area::new(egui::Id::new("toasts"))
+        .anchor(
+            egui::Align2::RIGHT_BOTTOM,
+            egui::vec2(-tokens::SPACE_M, -(tokens::STATUS_BAR_HEIGHT + tokens::SPACE_M)),
+        )
+        .order(egui::Order::Tooltip)
+        .interactable(true)
+        .show(ctx, |ui| {
+            ui.set_max_width(360.0);
+            for toast in toasts.items().iter().rev() {
+                egui::Frame::new()
+                    .fill(tokens::BG_ELEVATED)
+                    .stroke(Stroke::new(1.0, tokens::BORDER_STRONG))
+                    .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+                    .inner_margin(egui::Margin::symmetric(12, 8))
+                    .shadow(ctx.global_style().visuals.popup_shadow)
+                    .show(ui, |ui| {
+                        ui.set_width(336.0);
+                        ui.horizontal(|ui| {
+                            let (rect, _) =
+                                ui.allocate_exact_size(egui::vec2(3.0, 18.0), egui::Sense::hover());
+                            ui.painter()
+                                .rect_filled(rect, CornerRadius::same(2), toast.kind.color());
+                            ui.allocate_ui(egui::vec2(290.0, 0.0), |ui| {
+                                ui.add(
+                                    egui::Label::new(
+                                        RichText::new(&toast.text).color(tokens::TEXT),
+                                    )
+                                    .wrap(),
+                                );
+                            });
+                            if widgets::icon_button(ui, "✕", "Dismiss notification").clicked() {
+                                actions.push(Action::DismissToast(toast.id));
+                            }
+                        });
+                    });
+                ui.add_space(tokens::SPACE_XS);
+            }
+        });
+    // Wake up to expire the oldest toast.
+    if let Some(first) = toasts.items().iter().filter_map(|t| t.shown_at).reduce(f64::min) {
+        let remaining = (first + TOAST_LIFETIME_SECS - now).max(0.05);
+        ctx.request_repaint_after(std::time::Duration::from_secs_f64(remaining));
+    }
+    actions
+}

@@ -1,0 +1,190 @@
+//! Design tokens: every colour, spacing step, corner radius and text size the studio uses,
+//! plus [`apply_theme`], which turns them into an egui `Style`. Panels take colours from
+//! here, never from literals.
+
+use egui::{Color32, CornerRadius, FontFamily, FontId, Margin, Stroke, TextStyle, Vec2};
+
+// ---- colours -------------------------------------------------------------------------
+
+/// Window background behind everything (central area).
+pub const BG_APP: Color32 = Color32::from_rgb(0x10, 0x12, 0x17);
+/// Side panels: rail, tray, status bar.
+pub const BG_PANEL: Color32 = Color32::from_rgb(0x15, 0x18, 0x1f);
+/// Cards and grouped sections.
+pub const BG_SURFACE: Color32 = Color32::from_rgb(0x1b, 0x1f, 0x28);
+/// Inputs, hovered rows, the inside of cards.
+pub const BG_ELEVATED: Color32 = Color32::from_rgb(0x23, 0x28, 0x33);
+/// Hovered inputs and buttons.
+pub const BG_HOVER: Color32 = Color32::from_rgb(0x2b, 0x31, 0x3e);
+/// Hairlines between regions and around cards.
+pub const BORDER: Color32 = Color32::from_rgb(0x2a, 0x30, 0x3c);
+pub const BORDER_STRONG: Color32 = Color32::from_rgb(0x3a, 0x42, 0x52);
+
+pub const TEXT: Color32 = Color32::from_rgb(0xe6, 0xe8, 0xee);
+pub const TEXT_MUTED: Color32 = Color32::from_rgb(0x9a, 0xa3, 0xb2);
+pub const TEXT_FAINT: Color32 = Color32::from_rgb(0x6b, 0x73, 0x83);
+
+/// Primary actions, selection, focus.
+pub const ACCENT: Color32 = Color32::from_rgb(0x6f, 0x86, 0xff);
+pub const ACCENT_HOVER: Color32 = Color32::from_rgb(0x86, 0x99, 0xff);
+pub const ACCENT_PRESSED: Color32 = Color32::from_rgb(0x5a, 0x70, 0xe6);
+/// Accent at low opacity: selected rail item, selected chip background.
+pub const ACCENT_SOFT: Color32 = Color32::from_rgba_premultiplied(0x1c, 0x22, 0x40, 0xff);
+/// Text on an accent fill.
+pub const ON_ACCENT: Color32 = Color32::from_rgb(0xff, 0xff, 0xff);
+
+pub const SUCCESS: Color32 = Color32::from_rgb(0x4c, 0xc3, 0x8a);
+pub const WARNING: Color32 = Color32::from_rgb(0xe5, 0xa5, 0x4b);
+pub const DANGER: Color32 = Color32::from_rgb(0xf0, 0x6a, 0x6a);
+pub const INFO: Color32 = Color32::from_rgb(0x5f, 0xb3, 0xf9);
+
+/// Background of the drop overlay and modal backdrops.
+pub const SCRIM: Color32 = Color32::from_rgba_premultiplied(0x06, 0x07, 0x0a, 0xd0);
+
+// ---- spacing (8 px grid) -------------------------------------------------------------
+
+pub const SPACE_XS: f32 = 4.0;
+pub const SPACE_S: f32 = 8.0;
+pub const SPACE_M: f32 = 16.0;
+pub const SPACE_L: f32 = 24.0;
+pub const SPACE_XL: f32 = 32.0;
+
+pub const RAIL_WIDTH: f32 = 84.0;
+pub const TRAY_WIDTH: f32 = 340.0;
+pub const STATUS_BAR_HEIGHT: f32 = 28.0;
+/// Widest the compose form grows; wider windows centre it.
+pub const FORM_MAX_WIDTH: f32 = 720.0;
+pub const THUMB_SIDE: f32 = 88.0;
+
+// ---- corner radii ---------------------------------------------------------------------
+
+pub const RADIUS_S: u8 = 4;
+pub const RADIUS_M: u8 = 8;
+pub const RADIUS_L: u8 = 12;
+
+// ---- text sizes ----------------------------------------------------------------------
+
+pub const TEXT_SMALL: f32 = 11.5;
+pub const TEXT_BODY: f32 = 13.5;
+pub const TEXT_BUTTON: f32 = 13.5;
+pub const TEXT_TITLE: f32 = 16.0;
+pub const TEXT_HEADING: f32 = 22.0;
+pub const TEXT_MONO: f32 = 12.5;
+
+/// Margin used inside cards.
+pub fn card_margin() -> Margin {
+    Margin::same(12)
+}
+
+/// A rounded card: the surface every job, profile and section sits on.
+pub fn card_frame() -> egui::Frame {
+    egui::Frame::new()
+        .fill(BG_SURFACE)
+        .stroke(Stroke::new(1.0, BORDER))
+        .corner_radius(CornerRadius::same(RADIUS_L))
+        .inner_margin(card_margin())
+}
+
+/// Turn the tokens into egui's dark style. Call once at startup.
+pub fn apply_theme(ctx: &egui::Context) {
+    ctx.set_theme(egui::Theme::Dark);
+    ctx.style_mut_of(egui::Theme::Dark, |style| {
+        style.text_styles = [
+            (
+                TextStyle::Small,
+                FontId::new(TEXT_SMALL, FontFamily::Proportional),
+            ),
+            (
+                TextStyle::Body,
+                FontId::new(TEXT_BODY, FontFamily::Proportional),
+            ),
+            (
+                TextStyle::Button,
+                FontId::new(TEXT_BUTTON, FontFamily::Proportional),
+            ),
+            (
+                TextStyle::Heading,
+                FontId::new(TEXT_HEADING, FontFamily::Proportional),
+            ),
+            (
+                TextStyle::Monospace,
+                FontId::new(TEXT_MONO, FontFamily::Monospace),
+            ),
+        ]
+        .into();
+
+        let spacing = &mut style.spacing;
+        spacing.item_spacing = Vec2::new(SPACE_S, SPACE_S);
+        spacing.button_padding = Vec2::new(12.0, 6.0);
+        spacing.interact_size = Vec2::new(40.0, 28.0);
+        spacing.window_margin = Margin::same(16);
+        spacing.menu_margin = Margin::same(6);
+        spacing.combo_height = 320.0;
+        spacing.icon_spacing = 6.0;
+
+        let v = &mut style.visuals;
+        v.dark_mode = true;
+        v.override_text_color = None;
+        v.panel_fill = BG_APP;
+        v.window_fill = BG_SURFACE;
+        v.window_stroke = Stroke::new(1.0, BORDER_STRONG);
+        v.window_corner_radius = CornerRadius::same(RADIUS_L);
+        v.menu_corner_radius = CornerRadius::same(RADIUS_M);
+        v.window_shadow = egui::Shadow {
+            offset: [0, 8],
+            blur: 28,
+            spread: 0,
+            color: Color32::from_black_alpha(120),
+        };
+        v.popup_shadow = egui::Shadow {
+            offset: [0, 4],
+            blur: 16,
+            spread: 0,
+            color: Color32::from_black_alpha(110),
+        };
+        v.faint_bg_color = BG_SURFACE;
+        v.extreme_bg_color = BG_ELEVATED;
+        v.text_edit_bg_color = Some(BG_ELEVATED);
+        v.code_bg_color = BG_ELEVATED;
+        v.hyperlink_color = ACCENT_HOVER;
+        v.warn_fg_color = WARNING;
+        v.error_fg_color = DANGER;
+        v.selection.bg_fill = ACCENT_PRESSED;
+        v.selection.stroke = Stroke::new(1.0, ACCENT_HOVER);
+        v.weak_text_color = Some(TEXT_MUTED);
+
+        let radius = CornerRadius::same(RADIUS_M);
+        let w = &mut v.widgets;
+        w.noninteractive.bg_fill = BG_SURFACE;
+        w.noninteractive.weak_bg_fill = BG_SURFACE;
+        w.noninteractive.bg_stroke = Stroke::new(1.0, BORDER);
+        w.noninteractive.fg_stroke = Stroke::new(1.0, TEXT);
+        w.noninteractive.corner_radius = radius;
+
+        w.inactive.bg_fill = BG_ELEVATED;
+        w.inactive.weak_bg_fill = BG_ELEVATED;
+        w.inactive.bg_stroke = Stroke::new(1.0, BORDER);
+        w.inactive.fg_stroke = Stroke::new(1.0, TEXT);
+        w.inactive.corner_radius = radius;
+
+        w.hovered.bg_fill = BG_HOVER;
+        w.hovered.weak_bg_fill = BG_HOVER;
+        w.hovered.bg_stroke = Stroke::new(1.0, BORDER_STRONG);
+        w.hovered.fg_stroke = Stroke::new(1.5, TEXT);
+        w.hovered.corner_radius = radius;
+        w.hovered.expansion = 0.0;
+
+        w.active.bg_fill = BG_HOVER;
+        w.active.weak_bg_fill = BG_HOVER;
+        w.active.bg_stroke = Stroke::new(1.0, ACCENT);
+        w.active.fg_stroke = Stroke::new(1.5, TEXT);
+        w.active.corner_radius = radius;
+        w.active.expansion = 0.0;
+
+        w.open.bg_fill = BG_ELEVATED;
+        w.open.weak_bg_fill = BG_ELEVATED;
+        w.open.bg_stroke = Stroke::new(1.0, ACCENT);
+        w.open.fg_stroke = Stroke::new(1.0, TEXT);
+        w.open.corner_radius = radius;
+    });
+}

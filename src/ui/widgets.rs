@@ -1,0 +1,125 @@
+//! Small shared widgets built from the design tokens: primary buttons, pills, section
+//! labels, field errors, named icon buttons.
+
+use super::tokens;
+use egui::{
+    Button, Color32, CornerRadius, Response, RichText, Role, Sense, Stroke, Ui, Vec2, WidgetInfo,
+};
+
+/// The accent-filled button for the main action of a view.
+pub fn primary_button(text: impl Into<String>) -> Button<'static> {
+    Button::new(
+        RichText::new(text.into())
+            .color(tokens::ON_ACCENT)
+            .strong()
+            .size(tokens::TEXT_BUTTON + 0.5),
+    )
+    .fill(tokens::ACCENT)
+    .stroke(Stroke::NONE)
+    .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+    .min_size(Vec2::new(0.0, 36.0))
+}
+
+/// A quiet outlined button for secondary actions.
+pub fn secondary_button(text: impl Into<String>) -> Button<'static> {
+    Button::new(RichText::new(text.into()).color(tokens::TEXT))
+        .fill(tokens::BG_ELEVATED)
+        .stroke(Stroke::new(1.0, tokens::BORDER_STRONG))
+        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+}
+
+/// A small text-only button (links inside cards: "Dismiss", "Check again").
+pub fn subtle_button(text: impl Into<String>) -> Button<'static> {
+    Button::new(RichText::new(text.into()).color(tokens::TEXT_MUTED).size(12.5))
+        .frame_when_inactive(false)
+        .corner_radius(CornerRadius::same(tokens::RADIUS_S))
+}
+
+/// A button whose visible text is a glyph; `name` is what screen readers (and tests) get.
+pub fn icon_button(ui: &mut Ui, glyph: &str, name: &str) -> Response {
+    let response = ui.add(
+        Button::new(RichText::new(glyph).size(14.0).color(tokens::TEXT_MUTED))
+            .frame_when_inactive(false)
+            .min_size(Vec2::splat(24.0)),
+    );
+    let name = name.to_owned();
+    response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &name));
+    response.on_hover_text(name)
+}
+
+/// Uppercase, muted, small: the label above a form field or a section.
+pub fn section_label(ui: &mut Ui, text: &str) -> Response {
+    ui.label(
+        RichText::new(text.to_uppercase())
+            .size(tokens::TEXT_SMALL)
+            .color(tokens::TEXT_FAINT)
+            .strong(),
+    )
+}
+
+/// A red message directly under the field it is about.
+pub fn field_error(ui: &mut Ui, message: &str) {
+    ui.label(
+        RichText::new(format!("⚠ {message}"))
+            .size(12.5)
+            .color(tokens::DANGER),
+    );
+}
+
+/// A rounded pill with a coloured dot and text (job states, badges).
+pub fn pill(ui: &mut Ui, text: &str, color: Color32) -> Response {
+    let font = egui::FontId::proportional(tokens::TEXT_SMALL);
+    let galley = ui
+        .painter()
+        .layout_no_wrap(text.to_owned(), font, color.gamma_multiply(1.0));
+    let dot = 6.0;
+    let padding = Vec2::new(8.0, 3.0);
+    let size = Vec2::new(
+        padding.x * 2.0 + dot + 5.0 + galley.size().x,
+        galley.size().y + padding.y * 2.0,
+    );
+    let (rect, response) = ui.allocate_exact_size(size, Sense::hover());
+    if ui.is_rect_visible(rect) {
+        let painter = ui.painter();
+        painter.rect_filled(rect, CornerRadius::same(255), color.gamma_multiply(0.16));
+        let dot_center = egui::pos2(rect.left() + padding.x + dot / 2.0, rect.center().y);
+        painter.circle_filled(dot_center, dot / 2.0, color);
+        painter.galley(
+            egui::pos2(
+                dot_center.x + dot / 2.0 + 5.0,
+                rect.center().y - galley.size().y / 2.0,
+            ),
+            galley,
+            color,
+        );
+    }
+    let text = text.to_owned();
+    response.widget_info(|| WidgetInfo::labeled(Role::Label, true, &text));
+    response
+}
+
+/// A tiny uppercase badge ("NEW", "RECOMMENDED").
+pub fn badge(ui: &mut Ui, text: &str, color: Color32) {
+    egui::Frame::new()
+        .fill(color.gamma_multiply(0.18))
+        .corner_radius(CornerRadius::same(tokens::RADIUS_S))
+        .inner_margin(egui::Margin::symmetric(5, 1))
+        .show(ui, |ui| {
+            ui.label(RichText::new(text).size(10.0).strong().color(color));
+        });
+}
+
+/// Label a widget that has no visible text of its own (text fields, combo boxes).
+pub fn name_widget(response: &Response, role: Role, name: &str, value: Option<String>) {
+    let name = name.to_owned();
+    response.widget_info(|| {
+        let mut info = WidgetInfo::labeled(role, response.enabled(), &name);
+        info.current_text_value = value.clone();
+        info
+    });
+}
+
+/// Muted body text.
+pub fn muted(ui: &mut Ui, text: impl Into<String>) -> Response {
+    ui.label(RichText::new(text.into()).color(tokens::TEXT_MUTED))
+}
