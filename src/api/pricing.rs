@@ -344,18 +344,59 @@ mod tests {
     #[test]
     fn real_catalog_entries() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/models.json");
-        let Ok(text) = std::fs::read_to_string(path) else {
-            panic!("assets/models.json is missing");
-        };
+        let text = std::fs::read_to_string(path).expect("assets/models.json is readable");
         let models: Vec<ModelRecord> = serde_json::from_str(&text).expect("models.json decodes");
-        assert!(models.len() >= 3);
-        let by_id = |id: &str| models.iter().find(|m| m.identifier == id);
-        let _ = by_id;
-        real_catalog_checks(&models);
-    }
+        let by_id = |id: &str| {
+            models
+                .iter()
+                .find(|m| m.identifier == id)
+                .unwrap_or_else(|| panic!("{id} is in the catalog"))
+        };
+        let with = |catalog_type: &str, resolution: Option<&str>, quality: Option<&str>, n: u32| PriceInputs {
+            catalog_type: catalog_type.into(),
+            resolution: resolution.map(str::to_owned),
+            quality: quality.map(str::to_owned),
+            num_images: n,
+            ..PriceInputs::default()
+        };
 
-    fn real_catalog_checks(models: &[ModelRecord]) {
-        let _ = models;
+        // Standard formula: credit 2 x resolution multiplier x images.
+        let schnell = by_id("fal-ai/flux/schnell");
+        assert_eq!(price(schnell, &with("text_to_img", Some("1K"), None, 1)), Some(2.0));
+        assert_eq!(price(schnell, &with("text_to_img", Some("2K"), None, 2)), Some(8.0));
+
+        // Resolution and quality multipliers together: 6 x 1.5 x 1.5 x 2.
+        let ultra = by_id("fal-ai/flux-pro/v1.1-ultra");
+        assert_eq!(price(ultra, &with("text_to_img", Some("2K"), Some("high"), 2)), Some(27.0));
+        // Default quality (standard = 1) when none is picked.
+        assert_eq!(price(ultra, &with("text_to_img", Some("4K"), None, 1)), Some(12.0));
+
+        // Flat by resolution: the flat value is the total, images and multipliers ignored.
+        let nano = by_id("google/nano-banana-2");
+        assert_eq!(price(nano, &with("text_to_img", Some("2K"), None, 1)), Some(8.0));
+        assert_eq!(price(nano, &with("text_to_img", Some("4K"), None, 3)), Some(16.0));
+        let seedream = by_id("bytedance/seedream-4");
+        assert_eq!(price(seedream, &with("text_to_img", Some("4K"), None, 1)), Some(9.0));
+
+        // Video per second with sound: 40 x 1.5 (1080p) x 1.5 (sound) x 8 s.
+        let veo = by_id("google/veo-3");
+        let mut video = with("text_to_video", Some("1080p"), None, 1);
+        video.duration_secs = Some(8.0);
+        video.sound_enabled = true;
+        assert_eq!(price(veo, &video), Some(720.0));
+
+        // Video input credit: ceil(8 x (ceil(4.2) + 5)) = 80.
+        let aleph = by_id("runway/aleph");
+        let mut v2v = with("video_to_video", None, None, 1);
+        v2v.input_video_secs = vec![4.2];
+        v2v.duration_secs = Some(5.0);
+        assert_eq!(price(aleph, &v2v), Some(80.0));
+
+        // Auto over the real image catalog spans the cheapest and dearest 1K image.
+        let spec = image_spec(None, None);
+        let (low, high) = estimate_range_for_auto(&models, &spec).expect("range");
+        assert_eq!(low, 2.0);
+        assert_eq!(high, 8.0);
     }
 
     #[test]

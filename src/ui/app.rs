@@ -665,7 +665,7 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
             "Submit again",
         ),
     };
-    let response = egui::Modal::new(egui::Id::new("confirm_dialog"))
+    let response = egui::Modal::new(egui::Id::unique("confirm_dialog"))
         .backdrop_color(tokens::SCRIM)
         .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
         .show(ctx, |ui| {
@@ -698,7 +698,7 @@ fn drop_overlay_ui(ctx: &egui::Context) {
     let rect = ctx.content_rect();
     let painter = ctx.layer_painter(egui::LayerId::new(
         egui::Order::Foreground,
-        egui::Id::new("drop_overlay"),
+        egui::Id::unique("drop_overlay"),
     ));
     painter.rect_filled(rect, 0.0, tokens::SCRIM);
     let inner = rect.shrink(tokens::SPACE_L);

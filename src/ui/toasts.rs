@@ -79,7 +79,7 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
         return actions;
     }
     let now = ctx.input(|i| i.time);
-    egui::Area::new(egui::Id::new("toasts"))
+    egui::Area::new(egui::Id::unique("toasts"))
         .anchor(
             egui::Align2::RIGHT_BOTTOM,
             egui::vec2(-tokens::SPACE_M, -(tokens::STATUS_BAR_HEIGHT + tokens::SPACE_M)),

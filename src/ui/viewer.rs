@@ -48,7 +48,7 @@ pub fn viewer_ui(
         (content.height() * 0.88).max(360.0),
     );
 
-    let response = egui::Modal::new(egui::Id::new("image_viewer"))
+    let response = egui::Modal::new(egui::Id::unique("image_viewer"))
         .backdrop_color(tokens::SCRIM)
         .frame(
             egui::Frame::new()

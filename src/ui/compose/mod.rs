@@ -129,8 +129,8 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
         if over {
             edit = edit.background_color(egui::Color32::from_rgb(0x2c, 0x1c, 0x20));
         }
-        let response = edit.show(ui).response.labelled_by(label.id);
-        let _ = response;
+        let output = edit.show(ui);
+        let _ = output.response.response.clone().labelled_by(label.id);
         ui.horizontal(|ui| {
             for message in form.messages_for(&Field::Prompt) {
                 widgets::field_error(ui, message);

@@ -1,0 +1,240 @@
+//! The model catalog served by GET /v1/models, embedded from `assets/models.json`.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::error::SandboxError;
+
+const CATALOG_JSON: &str = include_str!("../../assets/models.json");
+
+/// Fields only the sandbox reads; they are stripped from responses.
+const SANDBOX_ONLY_FIELDS: [&str; 3] = ["sort_order", "hidden", "deleted"];
+
+/// The subset of a model record the sandbox needs for validation and pricing.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct ModelSpec {
+    pub identifier: String,
+    pub name: String,
+    pub provider: String,
+    pub types: Vec<String>,
+    pub credit: f64,
+    #[serde(default)]
+    pub supported_aspect_ratios: Option<Vec<String>>,
+    #[serde(default)]
+    pub default_aspect_ratio: Option<String>,
+    #[serde(default)]
+    pub supported_resolutions: Option<Vec<String>>,
+    #[serde(default)]
+    pub resolution_multipliers: Option<HashMap<String, f64>>,
+    #[serde(default)]
+    pub supported_qualities: Option<Vec<String>>,
+    #[serde(default)]
+    pub quality_multipliers: Option<HashMap<String, f64>>,
+    #[serde(default)]
+    pub default_quality: Option<String>,
+    #[serde(default)]
+    pub flat_credit_by_resolution: Option<HashMap<String, f64>>,
+    #[serde(default)]
+    pub images_per_request: Option<u32>,
+    #[serde(default)]
+    pub max_reference_images: Option<u32>,
+    #[serde(default)]
+    pub min_prompt_length: Option<usize>,
+    #[serde(default)]
+    pub max_prompt_length: Option<usize>,
+    #[serde(default)]
+    pub recommended: bool,
+    #[serde(default)]
+    sort_order: f64,
+    #[serde(default)]
+    hidden: bool,
+    #[serde(default)]
+    deleted: bool,
+}
+
+impl ModelSpec {
+    pub(crate) fn has_type(&self, raw_type: &str) -> bool {
+        self.types.iter().any(|t| t == raw_type)
+    }
+
+    pub(crate) fn aspect_ratios(&self) -> &[String] {
+        self.supported_aspect_ratios.as_deref().unwrap_or(&[])
+    }
+
+    pub(crate) fn resolutions(&self) -> &[String] {
+        self.supported_resolutions.as_deref().unwrap_or(&[])
+    }
+
+    pub(crate) fn qualities(&self) -> &[String] {
+        self.supported_qualities.as_deref().unwrap_or(&[])
+    }
+
+    /// Contract defaults: min 1, max 2000.
+    pub(crate) fn prompt_length_bounds(&self) -> (usize, usize) {
+        (
+            self.min_prompt_length.unwrap_or(1),
+            self.max_prompt_length.unwrap_or(2000),
+        )
+    }
+}
+
+/// One served model: its typed spec and the public JSON record.
+#[derive(Debug, Clone)]
+pub(crate) struct CatalogEntry {
+    pub spec: ModelSpec,
+    pub record: Value,
+}
+
+#[derive(Debug)]
+pub(crate) struct Catalog {
+    /// Served models, already in response order (sort_order, then name).
+    entries: Vec<CatalogEntry>,
+}
+
+/// Raw catalog types that a `type` query value selects, or `None` for a raw type match.
+fn alias_types(query: &str) -> Option<&'static [&'static str]> {
+    Some(match query {
+        "image" => &["text_to_img"],
+        "image_edit" => &["image_editing"],
+        "video" => &["text_to_video"],
+        "video_from_image" => &["img_to_video"],
+        "video_from_video" => &["video_to_video"],
+        "music" => &["music_gen"],
+        "speech" => &["text_to_speech"],
+        "sound" => &["text_to_sound"],
+        "chat" => &["text"],
+        "first_last_frame" => &["firstlastgenerations"],
+        "transcription" => &["stt"],
+        "lipsync" => &["lipsync-image", "lipsync-video"],
+        "three_d" => &[
+            "3d_text_to_model",
+            "3d_image_to_model",
+            "3d_multi_image_to_model",
+            "3d_world",
+        ],
+        _ => return None,
+    })
+}
+
+impl Catalog {
+    pub(crate) fn load() -> Result<Self, SandboxError> {
+        Self::parse(CATALOG_JSON)
+    }
+
+    pub(crate) fn parse(json: &str) -> Result<Self, SandboxError> {
+        let raw: Vec<Map<String, Value>> =
+            serde_json::from_str(json).map_err(|e| SandboxError::Catalog(e.to_string()))?;
+        let mut entries = Vec::with_capacity(raw.len());
+        for mut record in raw {
+            let spec: ModelSpec = serde_json::from_value(Value::Object(record.clone()))
+                .map_err(|e| SandboxError::Catalog(e.to_string()))?;
+            if spec.hidden || spec.deleted {
+                continue;
+            }
+            for field in SANDBOX_ONLY_FIELDS {
+                record.remove(field);
+            }
+            entries.push(CatalogEntry {
+                spec,
+                record: Value::Object(record),
+            });
+        }
+        entries.sort_by(|a, b| {
+            a.spec
+                .sort_order
+                .total_cmp(&b.spec.sort_order)
+                .then_with(|| a.spec.name.cmp(&b.spec.name))
+        });
+        Ok(Self { entries })
+    }
+
+    /// GET /v1/models filtering: `type` by catalog name, alias or raw type; `provider` exact.
+    pub(crate) fn filter(&self, type_query: Option<&str>, provider: Option<&str>) -> Vec<&Value> {
+        self.entries
+            .iter()
+            .filter(|entry| match type_query {
+                None => true,
+                Some(query) => match alias_types(query) {
+                    Some(raw_types) => raw_types.iter().any(|t| entry.spec.has_type(t)),
+                    None => entry.spec.has_type(query),
+                },
+            })
+            .filter(|entry| provider.is_none_or(|p| entry.spec.provider == p))
+            .map(|entry| &entry.record)
+            .collect()
+    }
+
+    /// A served model by identifier that has the given raw type.
+    pub(crate) fn find(&self, identifier: &str, raw_type: &str) -> Option<&ModelSpec> {
+        self.entries
+            .iter()
+            .map(|entry| &entry.spec)
+            .find(|spec| spec.identifier == identifier && spec.has_type(raw_type))
+    }
+
+    /// The routed default for a type: the first recommended model, else the first in order.
+    pub(crate) fn default_for(&self, raw_type: &str) -> Option<&ModelSpec> {
+        let mut of_type = self
+            .entries
+            .iter()
+            .map(|entry| &entry.spec)
+            .filter(|spec| spec.has_type(raw_type));
+        let first = of_type.clone().next();
+        of_type.find(|spec| spec.recommended).or(first)
+    }
+
+    /// Cheapest base credit among models of a type (the floor of the per-type minimum).
+    pub(crate) fn cheapest_credit(&self, raw_type: &str) -> f64 {
+        self.entries
+            .iter()
+            .filter(|entry| entry.spec.has_type(raw_type))
+            .map(|entry| entry.spec.credit)
+            .reduce(f64::min)
+            .unwrap_or(0.0)
+            .max(0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_catalog_covers_every_type_and_hides_retired_models() {
+        let catalog = Catalog::load().expect("catalog parses");
+        for raw in [
+            "text_to_img",
+            "image_editing",
+            "text_to_video",
+            "img_to_video",
+            "draw_to_video",
+            "video_to_video",
+            "elements",
+            "firstlastgenerations",
+            "lipsync-image",
+            "lipsync-video",
+            "music_gen",
+            "text_to_speech",
+            "text_to_sound",
+            "stt",
+            "text",
+            "3d_text_to_model",
+            "3d_image_to_model",
+            "3d_multi_image_to_model",
+            "3d_world",
+        ] {
+            assert!(!catalog.filter(Some(raw), None).is_empty(), "{raw}");
+        }
+        assert!(catalog.filter(Some("image"), None).len() >= 5);
+        assert!(catalog.filter(Some("image_edit"), None).len() >= 4);
+        let all = catalog.filter(None, None);
+        assert!(all.len() >= 24);
+        for record in all {
+            assert!(record.get("sort_order").is_none());
+            assert!(record.get("hidden").is_none());
+        }
+        assert!(catalog.find("legacy/dalle-2", "text_to_img").is_none());
+    }
+}

@@ -1,0 +1,172 @@
+//! `framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R]`
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::config::SandboxConfig;
+use super::handle::start;
+
+const USAGE: &str = "usage: framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R]";
+const DEFAULT_DATA_DIR: &str = "framewright-sandbox-data";
+
+fn parse(args: &[String]) -> Result<SandboxConfig, String> {
+    // Accept the argument list with or without the leading subcommand name.
+    let args = match args.first() {
+        Some(first) if first == "sandbox" => &args[1..],
+        _ => args,
+    };
+    let mut config = SandboxConfig::new(PathBuf::from(DEFAULT_DATA_DIR));
+    // An explicitly requested port must be honoured or fail loudly.
+    config.port_fallback = false;
+    let mut iter = args.iter();
+    while let Some(flag) = iter.next() {
+        let (name, inline) = match flag.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
+            _ => (flag.as_str(), None),
+        };
+        if name == "--help" || name == "-h" {
+            return Err(USAGE.to_owned());
+        }
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| iter.next().cloned())
+                .ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
+        };
+        match name {
+            "--port" => {
+                let v = value()?;
+                config.port = v
+                    .parse()
+                    .map_err(|_| format!("--port: '{v}' is not a port number"))?;
+            }
+            "--data" => config.data_dir = PathBuf::from(value()?),
+            "--api-key" => {
+                let v = value()?;
+                if v.trim().is_empty() {
+                    return Err("--api-key must not be empty".to_owned());
+                }
+                config.api_key = Some(v);
+            }
+            "--speed" => {
+                let v = value()?;
+                config.speed = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| format!("--speed: '{v}' must be a positive number"))?;
+            }
+            "--failure-rate" => {
+                let v = value()?;
+                config.failure_rate = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|r| (0.0..=1.0).contains(r))
+                    .ok_or_else(|| format!("--failure-rate: '{v}' must be between 0 and 1"))?;
+            }
+            other => return Err(format!("unknown argument '{other}'\n{USAGE}")),
+        }
+    }
+    Ok(config)
+}
+
+async fn wait_for_termination() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut sigterm) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = sigterm.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Runs the sandbox in the foreground; returns the process exit code.
+pub fn run_cli(args: &[String]) -> i32 {
+    let config = match parse(args) {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("{message}");
+            return 2;
+        }
+    };
+    // Logs go to stderr so stdout carries only the two machine-readable lines.
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .try_init();
+    let handle = match start(config) {
+        Ok(handle) => handle,
+        Err(error) => {
+            eprintln!("framewright sandbox: {error}");
+            return 1;
+        }
+    };
+    {
+        let mut stdout = std::io::stdout().lock();
+        let printed = writeln!(stdout, "FRAMEWRIGHT_BASE_URL={}", handle.base_url())
+            .and_then(|()| writeln!(stdout, "FRAMEWRIGHT_API_KEY={}", handle.api_key()))
+            .and_then(|()| stdout.flush());
+        if let Err(error) = printed {
+            eprintln!("framewright sandbox: could not write to stdout: {error}");
+        }
+    }
+    let waiter = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    match waiter {
+        Ok(runtime) => runtime.block_on(wait_for_termination()),
+        Err(error) => {
+            eprintln!("framewright sandbox: cannot wait for signals: {error}");
+            return 1;
+        }
+    }
+    eprintln!("framewright sandbox: shutting down");
+    handle.shutdown();
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn parses_flags() {
+        let config = parse(&args(&[
+            "sandbox",
+            "--port",
+            "8123",
+            "--data=/tmp/x",
+            "--speed",
+            "4",
+            "--failure-rate",
+            "0.5",
+        ]))
+        .expect("valid");
+        assert_eq!(config.port, 8123);
+        assert_eq!(config.data_dir, PathBuf::from("/tmp/x"));
+        assert_eq!(config.speed, 4.0);
+        assert_eq!(config.failure_rate, 0.5);
+        assert!(parse(&args(&["--port", "x"])).is_err());
+        assert!(parse(&args(&["--failure-rate", "2"])).is_err());
+        assert!(parse(&args(&["--bogus"])).is_err());
+    }
+}

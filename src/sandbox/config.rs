@@ -1,0 +1,31 @@
+use std::path::PathBuf;
+
+/// How to start a sandbox. See `docs/SANDBOX.md` for what each knob does.
+#[derive(Clone, Debug)]
+pub struct SandboxConfig {
+    /// TCP port on 127.0.0.1; 0 picks any free port.
+    pub port: u16,
+    /// Directory holding `sandbox.sqlite3` and the served `files/`.
+    pub data_dir: PathBuf,
+    /// Read/write key to accept; `None` creates one at first start and reuses it later.
+    pub api_key: Option<String>,
+    /// 1.0 = realistic job timing; 10.0 = jobs run ten times faster.
+    pub speed: f64,
+    /// Share of jobs (0.0..=1.0) that fail with an injected provider failure.
+    pub failure_rate: f64,
+    /// When `port` is taken, bind any free port instead of failing.
+    pub port_fallback: bool,
+}
+
+impl SandboxConfig {
+    pub fn new(data_dir: PathBuf) -> Self {
+        Self {
+            port: 0,
+            data_dir,
+            api_key: None,
+            speed: 1.0,
+            failure_rate: 0.0,
+            port_fallback: true,
+        }
+    }
+}

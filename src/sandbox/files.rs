@@ -1,0 +1,148 @@
+//! The public file area: GET /files/{path} without an API key, plus write helpers.
+
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use image::RgbImage;
+use image::codecs::jpeg::JpegEncoder;
+use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
+use tokio::io::AsyncReadExt;
+
+use super::http_error::ApiError;
+use super::state::AppState;
+
+const READ_CHUNK_BYTES: usize = 64 * 1024;
+
+/// Content type by file extension.
+pub(crate) fn content_type_for(path: &str) -> &'static str {
+    let ext = path.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+    match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        "gif" => "image/gif",
+        "mp4" => "video/mp4",
+        "webm" => "video/webm",
+        "mov" => "video/quicktime",
+        "mp3" => "audio/mpeg",
+        "wav" => "audio/wav",
+        "ogg" => "audio/ogg",
+        "m4a" => "audio/mp4",
+        "flac" => "audio/flac",
+        "json" => "application/json",
+        "txt" => "text/plain; charset=utf-8",
+        "pdf" => "application/pdf",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Maps a URL path below /files/ to a file under the files dir, refusing anything that could
+/// escape it (only plain segments of safe characters).
+pub(crate) fn resolve_rel_path(files_dir: &Path, rel: &str) -> Option<PathBuf> {
+    let mut path = files_dir.to_path_buf();
+    for segment in rel.split('/') {
+        let safe = !segment.is_empty()
+            && segment != "."
+            && segment != ".."
+            && segment
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        if !safe {
+            return None;
+        }
+        path.push(segment);
+    }
+    Some(path)
+}
+
+pub(crate) async fn serve(
+    State(state): State<AppState>,
+    UrlPath(rel): UrlPath<String>,
+) -> Response {
+    let not_found =
+        || ApiError::sdk(StatusCode::NOT_FOUND, "NOT_FOUND", "File not found").into_response();
+    let Some(path) = resolve_rel_path(&state.files_dir, &rel) else {
+        return not_found();
+    };
+    let file = match tokio::fs::File::open(&path).await {
+        Ok(file) => file,
+        Err(_) => return not_found(),
+    };
+    let length = match file.metadata().await {
+        Ok(meta) if meta.is_file() => meta.len(),
+        _ => return not_found(),
+    };
+    // Stream in chunks so large uploads are never held in memory.
+    let stream = futures_util::stream::unfold(file, |mut file| async move {
+        let mut buffer = vec![0u8; READ_CHUNK_BYTES];
+        match file.read(&mut buffer).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buffer.truncate(n);
+                Some((Ok::<Bytes, std::io::Error>(Bytes::from(buffer)), file))
+            }
+            Err(error) => Some((Err(error), file)),
+        }
+    });
+    let mut response = Response::new(Body::from_stream(stream));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(content_type_for(&rel)),
+    );
+    headers.insert(header::CONTENT_LENGTH, header::HeaderValue::from(length));
+    response
+}
+
+/// Writes to a temporary name and renames, so a crash never leaves a half-written file at
+/// a served path.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<std::fs::File>) -> Result<(), image::ImageError>,
+) -> Result<(), String> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("create {}: {e}", parent.display()))?;
+    }
+    let tmp = path.with_extension("partial");
+    let file = std::fs::File::create(&tmp).map_err(|e| format!("create {}: {e}", tmp.display()))?;
+    let mut writer = BufWriter::new(file);
+    write(&mut writer).map_err(|e| format!("encode {}: {e}", path.display()))?;
+    writer
+        .into_inner()
+        .map_err(|e| format!("flush {}: {e}", path.display()))?
+        .sync_all()
+        .map_err(|e| format!("sync {}: {e}", path.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("rename {}: {e}", path.display()))
+}
+
+pub(crate) fn write_png(path: &Path, image: &RgbImage) -> Result<(), String> {
+    write_atomically(path, |writer| {
+        // Fast compression: 4K renders stay quick; the sandbox is local anyway.
+        let encoder =
+            PngEncoder::new_with_quality(writer, CompressionType::Fast, PngFilter::Adaptive);
+        image.write_with_encoder(encoder)
+    })
+}
+
+pub(crate) fn write_jpeg(path: &Path, image: &RgbImage) -> Result<(), String> {
+    write_atomically(path, |writer| {
+        image.write_with_encoder(JpegEncoder::new_with_quality(writer, 85))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_escaping_paths() {
+        let root = Path::new("/data/files");
+        assert!(resolve_rel_path(root, "../secret").is_none());
+        assert!(resolve_rel_path(root, "a//b").is_none());
+        assert!(resolve_rel_path(root, "generations/abc/0.png").is_some());
+    }
+}

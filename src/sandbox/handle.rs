@@ -1,0 +1,308 @@
+//! Starting the sandbox on its own named thread and runtime, and the handle that controls it.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use super::catalog::Catalog;
+use super::config::SandboxConfig;
+use super::error::SandboxError;
+use super::jobs;
+use super::rate_limit::RateLimiter;
+use super::routes;
+use super::state::{AppState, Controls, Shared};
+use super::store::Store;
+
+/// How long in-flight requests get to finish after shutdown is requested.
+const GRACEFUL_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(2);
+const DATABASE_FILE: &str = "sandbox.sqlite3";
+
+/// A running sandbox. Dropping it shuts the server down gracefully; unfinished jobs stay
+/// `processing` in SQLite and resume on the next start with the same data dir.
+pub struct SandboxHandle {
+    base_url: String,
+    api_key: String,
+    port: u16,
+    shared: AppState,
+    shutdown_tx: watch::Sender<bool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for SandboxHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key is deliberately left out so it can't end up in logs.
+        f.debug_struct("SandboxHandle")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SandboxHandle {
+    /// `http://127.0.0.1:PORT/api`
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The read/write key of the default user.
+    pub fn api_key(&self) -> &str {
+        &self.api_key
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Creates another key of the same (default) user.
+    pub fn create_api_key(&self, read_only: bool) -> String {
+        match self
+            .shared
+            .store
+            .insert_api_key(&self.shared.default_user_id, !read_only)
+        {
+            Ok(key) => key,
+            Err(error) => {
+                // A test control: failing loudly beats returning a key that does not work.
+                panic!("sandbox could not create an API key: {error}")
+            }
+        }
+    }
+
+    /// Sets the total balance (all of it in the plan bucket); reservations are unaffected.
+    pub fn set_credits(&self, total: f64) {
+        if let Err(error) = self
+            .shared
+            .store
+            .set_total_credits(&self.shared.default_user_id, total)
+        {
+            tracing::error!(%error, "sandbox could not set credits");
+        }
+    }
+
+    pub fn credits_available(&self) -> f64 {
+        match self.shared.store.balance(&self.shared.default_user_id) {
+            Ok(balance) => balance.available(),
+            Err(error) => {
+                tracing::error!(%error, "sandbox could not read credits");
+                0.0
+            }
+        }
+    }
+
+    pub fn set_failure_rate(&self, rate: f64) {
+        self.shared.controls.set_failure_rate(rate);
+    }
+
+    /// The next `n` submitted jobs fail with a retryable (provider timeout) or a
+    /// non-retryable (content policy) failure.
+    pub fn fail_next_jobs(&self, n: u32, retryable: bool) {
+        self.shared.controls.fail_next_jobs(n, retryable);
+    }
+
+    /// The next `n` submits create and reserve their job, but the response body is aborted.
+    pub fn drop_next_submit_responses(&self, n: u32) {
+        self.shared.controls.drop_next_submit_responses(n);
+    }
+
+    /// Generation jobs ever created in this data dir.
+    pub fn generation_count(&self) -> u64 {
+        self.shared
+            .store
+            .generation_count()
+            .unwrap_or_else(|error| {
+                tracing::error!(%error, "sandbox could not count generations");
+                0
+            })
+    }
+
+    pub fn shutdown(self) {
+        drop(self);
+    }
+
+    fn stop(&mut self) {
+        let _ = self.shutdown_tx.send(true);
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            tracing::error!("sandbox runtime thread panicked");
+        }
+    }
+}
+
+impl Drop for SandboxHandle {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+struct Ready {
+    port: u16,
+    api_key: String,
+    shared: AppState,
+}
+
+fn io_error(path: &std::path::Path, source: std::io::Error) -> SandboxError {
+    SandboxError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Opens storage and ensures the default user, key and files dir exist.
+fn prepare(
+    config: &SandboxConfig,
+) -> Result<(Store, String, String, std::path::PathBuf), SandboxError> {
+    std::fs::create_dir_all(&config.data_dir).map_err(|e| io_error(&config.data_dir, e))?;
+    let files_dir = config.data_dir.join("files");
+    std::fs::create_dir_all(&files_dir).map_err(|e| io_error(&files_dir, e))?;
+    let store = Store::open(&config.data_dir.join(DATABASE_FILE))?;
+    let user_id = store.ensure_default_user()?;
+    let configured = config
+        .api_key
+        .as_deref()
+        .map(str::trim)
+        .filter(|k| !k.is_empty());
+    let api_key = store.ensure_primary_key(&user_id, configured)?;
+    Ok((store, user_id, api_key, files_dir))
+}
+
+async fn bind(config: &SandboxConfig) -> Result<tokio::net::TcpListener, SandboxError> {
+    let addr = SocketAddr::from(([127, 0, 0, 1], config.port));
+    match tokio::net::TcpListener::bind(addr).await {
+        Ok(listener) => Ok(listener),
+        Err(error) if config.port != 0 && config.port_fallback => {
+            tracing::warn!(port = config.port, %error, "sandbox port taken; using a free port");
+            tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+                .await
+                .map_err(|source| SandboxError::Bind { port: 0, source })
+        }
+        Err(source) => Err(SandboxError::Bind {
+            port: config.port,
+            source,
+        }),
+    }
+}
+
+async fn serve(
+    config: SandboxConfig,
+    ready_tx: mpsc::Sender<Result<Ready, SandboxError>>,
+    mut shutdown_rx: watch::Receiver<bool>,
+) {
+    let setup = async {
+        let catalog = Catalog::load()?;
+        let (store, user_id, api_key, files_dir) = prepare(&config)?;
+        let listener = bind(&config).await?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| SandboxError::Bind {
+                port: config.port,
+                source,
+            })?
+            .port();
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| SandboxError::Runtime(e.to_string()))?;
+        let shared = Arc::new(Shared {
+            store,
+            catalog,
+            limiter: RateLimiter::default(),
+            controls: Controls::new(config.failure_rate),
+            files_dir,
+            origin: format!("http://127.0.0.1:{port}"),
+            speed: config.speed,
+            default_user_id: user_id,
+            http,
+        });
+        Ok::<_, SandboxError>((
+            listener,
+            Ready {
+                port,
+                api_key,
+                shared,
+            },
+        ))
+    };
+    let (listener, ready) = match setup.await {
+        Ok(parts) => parts,
+        Err(error) => {
+            let _ = ready_tx.send(Err(error));
+            return;
+        }
+    };
+    let shared = ready.shared.clone();
+    match jobs::resume_all(&shared) {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(jobs = n, "sandbox resumed unfinished jobs"),
+        Err(error) => tracing::error!(%error, "sandbox could not resume jobs"),
+    }
+    tracing::info!(port = ready.port, "sandbox listening");
+    if ready_tx.send(Ok(ready)).is_err() {
+        return;
+    }
+    let app = routes::router(shared);
+    let mut graceful_rx = shutdown_rx.clone();
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        let _ = graceful_rx.wait_for(|stop| *stop).await;
+    });
+    let deadline = async {
+        let _ = shutdown_rx.wait_for(|stop| *stop).await;
+        tokio::time::sleep(GRACEFUL_SHUTDOWN_TIMEOUT).await;
+    };
+    tokio::select! {
+        result = server => {
+            if let Err(error) = result {
+                tracing::error!(%error, "sandbox server stopped with an error");
+            }
+        }
+        () = deadline => tracing::warn!("sandbox shutdown timed out; closing open connections"),
+    }
+}
+
+/// Starts a sandbox on a thread named "sandbox-runtime" and returns once it is listening.
+pub fn start(config: SandboxConfig) -> Result<SandboxHandle, SandboxError> {
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let thread = std::thread::Builder::new()
+        .name("sandbox-runtime".to_owned())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("sandbox-worker")
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(error) => {
+                    let _ = ready_tx.send(Err(SandboxError::Runtime(error.to_string())));
+                    return;
+                }
+            };
+            runtime.block_on(serve(config, ready_tx, shutdown_rx));
+            // Job tasks are dropped here; their state is in SQLite and resumes next start.
+            runtime.shutdown_timeout(GRACEFUL_SHUTDOWN_TIMEOUT);
+        })
+        .map_err(|e| SandboxError::Runtime(e.to_string()))?;
+    let ready = match ready_rx.recv() {
+        Ok(Ok(ready)) => ready,
+        Ok(Err(error)) => {
+            let _ = thread.join();
+            return Err(error);
+        }
+        Err(_) => {
+            let _ = thread.join();
+            return Err(SandboxError::StartupAborted);
+        }
+    };
+    Ok(SandboxHandle {
+        base_url: format!("http://127.0.0.1:{}/api", ready.port),
+        api_key: ready.api_key,
+        port: ready.port,
+        shared: ready.shared,
+        shutdown_tx,
+        thread: Some(thread),
+    })
+}

@@ -1,0 +1,66 @@
+//! Credit pricing for image tools (contract "Pricing").
+
+use super::catalog::ModelSpec;
+
+/// Credits are shown with at most two decimals; rounding here keeps the ledger exact-looking.
+pub(crate) fn round_credits(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+/// Cost of an image or image-edit request.
+///
+/// A non-empty `flat_credit_by_resolution` entry for the resolution is the whole total and
+/// every other multiplier is ignored (the contract says so literally, num_images included).
+/// Otherwise: credit x resolution multiplier x quality multiplier x num_images.
+pub(crate) fn image_cost(
+    model: &ModelSpec,
+    resolution: &str,
+    quality: Option<&str>,
+    num_images: u32,
+) -> f64 {
+    if let Some(flat) = model
+        .flat_credit_by_resolution
+        .as_ref()
+        .filter(|map| !map.is_empty())
+        .and_then(|map| map.get(resolution))
+    {
+        return round_credits(*flat);
+    }
+    let resolution_multiplier = model
+        .resolution_multipliers
+        .as_ref()
+        .and_then(|map| map.get(resolution))
+        .copied()
+        .unwrap_or(1.0);
+    let quality_multiplier = quality
+        .and_then(|q| model.quality_multipliers.as_ref()?.get(q).copied())
+        .unwrap_or(1.0);
+    round_credits(model.credit * resolution_multiplier * quality_multiplier * f64::from(num_images))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::catalog::Catalog;
+
+    #[test]
+    fn flat_pricing_overrides_multipliers() {
+        let catalog = Catalog::load().expect("catalog");
+        let nano = catalog
+            .find("google/nano-banana-2", "text_to_img")
+            .expect("model");
+        assert_eq!(image_cost(nano, "2K", None, 1), 8.0);
+        assert_eq!(image_cost(nano, "4K", None, 3), 16.0);
+        let ultra = catalog
+            .find("fal-ai/flux-pro/v1.1-ultra", "text_to_img")
+            .expect("model");
+        assert_eq!(
+            image_cost(ultra, "2K", Some("high"), 2),
+            6.0 * 1.5 * 1.5 * 2.0
+        );
+        let schnell = catalog
+            .find("fal-ai/flux/schnell", "text_to_img")
+            .expect("model");
+        assert_eq!(image_cost(schnell, "1K", None, 1), 2.0);
+    }
+}

@@ -1,0 +1,185 @@
+//! Fixed 60-second window rate limits (contract "Limits").
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::auth::Caller;
+use super::http_error::ApiError;
+use super::state::AppState;
+
+const WINDOW: Duration = Duration::from_secs(60);
+const RETRY_AFTER_SECS: u64 = 60;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Group {
+    /// 5000/min per API key, every /api route.
+    Global,
+    /// 30/min per user: /generate/image, /generate/image-edit.
+    ImageGeneration,
+    /// 10/min per user: other generation routes, cancel, media upload.
+    OtherGeneration,
+    /// 10/min per user: POST /projects.
+    ProjectCreation,
+}
+
+impl Group {
+    fn limit(self) -> u32 {
+        match self {
+            Group::Global => 5000,
+            Group::ImageGeneration => 30,
+            Group::OtherGeneration | Group::ProjectCreation => 10,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Decision {
+    pub allowed: bool,
+    pub limit: u32,
+    pub remaining: u32,
+    pub reset_secs: u64,
+}
+
+struct Window {
+    started: Instant,
+    count: u32,
+}
+
+#[derive(Default)]
+pub(crate) struct RateLimiter {
+    windows: Mutex<HashMap<(Group, String), Window>>,
+}
+
+impl RateLimiter {
+    pub(crate) fn check(&self, group: Group, key: &str) -> Decision {
+        let now = Instant::now();
+        let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
+        let window = windows.entry((group, key.to_owned())).or_insert(Window {
+            started: now,
+            count: 0,
+        });
+        if now.duration_since(window.started) >= WINDOW {
+            *window = Window {
+                started: now,
+                count: 0,
+            };
+        }
+        let limit = group.limit();
+        let allowed = window.count < limit;
+        if allowed {
+            window.count += 1;
+        }
+        let left = WINDOW.saturating_sub(now.duration_since(window.started));
+        Decision {
+            allowed,
+            limit,
+            remaining: limit.saturating_sub(window.count),
+            reset_secs: left.as_secs_f64().ceil().max(1.0) as u64,
+        }
+    }
+}
+
+fn apply_headers(response: &mut Response, decision: Decision, overwrite: bool) {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        ("ratelimit-limit", decision.limit.to_string()),
+        ("ratelimit-remaining", decision.remaining.to_string()),
+        ("ratelimit-reset", decision.reset_secs.to_string()),
+    ] {
+        let name = HeaderName::from_static(name);
+        if (overwrite || !headers.contains_key(&name))
+            && let Ok(value) = HeaderValue::from_str(&value)
+        {
+            headers.insert(name, value);
+        }
+    }
+}
+
+fn caller(request: &Request) -> Option<Caller> {
+    request.extensions().get::<Caller>().cloned()
+}
+
+/// Global ceiling keyed by API key. Runs after authentication.
+pub(crate) async fn global_limit(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(caller) = caller(&request) else {
+        return next.run(request).await;
+    };
+    let decision = state.limiter.check(Group::Global, &caller.api_key);
+    if !decision.allowed {
+        let mut response = ApiError::raw(
+            axum::http::StatusCode::TOO_MANY_REQUESTS,
+            json!({
+                "error": "Too many requests, please try again later",
+                "retryAfter": RETRY_AFTER_SECS,
+                "code": "RATE_LIMITED",
+                "source": "global",
+            }),
+        )
+        .with_header(
+            HeaderName::from_static("retry-after"),
+            decision.reset_secs.to_string(),
+        )
+        .with_header(
+            HeaderName::from_static("x-ratelimit-source"),
+            "global".to_owned(),
+        )
+        .into_response();
+        apply_headers(&mut response, decision, true);
+        return response;
+    }
+    let mut response = next.run(request).await;
+    // A per-endpoint limiter's (tighter) headers win when both apply.
+    apply_headers(&mut response, decision, false);
+    response
+}
+
+/// Per-endpoint limiter keyed by user, so several keys of one account share counters.
+pub(crate) async fn endpoint_limit(
+    State((state, group)): State<(AppState, Group)>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(caller) = caller(&request) else {
+        return next.run(request).await;
+    };
+    let decision = state.limiter.check(group, &caller.user_id);
+    if !decision.allowed {
+        let status = axum::http::StatusCode::TOO_MANY_REQUESTS;
+        let body = match group {
+            Group::ProjectCreation => json!({
+                "status": false,
+                "message": "Too many projects created, please try again later",
+            }),
+            _ => {
+                let what = if group == Group::ImageGeneration {
+                    "image generation"
+                } else {
+                    "generation"
+                };
+                json!({
+                    "status": false,
+                    "error": "Too many requests",
+                    "message": format!("Too many {what} requests, please try again later"),
+                    "retryAfter": RETRY_AFTER_SECS,
+                })
+            }
+        };
+        let mut response = ApiError::raw(status, body).into_response();
+        apply_headers(&mut response, decision, true);
+        return response;
+    }
+    let mut response = next.run(request).await;
+    apply_headers(&mut response, decision, true);
+    response
+}

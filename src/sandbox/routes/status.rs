@@ -1,0 +1,109 @@
+//! GET /v1/generate/{id}/status and POST /v1/generate/{id}/cancel.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::{Extension, Json};
+use serde_json::{Value, json};
+
+use crate::sandbox::auth::Caller;
+use crate::sandbox::http_error::{ApiError, ApiResult};
+use crate::sandbox::ids::is_object_id;
+use crate::sandbox::jobs::StoredResult;
+use crate::sandbox::state::AppState;
+use crate::sandbox::store::{CancelOutcome, GenerationRow};
+
+fn not_found() -> ApiError {
+    ApiError::sdk(StatusCode::NOT_FOUND, "NOT_FOUND", "Generation not found")
+}
+
+fn load(state: &AppState, caller: &Caller, id: &str) -> ApiResult<GenerationRow> {
+    if !is_object_id(id) {
+        return Err(ApiError::invalid_generation_id());
+    }
+    match state.store.generation(id)? {
+        Some(row) if row.user_id == caller.user_id => Ok(row),
+        _ => Err(not_found()),
+    }
+}
+
+pub(crate) async fn status(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let row = load(&state, &caller, &id)?;
+    let mut body = json!({
+        "success": true,
+        "generation_id": row.id,
+        "type": row.kind,
+        "state": row.state,
+        "progress": row.progress.round().clamp(0.0, 100.0) as u64,
+    });
+    match row.state.as_str() {
+        "completed" => {
+            let stored: StoredResult = row
+                .result_json
+                .as_deref()
+                .and_then(|json| serde_json::from_str(json).ok())
+                .ok_or_else(|| {
+                    ApiError::internal("status", "completed generation has no result")
+                })?;
+            let urls: Vec<String> = stored.paths.iter().map(|p| state.file_url(p)).collect();
+            let credits_used = row.credits_used.unwrap_or(row.credits_reserved);
+            body["result"] = json!({
+                "urls": urls,
+                "thumbnail_url": stored.thumbnail_path.as_deref().map(|p| state.file_url(p)),
+                "model": row.model,
+                "prompt_used": row.prompt_used,
+                "created_at": stored.created_at,
+                "aspect_ratio": row.aspect_ratio,
+            });
+            body["credits_used"] = json!(credits_used);
+            body["credits_breakdown"] = json!([{
+                "model": row.model,
+                "amount": credits_used,
+                "base": row.credit_base,
+                "final": credits_used,
+            }]);
+        }
+        "failed" => {
+            let failure: Value = row
+                .failure_json
+                .as_deref()
+                .and_then(|json| serde_json::from_str(json).ok())
+                .unwrap_or(Value::Null);
+            body["error"] = json!(
+                row.error
+                    .clone()
+                    .unwrap_or_else(|| "Generation failed".to_owned())
+            );
+            body["failure"] = failure;
+        }
+        _ => {}
+    }
+    Ok(Json(body))
+}
+
+pub(crate) async fn cancel(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    if !is_object_id(&id) {
+        return Err(ApiError::invalid_generation_id());
+    }
+    match state.store.cancel_generation(&caller.user_id, &id)? {
+        CancelOutcome::Cancelled => {
+            tracing::info!(generation_id = %id, "generation cancelled");
+            Ok(Json(
+                json!({"success": true, "generation_id": id, "state": "cancelled"}),
+            ))
+        }
+        CancelOutcome::Terminal => Err(ApiError::sdk(
+            StatusCode::CONFLICT,
+            "CANNOT_CANCEL",
+            "Generation is already finished and cannot be cancelled",
+        )),
+        CancelOutcome::NotFound => Err(not_found()),
+    }
+}

@@ -1,0 +1,240 @@
+//! POST /v1/media/upload: multipart `file` (required) and optional `project_id`, streamed to
+//! disk chunk by chunk with a 500 MB cap.
+
+use axum::extract::{Multipart, State};
+use axum::http::StatusCode;
+use axum::{Extension, Json};
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+use crate::sandbox::auth::Caller;
+use crate::sandbox::fetch::decode_image;
+use crate::sandbox::files::{content_type_for, write_jpeg};
+use crate::sandbox::http_error::{ApiError, ApiResult};
+use crate::sandbox::ids::{is_object_id, new_object_id};
+use crate::sandbox::render::thumbnail;
+use crate::sandbox::state::AppState;
+use crate::sandbox::store::UploadRow;
+
+pub(crate) const MAX_UPLOAD_BYTES: u64 = 500 * 1024 * 1024;
+/// Images above this are stored but get no thumbnail (decoding them would cost too much).
+const MAX_THUMBNAIL_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
+
+fn bad_multipart(detail: impl std::fmt::Display) -> ApiError {
+    ApiError::sdk(
+        StatusCode::BAD_REQUEST,
+        "INVALID_UPLOAD",
+        format!("Invalid multipart payload: {detail}"),
+    )
+}
+
+/// Keeps a short alphanumeric extension so the served Content-Type matches the file.
+fn extension_for(filename: &str, mime: &str) -> String {
+    let from_name = filename
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+        .filter(|ext| {
+            !ext.is_empty() && ext.len() <= 8 && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+        });
+    from_name.unwrap_or_else(|| {
+        match mime {
+            "image/png" => "png",
+            "image/jpeg" => "jpg",
+            "image/webp" => "webp",
+            "image/gif" => "gif",
+            "video/mp4" => "mp4",
+            "video/webm" => "webm",
+            "audio/mpeg" => "mp3",
+            "audio/wav" | "audio/x-wav" => "wav",
+            _ => "bin",
+        }
+        .to_owned()
+    })
+}
+
+/// Routed by MIME type like the real service: video/*, audio/*, everything else = image.
+fn media_type_for(mime: &str) -> &'static str {
+    if mime.starts_with("video/") {
+        "video"
+    } else if mime.starts_with("audio/") {
+        "audio"
+    } else {
+        "image"
+    }
+}
+
+struct StoredFile {
+    filename: String,
+    mime_type: String,
+    rel_path: String,
+    size_bytes: u64,
+}
+
+pub(crate) async fn upload(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    mut multipart: Multipart,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let id = new_object_id();
+    let mut stored: Option<StoredFile> = None;
+    let mut project_field: Option<String> = None;
+    let result: ApiResult<()> = async {
+        while let Some(mut field) = multipart.next_field().await.map_err(bad_multipart)? {
+            match field.name() {
+                Some("file") if stored.is_none() => {
+                    let filename = field
+                        .file_name()
+                        .map(|name| name.rsplit(['/', '\\']).next().unwrap_or(name).to_owned())
+                        .filter(|name| !name.is_empty())
+                        .unwrap_or_else(|| "upload".to_owned());
+                    let declared = field
+                        .content_type()
+                        .map(|mime| mime.to_ascii_lowercase())
+                        .filter(|mime| mime != "application/octet-stream");
+                    let mime_type =
+                        declared.unwrap_or_else(|| content_type_for(&filename).to_owned());
+                    let rel_path = format!("uploads/{id}.{}", extension_for(&filename, &mime_type));
+                    let path = state.files_dir.join(&rel_path);
+                    if let Some(parent) = path.parent() {
+                        tokio::fs::create_dir_all(parent)
+                            .await
+                            .map_err(|e| ApiError::internal("upload storage", e))?;
+                    }
+                    let partial = path.with_extension("partial");
+                    let mut file = tokio::fs::File::create(&partial)
+                        .await
+                        .map_err(|e| ApiError::internal("upload storage", e))?;
+                    let mut size_bytes: u64 = 0;
+                    while let Some(chunk) = field.chunk().await.map_err(bad_multipart)? {
+                        size_bytes += chunk.len() as u64;
+                        if size_bytes > MAX_UPLOAD_BYTES {
+                            drop(file);
+                            let _ = tokio::fs::remove_file(&partial).await;
+                            return Err(ApiError::global(
+                                StatusCode::PAYLOAD_TOO_LARGE,
+                                "File too large. Maximum size is 500MB.",
+                            ));
+                        }
+                        file.write_all(&chunk)
+                            .await
+                            .map_err(|e| ApiError::internal("upload write", e))?;
+                    }
+                    file.flush()
+                        .await
+                        .map_err(|e| ApiError::internal("upload write", e))?;
+                    drop(file);
+                    tokio::fs::rename(&partial, &path)
+                        .await
+                        .map_err(|e| ApiError::internal("upload storage", e))?;
+                    stored = Some(StoredFile {
+                        filename,
+                        mime_type,
+                        rel_path,
+                        size_bytes,
+                    });
+                }
+                Some("project_id") => {
+                    project_field =
+                        Some(field.text().await.map_err(bad_multipart)?.trim().to_owned());
+                }
+                _ => {} // unknown fields (e.g. description) are accepted and ignored
+            }
+        }
+        Ok(())
+    }
+    .await;
+    let cleanup = |stored: &Option<StoredFile>| {
+        if let Some(file) = stored {
+            let _ = std::fs::remove_file(state.files_dir.join(&file.rel_path));
+        }
+    };
+    if let Err(error) = result {
+        cleanup(&stored);
+        return Err(error);
+    }
+    let Some(file) = stored else {
+        return Err(ApiError::sdk(
+            StatusCode::BAD_REQUEST,
+            "FILE_REQUIRED",
+            "A multipart field named 'file' is required",
+        ));
+    };
+    let project_id = match project_field.as_deref().filter(|p| !p.is_empty()) {
+        None => None,
+        Some(project) if !is_object_id(project) => {
+            cleanup(&Some(file));
+            return Err(ApiError::raw(
+                StatusCode::BAD_REQUEST,
+                json!({"status": false, "message": "Invalid project ID format", "code": "SDK_PROJECT_INVALID_ID"}),
+            ));
+        }
+        Some(project) => match state.store.find_project(&caller.user_id, project)? {
+            Some(found) => Some(found.id),
+            None => {
+                cleanup(&Some(file));
+                return Err(ApiError::sdk(
+                    StatusCode::NOT_FOUND,
+                    "NOT_FOUND",
+                    "Project not found",
+                ));
+            }
+        },
+    };
+    let media_type = media_type_for(&file.mime_type);
+    let thumb_rel_path = if media_type == "image" && file.size_bytes <= MAX_THUMBNAIL_SOURCE_BYTES {
+        make_thumbnail(&state, &id, &file.rel_path).await
+    } else {
+        None
+    };
+    let row = UploadRow {
+        id: id.clone(),
+        user_id: caller.user_id.clone(),
+        project_id,
+        filename: file.filename,
+        mime_type: file.mime_type,
+        media_type: media_type.to_owned(),
+        size_bytes: file.size_bytes,
+        rel_path: file.rel_path,
+        thumb_rel_path,
+    };
+    let created_at = state.store.insert_upload(&row)?;
+    tracing::info!(media_id = %row.id, size_bytes = row.size_bytes, "upload stored");
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "success": true,
+            "media": {
+                "id": row.id,
+                "url": state.file_url(&row.rel_path),
+                "thumbnail_url": row.thumb_rel_path.as_deref().map(|p| state.file_url(p)),
+                "type": row.media_type,
+                "filename": row.filename,
+                "size_bytes": row.size_bytes,
+                "mime_type": row.mime_type,
+                "project_id": row.project_id,
+                "created_at": created_at,
+            }
+        })),
+    ))
+}
+
+/// A 256-px JPEG thumbnail for decodable images; `None` when the file is not an image.
+async fn make_thumbnail(state: &AppState, id: &str, rel_path: &str) -> Option<String> {
+    let source = state.files_dir.join(rel_path);
+    let thumb_rel = format!("uploads/{id}_thumb.jpg");
+    let target = state.files_dir.join(&thumb_rel);
+    let made = tokio::task::spawn_blocking(move || {
+        let bytes = std::fs::read(&source).map_err(|e| e.to_string())?;
+        let image = decode_image(&bytes).map_err(|e| e.to_string())?;
+        write_jpeg(&target, &thumbnail(&image.to_rgb8()))
+    })
+    .await;
+    match made {
+        Ok(Ok(())) => Some(thumb_rel),
+        Ok(Err(error)) => {
+            tracing::debug!(media_id = %id, %error, "no thumbnail for upload");
+            None
+        }
+        Err(_) => None,
+    }
+}
