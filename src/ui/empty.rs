@@ -41,7 +41,7 @@ pub fn empty_view_ui(ui: &mut Ui, view: View, tray_open: bool) -> Vec<Action> {
     ui.add_space((ui.available_height() * 0.28).max(tokens::SPACE_XL));
     ui.vertical_centered(|ui| {
         ui.set_max_width(460.0);
-        ui.label(RichText::new(view.glyph()).size(40.0).color(tokens::TEXT_FAINT));
+        crate::ui::icons::icon_ui(ui, view.icon(), 44.0, tokens::TEXT_FAINT);
         ui.add_space(tokens::SPACE_S);
         ui.label(
             RichText::new(state.title)

@@ -3,6 +3,7 @@
 
 use crate::engine::{Command, JobPhase, JobRecord};
 use crate::ui::format;
+use crate::ui::icons::{Icon, paint_icon};
 use crate::ui::model::{Action, Confirm, Model};
 use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
@@ -37,7 +38,7 @@ pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64)
             widgets::pill(ui, &format!("{running} running"), tokens::INFO);
         }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            if widgets::icon_button(ui, "⏵", "Hide job tray").clicked() {
+            if widgets::icon_button(ui, Icon::CollapseRight, "Hide job tray").clicked() {
                 actions.push(Action::ToggleTray);
             }
         });
@@ -130,7 +131,7 @@ fn job_card_ui(
         ui.horizontal(|ui| {
             let end = job.finished_at_unix_ms.unwrap_or(now_ms);
             let elapsed = format::elapsed(end - job.submitted_at_unix_ms);
-            let mut meta = format!("⏱ {elapsed}");
+            let mut meta = elapsed;
             match (job.credits_used, job.credits_estimate) {
                 (Some(used), _) => meta.push_str(&format!("  ·  {}", format::credits(used))),
                 (None, Some(estimate)) => {
@@ -165,11 +166,7 @@ fn job_card_ui(
         });
 
         if let Some(problem) = &job.poll_problem {
-            ui.label(
-                RichText::new(format!("⚠ {problem}"))
-                    .size(12.5)
-                    .color(tokens::WARNING),
-            );
+            widgets::notice(ui, problem, tokens::WARNING);
         }
 
         match &job.phase {
@@ -274,11 +271,10 @@ pub fn thumbnail_ui(ui: &mut Ui, textures: &TextureCache, url: &str, name: &str)
                     .paint_at(ui, egui::Rect::from_center_size(rect.center(), Vec2::splat(18.0)));
             }
             TextureLookup::Failed(_) => {
-                painter.text(
-                    rect.center(),
-                    egui::Align2::CENTER_CENTER,
-                    "🖾",
-                    egui::FontId::proportional(24.0),
+                paint_icon(
+                    painter,
+                    egui::Rect::from_center_size(rect.center(), Vec2::splat(28.0)),
+                    Icon::BrokenImage,
                     tokens::TEXT_FAINT,
                 );
             }

@@ -7,6 +7,7 @@ pub mod app;
 pub mod compose;
 pub mod empty;
 pub mod format;
+pub mod icons;
 pub mod jobs;
 pub mod model;
 pub mod screenshot;

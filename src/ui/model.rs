@@ -36,13 +36,14 @@ impl View {
         }
     }
 
-    pub fn glyph(self) -> &'static str {
+    pub fn icon(self) -> crate::ui::icons::Icon {
+        use crate::ui::icons::Icon;
         match self {
-            View::Create => "✨",
-            View::Library => "🖼",
-            View::Palettes => "🎨",
-            View::Presets => "🎬",
-            View::Settings => "⚙",
+            View::Create => Icon::Create,
+            View::Library => Icon::Library,
+            View::Palettes => Icon::Palettes,
+            View::Presets => Icon::Presets,
+            View::Settings => Icon::Settings,
         }
     }
 }

@@ -110,7 +110,7 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
                                     .wrap(),
                                 );
                             });
-                            if widgets::icon_button(ui, "✕", "Dismiss notification").clicked() {
+                            if widgets::icon_button(ui, crate::ui::icons::Icon::Close, "Dismiss notification").clicked() {
                                 actions.push(Action::DismissToast(toast.id));
                             }
                         });

@@ -3,6 +3,7 @@
 
 use crate::engine::{Command, JobRecord, LocalJobId};
 use crate::ui::format;
+use crate::ui::icons::{Icon, paint_icon};
 use crate::ui::model::{Action, Model};
 use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
@@ -118,10 +119,16 @@ fn image_area_ui(
                 .paint_at(ui, egui::Rect::from_center_size(rect.center(), Vec2::splat(28.0)));
         }
         TextureLookup::Failed(error) => {
+            paint_icon(
+                ui.painter(),
+                egui::Rect::from_center_size(rect.center() - egui::vec2(0.0, 30.0), Vec2::splat(40.0)),
+                Icon::BrokenImage,
+                tokens::TEXT_FAINT,
+            );
             ui.painter().text(
-                rect.center(),
-                egui::Align2::CENTER_CENTER,
-                format!("🖾  The image could not be loaded\n{error}"),
+                rect.center() + egui::vec2(0.0, 16.0),
+                egui::Align2::CENTER_TOP,
+                format!("The image could not be loaded\n{error}"),
                 egui::FontId::proportional(14.0),
                 tokens::TEXT_MUTED,
             );
@@ -138,16 +145,12 @@ fn image_area_ui(
             button_size,
         );
         if index > 0 {
-            let r = ui.put(left, egui::Button::new(RichText::new("◀").size(16.0)));
-            r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, "Previous image"));
-            if r.clicked() {
+            if widgets::round_icon_button(ui, left, Icon::ChevronLeft, "Previous image").clicked() {
                 actions.push(Action::ViewerStep(-1));
             }
         }
         if index + 1 < count {
-            let r = ui.put(right, egui::Button::new(RichText::new("▶").size(16.0)));
-            r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, "Next image"));
-            if r.clicked() {
+            if widgets::round_icon_button(ui, right, Icon::ChevronRight, "Next image").clicked() {
                 actions.push(Action::ViewerStep(1));
             }
         }
@@ -170,7 +173,7 @@ fn info_ui(
                 .color(tokens::TEXT),
         );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            if widgets::icon_button(ui, "✕", "Close viewer").clicked() {
+            if widgets::icon_button(ui, Icon::Close, "Close viewer").clicked() {
                 actions.push(Action::CloseViewer);
             }
         });

@@ -1,6 +1,7 @@
 //! Small shared widgets built from the design tokens: primary buttons, pills, section
 //! labels, field errors, named icon buttons.
 
+use super::icons::{Icon, paint_icon};
 use super::tokens;
 use egui::{
     Button, Color32, CornerRadius, Response, RichText, Role, Sense, Stroke, Ui, Vec2, WidgetInfo,
@@ -35,16 +36,59 @@ pub fn subtle_button(text: impl Into<String>) -> Button<'static> {
         .corner_radius(CornerRadius::same(tokens::RADIUS_S))
 }
 
-/// A button whose visible text is a glyph; `name` is what screen readers (and tests) get.
-pub fn icon_button(ui: &mut Ui, glyph: &str, name: &str) -> Response {
-    let response = ui.add(
-        Button::new(RichText::new(glyph).size(14.0).color(tokens::TEXT_MUTED))
-            .frame_when_inactive(false)
-            .min_size(Vec2::splat(24.0)),
-    );
+/// An icon-only button; `name` is what screen readers (and tests) get, and the tooltip.
+pub fn icon_button(ui: &mut Ui, icon: Icon, name: &str) -> Response {
+    let (rect, response) = ui.allocate_exact_size(Vec2::splat(26.0), Sense::click());
+    paint_icon_button(ui, rect, icon, &response, false);
     let name = name.to_owned();
     response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &name));
     response.on_hover_text(name)
+}
+
+/// A round icon button placed at `rect` (viewer arrows).
+pub fn round_icon_button(ui: &mut Ui, rect: egui::Rect, icon: Icon, name: &str) -> Response {
+    let response = ui.interact(rect, ui.id().with(name), Sense::click());
+    paint_icon_button(ui, rect, icon, &response, true);
+    let name = name.to_owned();
+    response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &name));
+    response.on_hover_text(name)
+}
+
+fn paint_icon_button(ui: &Ui, rect: egui::Rect, icon: Icon, response: &Response, filled: bool) {
+    if !ui.is_rect_visible(rect) {
+        return;
+    }
+    let painter = ui.painter();
+    let radius = if filled {
+        CornerRadius::same(255)
+    } else {
+        CornerRadius::same(tokens::RADIUS_S + 2)
+    };
+    if response.hovered() || filled {
+        let fill = if response.hovered() {
+            tokens::BG_HOVER
+        } else {
+            tokens::BG_ELEVATED.gamma_multiply(0.9)
+        };
+        painter.rect_filled(rect, radius, fill);
+    }
+    let color = if response.hovered() {
+        tokens::TEXT
+    } else {
+        tokens::TEXT_MUTED
+    };
+    let inner = egui::Rect::from_center_size(rect.center(), Vec2::splat(rect.width() * 0.46));
+    paint_icon(painter, inner, icon, color);
+}
+
+/// A line of coloured text with a warning icon in front (poll problems, notes).
+pub fn notice(ui: &mut Ui, text: &str, color: Color32) {
+    ui.horizontal_top(|ui| {
+        ui.spacing_mut().item_spacing.x = 6.0;
+        ui.add_space(1.0);
+        crate::ui::icons::icon_ui(ui, Icon::Warning, 13.0, color);
+        ui.add(egui::Label::new(RichText::new(text).size(12.5).color(color)).wrap());
+    });
 }
 
 /// Uppercase, muted, small: the label above a form field or a section.
@@ -59,11 +103,7 @@ pub fn section_label(ui: &mut Ui, text: &str) -> Response {
 
 /// A red message directly under the field it is about.
 pub fn field_error(ui: &mut Ui, message: &str) {
-    ui.label(
-        RichText::new(format!("⚠ {message}"))
-            .size(12.5)
-            .color(tokens::DANGER),
-    );
+    notice(ui, message, tokens::DANGER);
 }
 
 /// A rounded pill with a coloured dot and text (job states, badges).

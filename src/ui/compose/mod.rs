@@ -394,8 +394,13 @@ fn source_chip_ui(
                             ui.add(egui::Spinner::new().size(16.0));
                         }
                         TextureLookup::Failed(error) => {
-                            ui.label(RichText::new("⚠").color(tokens::WARNING))
-                                .on_hover_text(error);
+                            crate::ui::icons::icon_ui(
+                                ui,
+                                crate::ui::icons::Icon::BrokenImage,
+                                20.0,
+                                tokens::WARNING,
+                            )
+                            .on_hover_text(error);
                         }
                     }
                 }
@@ -412,7 +417,7 @@ fn source_chip_ui(
                     )
                     .on_hover_text(status.clone());
                 });
-                if widgets::icon_button(ui, "✕", &format!("Remove {}", source.label)).clicked() {
+                if widgets::icon_button(ui, crate::ui::icons::Icon::Close, &format!("Remove {}", source.label)).clicked() {
                     actions.push(Action::RemoveSource(index));
                 }
             });

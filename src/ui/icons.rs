@@ -1,0 +1,191 @@
+//! Vector icons drawn with the painter, so the studio needs no icon or emoji font and every
+//! icon is crisp at any scale. Each icon fits the given square.
+
+use egui::{Color32, CornerRadius, Painter, Pos2, Rect, Shape, Stroke, Vec2, pos2, vec2};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Icon {
+    Create,
+    Library,
+    Palettes,
+    Presets,
+    Settings,
+    Close,
+    Warning,
+    ChevronLeft,
+    ChevronRight,
+    CollapseRight,
+    BrokenImage,
+    Image,
+}
+
+pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
+    let s = rect.width().min(rect.height());
+    let c = rect.center();
+    let w = (s / 12.0).max(1.2);
+    let stroke = Stroke::new(w, color);
+    let p = |x: f32, y: f32| -> Pos2 { c + vec2(x, y) * (s / 2.0) };
+    match icon {
+        Icon::Create => {
+            // A four-pointed sparkle plus a small one.
+            let star = |center: Pos2, r: f32| {
+                let k = r * 0.28;
+                vec![
+                    center + vec2(0.0, -r),
+                    center + vec2(k, -k),
+                    center + vec2(r, 0.0),
+                    center + vec2(k, k),
+                    center + vec2(0.0, r),
+                    center + vec2(-k, k),
+                    center + vec2(-r, 0.0),
+                    center + vec2(-k, -k),
+                ]
+            };
+            painter.add(Shape::convex_polygon(
+                star(p(-0.12, 0.1), s * 0.36),
+                color,
+                Stroke::NONE,
+            ));
+            painter.add(Shape::convex_polygon(
+                star(p(0.52, -0.5), s * 0.16),
+                color,
+                Stroke::NONE,
+            ));
+        }
+        Icon::Library => {
+            let cell = s * 0.36;
+            let gap = s * 0.1;
+            for (dx, dy) in [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)] {
+                let center = c + vec2(dx, dy) * (cell + gap) / 2.0;
+                painter.rect_stroke(
+                    Rect::from_center_size(center, Vec2::splat(cell)),
+                    CornerRadius::same(2),
+                    stroke,
+                    egui::StrokeKind::Middle,
+                );
+            }
+        }
+        Icon::Palettes => {
+            painter.circle_stroke(c, s * 0.42, stroke);
+            for (x, y) in [(-0.38, -0.05), (-0.05, -0.42), (0.32, -0.22)] {
+                painter.circle_filled(p(x * 0.9, y * 0.9 + 0.05), s * 0.08, color);
+            }
+            painter.circle_filled(p(0.12, 0.38), s * 0.1, color);
+        }
+        Icon::Presets => {
+            // A clapperboard.
+            let body = Rect::from_min_max(p(-0.8, -0.3), p(0.8, 0.8));
+            painter.rect_stroke(body, CornerRadius::same(2), stroke, egui::StrokeKind::Middle);
+            let top = [p(-0.8, -0.38), p(0.72, -0.75)];
+            painter.line_segment(top, stroke);
+            painter.line_segment([p(-0.8, -0.38), p(-0.8, -0.3)], stroke);
+            for x in [-0.3, 0.2] {
+                painter.line_segment([p(x, -0.5), p(x + 0.18, -0.3)], stroke);
+            }
+        }
+        Icon::Settings => {
+            // A gear: a ring with eight teeth.
+            for i in 0..8 {
+                let angle = i as f32 * std::f32::consts::TAU / 8.0;
+                let dir = vec2(angle.cos(), angle.sin());
+                painter.line_segment(
+                    [c + dir * s * 0.3, c + dir * s * 0.48],
+                    Stroke::new(w * 1.8, color),
+                );
+            }
+            painter.circle_stroke(c, s * 0.3, stroke);
+            painter.circle_stroke(c, s * 0.12, stroke);
+        }
+        Icon::Close => {
+            let r = 0.5;
+            painter.line_segment([p(-r, -r), p(r, r)], stroke);
+            painter.line_segment([p(r, -r), p(-r, r)], stroke);
+        }
+        Icon::Warning => {
+            painter.add(Shape::convex_polygon(
+                vec![p(0.0, -0.85), p(0.9, 0.75), p(-0.9, 0.75)],
+                color,
+                Stroke::NONE,
+            ));
+            let dark = Color32::from_black_alpha(200);
+            painter.line_segment([p(0.0, -0.35), p(0.0, 0.25)], Stroke::new(w * 1.2, dark));
+            painter.circle_filled(p(0.0, 0.5), w * 0.8, dark);
+        }
+        Icon::ChevronLeft => {
+            painter.add(Shape::line(
+                vec![p(0.25, -0.55), p(-0.25, 0.0), p(0.25, 0.55)],
+                Stroke::new(w * 1.4, color),
+            ));
+        }
+        Icon::ChevronRight => {
+            painter.add(Shape::line(
+                vec![p(-0.25, -0.55), p(0.25, 0.0), p(-0.25, 0.55)],
+                Stroke::new(w * 1.4, color),
+            ));
+        }
+        Icon::CollapseRight => {
+            let frame = Rect::from_center_size(c, Vec2::splat(s * 0.9));
+            painter.rect_stroke(frame, CornerRadius::same(2), stroke, egui::StrokeKind::Middle);
+            painter.line_segment([p(0.2, -0.45), p(0.2, 0.45)], stroke);
+            painter.add(Shape::line(
+                vec![p(-0.35, -0.2), p(-0.15, 0.0), p(-0.35, 0.2)],
+                stroke,
+            ));
+        }
+        Icon::Image | Icon::BrokenImage => {
+            let frame = Rect::from_center_size(c, vec2(s * 0.9, s * 0.75));
+            painter.rect_stroke(frame, CornerRadius::same(2), stroke, egui::StrokeKind::Middle);
+            painter.circle_filled(p(0.18, -0.12), s * 0.07, color);
+            painter.add(Shape::line(
+                vec![p(-0.42, 0.3), p(-0.12, -0.02), p(0.12, 0.2), p(0.42, 0.3)],
+                stroke,
+            ));
+            if icon == Icon::BrokenImage {
+                painter.line_segment([p(-0.6, -0.6), p(0.6, 0.6)], Stroke::new(w * 1.3, color));
+            }
+        }
+    }
+}
+
+/// A small inline icon (for use next to text).
+pub fn icon_ui(ui: &mut egui::Ui, icon: Icon, size: f32, color: Color32) -> egui::Response {
+    let (rect, response) = ui.allocate_exact_size(Vec2::splat(size), egui::Sense::hover());
+    if ui.is_rect_visible(rect) {
+        paint_icon(ui.painter(), rect, icon, color);
+    }
+    response
+}
+
+/// A point inside the unit square, for tests of the icon geometry.
+#[cfg(test)]
+fn unit() -> Rect {
+    Rect::from_min_size(pos2(0.0, 0.0), Vec2::splat(24.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_icon_paints_something() {
+        let ctx = egui::Context::default();
+        let _ = ctx.run_ui(Default::default(), |ui| {
+            for icon in [
+                Icon::Create,
+                Icon::Library,
+                Icon::Palettes,
+                Icon::Presets,
+                Icon::Settings,
+                Icon::Close,
+                Icon::Warning,
+                Icon::ChevronLeft,
+                Icon::ChevronRight,
+                Icon::CollapseRight,
+                Icon::BrokenImage,
+                Icon::Image,
+            ] {
+                paint_icon(ui.painter(), unit(), icon, Color32::WHITE);
+            }
+        });
+    }
+}
