@@ -15,7 +15,7 @@ fn empty_state(view: View) -> EmptyState {
         View::Library => EmptyState {
             title: "Library",
             body: "Your generated images will be browsable here in the media library. \
-                   Until then, completed jobs are in the tray →",
+                   Until then, completed jobs are in the job tray on the right.",
         },
         View::Palettes => EmptyState {
             title: "Palettes",
@@ -52,17 +52,12 @@ pub fn empty_view_ui(ui: &mut Ui, view: View, tray_open: bool) -> Vec<Action> {
         ui.add_space(tokens::SPACE_XS);
         ui.label(RichText::new(state.body).color(tokens::TEXT_MUTED));
         ui.add_space(tokens::SPACE_M);
-        ui.horizontal(|ui| {
-            // Centre the buttons under the text.
-            let width = if tray_open { 132.0 } else { 264.0 };
-            ui.add_space(((ui.available_width() - width) / 2.0).max(0.0));
-            if ui.add(widgets::primary_button("Go to Create")).clicked() {
-                actions.push(Action::Navigate(View::Create));
-            }
-            if !tray_open && ui.add(widgets::secondary_button("Show job tray")).clicked() {
-                actions.push(Action::ToggleTray);
-            }
-        });
+        if ui.add(widgets::primary_button("Go to Create")).clicked() {
+            actions.push(Action::Navigate(View::Create));
+        }
+        if !tray_open && ui.add(widgets::secondary_button("Show job tray")).clicked() {
+            actions.push(Action::ToggleTray);
+        }
     });
     actions
 }

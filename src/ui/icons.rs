@@ -1,7 +1,7 @@
 //! Vector icons drawn with the painter, so the studio needs no icon or emoji font and every
 //! icon is crisp at any scale. Each icon fits the given square.
 
-use egui::{Color32, CornerRadius, Painter, Pos2, Rect, Shape, Stroke, Vec2, pos2, vec2};
+use egui::{Color32, CornerRadius, Painter, Pos2, Rect, Shape, Stroke, Vec2, vec2};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Icon {
@@ -159,7 +159,7 @@ pub fn icon_ui(ui: &mut egui::Ui, icon: Icon, size: f32, color: Color32) -> egui
 /// A point inside the unit square, for tests of the icon geometry.
 #[cfg(test)]
 fn unit() -> Rect {
-    Rect::from_min_size(pos2(0.0, 0.0), Vec2::splat(24.0))
+    Rect::from_min_size(egui::pos2(0.0, 0.0), Vec2::splat(24.0))
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ fn job_card_ui(
                 .filter(|m| !m.is_empty() && *m != job.model_label);
             let mut title = format!("{} · {}", job.spec.kind.label(), job.model_label);
             if let Some(ran) = &ran {
-                title.push_str(&format!(" → {ran}"));
+                title.push_str(&format!(" · ran {ran}"));
             }
             ui.add(
                 egui::Label::new(RichText::new(title).strong().color(tokens::TEXT)).truncate(),

@@ -6,7 +6,7 @@ use crate::settings::{ProfileKind, ServiceProfile};
 use crate::ui::model::Action;
 use crate::ui::tokens;
 use crate::ui::widgets;
-use egui::{RichText, Role, Stroke, TextEdit, Ui};
+use egui::{RichText, Stroke, TextEdit, Ui};
 use std::collections::HashMap;
 
 /// What the view shows about the session; rebuilt after every profile change so layout
@@ -240,12 +240,7 @@ fn profile_fields_ui(ui: &mut Ui, form: &mut ProfileForm, editing: bool) -> (boo
                 .password(password)
                 .desired_width(f32::INFINITY),
         );
-        widgets::name_widget(
-            &response,
-            Role::TextInput,
-            label,
-            (!password).then(|| value.clone()),
-        );
+        widgets::name_widget(&response, label);
         let _ = label_response;
     };
     field(ui, "Name", &mut form.name, "Studio account", false);
@@ -321,26 +316,32 @@ fn storage_ui(ui: &mut Ui, snapshot: &SettingsSnapshot) {
     widgets::section_label(ui, "Storage");
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
-        let row = |ui: &mut Ui, key: &str, value: &str| {
-            ui.horizontal(|ui| {
-                ui.add_sized(
-                    egui::vec2(110.0, 18.0),
-                    egui::Label::new(
+        egui::Grid::new("storage_grid")
+            .num_columns(2)
+            .spacing(egui::vec2(tokens::SPACE_M, tokens::SPACE_S))
+            .show(ui, |ui| {
+                for (key, value) in [
+                    ("API keys", &snapshot.secret_store),
+                    ("Settings", &snapshot.config_dir),
+                    ("Data & journal", &snapshot.data_dir),
+                    ("Cache", &snapshot.cache_dir),
+                    ("Logs", &snapshot.log_dir),
+                ] {
+                    ui.label(
                         RichText::new(key)
                             .size(tokens::TEXT_SMALL)
                             .color(tokens::TEXT_FAINT),
-                    ),
-                );
-                ui.add(
-                    egui::Label::new(RichText::new(value).monospace().color(tokens::TEXT_MUTED))
+                    );
+                    ui.add(
+                        egui::Label::new(
+                            RichText::new(value.as_str())
+                                .monospace()
+                                .color(tokens::TEXT_MUTED),
+                        )
                         .wrap(),
-                );
+                    );
+                    ui.end_row();
+                }
             });
-        };
-        row(ui, "API keys", &snapshot.secret_store);
-        row(ui, "Settings", &snapshot.config_dir);
-        row(ui, "Data & journal", &snapshot.data_dir);
-        row(ui, "Cache", &snapshot.cache_dir);
-        row(ui, "Logs", &snapshot.log_dir);
     });
 }

@@ -204,23 +204,37 @@ fn info_ui(
         .clone()
         .filter(|m| !m.is_empty())
         .unwrap_or_else(|| job.model_label.clone());
-    meta_row(ui, "Model", &model_ran);
+    let mut rows: Vec<(&str, String)> = vec![("Model", model_ran)];
     let credits = match (job.credits_used, job.credits_estimate) {
         (Some(used), _) => format::credits(used),
         (None, Some(est)) => format!("{} (est.)", format::credits(est)),
         _ => "–".to_owned(),
     };
-    meta_row(ui, "Credits", &credits);
+    rows.push(("Credits", credits));
     if let Some(created) = &result.created_at {
-        meta_row(ui, "Created", &format::timestamp(created));
+        rows.push(("Created", format::timestamp(created)));
     }
     if let Some(ratio) = result
         .aspect_ratio
         .clone()
         .or_else(|| job.spec.request.aspect_ratio.clone())
     {
-        meta_row(ui, "Aspect ratio", &ratio);
+        rows.push(("Aspect ratio", ratio));
     }
+    egui::Grid::new("viewer_meta")
+        .num_columns(2)
+        .spacing(Vec2::new(tokens::SPACE_M, 6.0))
+        .show(ui, |ui| {
+            for (key, value) in rows {
+                ui.label(
+                    RichText::new(key)
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::TEXT_FAINT),
+                );
+                ui.add(egui::Label::new(RichText::new(value).color(tokens::TEXT)).wrap());
+                ui.end_row();
+            }
+        });
 
     ui.add_space(tokens::SPACE_M);
     ui.horizontal_wrapped(|ui| {
@@ -243,19 +257,5 @@ fn info_ui(
         if ui.add(widgets::secondary_button("Close")).clicked() {
             actions.push(Action::CloseViewer);
         }
-    });
-}
-
-fn meta_row(ui: &mut Ui, key: &str, value: &str) {
-    ui.horizontal(|ui| {
-        ui.add_sized(
-            Vec2::new(96.0, 18.0),
-            egui::Label::new(
-                RichText::new(key)
-                    .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_FAINT),
-            ),
-        );
-        ui.add(egui::Label::new(RichText::new(value).color(tokens::TEXT)).wrap());
     });
 }

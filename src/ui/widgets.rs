@@ -47,7 +47,7 @@ pub fn icon_button(ui: &mut Ui, icon: Icon, name: &str) -> Response {
 
 /// A round icon button placed at `rect` (viewer arrows).
 pub fn round_icon_button(ui: &mut Ui, rect: egui::Rect, icon: Icon, name: &str) -> Response {
-    let response = ui.interact(rect, ui.id().with(name), Sense::click());
+    let response = ui.interact(rect, ui.scope_id().with(name), Sense::click());
     paint_icon_button(ui, rect, icon, &response, true);
     let name = name.to_owned();
     response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &name));
@@ -149,14 +149,9 @@ pub fn badge(ui: &mut Ui, text: &str, color: Color32) {
         });
 }
 
-/// Label a widget that has no visible text of its own (text fields, combo boxes).
-pub fn name_widget(response: &Response, role: Role, name: &str, value: Option<String>) {
-    let name = name.to_owned();
-    response.widget_info(|| {
-        let mut info = WidgetInfo::labeled(role, response.enabled(), &name);
-        info.current_text_value = value.clone();
-        info
-    });
+/// Name a widget whose visible label is elsewhere or styled (text fields, combo boxes).
+pub fn name_widget(response: &Response, name: &str) {
+    let _ = response.clone().accessible_name(name);
 }
 
 /// Muted body text.

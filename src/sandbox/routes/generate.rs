@@ -241,11 +241,9 @@ fn validate_quality(body: &Map<String, Value>, spec: &ModelSpec) -> ApiResult<Op
     }
 }
 
-fn validate_num_images(body: &Map<String, Value>, spec: &ModelSpec, kind: Kind) -> ApiResult<u32> {
-    // Only image-edit documents num_images; the image route always makes one image.
-    if kind == Kind::Image {
-        return Ok(1);
-    }
+fn validate_num_images(body: &Map<String, Value>, spec: &ModelSpec) -> ApiResult<u32> {
+    // Documented for image-edit; the image route's remaining fields are "not shown", and
+    // the sandbox honours num_images there too (the catalog's images_per_request bounds it).
     let max = spec.images_per_request.unwrap_or(1).max(1);
     match body.get("num_images") {
         None | Some(Value::Null) => Ok(1),
@@ -406,7 +404,7 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
     let aspect_ratio = validate_aspect_ratio(&body, spec, kind)?;
     let resolution = validate_resolution(&body, spec)?;
     let quality = validate_quality(&body, spec)?;
-    let num_images = validate_num_images(&body, spec, kind)?;
+    let num_images = validate_num_images(&body, spec)?;
     let source_images = validate_sources(&body, spec, kind)?;
     validate_extras(&body)?;
     let seed = validate_seed(&body, &prompt)?;

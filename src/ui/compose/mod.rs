@@ -13,7 +13,7 @@ use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{
-    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, RichText, Role, Stroke, TextEdit,
+    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, RichText, Stroke, TextEdit,
     Ui, Vec2,
 };
 
@@ -88,8 +88,8 @@ fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
         .show(ui, |ui| {
             ui.spacing_mut().item_spacing.x = 2.0;
             // Right-to-left parent: add in reverse so "Image" stays first.
-            ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
-                for kind in [GenerationKind::Image, GenerationKind::ImageEdit] {
+            ui.horizontal(|ui| {
+                for kind in [GenerationKind::ImageEdit, GenerationKind::Image] {
                     if segment(ui, form.kind == kind, kind.label()).clicked() {
                         form.kind = kind;
                     }
@@ -130,7 +130,8 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
             edit = edit.background_color(egui::Color32::from_rgb(0x2c, 0x1c, 0x20));
         }
         let output = edit.show(ui);
-        let _ = output.response.response.clone().labelled_by(label.id);
+        let _ = label;
+        widgets::name_widget(&output.response.response, "Prompt");
         ui.horizontal(|ui| {
             for message in form.messages_for(&Field::Prompt) {
                 widgets::field_error(ui, message);
@@ -298,7 +299,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
                 widgets::muted(ui, "No models of this type in the catalog.");
             }
         });
-    widgets::name_widget(&inner.response, Role::ComboBox, "Model", Some(selected_text));
+    widgets::name_widget(&inner.response, "Model");
     if let Some(error) = &model.catalog.error {
         ui.label(
             RichText::new(format!("Could not load the model catalog: {error}"))
@@ -344,12 +345,7 @@ fn sources_card_ui(
                     .hint_text("https://… image URL")
                     .desired_width((ui.available_width() - button_width - 8.0).max(120.0)),
             );
-            widgets::name_widget(
-                &response,
-                Role::TextInput,
-                "Source image URL",
-                Some(form.url_input.clone()),
-            );
+            widgets::name_widget(&response, "Source image URL");
             let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
             if ui.add(widgets::secondary_button("Add URL")).clicked() || enter {
                 actions.push(Action::AddSourceUrl(form.url_input.clone()));
@@ -437,8 +433,15 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
             None if model.projects.is_loaded() => "Default project".to_owned(),
             None => "Loading projects…".to_owned(),
         };
-        ui.horizontal(|ui| {
-            let width = (ui.available_width() - 140.0).max(200.0);
+        let row = Vec2::new(ui.available_width(), 30.0);
+        ui.allocate_ui_with_layout(row, egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            if !form.new_project_open
+                && ui.add(widgets::secondary_button("New project…")).clicked()
+            {
+                form.new_project_open = true;
+                form.project_error = None;
+            }
+            let width = ui.available_width().max(200.0);
             let inner = ComboBox::from_id_salt("project_picker")
                 .selected_text(selected_text.clone())
                 .width(width)
@@ -462,18 +465,7 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                         widgets::muted(ui, "No projects yet.");
                     }
                 });
-            widgets::name_widget(
-                &inner.response,
-                Role::ComboBox,
-                "Project",
-                Some(selected_text.clone()),
-            );
-            if !form.new_project_open
-                && ui.add(widgets::secondary_button("New project…")).clicked()
-            {
-                form.new_project_open = true;
-                form.project_error = None;
-            }
+            widgets::name_widget(&inner.response, "Project");
         });
         if form.new_project_open {
             ui.horizontal(|ui| {
@@ -482,12 +474,7 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                         .hint_text("Project name")
                         .desired_width((ui.available_width() - 170.0).max(160.0)),
                 );
-                widgets::name_widget(
-                    &response,
-                    Role::TextInput,
-                    "New project name",
-                    Some(form.new_project_name.clone()),
-                );
+                widgets::name_widget(&response, "New project name");
                 let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
                 let can_create =
                     !form.project_creating && !form.new_project_name.trim().is_empty();
