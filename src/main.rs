@@ -50,7 +50,10 @@ fn main() -> ExitCode {
 }
 
 fn parse_studio_args(args: &[String]) -> Result<StartupOptions, String> {
-    let mut options = StartupOptions { initial_view: View::Create, screenshot_to: None };
+    let mut options = StartupOptions {
+        initial_view: View::Create,
+        screenshot_to: None,
+    };
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
@@ -72,11 +75,16 @@ fn parse_studio_args(args: &[String]) -> Result<StartupOptions, String> {
 
 fn run_studio(options: StartupOptions) -> ExitCode {
     let Some(paths) = AppPaths::discover() else {
-        eprintln!("framewright: could not find a home folder for settings and data; set FRAMEWRIGHT_HOME");
+        eprintln!(
+            "framewright: could not find a home folder for settings and data; set FRAMEWRIGHT_HOME"
+        );
         return ExitCode::FAILURE;
     };
     if let Err(err) = paths.create_all() {
-        eprintln!("framewright: could not create {}: {err}", paths.data_dir.display());
+        eprintln!(
+            "framewright: could not create {}: {err}",
+            paths.data_dir.display()
+        );
         return ExitCode::FAILURE;
     }
     init_logging(Some(&paths));
@@ -116,7 +124,11 @@ fn load_icon() -> egui::IconData {
     match image::load_from_memory(bytes) {
         Ok(image) => {
             let rgba = image.to_rgba8();
-            egui::IconData { width: rgba.width(), height: rgba.height(), rgba: rgba.into_raw() }
+            egui::IconData {
+                width: rgba.width(),
+                height: rgba.height(),
+                rgba: rgba.into_raw(),
+            }
         }
         Err(_) => egui::IconData::default(),
     }
@@ -124,7 +136,9 @@ fn load_icon() -> egui::IconData {
 
 /// Logs go to `<log_dir>/framewright.log` (studio) and warnings also to stderr.
 fn init_logging(paths: Option<&AppPaths>) {
-    use tracing_subscriber::{EnvFilter, Layer, fmt, layer::SubscriberExt, util::SubscriberInitExt};
+    use tracing_subscriber::{
+        EnvFilter, Layer, fmt, layer::SubscriberExt, util::SubscriberInitExt,
+    };
     let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let stderr_layer = fmt::layer()
         .with_writer(std::io::stderr)
@@ -135,7 +149,15 @@ fn init_logging(paths: Option<&AppPaths>) {
             .append(true)
             .open(paths.log_dir.join("framewright.log"))
             .ok()?;
-        Some(fmt::layer().with_ansi(false).with_writer(Mutex::new(file)).with_filter(filter()))
+        Some(
+            fmt::layer()
+                .with_ansi(false)
+                .with_writer(Mutex::new(file))
+                .with_filter(filter()),
+        )
     });
-    let _ = tracing_subscriber::registry().with(stderr_layer).with(file_layer).try_init();
+    let _ = tracing_subscriber::registry()
+        .with(stderr_layer)
+        .with(file_layer)
+        .try_init();
 }

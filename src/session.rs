@@ -30,7 +30,10 @@ impl Default for SessionOptions {
             .and_then(|v| v.parse::<f64>().ok())
             .filter(|v| v.is_finite() && *v > 0.0)
             .unwrap_or(1.0);
-        Self { sandbox_speed, use_os_keychain: true }
+        Self {
+            sandbox_speed,
+            use_os_keychain: true,
+        }
     }
 }
 
@@ -304,7 +307,11 @@ impl Session {
         }
         let engine = self.start_engine(profile, sandbox.base_url(), sandbox.api_key())?;
         let label = format!("{} · 127.0.0.1:{}", profile.name, sandbox.port());
-        Ok(Connection { engine, sandbox: Some(sandbox), label })
+        Ok(Connection {
+            engine,
+            sandbox: Some(sandbox),
+            label,
+        })
     }
 
     fn connect_remote(
@@ -312,17 +319,23 @@ impl Session {
         profile: &ServiceProfile,
         base_url: &str,
     ) -> Result<Connection, String> {
-        let api_key = self
-            .secrets
-            .get(&profile.id)
-            .ok_or_else(|| format!("No API key is stored for “{}”. Add it in Settings.", profile.name))?;
+        let api_key = self.secrets.get(&profile.id).ok_or_else(|| {
+            format!(
+                "No API key is stored for “{}”. Add it in Settings.",
+                profile.name
+            )
+        })?;
         let engine = self.start_engine(profile, base_url, &api_key)?;
         let host = base_url
             .split("://")
             .nth(1)
             .and_then(|rest| rest.split('/').next())
             .unwrap_or(base_url);
-        Ok(Connection { engine, sandbox: None, label: format!("{} · {host}", profile.name) })
+        Ok(Connection {
+            engine,
+            sandbox: None,
+            label: format!("{} · {host}", profile.name),
+        })
     }
 
     fn start_engine(
@@ -363,7 +376,10 @@ fn non_empty_name(name: &str) -> Result<String, SessionError> {
 pub fn normalise_base_url(input: &str) -> Result<String, SessionError> {
     let trimmed = input.trim().trim_end_matches('/');
     let valid_scheme = trimmed.starts_with("https://") || trimmed.starts_with("http://");
-    let has_host = trimmed.split("://").nth(1).is_some_and(|rest| !rest.is_empty());
+    let has_host = trimmed
+        .split("://")
+        .nth(1)
+        .is_some_and(|rest| !rest.is_empty());
     if !valid_scheme || !has_host || trimmed.contains(char::is_whitespace) {
         return Err(SessionError::InvalidBaseUrl(input.trim().to_owned()));
     }
@@ -381,11 +397,15 @@ mod tests {
     #[test]
     fn base_url_is_normalised_to_api_root() {
         assert_eq!(
-            normalise_base_url(" https://gen.example.com/ ").ok().as_deref(),
+            normalise_base_url(" https://gen.example.com/ ")
+                .ok()
+                .as_deref(),
             Some("https://gen.example.com/api")
         );
         assert_eq!(
-            normalise_base_url("http://127.0.0.1:8080/api").ok().as_deref(),
+            normalise_base_url("http://127.0.0.1:8080/api")
+                .ok()
+                .as_deref(),
             Some("http://127.0.0.1:8080/api")
         );
         assert!(normalise_base_url("gen.example.com").is_err());

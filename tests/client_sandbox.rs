@@ -48,7 +48,11 @@ fn image_spec(prompt: &str, model: Option<&str>) -> GenerationSpec {
 }
 
 /// Poll at the service's hint until the job is terminal (generous cap against hangs).
-async fn poll_until_terminal(client: &ApiClient, generation_id: &str, hint_secs: f64) -> StatusResponse {
+async fn poll_until_terminal(
+    client: &ApiClient,
+    generation_id: &str,
+    hint_secs: f64,
+) -> StatusResponse {
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         tokio::time::sleep(Duration::from_secs_f64(hint_secs)).await;
@@ -56,7 +60,10 @@ async fn poll_until_terminal(client: &ApiClient, generation_id: &str, hint_secs:
         if status.state.is_terminal() {
             return status;
         }
-        assert!(Instant::now() < deadline, "job {generation_id} never finished");
+        assert!(
+            Instant::now() < deadline,
+            "job {generation_id} never finished"
+        );
     }
 }
 
@@ -71,7 +78,10 @@ async fn catalog_filters_and_aliases() {
     let client = client(&env);
     let all = client.list_models(None).await.expect("models");
     assert!(all.len() > 10);
-    let images = client.list_models(Some("text_to_img")).await.expect("text_to_img");
+    let images = client
+        .list_models(Some("text_to_img"))
+        .await
+        .expect("text_to_img");
     assert!(!images.is_empty());
     assert!(images.iter().all(|m| m.has_type("text_to_img")));
     let alias: Vec<String> = client
@@ -86,8 +96,14 @@ async fn catalog_filters_and_aliases() {
     let lipsync = client.list_models(Some("lipsync")).await.expect("lipsync");
     assert!(lipsync.iter().any(|m| m.has_type("lipsync-image")));
     assert!(lipsync.iter().any(|m| m.has_type("lipsync-video")));
-    let unknown = client.list_models(Some("no_such_type")).await.expect("unknown type");
-    assert!(unknown.is_empty(), "unknown type gives an empty list, not an error");
+    let unknown = client
+        .list_models(Some("no_such_type"))
+        .await
+        .expect("unknown type");
+    assert!(
+        unknown.is_empty(),
+        "unknown type gives an empty list, not an error"
+    );
     let flux = all
         .iter()
         .find(|m| m.identifier == "fal-ai/flux/schnell")
@@ -105,8 +121,14 @@ async fn credits_and_projects() {
     assert_eq!(credits.spendable(), Some(750.0));
 
     let projects = client.projects().await.expect("projects");
-    assert!(projects.iter().any(|p| p.is_default == Some(true)), "{projects:?}");
-    let created = client.create_project("Storyboards").await.expect("create project");
+    assert!(
+        projects.iter().any(|p| p.is_default == Some(true)),
+        "{projects:?}"
+    );
+    let created = client
+        .create_project("Storyboards")
+        .await
+        .expect("create project");
     assert_eq!(created.name, "Storyboards");
     assert!(!created.id.is_empty());
     let projects = client.projects().await.expect("projects");
@@ -118,7 +140,10 @@ async fn image_job_completes_and_output_downloads() {
     let env = env();
     let client = client(&env);
     let answer = client
-        .submit(&image_spec("a lighthouse at dusk", Some("fal-ai/flux/schnell")))
+        .submit(&image_spec(
+            "a lighthouse at dusk",
+            Some("fal-ai/flux/schnell"),
+        ))
         .await
         .expect("submit");
     let id = answer.generation_id.clone().expect("generation id");
@@ -142,7 +167,10 @@ async fn image_job_completes_and_output_downloads() {
     assert!(decoded.width <= 64 && decoded.height <= 64);
     let dest = env.dir.path().join("saved").join("out.png");
     std::fs::create_dir_all(dest.parent().expect("parent")).expect("dir");
-    client.download_output_to(&url, &dest).await.expect("download");
+    client
+        .download_output_to(&url, &dest)
+        .await
+        .expect("download");
     assert_eq!(std::fs::read(&dest).expect("saved file"), bytes);
     let leftovers: Vec<_> = std::fs::read_dir(dest.parent().expect("parent"))
         .expect("list")
@@ -240,7 +268,10 @@ async fn error_shapes() {
 
     let client = client(&env);
     // 400 INVALID_PROMPT.
-    let error = client.submit(&image_spec("", None)).await.expect_err("empty prompt");
+    let error = client
+        .submit(&image_spec("", None))
+        .await
+        .expect_err("empty prompt");
     assert_eq!(error.status(), Some(400));
     assert_eq!(error.code(), Some("INVALID_PROMPT"));
     // MODEL_NOT_FOUND.
@@ -324,7 +355,11 @@ async fn lost_submit_answer_is_outcome_unknown() {
         .await
         .expect_err("the answer is dropped");
     assert!(error.outcome_unknown(), "{error:?}");
-    assert_eq!(env.sandbox.generation_count(), 1, "the job was created anyway");
+    assert_eq!(
+        env.sandbox.generation_count(),
+        1,
+        "the job was created anyway"
+    );
 }
 
 #[tokio::test]
@@ -350,7 +385,9 @@ async fn nothing_listening_is_connect_error() {
 #[tokio::test]
 async fn key_goes_only_to_the_service() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let port = listener.local_addr().expect("addr").port();
     let server = tokio::spawn(async move {
         let mut requests = Vec::new();
@@ -381,7 +418,11 @@ async fn key_goes_only_to_the_service() {
         .await
         .expect("output");
     let requests = server.await.expect("server");
-    assert!(requests[0].contains("x-api-key: kolbo_live_secret"), "{}", requests[0]);
+    assert!(
+        requests[0].contains("x-api-key: kolbo_live_secret"),
+        "{}",
+        requests[0]
+    );
     assert!(!requests[1].contains("x-api-key"), "{}", requests[1]);
     assert!(!requests[1].contains("kolbo_live_secret"));
 }

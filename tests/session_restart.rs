@@ -13,7 +13,10 @@ const WAIT_LIMIT: Duration = Duration::from_secs(90);
 
 fn open(paths: &AppPaths) -> Session {
     // Slow enough that the job is still running when we quit, fast enough for CI.
-    let options = SessionOptions { sandbox_speed: 1.5, use_os_keychain: false };
+    let options = SessionOptions {
+        sandbox_speed: 1.5,
+        use_os_keychain: false,
+    };
     Session::open_with(paths.clone(), options, Arc::new(|| {}))
 }
 
@@ -42,7 +45,11 @@ fn a_job_running_at_quit_is_resumed_and_finishes_after_restart() {
     let paths = AppPaths::under(home.path());
 
     let mut first = open(&paths);
-    assert!(first.connection_error().is_none(), "{:?}", first.connection_error());
+    assert!(
+        first.connection_error().is_none(),
+        "{:?}",
+        first.connection_error()
+    );
     let spec = GenerationSpec {
         kind: GenerationKind::Image,
         request: GenerationRequest {
@@ -51,17 +58,28 @@ fn a_job_running_at_quit_is_resumed_and_finishes_after_restart() {
         },
     };
     first
-        .send(Command::Submit { spec, model_label: "Auto".into(), credits_estimate: None })
+        .send(Command::Submit {
+            spec,
+            model_label: "Auto".into(),
+            credits_estimate: None,
+        })
         .expect("submit command accepted");
-    let running = wait_for_job(&mut first, |job| matches!(job.phase, JobPhase::Running { .. }));
-    let generation_id = running.generation_id.clone().expect("a running job has its id");
+    let running = wait_for_job(&mut first, |job| {
+        matches!(job.phase, JobPhase::Running { .. })
+    });
+    let generation_id = running
+        .generation_id
+        .clone()
+        .expect("a running job has its id");
 
     // Quit mid-job: engine and embedded sandbox both stop.
     first.shutdown();
     drop(first);
 
     let mut second = open(&paths);
-    let restored = wait_for_job(&mut second, |job| job.generation_id.as_deref() == Some(&generation_id));
+    let restored = wait_for_job(&mut second, |job| {
+        job.generation_id.as_deref() == Some(&generation_id)
+    });
     assert!(
         !restored.phase.is_finished(),
         "the job was still running when the studio quit, got {:?}",
@@ -70,8 +88,15 @@ fn a_job_running_at_quit_is_resumed_and_finishes_after_restart() {
     let finished = wait_for_job(&mut second, |job| {
         job.generation_id.as_deref() == Some(&generation_id) && job.phase.is_finished()
     });
-    assert_eq!(finished.phase, JobPhase::Completed, "resumed job must complete");
+    assert_eq!(
+        finished.phase,
+        JobPhase::Completed,
+        "resumed job must complete"
+    );
     let result = finished.result.expect("completed job has a result");
     assert!(!result.urls.is_empty(), "completed job has output URLs");
-    assert!(finished.credits_used.is_some_and(|c| c > 0.0), "credits_used is reported");
+    assert!(
+        finished.credits_used.is_some_and(|c| c > 0.0),
+        "credits_used is reported"
+    );
 }

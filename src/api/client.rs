@@ -136,7 +136,10 @@ impl ApiClient {
     // ---------------------------------------------------------------------------------
 
     /// GET /v1/models, optionally filtered by a catalog type or alias.
-    pub async fn list_models(&self, type_filter: Option<&str>) -> Result<Vec<ModelRecord>, ApiError> {
+    pub async fn list_models(
+        &self,
+        type_filter: Option<&str>,
+    ) -> Result<Vec<ModelRecord>, ApiError> {
         let mut request = self.service.get(self.url("/v1/models"));
         if let Some(filter) = type_filter.map(str::trim).filter(|f| !f.is_empty()) {
             request = request.query(&[("type", filter)]);
@@ -147,13 +150,17 @@ impl ApiClient {
 
     /// GET /v1/account/credits.
     pub async fn credits(&self) -> Result<Credits, ApiError> {
-        let response: CreditsResponse = self.json(self.service.get(self.url("/v1/account/credits"))).await?;
+        let response: CreditsResponse = self
+            .json(self.service.get(self.url("/v1/account/credits")))
+            .await?;
         Ok(response.credits)
     }
 
     /// GET /v1/projects.
     pub async fn projects(&self) -> Result<Vec<Project>, ApiError> {
-        let response: ProjectsResponse = self.json(self.service.get(self.url("/v1/projects"))).await?;
+        let response: ProjectsResponse = self
+            .json(self.service.get(self.url("/v1/projects")))
+            .await?;
         Ok(response.projects)
     }
 
@@ -164,9 +171,9 @@ impl ApiClient {
             .post(self.url("/v1/projects"))
             .json(&serde_json::json!({ "name": name }));
         let response: ProjectResponse = self.json(request).await?;
-        response
-            .project
-            .ok_or_else(|| ApiError::Decode("the new project's id was missing from the answer".into()))
+        response.project.ok_or_else(|| {
+            ApiError::Decode("the new project's id was missing from the answer".into())
+        })
     }
 
     // ---------------------------------------------------------------------------------
@@ -193,13 +200,19 @@ impl ApiClient {
 
     /// GET /v1/generate/:id/status.
     pub async fn status(&self, generation_id: &str) -> Result<StatusResponse, ApiError> {
-        let url = self.url(&format!("/v1/generate/{}/status", encode_segment(generation_id)));
+        let url = self.url(&format!(
+            "/v1/generate/{}/status",
+            encode_segment(generation_id)
+        ));
         self.json(self.service.get(url)).await
     }
 
     /// POST /v1/generate/:id/cancel. 409 `CANNOT_CANCEL` comes back as an error.
     pub async fn cancel(&self, generation_id: &str) -> Result<(), ApiError> {
-        let url = self.url(&format!("/v1/generate/{}/cancel", encode_segment(generation_id)));
+        let url = self.url(&format!(
+            "/v1/generate/{}/cancel",
+            encode_segment(generation_id)
+        ));
         let _: serde_json::Value = self.json(self.service.post(url)).await?;
         Ok(())
     }
@@ -210,7 +223,11 @@ impl ApiClient {
 
     /// POST /v1/media/upload: multipart field `file`, streamed from disk, MIME type from
     /// the file extension.
-    pub async fn upload_file(&self, path: &Path, project_id: Option<&str>) -> Result<UploadedMedia, ApiError> {
+    pub async fn upload_file(
+        &self,
+        path: &Path,
+        project_id: Option<&str>,
+    ) -> Result<UploadedMedia, ApiError> {
         let file = tokio::fs::File::open(path)
             .await
             .map_err(|e| ApiError::Io(format!("cannot open {}: {e}", path.display())))?;
@@ -234,16 +251,22 @@ impl ApiClient {
                 Err(e) => Some((Err(e), file)),
             }
         });
-        let part = reqwest::multipart::Part::stream_with_length(reqwest::Body::wrap_stream(stream), length_bytes)
-            .file_name(file_name)
-            .mime_str(mime_for_path(path))
-            .map_err(|e| ApiError::Io(format!("bad MIME type: {e}")))?;
+        let part = reqwest::multipart::Part::stream_with_length(
+            reqwest::Body::wrap_stream(stream),
+            length_bytes,
+        )
+        .file_name(file_name)
+        .mime_str(mime_for_path(path))
+        .map_err(|e| ApiError::Io(format!("bad MIME type: {e}")))?;
         let mut form = reqwest::multipart::Form::new().part("file", part);
         if let Some(project_id) = project_id.filter(|p| !p.trim().is_empty()) {
             form = form.text("project_id", project_id.to_owned());
         }
         // No whole-request timeout: large files take long; the read timeout still applies.
-        let request = self.service.post(self.url("/v1/media/upload")).multipart(form);
+        let request = self
+            .service
+            .post(self.url("/v1/media/upload"))
+            .multipart(form);
         let response: UploadResponse = self.json_with_timeout(request, None).await?;
         response
             .media
@@ -254,7 +277,10 @@ impl ApiClient {
     pub async fn fetch_output(&self, url: &str) -> Result<Vec<u8>, ApiError> {
         let response = self.public.get(url).send().await.map_err(classify)?;
         let response = check_status(response).await?;
-        if response.content_length().is_some_and(|n| n > MAX_FETCH_BYTES) {
+        if response
+            .content_length()
+            .is_some_and(|n| n > MAX_FETCH_BYTES)
+        {
             return Err(ApiError::Io(format!(
                 "the file is larger than {} MB",
                 MAX_FETCH_BYTES / (1024 * 1024)
@@ -281,7 +307,11 @@ impl ApiClient {
     }
 
     /// Like [`Self::download_output_to`], also returning the response's Content-Type.
-    pub async fn download_output_typed(&self, url: &str, dest: &Path) -> Result<Option<String>, ApiError> {
+    pub async fn download_output_typed(
+        &self,
+        url: &str,
+        dest: &Path,
+    ) -> Result<Option<String>, ApiError> {
         let response = self.public.get(url).send().await.map_err(classify)?;
         let response = check_status(response).await?;
         let content_type = response
@@ -308,9 +338,12 @@ impl ApiClient {
                 .await
                 .map_err(|e| ApiError::Io(format!("cannot write {}: {e}", temp.display())))?;
             drop(file);
-            tokio::fs::rename(&temp, dest)
-                .await
-                .map_err(|e| ApiError::Io(format!("cannot move the download to {}: {e}", dest.display())))
+            tokio::fs::rename(&temp, dest).await.map_err(|e| {
+                ApiError::Io(format!(
+                    "cannot move the download to {}: {e}",
+                    dest.display()
+                ))
+            })
         }
         .await;
         if result.is_err() {
@@ -323,8 +356,12 @@ impl ApiClient {
     // Plumbing
     // ---------------------------------------------------------------------------------
 
-    async fn json<T: DeserializeOwned>(&self, request: reqwest::RequestBuilder) -> Result<T, ApiError> {
-        self.json_with_timeout(request, Some(self.request_timeout)).await
+    async fn json<T: DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<T, ApiError> {
+        self.json_with_timeout(request, Some(self.request_timeout))
+            .await
     }
 
     async fn json_with_timeout<T: DeserializeOwned>(
@@ -341,7 +378,11 @@ impl ApiClient {
         let headers = response.headers().clone();
         let body = response.bytes().await.map_err(classify)?;
         if let Some(error) = ApiError::from_response(status, &headers, &body) {
-            tracing::debug!(status, code = error.code(), "service answered with an error");
+            tracing::debug!(
+                status,
+                code = error.code(),
+                "service answered with an error"
+            );
             return Err(error);
         }
         decode_body(&body)
@@ -366,12 +407,14 @@ async fn check_status(response: reqwest::Response) -> Result<reqwest::Response, 
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let body = response.bytes().await.unwrap_or_default();
-    Err(ApiError::from_response(status, &headers, &body).unwrap_or(ApiError::Status {
-        status,
-        message: String::new(),
-        code: None,
-        retry_after_secs: None,
-    }))
+    Err(
+        ApiError::from_response(status, &headers, &body).unwrap_or(ApiError::Status {
+            status,
+            message: String::new(),
+            code: None,
+            retry_after_secs: None,
+        }),
+    )
 }
 
 /// `is_connect()` or a request that could not be built: not sent. Anything else after
@@ -489,14 +532,22 @@ mod tests {
         assert_eq!(encode_segment("a/b c"), "a%2Fb%20c");
         assert_eq!(mime_for_path(Path::new("x/y.PNG")), "image/png");
         assert_eq!(mime_for_path(Path::new("clip.mov")), "video/quicktime");
-        assert_eq!(mime_for_path(Path::new("noext")), "application/octet-stream");
+        assert_eq!(
+            mime_for_path(Path::new("noext")),
+            "application/octet-stream"
+        );
     }
 
     #[test]
     fn temp_file_is_beside_the_destination() {
         let temp = temp_path_beside(Path::new("/tmp/out/image.png"));
         assert_eq!(temp.parent(), Some(Path::new("/tmp/out")));
-        assert!(temp.file_name().unwrap().to_string_lossy().ends_with(".part"));
+        assert!(
+            temp.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .ends_with(".part")
+        );
     }
 
     #[tokio::test]

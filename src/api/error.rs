@@ -39,7 +39,12 @@ pub enum ApiError {
     Io(String),
 }
 
-fn status_line(status: u16, message: &str, code: Option<&str>, retry_after_secs: Option<f64>) -> String {
+fn status_line(
+    status: u16,
+    message: &str,
+    code: Option<&str>,
+    retry_after_secs: Option<f64>,
+) -> String {
     let message = message.trim();
     let mut out = if message.is_empty() {
         default_reason(status).to_owned()
@@ -152,12 +157,16 @@ impl ApiError {
         if ok_status && code.is_none() {
             code = Some(TRACKING_ERROR.to_owned());
         }
+        // RateLimit-* headers ride on every limited response, so a reset time means "wait"
+        // only when the answer is itself a refusal to serve now (429, or 503 Retry-After).
+        let waiting_is_meaningful = status == 429 || status == 503;
         let retry_after_secs = json
             .as_ref()
+            .filter(|_| waiting_is_meaningful)
             .and_then(|v| v.get("retryAfter").or_else(|| v.get("retry_after")))
             .and_then(value_as_f64)
             .filter(|s| s.is_finite() && *s >= 0.0)
-            .or_else(|| header_retry_after(headers));
+            .or_else(|| header_retry_after(headers).filter(|_| waiting_is_meaningful));
         Some(ApiError::Status {
             status,
             message,
@@ -258,7 +267,11 @@ mod tests {
             e.to_string(),
             "Insufficient credits: balance 3, minimum 8 (403 INSUFFICIENT_CREDITS)"
         );
-        let e = err(500, r#"{"status":false,"message":"boom","errors":["boom"]}"#).unwrap();
+        let e = err(
+            500,
+            r#"{"status":false,"message":"boom","errors":["boom"]}"#,
+        )
+        .unwrap();
         assert_eq!(e.code(), None);
         assert!(e.is_transient());
         let e = err(500, r#"{"status":false,"errors":["only here"]}"#).unwrap();
@@ -270,12 +283,24 @@ mod tests {
 
     #[test]
     fn all_four_rate_limit_shapes() {
-        let global = err(429, r#"{"error":"Too many","retryAfter":60,"code":"RATE_LIMITED","source":"global"}"#).unwrap();
+        let global = err(
+            429,
+            r#"{"error":"Too many","retryAfter":60,"code":"RATE_LIMITED","source":"global"}"#,
+        )
+        .unwrap();
         assert_eq!(global.retry_after_secs(), Some(60.0));
-        let per_endpoint = err(429, r#"{"status":false,"error":"Too many","message":"Slow down","retryAfter":"60"}"#).unwrap();
+        let per_endpoint = err(
+            429,
+            r#"{"status":false,"error":"Too many","message":"Slow down","retryAfter":"60"}"#,
+        )
+        .unwrap();
         assert_eq!(per_endpoint.retry_after_secs(), Some(60.0));
         assert!(per_endpoint.to_string().starts_with("Too many"));
-        let palette = err(429, r#"{"success":false,"code":"RATE_LIMITED","message":"Slow","retryAfter":60}"#).unwrap();
+        let palette = err(
+            429,
+            r#"{"success":false,"code":"RATE_LIMITED","message":"Slow","retryAfter":60}"#,
+        )
+        .unwrap();
         assert_eq!(palette.code(), Some("RATE_LIMITED"));
         let mut headers = HeaderMap::new();
         headers.insert("RateLimit-Reset", HeaderValue::from_static("17"));
@@ -290,6 +315,20 @@ mod tests {
         headers.insert("Retry-After", HeaderValue::from_static("5"));
         let both = ApiError::from_response(429, &headers, b"{}").unwrap();
         assert_eq!(both.retry_after_secs(), Some(5.0));
+    }
+
+    #[test]
+    fn rate_limit_headers_on_a_validation_error_do_not_mean_wait() {
+        let mut headers = HeaderMap::new();
+        headers.insert("RateLimit-Reset", HeaderValue::from_static("60"));
+        let e = ApiError::from_response(
+            400,
+            &headers,
+            br#"{"success":false,"error":"Model 'x' not found","code":"MODEL_NOT_FOUND"}"#,
+        )
+        .unwrap();
+        assert_eq!(e.retry_after_secs(), None);
+        assert!(!e.to_string().contains("retry in"), "{e}");
     }
 
     #[test]

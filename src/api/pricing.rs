@@ -23,11 +23,19 @@ impl PriceUnit {
     /// The unit for a catalog type name (`text_to_img`, `text_to_video`, `stt`, …).
     pub fn for_catalog_type(catalog_type: &str) -> PriceUnit {
         match catalog_type.trim().to_ascii_lowercase().as_str() {
-            "text_to_video" | "img_to_video" | "draw_to_video" | "video_to_video" | "elements"
-            | "firstlastgenerations" | "lipsync-image" | "lipsync-video" | "video"
-            | "video_from_image" | "video_from_video" | "first_last_frame" | "lipsync" => {
-                PriceUnit::PerOutputSecond
-            }
+            "text_to_video"
+            | "img_to_video"
+            | "draw_to_video"
+            | "video_to_video"
+            | "elements"
+            | "firstlastgenerations"
+            | "lipsync-image"
+            | "lipsync-video"
+            | "video"
+            | "video_from_image"
+            | "video_from_video"
+            | "first_last_frame"
+            | "lipsync" => PriceUnit::PerOutputSecond,
             "text_to_speech" | "speech" => PriceUnit::Per100Characters,
             "stt" | "transcription" => PriceUnit::PerInputMinute,
             "text" | "chat" => PriceUnit::PerCompletion,
@@ -101,7 +109,11 @@ pub fn price(model: &ModelRecord, inputs: &PriceInputs) -> Option<f64> {
     if let Some(video_input_credit) = model.video_input_credit
         && !inputs.input_video_secs.is_empty()
     {
-        let input_secs: f64 = inputs.input_video_secs.iter().map(|s| s.max(0.0).ceil()).sum();
+        let input_secs: f64 = inputs
+            .input_video_secs
+            .iter()
+            .map(|s| s.max(0.0).ceil())
+            .sum();
         let output_secs = if unit == PriceUnit::PerOutputSecond {
             duration_secs
         } else {
@@ -169,11 +181,16 @@ pub fn inputs_for_spec(spec: &GenerationSpec) -> PriceInputs {
 }
 
 /// Cheapest and dearest estimate over the catalog's models of the spec's type, for Auto.
-pub fn estimate_range_for_auto(models: &[ModelRecord], spec: &GenerationSpec) -> Option<(f64, f64)> {
+pub fn estimate_range_for_auto(
+    models: &[ModelRecord],
+    spec: &GenerationSpec,
+) -> Option<(f64, f64)> {
     let catalog_type = spec.kind.catalog_type();
     models
         .iter()
-        .filter(|m| m.has_type(catalog_type) || (spec.kind == GenerationKind::Image && m.has_type("image")))
+        .filter(|m| {
+            m.has_type(catalog_type) || (spec.kind == GenerationKind::Image && m.has_type("image"))
+        })
         .filter_map(|m| estimate_credits(m, spec))
         .fold(None, |range, price| match range {
             None => Some((price, price)),
@@ -306,7 +323,8 @@ mod tests {
     fn video_input_formula_rounds_up() {
         let mut m = model(5.0, &["video_to_video"]);
         m.video_input_credit = Some(1.3);
-        m.video_input_resolution_multipliers.insert("1080p".into(), 1.5);
+        m.video_input_resolution_multipliers
+            .insert("1080p".into(), 1.5);
         let mut i = inputs("video_to_video");
         i.input_video_secs = vec![2.2, 3.0];
         i.duration_secs = Some(5.0);
@@ -352,31 +370,54 @@ mod tests {
                 .find(|m| m.identifier == id)
                 .unwrap_or_else(|| panic!("{id} is in the catalog"))
         };
-        let with = |catalog_type: &str, resolution: Option<&str>, quality: Option<&str>, n: u32| PriceInputs {
-            catalog_type: catalog_type.into(),
-            resolution: resolution.map(str::to_owned),
-            quality: quality.map(str::to_owned),
-            num_images: n,
-            ..PriceInputs::default()
+        let with = |catalog_type: &str, resolution: Option<&str>, quality: Option<&str>, n: u32| {
+            PriceInputs {
+                catalog_type: catalog_type.into(),
+                resolution: resolution.map(str::to_owned),
+                quality: quality.map(str::to_owned),
+                num_images: n,
+                ..PriceInputs::default()
+            }
         };
 
         // Standard formula: credit 2 x resolution multiplier x images.
         let schnell = by_id("fal-ai/flux/schnell");
-        assert_eq!(price(schnell, &with("text_to_img", Some("1K"), None, 1)), Some(2.0));
-        assert_eq!(price(schnell, &with("text_to_img", Some("2K"), None, 2)), Some(8.0));
+        assert_eq!(
+            price(schnell, &with("text_to_img", Some("1K"), None, 1)),
+            Some(2.0)
+        );
+        assert_eq!(
+            price(schnell, &with("text_to_img", Some("2K"), None, 2)),
+            Some(8.0)
+        );
 
         // Resolution and quality multipliers together: 6 x 1.5 x 1.5 x 2.
         let ultra = by_id("fal-ai/flux-pro/v1.1-ultra");
-        assert_eq!(price(ultra, &with("text_to_img", Some("2K"), Some("high"), 2)), Some(27.0));
+        assert_eq!(
+            price(ultra, &with("text_to_img", Some("2K"), Some("high"), 2)),
+            Some(27.0)
+        );
         // Default quality (standard = 1) when none is picked.
-        assert_eq!(price(ultra, &with("text_to_img", Some("4K"), None, 1)), Some(12.0));
+        assert_eq!(
+            price(ultra, &with("text_to_img", Some("4K"), None, 1)),
+            Some(12.0)
+        );
 
         // Flat by resolution: the flat value is the total, images and multipliers ignored.
         let nano = by_id("google/nano-banana-2");
-        assert_eq!(price(nano, &with("text_to_img", Some("2K"), None, 1)), Some(8.0));
-        assert_eq!(price(nano, &with("text_to_img", Some("4K"), None, 3)), Some(16.0));
+        assert_eq!(
+            price(nano, &with("text_to_img", Some("2K"), None, 1)),
+            Some(8.0)
+        );
+        assert_eq!(
+            price(nano, &with("text_to_img", Some("4K"), None, 3)),
+            Some(16.0)
+        );
         let seedream = by_id("bytedance/seedream-4");
-        assert_eq!(price(seedream, &with("text_to_img", Some("4K"), None, 1)), Some(9.0));
+        assert_eq!(
+            price(seedream, &with("text_to_img", Some("4K"), None, 1)),
+            Some(9.0)
+        );
 
         // Video per second with sound: 40 x 1.5 (1080p) x 1.5 (sound) x 8 s.
         let veo = by_id("google/veo-3");

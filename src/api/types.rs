@@ -654,7 +654,10 @@ impl From<serde_json::Value> for Project {
 }
 
 /// The first array found at one of `paths` (each a list of nested keys).
-fn array_at<'a>(value: &'a serde_json::Value, paths: &[&[&str]]) -> Option<&'a Vec<serde_json::Value>> {
+fn array_at<'a>(
+    value: &'a serde_json::Value,
+    paths: &[&[&str]],
+) -> Option<&'a Vec<serde_json::Value>> {
     paths.iter().find_map(|path| {
         let mut cursor = value;
         for key in *path {
@@ -738,8 +741,11 @@ impl From<serde_json::Value> for UploadedMedia {
     fn from(value: serde_json::Value) -> Self {
         UploadedMedia {
             id: text_field(&value, &["id", "_id", "media_id", "mediaId"]),
-            url: text_field(&value, &["url", "file_url", "fileUrl", "public_url", "publicUrl"])
-                .unwrap_or_default(),
+            url: text_field(
+                &value,
+                &["url", "file_url", "fileUrl", "public_url", "publicUrl"],
+            )
+            .unwrap_or_default(),
             thumbnail_url: text_field(&value, &["thumbnail_url", "thumbnailUrl"]),
             media_type: text_field(&value, &["type", "media_type", "mediaType"]),
         }

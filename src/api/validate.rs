@@ -80,7 +80,10 @@ pub fn validate(spec: &GenerationSpec, model: Option<&ModelRecord>) -> Vec<Field
             ));
         }
 
-        if let Some(ratio) = request.aspect_ratio.as_deref().filter(|r| !r.trim().is_empty())
+        if let Some(ratio) = request
+            .aspect_ratio
+            .as_deref()
+            .filter(|r| !r.trim().is_empty())
             && !model.supported_aspect_ratios.is_empty()
             && !contains_ignore_case(&model.supported_aspect_ratios, ratio)
         {
@@ -93,7 +96,10 @@ pub fn validate(spec: &GenerationSpec, model: Option<&ModelRecord>) -> Vec<Field
             ));
         }
 
-        if let Some(resolution) = request.resolution.as_deref().filter(|r| !r.trim().is_empty())
+        if let Some(resolution) = request
+            .resolution
+            .as_deref()
+            .filter(|r| !r.trim().is_empty())
             && !model.supported_resolutions.is_empty()
             && !contains_ignore_case(&model.supported_resolutions, resolution)
         {
@@ -111,7 +117,10 @@ pub fn validate(spec: &GenerationSpec, model: Option<&ModelRecord>) -> Vec<Field
     if let Some(count) = request.num_images {
         let max = model.map(ModelRecord::max_images_per_request).unwrap_or(1);
         if count == 0 {
-            errors.push(FieldError::new(Field::NumImages, "Ask for at least 1 image."));
+            errors.push(FieldError::new(
+                Field::NumImages,
+                "Ask for at least 1 image.",
+            ));
         } else if count > max {
             errors.push(FieldError::new(
                 Field::NumImages,
@@ -171,7 +180,8 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
 }
 
 fn contains_ignore_case(list: &[String], value: &str) -> bool {
-    list.iter().any(|item| item.trim().eq_ignore_ascii_case(value.trim()))
+    list.iter()
+        .any(|item| item.trim().eq_ignore_ascii_case(value.trim()))
 }
 
 fn is_http_url(url: &str) -> bool {
@@ -261,9 +271,15 @@ mod tests {
         strict.min_prompt_length = Some(10);
         strict.max_prompt_length = Some(20);
         let errors = validate(&spec(GenerationKind::Image, "short"), Some(&strict));
-        assert_eq!(errors[0].message, "Prompt is 5 characters; Flux Schnell needs at least 10.");
+        assert_eq!(
+            errors[0].message,
+            "Prompt is 5 characters; Flux Schnell needs at least 10."
+        );
         let errors = validate(&spec(GenerationKind::Image, &"b".repeat(2001)), None);
-        assert_eq!(errors[0].message, "Prompt is 2,001 characters; Auto allows at most 2,000.");
+        assert_eq!(
+            errors[0].message,
+            "Prompt is 2,001 characters; Auto allows at most 2,000."
+        );
     }
 
     #[test]
@@ -308,9 +324,19 @@ mod tests {
             "http://127.0.0.1:8080/c.png".into(),
         ];
         let errors = validate(&s, Some(&editor));
-        assert_eq!(fields(&errors), vec![Field::SourceImages, Field::SourceImages]);
-        assert_eq!(errors[0].message, "3 source images attached; Editor accepts at most 2.");
-        assert!(errors[1].message.starts_with("Source image 2 is not a web address"));
+        assert_eq!(
+            fields(&errors),
+            vec![Field::SourceImages, Field::SourceImages]
+        );
+        assert_eq!(
+            errors[0].message,
+            "3 source images attached; Editor accepts at most 2."
+        );
+        assert!(
+            errors[1]
+                .message
+                .starts_with("Source image 2 is not a web address")
+        );
         // The wrong kind of model is reported too.
         let errors = validate(&s, Some(&flux()));
         assert!(fields(&errors).contains(&Field::Model));

@@ -17,7 +17,10 @@ pub enum JournalError {
     #[error("job journal database error: {0}")]
     Sql(#[from] rusqlite::Error),
     #[error("job journal row {local_id} is unreadable: {reason}")]
-    Corrupt { local_id: LocalJobId, reason: String },
+    Corrupt {
+        local_id: LocalJobId,
+        reason: String,
+    },
     #[error("cannot create the journal folder {path}: {reason}")]
     Folder { path: String, reason: String },
     #[error("the job journal is unavailable (a previous writer panicked)")]
@@ -121,10 +124,11 @@ impl Journal {
     fn init(connection: Connection) -> Result<Self, JournalError> {
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
         // `journal_mode` returns a row; read it rather than execute.
-        let _mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        let _mode: String =
+            connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
         connection.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")?;
         let version: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-        if version < 1 {
+        if version < SCHEMA_VERSION {
             connection.execute_batch(
                 "BEGIN;
                  CREATE TABLE IF NOT EXISTS jobs (
@@ -149,13 +153,15 @@ impl Journal {
                  COMMIT;",
             )?;
         }
-        debug_assert!(SCHEMA_VERSION == 1);
         Ok(Journal {
             connection: Arc::new(Mutex::new(connection)),
         })
     }
 
-    fn with<R>(&self, f: impl FnOnce(&Connection) -> Result<R, JournalError>) -> Result<R, JournalError> {
+    fn with<R>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<R, JournalError>,
+    ) -> Result<R, JournalError> {
         let connection = self.connection.lock().map_err(|_| JournalError::Poisoned)?;
         f(&connection)
     }
@@ -201,10 +207,14 @@ impl Journal {
     pub fn save(&self, record: &JobRecord) -> Result<(), JournalError> {
         let phase_json = phase_json(&record.phase)?;
         let result_json = match &record.result {
-            Some(result) => Some(serde_json::to_string(result).map_err(|e| JournalError::Corrupt {
-                local_id: record.local_id,
-                reason: e.to_string(),
-            })?),
+            Some(result) => {
+                Some(
+                    serde_json::to_string(result).map_err(|e| JournalError::Corrupt {
+                        local_id: record.local_id,
+                        reason: e.to_string(),
+                    })?,
+                )
+            }
             None => None,
         };
         self.with(|c| {
@@ -279,7 +289,8 @@ fn phase_json(phase: &JobPhase) -> Result<String, JournalError> {
     })
 }
 
-const COLUMNS: &str = "local_id, generation_id, spec_json, model_label, phase_json, progress_percent,
+const COLUMNS: &str =
+    "local_id, generation_id, spec_json, model_label, phase_json, progress_percent,
     submitted_at_unix_ms, finished_at_unix_ms, credits_estimate, credits_used,
     credits_available_before, credits_total_before, result_json, poll_interval_secs";
 
@@ -330,7 +341,9 @@ impl RawRow {
         let phase: StoredPhase =
             serde_json::from_str(&self.phase_json).map_err(|e| corrupt(format!("phase: {e}")))?;
         let result: Option<JobResult> = match &self.result_json {
-            Some(text) => Some(serde_json::from_str(text).map_err(|e| corrupt(format!("result: {e}")))?),
+            Some(text) => {
+                Some(serde_json::from_str(text).map_err(|e| corrupt(format!("result: {e}")))?)
+            }
             None => None,
         };
         let credits_before = (self.credits_available_before.is_some()

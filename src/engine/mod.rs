@@ -8,6 +8,6 @@ pub mod runtime;
 pub mod tracker;
 pub mod transfers;
 
-pub use protocol::{Command, Event, JobPhase, JobRecord, LocalJobId};
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
+pub use protocol::{Command, Event, JobPhase, JobRecord, LocalJobId};
 pub use runtime::{EngineConfig, EngineError, EngineHandle, start};

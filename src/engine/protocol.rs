@@ -11,29 +11,54 @@ use std::sync::Arc;
 /// Journal row id: the client's own handle for a job, assigned before the POST is sent.
 pub type LocalJobId = i64;
 
+// Commands and events are moved through bounded channels a handful of times per frame at
+// most; boxing the big variants would only complicate every match in the UI.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Command {
     /// Submit a new generation. The UI asks for this only on an explicit user action.
-    Submit { spec: GenerationSpec, model_label: String, credits_estimate: Option<f64> },
+    Submit {
+        spec: GenerationSpec,
+        model_label: String,
+        credits_estimate: Option<f64>,
+    },
     /// Cancel a running job (POST /generate/:id/cancel).
-    Cancel { local_id: LocalJobId },
+    Cancel {
+        local_id: LocalJobId,
+    },
     /// Remove a finished job from the tray (the journal keeps no row for it afterwards).
-    Dismiss { local_id: LocalJobId },
+    Dismiss {
+        local_id: LocalJobId,
+    },
     /// Re-check an unconfirmed submit (lost response) without re-sending it.
-    Reconcile { local_id: LocalJobId },
+    Reconcile {
+        local_id: LocalJobId,
+    },
     RefreshCatalog,
     RefreshCredits,
     RefreshProjects,
-    CreateProject { name: String },
+    CreateProject {
+        name: String,
+    },
     /// Fetch and decode an image off the UI thread; answered by `ImageLoaded`/`ImageFailed`.
     /// `max_side_px` downsizes large images before they reach the UI.
-    LoadImage { url: String, max_side_px: u32 },
+    LoadImage {
+        url: String,
+        max_side_px: u32,
+    },
     /// Upload a local file (image-edit source); answered by `SourceUploaded`.
-    UploadSource { path: PathBuf },
+    UploadSource {
+        path: PathBuf,
+    },
     /// Download an output URL to a file the user picked.
-    SaveUrlToFile { url: String, path: PathBuf },
+    SaveUrlToFile {
+        url: String,
+        path: PathBuf,
+    },
     /// Download an output URL into the cache and open it with the system's default viewer.
-    OpenInSystemViewer { url: String },
+    OpenInSystemViewer {
+        url: String,
+    },
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
     Shutdown,
 }
@@ -45,13 +70,21 @@ pub enum JobPhase {
     Submitting,
     /// The POST was sent but no answer came back: the job may or may not exist. Never
     /// re-sent automatically; reconciled against the credit balance.
-    Unconfirmed { note: String },
+    Unconfirmed {
+        note: String,
+    },
     /// The service refused the submission (validation, credits, rate limit…): no job exists.
-    Rejected { error: ApiError },
+    Rejected {
+        error: ApiError,
+    },
     /// Accepted and being polled.
-    Running { state: JobState },
+    Running {
+        state: JobState,
+    },
     Completed,
-    Failed { failure: Failure },
+    Failed {
+        failure: Failure,
+    },
     Cancelled,
 }
 
@@ -59,7 +92,10 @@ impl JobPhase {
     pub fn is_finished(&self) -> bool {
         matches!(
             self,
-            JobPhase::Rejected { .. } | JobPhase::Completed | JobPhase::Failed { .. } | JobPhase::Cancelled
+            JobPhase::Rejected { .. }
+                | JobPhase::Completed
+                | JobPhase::Failed { .. }
+                | JobPhase::Cancelled
         )
     }
     pub fn label(&self) -> &'static str {
@@ -96,6 +132,7 @@ pub struct JobRecord {
     pub poll_interval_secs: f64,
 }
 
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Event {
     Catalog(Result<Vec<ModelRecord>, ApiError>),
@@ -106,10 +143,25 @@ pub enum Event {
     JobsRestored(Vec<JobRecord>),
     JobUpdated(JobRecord),
     JobRemoved(LocalJobId),
-    ImageLoaded { url: String, image: Arc<DecodedImage> },
-    ImageFailed { url: String, error: String },
-    SourceUploaded { path: PathBuf, result: Result<String, ApiError> },
-    FileSaved { path: PathBuf, result: Result<(), String> },
+    ImageLoaded {
+        url: String,
+        image: Arc<DecodedImage>,
+    },
+    ImageFailed {
+        url: String,
+        error: String,
+    },
+    SourceUploaded {
+        path: PathBuf,
+        result: Result<String, ApiError>,
+    },
+    FileSaved {
+        path: PathBuf,
+        result: Result<(), String>,
+    },
     /// Outcome of `OpenInSystemViewer` when it failed (success needs no message).
-    OpenFailed { url: String, error: String },
+    OpenFailed {
+        url: String,
+        error: String,
+    },
 }

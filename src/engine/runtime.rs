@@ -211,7 +211,9 @@ pub fn start(config: EngineConfig) -> Result<EngineHandle, EngineError> {
         }
         Err(_) => {
             let _ = thread.join();
-            Err(EngineError::Start("the engine thread ended during start".into()))
+            Err(EngineError::Start(
+                "the engine thread ended during start".into(),
+            ))
         }
     }
 }

@@ -69,7 +69,11 @@ impl Tracker {
     /// Change one job: apply `f`, and when the record changed write it to the journal
     /// FIRST, then tell the UI. The lock is held throughout so snapshots reach the UI in
     /// the order they were made.
-    async fn mutate(&self, local_id: LocalJobId, f: impl FnOnce(&mut JobEntry)) -> Option<JobRecord> {
+    async fn mutate(
+        &self,
+        local_id: LocalJobId,
+        f: impl FnOnce(&mut JobEntry),
+    ) -> Option<JobRecord> {
         let mut jobs = self.jobs.lock().await;
         let entry = jobs.get_mut(&local_id)?;
         let before = entry.record.clone();
@@ -94,7 +98,11 @@ impl Tracker {
     }
 
     async fn record(&self, local_id: LocalJobId) -> Option<JobRecord> {
-        self.jobs.lock().await.get(&local_id).map(|e| e.record.clone())
+        self.jobs
+            .lock()
+            .await
+            .get(&local_id)
+            .map(|e| e.record.clone())
     }
 
     // -----------------------------------------------------------------------------------
@@ -170,7 +178,12 @@ impl Tracker {
     /// Submit once. The journal row exists before the POST is sent; the generation id is
     /// in the journal before the UI hears of Running. A lost answer makes the job
     /// Unconfirmed and it is reconciled, never re-sent.
-    pub async fn submit(self: Arc<Self>, spec: GenerationSpec, model_label: String, credits_estimate: Option<f64>) {
+    pub async fn submit(
+        self: Arc<Self>,
+        spec: GenerationSpec,
+        model_label: String,
+        credits_estimate: Option<f64>,
+    ) {
         // Balance just before the POST, to reconcile a lost answer later.
         let credits_before = match self.ctx.client.credits().await {
             Ok(credits) => {
@@ -312,7 +325,9 @@ impl Tracker {
             let Some(record) = self.record(local_id).await else {
                 return; // dismissed
             };
-            let (JobPhase::Running { .. }, Some(generation_id)) = (&record.phase, &record.generation_id) else {
+            let (JobPhase::Running { .. }, Some(generation_id)) =
+                (&record.phase, &record.generation_id)
+            else {
                 break;
             };
             let interval_secs = record.poll_interval_secs.max(0.5);
@@ -324,19 +339,27 @@ impl Tracker {
                     }
                     delay = Duration::from_secs_f64(interval_secs);
                 }
-                Err(error) => match poll_error_action(&error, consecutive_failures, interval_secs) {
-                    PollErrorAction::Retry { delay_secs, problem } => {
-                        consecutive_failures = consecutive_failures.saturating_add(1);
-                        tracing::debug!("job {local_id}: poll failed: {error}");
-                        self.mutate(local_id, |entry| entry.record.poll_problem = Some(problem))
+                Err(error) => {
+                    match poll_error_action(&error, consecutive_failures, interval_secs) {
+                        PollErrorAction::Retry {
+                            delay_secs,
+                            problem,
+                        } => {
+                            consecutive_failures = consecutive_failures.saturating_add(1);
+                            tracing::debug!("job {local_id}: poll failed: {error}");
+                            self.mutate(local_id, |entry| {
+                                entry.record.poll_problem = Some(problem)
+                            })
                             .await;
-                        delay = Duration::from_secs_f64(delay_secs);
+                            delay = Duration::from_secs_f64(delay_secs);
+                        }
+                        PollErrorAction::Fail(failure) => {
+                            self.finish(local_id, JobPhase::Failed { failure }, None)
+                                .await;
+                            break;
+                        }
                     }
-                    PollErrorAction::Fail(failure) => {
-                        self.finish(local_id, JobPhase::Failed { failure }, None).await;
-                        break;
-                    }
-                },
+                }
             }
         }
         if let Some(entry) = self.jobs.lock().await.get_mut(&local_id) {
@@ -378,7 +401,12 @@ impl Tracker {
     }
 
     /// Move a running job to a terminal phase (once), then refresh the balance.
-    async fn finish(self: &Arc<Self>, local_id: LocalJobId, phase: JobPhase, status: Option<StatusResponse>) {
+    async fn finish(
+        self: &Arc<Self>,
+        local_id: LocalJobId,
+        phase: JobPhase,
+        status: Option<StatusResponse>,
+    ) {
         let mut changed = false;
         self.mutate(local_id, |entry| {
             let r = &mut entry.record;
@@ -415,7 +443,9 @@ impl Tracker {
         let Some(record) = self.record(local_id).await else {
             return;
         };
-        let (JobPhase::Running { .. }, Some(generation_id)) = (&record.phase, record.generation_id.clone()) else {
+        let (JobPhase::Running { .. }, Some(generation_id)) =
+            (&record.phase, record.generation_id.clone())
+        else {
             return;
         };
         match self.ctx.client.cancel(&generation_id).await {
@@ -694,7 +724,11 @@ fn failure_of(status: &StatusResponse) -> Failure {
     failure
 }
 
-fn poll_error_action(error: &ApiError, consecutive_failures: u32, interval_secs: f64) -> PollErrorAction {
+fn poll_error_action(
+    error: &ApiError,
+    consecutive_failures: u32,
+    interval_secs: f64,
+) -> PollErrorAction {
     let backoff_secs = (interval_secs * 2f64.powi(consecutive_failures.min(16) as i32 + 1))
         .clamp(interval_secs, MAX_BACKOFF_SECS.max(interval_secs));
     let seconds = |s: f64| s.max(0.0).ceil() as u64;
@@ -729,11 +763,17 @@ deleted; check the media library."
         },
         ApiError::Status { status, .. } if *status >= 500 => PollErrorAction::Retry {
             delay_secs: backoff_secs,
-            problem: format!("Service error ({status}) — retrying in {} s", seconds(backoff_secs)),
+            problem: format!(
+                "Service error ({status}) — retrying in {} s",
+                seconds(backoff_secs)
+            ),
         },
         ApiError::Decode(_) => PollErrorAction::Retry {
             delay_secs: backoff_secs,
-            problem: format!("Unreadable status answer — retrying in {} s", seconds(backoff_secs)),
+            problem: format!(
+                "Unreadable status answer — retrying in {} s",
+                seconds(backoff_secs)
+            ),
         },
         other => PollErrorAction::Retry {
             delay_secs: backoff_secs,
@@ -749,10 +789,12 @@ mod tests {
     #[test]
     fn backoff_doubles_and_caps() {
         let delays: Vec<u64> = (0..6)
-            .map(|n| match poll_error_action(&ApiError::Connect("x".into()), n, 3.0) {
-                PollErrorAction::Retry { delay_secs, .. } => delay_secs as u64,
-                PollErrorAction::Fail(_) => 0,
-            })
+            .map(
+                |n| match poll_error_action(&ApiError::Connect("x".into()), n, 3.0) {
+                    PollErrorAction::Retry { delay_secs, .. } => delay_secs as u64,
+                    PollErrorAction::Fail(_) => 0,
+                },
+            )
             .collect();
         assert_eq!(delays, vec![6, 12, 24, 48, 60, 60]);
         match poll_error_action(&ApiError::NoResponse("x".into()), 1, 2.0) {
@@ -772,7 +814,10 @@ mod tests {
             retry_after_secs: Some(17.0),
         };
         match poll_error_action(&limited, 0, 3.0) {
-            PollErrorAction::Retry { delay_secs, problem } => {
+            PollErrorAction::Retry {
+                delay_secs,
+                problem,
+            } => {
                 assert_eq!(delay_secs, 17.0);
                 assert_eq!(problem, "Rate limited — retrying in 17 s");
             }
@@ -784,7 +829,10 @@ mod tests {
             code: None,
             retry_after_secs: None,
         };
-        assert!(matches!(poll_error_action(&gone, 0, 3.0), PollErrorAction::Fail(_)));
+        assert!(matches!(
+            poll_error_action(&gone, 0, 3.0),
+            PollErrorAction::Fail(_)
+        ));
     }
 
     #[test]

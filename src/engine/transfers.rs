@@ -42,7 +42,9 @@ impl Transfers {
         tokio::spawn(async move {
             let outcome = match this.ctx.client.fetch_output(&url).await {
                 Ok(bytes) => {
-                    match tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px)).await {
+                    match tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px))
+                        .await
+                    {
                         Ok(Ok(image)) => Ok(image),
                         Ok(Err(e)) => Err(e.to_string()),
                         Err(e) => Err(format!("decoder stopped: {e}")),
@@ -104,7 +106,10 @@ impl Transfers {
             Some(path) => path,
             None => {
                 let url_ext = extension_from_url(url);
-                let target = folder.join(format!("{stem}.{}", url_ext.as_deref().unwrap_or("download")));
+                let target = folder.join(format!(
+                    "{stem}.{}",
+                    url_ext.as_deref().unwrap_or("download")
+                ));
                 let content_type = self
                     .ctx
                     .client
@@ -138,7 +143,10 @@ async fn existing_cached(folder: &Path, stem: &str) -> Option<PathBuf> {
     let mut entries = tokio::fs::read_dir(folder).await.ok()?;
     while let Ok(Some(entry)) = entries.next_entry().await {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with(&format!("{stem}.")) && !name.ends_with(".download") && !name.ends_with(".part") {
+        if name.starts_with(&format!("{stem}."))
+            && !name.ends_with(".download")
+            && !name.ends_with(".part")
+        {
             return Some(entry.path());
         }
     }
@@ -192,8 +200,14 @@ mod tests {
 
     #[test]
     fn url_extensions() {
-        assert_eq!(extension_from_url("https://cdn.x/images/a.PNG").as_deref(), Some("png"));
-        assert_eq!(extension_from_url("http://127.0.0.1:9/files/abc.mp4?x=1").as_deref(), Some("mp4"));
+        assert_eq!(
+            extension_from_url("https://cdn.x/images/a.PNG").as_deref(),
+            Some("png")
+        );
+        assert_eq!(
+            extension_from_url("http://127.0.0.1:9/files/abc.mp4?x=1").as_deref(),
+            Some("mp4")
+        );
         assert_eq!(extension_from_url("https://cdn.x/images/abc"), None);
         assert_eq!(extension_from_url("https://cdn.example.com"), None);
         assert_eq!(extension_for_content_type("image/jpeg"), Some("jpg"));

@@ -83,7 +83,10 @@ impl Settings {
     pub fn load(path: &Path) -> Self {
         let mut settings = match std::fs::read(path) {
             Ok(bytes) => serde_json::from_slice::<Settings>(&bytes).unwrap_or_else(|err| {
-                tracing::warn!("settings file {} unreadable ({err}); using defaults", path.display());
+                tracing::warn!(
+                    "settings file {} unreadable ({err}); using defaults",
+                    path.display()
+                );
                 Settings::default()
             }),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Settings::default(),
@@ -174,7 +177,9 @@ mod tests {
         settings.profiles.push(ServiceProfile {
             id: "studio".into(),
             name: "Studio account".into(),
-            kind: ProfileKind::Remote { base_url: "https://example.test/api".into() },
+            kind: ProfileKind::Remote {
+                base_url: "https://example.test/api".into(),
+            },
         });
         settings.active_profile_id = "studio".into();
         settings.save(&path).expect("save");

@@ -56,7 +56,12 @@ impl AppPaths {
     }
 
     pub fn create_all(&self) -> std::io::Result<()> {
-        for dir in [&self.config_dir, &self.data_dir, &self.cache_dir, &self.log_dir] {
+        for dir in [
+            &self.config_dir,
+            &self.data_dir,
+            &self.cache_dir,
+            &self.log_dir,
+        ] {
             std::fs::create_dir_all(dir)?;
         }
         Ok(())

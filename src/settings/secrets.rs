@@ -128,7 +128,9 @@ fn on_keychain_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'stat
     let spawned = std::thread::Builder::new()
         .name("keychain".into())
         .spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
             let Ok(runtime) = runtime else { return };
             let _entered = runtime.enter();
             let _ = tx.send(work());
@@ -136,7 +138,8 @@ fn on_keychain_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'stat
     if spawned.is_err() {
         return None;
     }
-    rx.recv_timeout(Duration::from_secs(KEYCHAIN_PROBE_TIMEOUT_SECS)).ok()
+    rx.recv_timeout(Duration::from_secs(KEYCHAIN_PROBE_TIMEOUT_SECS))
+        .ok()
 }
 
 fn read_file(path: &Path) -> BTreeMap<String, String> {
@@ -171,13 +174,22 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("secrets.json");
         let store = SecretStore::open(false, &path);
-        store.set("studio", "fw_live_0123456789abcdef").expect("set");
-        assert_eq!(store.get("studio").as_deref(), Some("fw_live_0123456789abcdef"));
+        store
+            .set("studio", "fw_live_0123456789abcdef")
+            .expect("set");
+        assert_eq!(
+            store.get("studio").as_deref(),
+            Some("fw_live_0123456789abcdef")
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
-            assert_eq!(mode & 0o777, 0o600, "key file must be readable only by its owner");
+            assert_eq!(
+                mode & 0o777,
+                0o600,
+                "key file must be readable only by its owner"
+            );
         }
         store.remove("studio").expect("remove");
         assert_eq!(store.get("studio"), None);

@@ -5,6 +5,7 @@ use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use crate::session::Session;
 use crate::ui::compose::{self, ComposeForm};
 use crate::ui::empty;
+use crate::ui::format;
 use crate::ui::jobs;
 use crate::ui::model::{Action, Confirm, Model, View};
 use crate::ui::screenshot::ScreenshotMode;
@@ -15,7 +16,6 @@ use crate::ui::toasts::{self, ToastKind, Toasts};
 use crate::ui::tokens;
 use crate::ui::viewer::{self, ViewerState};
 use crate::ui::widgets;
-use crate::ui::format;
 use egui::{RichText, Stroke};
 use poll_promise::Promise;
 use std::path::PathBuf;
@@ -230,10 +230,11 @@ impl StudioApp {
         let previous = self.model.upsert_job(record);
         let was_finished = previous.as_ref().is_some_and(JobPhase::is_finished);
         let was_running = matches!(previous, Some(JobPhase::Running { .. }));
-        if let Some(error) = rejected_now {
-            if !was_finished && self.compose.tracked_job == Some(local_id) {
-                self.compose.note_rejection(&error);
-            }
+        if let Some(error) = rejected_now
+            && !was_finished
+            && self.compose.tracked_job == Some(local_id)
+        {
+            self.compose.note_rejection(&error);
         }
         // Balances move when a job is accepted (reservation) and when it ends.
         if (finished_now && !was_finished) || (accepted_now && !was_running) {
@@ -305,7 +306,7 @@ impl StudioApp {
 
     fn apply(&mut self, ctx: &egui::Context, action: Action) {
         match action {
-            Action::Send(command) => self.send(command),
+            Action::Send(command) => self.send(*command),
             Action::Navigate(view) => {
                 if view == View::Settings {
                     self.settings_snapshot = SettingsSnapshot::of(&self.session);
@@ -325,7 +326,8 @@ impl StudioApp {
             }
             Action::CopyUrl(url) => {
                 ctx.copy_text(url);
-                self.toasts.push(ToastKind::Info, "URL copied to the clipboard");
+                self.toasts
+                    .push(ToastKind::Info, "URL copied to the clipboard");
             }
             Action::SaveAs { url } => {
                 let suggested = url

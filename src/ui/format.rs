@@ -13,7 +13,7 @@ pub fn thousands(value: f64) -> String {
     let digits = whole.to_string();
     let mut out = String::with_capacity(digits.len() + 4);
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

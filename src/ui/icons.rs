@@ -75,7 +75,12 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
         Icon::Presets => {
             // A clapperboard.
             let body = Rect::from_min_max(p(-0.8, -0.3), p(0.8, 0.8));
-            painter.rect_stroke(body, CornerRadius::same(2), stroke, egui::StrokeKind::Middle);
+            painter.rect_stroke(
+                body,
+                CornerRadius::same(2),
+                stroke,
+                egui::StrokeKind::Middle,
+            );
             let top = [p(-0.8, -0.38), p(0.72, -0.75)];
             painter.line_segment(top, stroke);
             painter.line_segment([p(-0.8, -0.38), p(-0.8, -0.3)], stroke);
@@ -125,7 +130,12 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
         }
         Icon::CollapseRight => {
             let frame = Rect::from_center_size(c, Vec2::splat(s * 0.9));
-            painter.rect_stroke(frame, CornerRadius::same(2), stroke, egui::StrokeKind::Middle);
+            painter.rect_stroke(
+                frame,
+                CornerRadius::same(2),
+                stroke,
+                egui::StrokeKind::Middle,
+            );
             painter.line_segment([p(0.2, -0.45), p(0.2, 0.45)], stroke);
             painter.add(Shape::line(
                 vec![p(-0.35, -0.2), p(-0.15, 0.0), p(-0.35, 0.2)],
@@ -134,7 +144,12 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
         }
         Icon::Image | Icon::BrokenImage => {
             let frame = Rect::from_center_size(c, vec2(s * 0.9, s * 0.75));
-            painter.rect_stroke(frame, CornerRadius::same(2), stroke, egui::StrokeKind::Middle);
+            painter.rect_stroke(
+                frame,
+                CornerRadius::same(2),
+                stroke,
+                egui::StrokeKind::Middle,
+            );
             painter.circle_filled(p(0.18, -0.12), s * 0.07, color);
             painter.add(Shape::line(
                 vec![p(-0.42, 0.3), p(-0.12, -0.02), p(0.12, 0.2), p(0.42, 0.3)],
@@ -169,7 +184,7 @@ mod tests {
     #[test]
     fn every_icon_paints_something() {
         let ctx = egui::Context::default();
-        let _ = ctx.run_ui(Default::default(), |ui| {
+        let mut output = ctx.run_ui(Default::default(), |ui| {
             for icon in [
                 Icon::Create,
                 Icon::Library,
@@ -187,5 +202,7 @@ mod tests {
                 paint_icon(ui.painter(), unit(), icon, Color32::WHITE);
             }
         });
+        output.textures_delta.clear();
+        assert!(!output.shapes.is_empty());
     }
 }

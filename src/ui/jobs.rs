@@ -93,12 +93,20 @@ fn job_card_ui(
             if let Some(ran) = &ran {
                 title.push_str(&format!(" · ran {ran}"));
             }
-            ui.add(
-                egui::Label::new(RichText::new(title).strong().color(tokens::TEXT)).truncate(),
+            let row = Vec2::new(ui.available_width(), 22.0);
+            ui.allocate_ui_with_layout(
+                row,
+                egui::Layout::right_to_left(egui::Align::Center),
+                |ui| {
+                    widgets::pill(ui, job.phase.label(), phase_color(&job.phase));
+                    ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                        ui.add(
+                            egui::Label::new(RichText::new(title).strong().color(tokens::TEXT))
+                                .truncate(),
+                        );
+                    });
+                },
             );
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                widgets::pill(ui, job.phase.label(), phase_color(&job.phase));
-            });
         });
 
         // Prompt excerpt, one line.
@@ -113,10 +121,7 @@ fn job_card_ui(
         )
         .on_hover_text(prompt.clone());
 
-        if matches!(
-            job.phase,
-            JobPhase::Running { .. } | JobPhase::Submitting
-        ) {
+        if matches!(job.phase, JobPhase::Running { .. } | JobPhase::Submitting) {
             let fraction = (job.progress_percent / 100.0).clamp(0.0, 1.0);
             ui.add(
                 egui::ProgressBar::new(fraction)
@@ -147,18 +152,19 @@ fn job_card_ui(
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let running = matches!(job.phase, JobPhase::Running { .. });
                 if running && ui.add(widgets::subtle_button("Cancel")).clicked() {
-                    actions.push(Action::Send(Command::Cancel {
+                    actions.push(Action::Send(Box::new(Command::Cancel {
                         local_id: job.local_id,
-                    }));
+                    })));
                 }
-                if job.phase.is_finished() && ui.add(widgets::subtle_button("Dismiss")).clicked()
-                {
-                    actions.push(Action::Send(Command::Dismiss {
+                if job.phase.is_finished() && ui.add(widgets::subtle_button("Dismiss")).clicked() {
+                    actions.push(Action::Send(Box::new(Command::Dismiss {
                         local_id: job.local_id,
-                    }));
+                    })));
                 }
-                if matches!(job.phase, JobPhase::Failed { .. } | JobPhase::Rejected { .. })
-                    && ui.add(widgets::subtle_button("Retry…")).clicked()
+                if matches!(
+                    job.phase,
+                    JobPhase::Failed { .. } | JobPhase::Rejected { .. }
+                ) && ui.add(widgets::subtle_button("Retry…")).clicked()
                 {
                     actions.push(Action::Ask(Confirm::Retry(job.local_id)));
                 }
@@ -200,9 +206,9 @@ fn job_card_ui(
                 ui.label(RichText::new(note).size(12.5).color(tokens::WARNING));
                 ui.horizontal(|ui| {
                     if ui.add(widgets::secondary_button("Check again")).clicked() {
-                        actions.push(Action::Send(Command::Reconcile {
+                        actions.push(Action::Send(Box::new(Command::Reconcile {
                             local_id: job.local_id,
-                        }));
+                        })));
                     }
                     if ui.add(widgets::subtle_button("Submit again…")).clicked() {
                         actions.push(Action::Ask(Confirm::SubmitAgain(job.local_id)));
@@ -212,8 +218,8 @@ fn job_card_ui(
             _ => {}
         }
 
-        if let Some(result) = &job.result {
-            if !result.urls.is_empty() {
+        if let Some(result) = job.result.as_ref().filter(|r| !r.urls.is_empty()) {
+            {
                 ui.add_space(2.0);
                 ui.horizontal_wrapped(|ui| {
                     ui.spacing_mut().item_spacing = Vec2::splat(6.0);
@@ -254,10 +260,16 @@ pub fn thumbnail_ui(ui: &mut Ui, textures: &TextureCache, url: &str, name: &str)
                 let aspect = size.x / size.y.max(1.0);
                 let uv = if aspect > 1.0 {
                     let w = 1.0 / aspect;
-                    egui::Rect::from_min_max(egui::pos2((1.0 - w) / 2.0, 0.0), egui::pos2((1.0 + w) / 2.0, 1.0))
+                    egui::Rect::from_min_max(
+                        egui::pos2((1.0 - w) / 2.0, 0.0),
+                        egui::pos2((1.0 + w) / 2.0, 1.0),
+                    )
                 } else {
                     let h = aspect;
-                    egui::Rect::from_min_max(egui::pos2(0.0, (1.0 - h) / 2.0), egui::pos2(1.0, (1.0 + h) / 2.0))
+                    egui::Rect::from_min_max(
+                        egui::pos2(0.0, (1.0 - h) / 2.0),
+                        egui::pos2(1.0, (1.0 + h) / 2.0),
+                    )
                 };
                 egui::Image::from_texture(texture)
                     .uv(uv)
@@ -268,7 +280,10 @@ pub fn thumbnail_ui(ui: &mut Ui, textures: &TextureCache, url: &str, name: &str)
                 egui::Spinner::new()
                     .size(18.0)
                     .color(tokens::TEXT_FAINT)
-                    .paint_at(ui, egui::Rect::from_center_size(rect.center(), Vec2::splat(18.0)));
+                    .paint_at(
+                        ui,
+                        egui::Rect::from_center_size(rect.center(), Vec2::splat(18.0)),
+                    );
             }
             TextureLookup::Failed(_) => {
                 paint_icon(
@@ -290,7 +305,9 @@ pub fn thumbnail_ui(ui: &mut Ui, textures: &TextureCache, url: &str, name: &str)
     response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &name));
     let response = response.on_hover_cursor(egui::CursorIcon::PointingHand);
     match lookup {
-        TextureLookup::Failed(error) => response.on_hover_text(format!("Image failed to load: {error}")),
+        TextureLookup::Failed(error) => {
+            response.on_hover_text(format!("Image failed to load: {error}"))
+        }
         _ => response,
     }
 }

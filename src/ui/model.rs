@@ -114,7 +114,7 @@ pub enum Confirm {
 #[derive(Debug)]
 pub enum Action {
     /// Hand a command to the engine.
-    Send(Command),
+    Send(Box<Command>),
     Navigate(View),
     /// Validate the compose form and submit it.
     SubmitCompose,
@@ -209,10 +209,8 @@ impl Model {
 
     /// A job changed. Returns the previous phase if the job was known.
     pub fn upsert_job(&mut self, record: JobRecord) -> Option<JobPhase> {
-        let previous = self
-            .jobs
+        self.jobs
             .insert(record.local_id, record)
-            .map(|old| old.phase);
-        previous
+            .map(|old| old.phase)
     }
 }

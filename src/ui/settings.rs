@@ -99,7 +99,11 @@ pub struct SettingsForm {
     pub saved_note: Option<String>,
 }
 
-pub fn settings_ui(ui: &mut Ui, snapshot: &SettingsSnapshot, form: &mut SettingsForm) -> Vec<Action> {
+pub fn settings_ui(
+    ui: &mut Ui,
+    snapshot: &SettingsSnapshot,
+    form: &mut SettingsForm,
+) -> Vec<Action> {
     let mut actions = Vec::new();
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
@@ -166,7 +170,10 @@ fn profile_card_ui(
                     if ui.add(widgets::subtle_button("Remove")).clicked() {
                         actions.push(Action::RemoveProfile(profile.id.clone()));
                     }
-                    let editing = form.editing.as_ref().is_some_and(|(id, _)| *id == profile.id);
+                    let editing = form
+                        .editing
+                        .as_ref()
+                        .is_some_and(|(id, _)| *id == profile.id);
                     if !editing && ui.add(widgets::subtle_button("Edit")).clicked() {
                         let base_url = match &profile.kind {
                             ProfileKind::Remote { base_url } => base_url.clone(),
@@ -189,8 +196,9 @@ fn profile_card_ui(
         });
         let detail = match &profile.kind {
             ProfileKind::LocalSandbox => {
-                let mut text = "Runs on this computer; works offline. Jobs and credits are simulated."
-                    .to_owned();
+                let mut text =
+                    "Runs on this computer; works offline. Jobs and credits are simulated."
+                        .to_owned();
                 if active {
                     text = format!("{} — {text}", snapshot.service_label);
                 }
@@ -206,16 +214,14 @@ fn profile_card_ui(
             }
         };
         ui.label(RichText::new(detail).size(12.5).color(tokens::TEXT_MUTED));
-        if active {
-            if let Some(error) = &snapshot.connection_error {
-                ui.label(RichText::new(error).size(12.5).color(tokens::DANGER));
-            }
+        if let Some(error) = snapshot.connection_error.as_ref().filter(|_| active) {
+            ui.label(RichText::new(error).size(12.5).color(tokens::DANGER));
         }
         if let Some(error) = form.profile_errors.get(&profile.id) {
             widgets::field_error(ui, error);
         }
-        if let Some((id, edit)) = form.editing.as_mut() {
-            if *id == profile.id {
+        if let Some((id, edit)) = form.editing.as_mut().filter(|(id, _)| *id == profile.id) {
+            {
                 ui.add_space(tokens::SPACE_S);
                 let id = id.clone();
                 let (save, cancel) = profile_fields_ui(ui, edit, true);
@@ -286,7 +292,10 @@ fn profile_fields_ui(ui: &mut Ui, form: &mut ProfileForm, editing: bool) -> (boo
 
 fn add_profile_ui(ui: &mut Ui, form: &mut SettingsForm, actions: &mut Vec<Action>) {
     if !form.add_open {
-        if ui.add(widgets::secondary_button("Add remote service")).clicked() {
+        if ui
+            .add(widgets::secondary_button("Add remote service"))
+            .clicked()
+        {
             form.add_open = true;
             form.add = ProfileForm::default();
         }

@@ -67,8 +67,10 @@ fn rail_item_ui(ui: &mut Ui, view: View, selected: bool, badge: Option<usize>) -
         } else {
             tokens::TEXT_MUTED
         };
-        let icon_rect =
-            egui::Rect::from_center_size(egui::pos2(rect.center().x, rect.top() + 21.0), Vec2::splat(20.0));
+        let icon_rect = egui::Rect::from_center_size(
+            egui::pos2(rect.center().x, rect.top() + 21.0),
+            Vec2::splat(20.0),
+        );
         crate::ui::icons::paint_icon(painter, icon_rect, view.icon(), color);
         painter.text(
             egui::pos2(rect.center().x, rect.bottom() - 14.0),

@@ -139,8 +139,7 @@ impl TextureCache {
             texture,
             bytes,
             loaded_max_side_px: requested,
-            is_full_size: image.width >= image.source_width
-                && image.height >= image.source_height,
+            is_full_size: image.width >= image.source_width && image.height >= image.source_height,
             last_used_frame: Cell::new(self.frame),
         };
         if let Some(old) = self.entries.insert(url.to_owned(), entry) {

@@ -82,7 +82,10 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
     egui::Area::new(egui::Id::unique("toasts"))
         .anchor(
             egui::Align2::RIGHT_BOTTOM,
-            egui::vec2(-tokens::SPACE_M, -(tokens::STATUS_BAR_HEIGHT + tokens::SPACE_M)),
+            egui::vec2(
+                -tokens::SPACE_M,
+                -(tokens::STATUS_BAR_HEIGHT + tokens::SPACE_M),
+            ),
         )
         .order(egui::Order::Tooltip)
         .interactable(true)
@@ -100,8 +103,11 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
                         ui.horizontal(|ui| {
                             let (rect, _) =
                                 ui.allocate_exact_size(egui::vec2(3.0, 18.0), egui::Sense::hover());
-                            ui.painter()
-                                .rect_filled(rect, CornerRadius::same(2), toast.kind.color());
+                            ui.painter().rect_filled(
+                                rect,
+                                CornerRadius::same(2),
+                                toast.kind.color(),
+                            );
                             ui.allocate_ui(egui::vec2(290.0, 0.0), |ui| {
                                 ui.add(
                                     egui::Label::new(
@@ -110,7 +116,13 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
                                     .wrap(),
                                 );
                             });
-                            if widgets::icon_button(ui, crate::ui::icons::Icon::Close, "Dismiss notification").clicked() {
+                            if widgets::icon_button(
+                                ui,
+                                crate::ui::icons::Icon::Close,
+                                "Dismiss notification",
+                            )
+                            .clicked()
+                            {
                                 actions.push(Action::DismissToast(toast.id));
                             }
                         });
@@ -119,7 +131,12 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
             }
         });
     // Wake up to expire the oldest toast.
-    if let Some(first) = toasts.items().iter().filter_map(|t| t.shown_at).reduce(f64::min) {
+    if let Some(first) = toasts
+        .items()
+        .iter()
+        .filter_map(|t| t.shown_at)
+        .reduce(f64::min)
+    {
         let remaining = (first + TOAST_LIFETIME_SECS - now).max(0.05);
         ctx.request_repaint_after(std::time::Duration::from_secs_f64(remaining));
     }

@@ -63,7 +63,15 @@ pub fn viewer_ui(
             ui.set_max_size(size);
             ui.horizontal_top(|ui| {
                 let image_size = Vec2::new(size.x - INFO_WIDTH - tokens::SPACE_M, size.y);
-                image_area_ui(ui, textures, &url, image_size, index, urls.len(), &mut actions);
+                image_area_ui(
+                    ui,
+                    textures,
+                    &url,
+                    image_size,
+                    index,
+                    urls.len(),
+                    &mut actions,
+                );
                 ui.add_space(tokens::SPACE_S);
                 ui.vertical(|ui| {
                     ui.set_width(INFO_WIDTH - tokens::SPACE_S);
@@ -116,12 +124,18 @@ fn image_area_ui(
             egui::Spinner::new()
                 .size(28.0)
                 .color(tokens::TEXT_MUTED)
-                .paint_at(ui, egui::Rect::from_center_size(rect.center(), Vec2::splat(28.0)));
+                .paint_at(
+                    ui,
+                    egui::Rect::from_center_size(rect.center(), Vec2::splat(28.0)),
+                );
         }
         TextureLookup::Failed(error) => {
             paint_icon(
                 ui.painter(),
-                egui::Rect::from_center_size(rect.center() - egui::vec2(0.0, 30.0), Vec2::splat(40.0)),
+                egui::Rect::from_center_size(
+                    rect.center() - egui::vec2(0.0, 30.0),
+                    Vec2::splat(40.0),
+                ),
                 Icon::BrokenImage,
                 tokens::TEXT_FAINT,
             );
@@ -144,15 +158,15 @@ fn image_area_ui(
             egui::pos2(rect.right() - 28.0, rect.center().y),
             button_size,
         );
-        if index > 0 {
-            if widgets::round_icon_button(ui, left, Icon::ChevronLeft, "Previous image").clicked() {
-                actions.push(Action::ViewerStep(-1));
-            }
+        if index > 0
+            && widgets::round_icon_button(ui, left, Icon::ChevronLeft, "Previous image").clicked()
+        {
+            actions.push(Action::ViewerStep(-1));
         }
-        if index + 1 < count {
-            if widgets::round_icon_button(ui, right, Icon::ChevronRight, "Next image").clicked() {
-                actions.push(Action::ViewerStep(1));
-            }
+        if index + 1 < count
+            && widgets::round_icon_button(ui, right, Icon::ChevronRight, "Next image").clicked()
+        {
+            actions.push(Action::ViewerStep(1));
         }
     }
 }
@@ -246,10 +260,13 @@ fn info_ui(
                 url: url.to_owned(),
             });
         }
-        if ui.add(widgets::secondary_button("Open in viewer")).clicked() {
-            actions.push(Action::Send(Command::OpenInSystemViewer {
+        if ui
+            .add(widgets::secondary_button("Open in viewer"))
+            .clicked()
+        {
+            actions.push(Action::Send(Box::new(Command::OpenInSystemViewer {
                 url: url.to_owned(),
-            }));
+            })));
         }
     });
     ui.add_space(tokens::SPACE_S);

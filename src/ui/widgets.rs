@@ -31,9 +31,13 @@ pub fn secondary_button(text: impl Into<String>) -> Button<'static> {
 
 /// A small text-only button (links inside cards: "Dismiss", "Check again").
 pub fn subtle_button(text: impl Into<String>) -> Button<'static> {
-    Button::new(RichText::new(text.into()).color(tokens::TEXT_MUTED).size(12.5))
-        .frame_when_inactive(false)
-        .corner_radius(CornerRadius::same(tokens::RADIUS_S))
+    Button::new(
+        RichText::new(text.into())
+            .color(tokens::TEXT_MUTED)
+            .size(12.5),
+    )
+    .frame_when_inactive(false)
+    .corner_radius(CornerRadius::same(tokens::RADIUS_S))
 }
 
 /// An icon-only button; `name` is what screen readers (and tests) get, and the tooltip.

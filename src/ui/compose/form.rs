@@ -164,7 +164,9 @@ impl ComposeForm {
 
     /// Keep the choices inside what the selected model supports. Call before layout.
     pub fn normalize(&mut self, model: &Model) {
-        if model.catalog.is_loaded() && self.model_id.is_some() && self.selected_model(model).is_none()
+        if model.catalog.is_loaded()
+            && self.model_id.is_some()
+            && self.selected_model(model).is_none()
         {
             self.model_id = None;
         }
@@ -232,7 +234,9 @@ impl ComposeForm {
     pub fn estimate(&self, model: &Model) -> Estimate {
         let spec = self.build_spec(model);
         match self.selected_model(model) {
-            Some(record) => estimate_credits(record, &spec).map_or(Estimate::Unknown, Estimate::Exact),
+            Some(record) => {
+                estimate_credits(record, &spec).map_or(Estimate::Unknown, Estimate::Exact)
+            }
             None => {
                 let candidates: Vec<ModelRecord> = model
                     .models_of_kind(self.kind.catalog_type())

@@ -13,8 +13,7 @@ use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{
-    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, RichText, Stroke, TextEdit,
-    Ui, Vec2,
+    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, RichText, Stroke, TextEdit, Ui, Vec2,
 };
 
 pub const SUBMIT_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Enter);
@@ -71,7 +70,15 @@ fn header_ui(ui: &mut Ui, form: &mut ComposeForm, _actions: &mut [Action]) {
                     .strong()
                     .color(tokens::TEXT),
             );
-            widgets::muted(ui, "Describe an image; finished jobs land in the tray.");
+            widgets::muted(
+                ui,
+                match form.kind {
+                    GenerationKind::Image => "Describe an image; finished jobs land in the tray.",
+                    GenerationKind::ImageEdit => {
+                        "Add source images and describe the change you want."
+                    }
+                },
+            );
         });
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             segmented_kind_ui(ui, form);
@@ -129,9 +136,15 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
         if over {
             edit = edit.background_color(egui::Color32::from_rgb(0x2c, 0x1c, 0x20));
         }
-        let output = edit.show(ui);
+        // Long prompts scroll inside the box instead of pushing the form down.
+        egui::ScrollArea::vertical()
+            .id_salt("prompt_scroll")
+            .max_height(240.0)
+            .show(ui, |ui| {
+                let output = edit.show(ui);
+                widgets::name_widget(&output.response.response, "Prompt");
+            });
         let _ = label;
-        widgets::name_widget(&output.response.response, "Prompt");
         ui.horizontal(|ui| {
             for message in form.messages_for(&Field::Prompt) {
                 widgets::field_error(ui, message);
@@ -169,11 +182,7 @@ fn model_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
             .and_then(|m| m.summary.clone())
             .filter(|s| !s.trim().is_empty())
         {
-            ui.label(
-                RichText::new(summary)
-                    .size(12.5)
-                    .color(tokens::TEXT_MUTED),
-            );
+            ui.label(RichText::new(summary).size(12.5).color(tokens::TEXT_MUTED));
         }
         ui.add_space(tokens::SPACE_S);
 
@@ -413,7 +422,13 @@ fn source_chip_ui(
                     )
                     .on_hover_text(status.clone());
                 });
-                if widgets::icon_button(ui, crate::ui::icons::Icon::Close, &format!("Remove {}", source.label)).clicked() {
+                if widgets::icon_button(
+                    ui,
+                    crate::ui::icons::Icon::Close,
+                    &format!("Remove {}", source.label),
+                )
+                .clicked()
+                {
                     actions.push(Action::RemoveSource(index));
                 }
             });
@@ -434,39 +449,43 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
             None => "Loading projects…".to_owned(),
         };
         let row = Vec2::new(ui.available_width(), 30.0);
-        ui.allocate_ui_with_layout(row, egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            if !form.new_project_open
-                && ui.add(widgets::secondary_button("New project…")).clicked()
-            {
-                form.new_project_open = true;
-                form.project_error = None;
-            }
-            let width = ui.available_width().max(200.0);
-            let inner = ComboBox::from_id_salt("project_picker")
-                .selected_text(selected_text.clone())
-                .width(width)
-                .show_ui(ui, |ui| {
-                    ui.set_min_width(width - 8.0);
-                    for project in projects {
-                        let mut text = if project.name.is_empty() {
-                            project.id.clone()
-                        } else {
-                            project.name.clone()
-                        };
-                        if project.is_default == Some(true) {
-                            text.push_str("  · default");
+        ui.allocate_ui_with_layout(
+            row,
+            egui::Layout::right_to_left(egui::Align::Center),
+            |ui| {
+                if !form.new_project_open
+                    && ui.add(widgets::secondary_button("New project…")).clicked()
+                {
+                    form.new_project_open = true;
+                    form.project_error = None;
+                }
+                let width = ui.available_width().max(200.0);
+                let inner = ComboBox::from_id_salt("project_picker")
+                    .selected_text(selected_text.clone())
+                    .width(width)
+                    .show_ui(ui, |ui| {
+                        ui.set_min_width(width - 8.0);
+                        for project in projects {
+                            let mut text = if project.name.is_empty() {
+                                project.id.clone()
+                            } else {
+                                project.name.clone()
+                            };
+                            if project.is_default == Some(true) {
+                                text.push_str("  · default");
+                            }
+                            let selected = form.project_id.as_deref() == Some(project.id.as_str());
+                            if ui.selectable_label(selected, text).clicked() && !selected {
+                                actions.push(Action::SelectProject(project.id.clone()));
+                            }
                         }
-                        let selected = form.project_id.as_deref() == Some(project.id.as_str());
-                        if ui.selectable_label(selected, text).clicked() && !selected {
-                            actions.push(Action::SelectProject(project.id.clone()));
+                        if projects.is_empty() {
+                            widgets::muted(ui, "No projects yet.");
                         }
-                    }
-                    if projects.is_empty() {
-                        widgets::muted(ui, "No projects yet.");
-                    }
-                });
-            widgets::name_widget(&inner.response, "Project");
-        });
+                    });
+                widgets::name_widget(&inner.response, "Project");
+            },
+        );
         if form.new_project_open {
             ui.horizontal(|ui| {
                 let response = ui.add(
@@ -476,8 +495,7 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                 );
                 widgets::name_widget(&response, "New project name");
                 let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
-                let can_create =
-                    !form.project_creating && !form.new_project_name.trim().is_empty();
+                let can_create = !form.project_creating && !form.new_project_name.trim().is_empty();
                 let create = ui.add_enabled(
                     can_create,
                     widgets::secondary_button(if form.project_creating {
@@ -486,7 +504,7 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                         "Create"
                     }),
                 );
-                if (create.clicked() || (enter && can_create)) && can_create {
+                if (create.clicked() || enter) && can_create {
                     actions.push(Action::CreateProject(
                         form.new_project_name.trim().to_owned(),
                     ));
@@ -517,18 +535,15 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
 fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut Vec<Action>) {
     let estimate = form.estimate(model);
     ui.horizontal(|ui| {
-        let hint = format!(
-            "{} to generate",
-            ui.ctx().format_shortcut(&SUBMIT_SHORTCUT)
-        );
+        let hint = format!("{} to generate", ui.ctx().format_shortcut(&SUBMIT_SHORTCUT));
         ui.label(
             RichText::new(hint)
                 .size(tokens::TEXT_SMALL)
                 .color(tokens::TEXT_FAINT),
         );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            let button = widgets::primary_button(estimate.button_text())
-                .min_size(Vec2::new(220.0, 40.0));
+            let button =
+                widgets::primary_button(estimate.button_text()).min_size(Vec2::new(220.0, 40.0));
             if ui.add(button).clicked() {
                 actions.push(Action::SubmitCompose);
             }

@@ -1,0 +1,238 @@
+//! UI flows driven through egui_kittest against the real studio: a `Session` with the
+//! embedded sandbox on loopback (fast job speed) in a temporary folder. Widgets are found by
+//! role and accessible name; assertions are on app state, never on timing.
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use framewright::engine::JobPhase;
+use framewright::session::{Session, SessionOptions};
+use framewright::settings::AppPaths;
+use framewright::ui::{StartupOptions, StudioApp, View};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const WAIT_LIMIT: Duration = Duration::from_secs(60);
+
+fn studio(dir: &tempfile::TempDir, initial_view: View) -> Harness<'static, StudioApp> {
+    let session = Session::open_with(
+        AppPaths::under(dir.path()),
+        SessionOptions {
+            sandbox_speed: 20.0,
+            use_os_keychain: false,
+        },
+        Arc::new(|| {}),
+    );
+    Harness::builder()
+        .with_size(egui::vec2(1440.0, 900.0))
+        .build_eframe(move |cc| {
+            StudioApp::new(
+                &cc.egui_ctx,
+                session,
+                StartupOptions {
+                    initial_view,
+                    screenshot_to: None,
+                },
+            )
+        })
+}
+
+/// Step frames (with short sleeps so the engine can work) until `done`, or panic.
+fn step_until(
+    harness: &mut Harness<'static, StudioApp>,
+    what: &str,
+    mut done: impl FnMut(&Harness<'static, StudioApp>) -> bool,
+) {
+    let started = Instant::now();
+    loop {
+        harness.step();
+        if done(harness) {
+            return;
+        }
+        assert!(
+            started.elapsed() < WAIT_LIMIT,
+            "timed out after {:?} waiting for {what}",
+            WAIT_LIMIT
+        );
+        std::thread::sleep(Duration::from_millis(40));
+    }
+}
+
+fn wait_for_service_data(harness: &mut Harness<'static, StudioApp>) {
+    step_until(harness, "catalog, projects and credits", |h| {
+        let app = h.state();
+        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
+    });
+    // A few more frames so every panel has laid out with the data.
+    for _ in 0..3 {
+        harness.step();
+    }
+}
+
+fn type_prompt(harness: &mut Harness<'static, StudioApp>, text: &str) {
+    harness.get_by_label("Prompt").click();
+    harness.step();
+    harness.get_by_label("Prompt").type_text(text);
+    harness.step();
+    harness.step();
+}
+
+fn generate_button_label(harness: &Harness<'static, StudioApp>) -> String {
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .accesskit_node()
+        .label()
+        .unwrap_or_default()
+}
+
+#[test]
+fn generate_an_image_and_open_it_in_the_viewer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    harness.check_accessibility();
+
+    let prompt = "A lighthouse on a basalt cliff at blue hour";
+    type_prompt(&mut harness, prompt);
+
+    let label = generate_button_label(&harness);
+    assert!(
+        label.contains("credits") || label.contains("credit"),
+        "the Generate button should carry the estimate, got {label:?}"
+    );
+
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click();
+    step_until(&mut harness, "the job to complete", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|job| job.phase == JobPhase::Completed)
+    });
+    let job = harness.state().jobs()[0].clone();
+    assert_eq!(job.spec.request.prompt, prompt, "the submitted prompt");
+    // Artists iterate: the prompt stays in the box after submitting.
+    assert_eq!(
+        harness.get_by_label("Prompt").value().as_deref(),
+        Some(prompt)
+    );
+
+    step_until(&mut harness, "the result thumbnail", |h| {
+        h.query_by_label("Open result 1 of 1").is_some()
+            || h.query_by_label_contains("Open result 1 of").is_some()
+    });
+    harness.check_accessibility();
+    let prompt_mentions_before = harness.query_all_by_label_contains("lighthouse").count();
+    harness.get_by_label_contains("Open result 1 of").click();
+    step_until(&mut harness, "the viewer to open", |h| {
+        h.state().viewer_job().is_some()
+    });
+    assert_eq!(harness.state().viewer_job(), Some(job.local_id));
+    for _ in 0..3 {
+        harness.step();
+    }
+    assert!(
+        harness.query_all_by_label_contains("lighthouse").count() > prompt_mentions_before,
+        "the viewer shows the prompt"
+    );
+    assert!(harness.query_by_label("Copy URL").is_some());
+    harness.check_accessibility();
+
+    harness.get_by_label("Close viewer").click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().viewer_job(), None);
+}
+
+#[test]
+fn an_over_long_prompt_is_refused_before_any_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+
+    let long_prompt = "mist ".repeat(450); // 2,250 characters; Auto allows 2,000
+    type_prompt(&mut harness, &long_prompt);
+    assert!(
+        harness.query_by_label_contains("2,250 / 2,000").is_some(),
+        "the counter shows the overflow"
+    );
+
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click();
+    for _ in 0..5 {
+        harness.step();
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    assert!(
+        harness
+            .query_by_label_contains("allows at most 2,000")
+            .is_some(),
+        "the validation message is shown under the prompt"
+    );
+    assert!(harness.state().jobs().is_empty(), "no job was created");
+    harness.check_accessibility();
+}
+
+#[test]
+fn the_rail_shows_honest_empty_states_and_settings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+
+    harness
+        .get_by_role_and_label(Role::Button, "Library")
+        .click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().view(), View::Library);
+    assert!(
+        harness
+            .query_by_label_contains("will be browsable here in the media library")
+            .is_some()
+    );
+
+    harness
+        .get_by_role_and_label(Role::Button, "Palettes")
+        .click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().view(), View::Palettes);
+    assert!(harness.query_by_label_contains("isn't built yet").is_some());
+
+    harness
+        .get_by_role_and_label(Role::Button, "Presets")
+        .click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().view(), View::Presets);
+    assert!(harness.query_by_label_contains("isn't built yet").is_some());
+
+    harness
+        .get_by_role_and_label(Role::Button, "Settings")
+        .click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().view(), View::Settings);
+    assert!(
+        harness
+            .query_all_by_label_contains("Local sandbox")
+            .next()
+            .is_some()
+    );
+    harness.check_accessibility();
+
+    harness
+        .get_by_role_and_label(Role::Button, "Create")
+        .click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().view(), View::Create);
+}
