@@ -105,6 +105,12 @@ impl Session {
         &self.paths
     }
 
+    /// The embedded sandbox while the local profile is active (its fault-injection and
+    /// credit controls serve demos and tests).
+    pub fn local_sandbox(&self) -> Option<&SandboxHandle> {
+        self.connection.as_ref()?.sandbox.as_ref()
+    }
+
     pub fn send(&self, command: Command) -> Result<(), String> {
         match &self.connection {
             Some(connection) => connection.engine.send(command).map_err(|e| e.to_string()),

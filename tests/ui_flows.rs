@@ -5,6 +5,7 @@
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use framewright::api::GenerationKind;
 use framewright::engine::JobPhase;
 use framewright::session::{Session, SessionOptions};
 use framewright::settings::AppPaths;
@@ -235,4 +236,158 @@ fn the_rail_shows_honest_empty_states_and_settings() {
     harness.step();
     harness.step();
     assert_eq!(harness.state().view(), View::Create);
+}
+
+/// A file dropped from the desktop, as winit hands it to egui.
+#[derive(Debug)]
+struct DroppedPath(std::path::PathBuf);
+
+impl egui::DroppedFile for DroppedPath {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+fn click_generate(harness: &mut Harness<'static, StudioApp>) {
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click();
+    harness.step();
+}
+
+#[test]
+fn a_photo_dropped_on_the_window_becomes_an_image_edit_source() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+
+    let photo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/fixtures/photos/coffee.png");
+    assert!(photo.exists(), "fixture photo at {}", photo.display());
+    harness
+        .input_mut()
+        .dropped_files
+        .push(Arc::new(DroppedPath(photo)));
+    harness.step();
+    step_until(&mut harness, "the dropped photo to upload", |h| {
+        h.query_by_label("ready").is_some()
+    });
+    harness.check_accessibility();
+
+    type_prompt(&mut harness, "Make it look like a risograph print");
+    click_generate(&mut harness);
+    step_until(&mut harness, "the edit to complete", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|job| job.phase == JobPhase::Completed)
+    });
+    let job = harness.state().jobs()[0].clone();
+    assert_eq!(
+        job.spec.kind,
+        GenerationKind::ImageEdit,
+        "a drop switches to Image edit"
+    );
+    let sources = &job.spec.request.source_images;
+    assert_eq!(sources.len(), 1, "the dropped photo is the one source");
+    let base_url = harness
+        .state()
+        .session()
+        .local_sandbox()
+        .expect("local profile")
+        .base_url()
+        .trim_end_matches("/api")
+        .to_owned();
+    assert!(
+        sources[0].starts_with(&base_url),
+        "the source is the uploaded copy on the service, got {}",
+        sources[0]
+    );
+    assert!(job.result.is_some_and(|r| !r.urls.is_empty()));
+}
+
+#[test]
+fn retrying_a_failed_job_needs_confirmation_and_submits_exactly_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    let sandbox_jobs = |h: &Harness<'static, StudioApp>| {
+        h.state()
+            .session()
+            .local_sandbox()
+            .expect("local profile")
+            .generation_count()
+    };
+    harness
+        .state()
+        .session()
+        .local_sandbox()
+        .expect("local profile")
+        .fail_next_jobs(1, true);
+
+    type_prompt(&mut harness, "Paper lanterns over a night market");
+    click_generate(&mut harness);
+    step_until(&mut harness, "the job to fail", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|job| matches!(job.phase, JobPhase::Failed { .. }))
+    });
+    step_until(&mut harness, "the retry hint", |h| {
+        h.query_by_label("Retry is safe").is_some()
+    });
+    assert_eq!(sandbox_jobs(&harness), 1);
+
+    // Cancelling the confirmation sends nothing.
+    harness
+        .get_by_role_and_label(Role::Button, "Retry…")
+        .click();
+    step_until(&mut harness, "the confirmation", |h| {
+        h.query_by_role_and_label(Role::Button, "Submit new job")
+            .is_some()
+    });
+    assert!(harness.query_by_label_contains("billed again").is_some());
+    harness.check_accessibility();
+    harness
+        .get_by_role_and_label(Role::Button, "Cancel")
+        .click();
+    for _ in 0..5 {
+        harness.step();
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    assert_eq!(
+        harness.state().jobs().len(),
+        1,
+        "no new job without confirmation"
+    );
+    assert_eq!(sandbox_jobs(&harness), 1);
+
+    // Confirming submits one new job with the same request.
+    harness
+        .get_by_role_and_label(Role::Button, "Retry…")
+        .click();
+    harness.step();
+    harness.step();
+    harness
+        .get_by_role_and_label(Role::Button, "Submit new job")
+        .click();
+    step_until(&mut harness, "the retried job to complete", |h| {
+        let jobs = h.state().jobs();
+        jobs.len() == 2 && jobs[0].phase == JobPhase::Completed
+    });
+    let jobs = harness.state().jobs();
+    assert_eq!(
+        jobs[0].spec, jobs[1].spec,
+        "the retry re-sends the same request"
+    );
+    assert!(
+        matches!(jobs[1].phase, JobPhase::Failed { .. }),
+        "the failed job stays"
+    );
+    assert_eq!(sandbox_jobs(&harness), 2, "exactly one new submission");
 }

@@ -87,6 +87,11 @@ impl StudioApp {
         self.model.tray_jobs().collect()
     }
 
+    /// The session (read-only), e.g. for the local sandbox's controls in tests.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
     pub fn viewer_job(&self) -> Option<LocalJobId> {
         self.viewer.map(|v| v.local_id)
     }
