@@ -466,11 +466,9 @@ impl Tracker {
                 self.apply_status(local_id, status).await;
             }
             Err(error) => {
+                // The poller picks the state up at its normal cadence (never faster than
+                // the hint), so nothing more to do here.
                 tracing::debug!("job {local_id}: status after cancel failed: {error}");
-                // Let the poller look again soon.
-                if let Some(entry) = self.jobs.lock().await.get(&local_id) {
-                    entry.wake.notify_one();
-                }
             }
         }
     }
