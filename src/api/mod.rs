@@ -4,6 +4,7 @@
 pub mod client;
 pub mod error;
 pub mod lenient;
+pub mod media;
 pub mod pricing;
 pub mod types;
 pub mod validate;

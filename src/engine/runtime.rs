@@ -231,6 +231,17 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>) {
     while let Some(command) = commands.recv().await {
         match command {
             Command::Shutdown => break,
+            // LIBRARY-WIP: replaced by the media-library commands (issue 3).
+            library @ (Command::LoadMediaPage { .. }
+            | Command::LoadMediaDetail { .. }
+            | Command::RefreshFolders
+            | Command::RefreshMediaStats { .. }
+            | Command::MutateMedia { .. }
+            | Command::UploadFiles { .. }
+            | Command::DownloadToFolder { .. }
+            | Command::CancelTransfer { .. }) => {
+                tracing::warn!("library command not handled yet: {library:?}");
+            }
             Command::Submit {
                 spec,
                 model_label,

@@ -152,6 +152,14 @@ impl StudioApp {
 
     fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
         match event {
+            // LIBRARY-WIP: replaced by the Library panel's event handling (issue 3).
+            Event::MediaPage { .. }
+            | Event::MediaDetail { .. }
+            | Event::Folders(_)
+            | Event::MediaStats { .. }
+            | Event::MediaMutationDone { .. }
+            | Event::TransferProgress { .. }
+            | Event::TransferFinished { .. } => {}
             Event::Catalog(result) => self.model.catalog.set(result.map_err(|e| e.to_string())),
             Event::Credits(result) => self.model.credits.set(result.map_err(|e| e.to_string())),
             Event::Projects(result) => {

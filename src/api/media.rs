@@ -1,0 +1,312 @@
+//! Media library resources (document 3): list items, the single-item shape, folders,
+//! stats, pagination and the bulk/folder answers. Decoding is tolerant like `types.rs`.
+
+use super::lenient::{
+    lenient_bool, lenient_f64, lenient_string, lenient_u32, lenient_u64, null_default,
+    string_list,
+};
+use serde::{Deserialize, Serialize};
+
+/// `type` filter of GET /v1/media.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaTypeFilter {
+    #[default]
+    All,
+    Image,
+    Video,
+    Audio,
+}
+
+/// `category` (library section) of GET /v1/media.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum MediaCategory {
+    #[default]
+    #[serde(rename = "all")]
+    All,
+    #[serde(rename = "ai")]
+    Ai,
+    #[serde(rename = "uploaded")]
+    Uploaded,
+    #[serde(rename = "edited")]
+    Edited,
+    #[serde(rename = "favorites")]
+    Favorites,
+    #[serde(rename = "training-lab")]
+    TrainingLab,
+}
+
+/// `sort` of GET /v1/media (ignored by the service with `folder_id`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaSort {
+    #[default]
+    CreatedDesc,
+    CreatedAsc,
+    NameAsc,
+    NameDesc,
+}
+
+/// `source_type` of GET /v1/media.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MediaSourceType {
+    Uploaded,
+    Generated,
+    ChatGenerated,
+}
+
+/// Query of GET /v1/media. `None`/default values are not sent. Trash is
+/// `include_deleted = true`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MediaQuery {
+    pub project_id: Option<String>,
+    /// Takes precedence over everything but page, page_size and include_deleted.
+    pub folder_id: Option<String>,
+    pub media_type: MediaTypeFilter,
+    pub category: MediaCategory,
+    pub source_type: Option<MediaSourceType>,
+    pub search: Option<String>,
+    pub sort: MediaSort,
+    pub include_deleted: bool,
+}
+
+/// One library item, list shape.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MediaItem {
+    #[serde(deserialize_with = "null_default", alias = "_id")]
+    pub id: String,
+    #[serde(deserialize_with = "null_default")]
+    pub url: String,
+    #[serde(deserialize_with = "lenient_string", alias = "thumbnailUrl")]
+    pub thumbnail_url: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub name: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub filename: Option<String>,
+    #[serde(rename = "type", deserialize_with = "lenient_string")]
+    pub item_type: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "mediaType")]
+    pub media_type: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub category: Option<String>,
+    #[serde(deserialize_with = "lenient_u64")]
+    pub size: Option<u64>,
+    #[serde(deserialize_with = "lenient_string", alias = "sourceType")]
+    pub source_type: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "generationType")]
+    pub generation_type: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub prompt: Option<String>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub width: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub height: Option<u32>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub duration: Option<f64>,
+    #[serde(deserialize_with = "lenient_bool", alias = "isFavorited")]
+    pub is_favorited: Option<bool>,
+    #[serde(deserialize_with = "lenient_bool", alias = "nsfwDetected")]
+    pub nsfw_detected: Option<bool>,
+    #[serde(deserialize_with = "lenient_string", alias = "projectId")]
+    pub project_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "sessionId")]
+    pub session_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "createdAt")]
+    pub created_at: Option<String>,
+    /// Always present on the wire; `creditsUsed`, `generationDurationSeconds`, `projectId`,
+    /// `sessionId` are documented, the rest (e.g. `model`) is best-effort.
+    #[serde(deserialize_with = "null_default")]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+}
+
+impl MediaItem {
+    pub fn display_name(&self) -> &str {
+        self.name
+            .as_deref()
+            .or(self.filename.as_deref())
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&self.id)
+    }
+    /// `image`, `video`, `audio`, … from `type`, else `media_type`.
+    pub fn kind(&self) -> &str {
+        self.item_type
+            .as_deref()
+            .or(self.media_type.as_deref())
+            .unwrap_or("image")
+    }
+    pub fn credits_used(&self) -> Option<f64> {
+        self.metadata
+            .get("creditsUsed")
+            .or_else(|| self.metadata.get("credits_used"))
+            .and_then(super::lenient::value_as_f64)
+    }
+    /// The model named in the generation metadata, when there is one.
+    pub fn model(&self) -> Option<&str> {
+        self.metadata
+            .get("model")
+            .or_else(|| self.metadata.get("modelName"))
+            .and_then(|v| v.as_str())
+    }
+    /// What to fetch for a grid tile: the thumbnail, else the image itself.
+    pub fn thumbnail_source(&self) -> Option<&str> {
+        self.thumbnail_url
+            .as_deref()
+            .filter(|u| !u.is_empty())
+            .or_else(|| (self.kind() == "image" && !self.url.is_empty()).then_some(self.url.as_str()))
+    }
+}
+
+/// The single-item shape (GET /v1/media/:id): camelCase, no thumbnail_url (it is in
+/// `metadata.thumbnailUrl`), no prompt/width/height.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MediaDetail {
+    #[serde(deserialize_with = "null_default", alias = "_id")]
+    pub id: String,
+    #[serde(rename = "type", deserialize_with = "lenient_string")]
+    pub item_type: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub category: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub filename: Option<String>,
+    #[serde(deserialize_with = "null_default")]
+    pub url: String,
+    #[serde(deserialize_with = "lenient_u64")]
+    pub size: Option<u64>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub created: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "projectId", alias = "project_id")]
+    pub project_id: Option<String>,
+    #[serde(deserialize_with = "lenient_f64", rename = "creditsUsed")]
+    pub credits_used: Option<f64>,
+    #[serde(deserialize_with = "lenient_bool", rename = "isFavorited")]
+    pub is_favorited: Option<bool>,
+    #[serde(deserialize_with = "lenient_string", rename = "generationType")]
+    pub generation_type: Option<String>,
+    #[serde(deserialize_with = "null_default")]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `pagination` of GET /v1/media. `total_items` is only real on page 1 (-1 later).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Pagination {
+    #[serde(deserialize_with = "lenient_u32")]
+    pub page: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32", alias = "pageSize")]
+    pub page_size: Option<u32>,
+    #[serde(deserialize_with = "lenient_f64", alias = "totalItems")]
+    pub total_items: Option<f64>,
+    #[serde(deserialize_with = "lenient_u32", alias = "totalPages")]
+    pub total_pages: Option<u32>,
+    #[serde(deserialize_with = "lenient_bool", alias = "hasNext")]
+    pub has_next: Option<bool>,
+}
+
+impl Pagination {
+    /// The total when the service computed it (page 1); `None` for the -1 of later pages.
+    pub fn known_total(&self) -> Option<u64> {
+        self.total_items.filter(|t| *t >= 0.0).map(|t| t as u64)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MediaPage {
+    pub items: Vec<MediaItem>,
+    pub pagination: Pagination,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Folder {
+    #[serde(deserialize_with = "null_default", alias = "_id")]
+    pub id: String,
+    #[serde(deserialize_with = "null_default")]
+    pub name: String,
+    #[serde(deserialize_with = "lenient_string")]
+    pub description: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub color: Option<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub icon: Option<String>,
+    #[serde(deserialize_with = "lenient_u64", alias = "itemCount")]
+    pub item_count: Option<u64>,
+    #[serde(deserialize_with = "lenient_bool", alias = "isOwner")]
+    pub is_owner: Option<bool>,
+    #[serde(deserialize_with = "lenient_u32", alias = "sharedWithCount")]
+    pub shared_with_count: Option<u32>,
+    #[serde(deserialize_with = "string_list", alias = "sharedWith")]
+    pub shared_with: Vec<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "createdAt")]
+    pub created_at: Option<String>,
+}
+
+/// Fields of POST/PUT /media/folders. `None` = not sent (PUT leaves it unchanged).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FolderFields {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MediaStats {
+    #[serde(deserialize_with = "lenient_u64")]
+    pub total: Option<u64>,
+    #[serde(deserialize_with = "lenient_u64")]
+    pub images: Option<u64>,
+    #[serde(deserialize_with = "lenient_u64")]
+    pub videos: Option<u64>,
+    #[serde(deserialize_with = "lenient_u64")]
+    pub audio: Option<u64>,
+    #[serde(deserialize_with = "lenient_u64", alias = "totalSizeBytes")]
+    pub total_size_bytes: Option<u64>,
+}
+
+/// Which bulk route (POST /media/bulk/...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BulkAction {
+    Trash,
+    Restore,
+    DeleteForever,
+}
+
+/// Answer of a bulk route: the count that took effect and how many did not.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BulkOutcome {
+    pub affected: u64,
+    /// Restore: `not_found`; delete/permanent: parsed from `errors[0].error` when present.
+    pub not_affected: Option<u64>,
+    pub message: Option<String>,
+}
+
+/// Answer of POST /media/folders/:id/items.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FolderAddOutcome {
+    #[serde(deserialize_with = "lenient_u64")]
+    pub added: Option<u64>,
+    #[serde(deserialize_with = "lenient_u64")]
+    pub skipped: Option<u64>,
+    #[serde(deserialize_with = "string_list")]
+    pub rejected: Vec<String>,
+}
+
+/// Answer of POST /media/folders/:id/share.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ShareOutcome {
+    pub folder: Option<Folder>,
+    #[serde(deserialize_with = "string_list")]
+    pub shared_with_user_ids: Vec<String>,
+    #[serde(deserialize_with = "string_list")]
+    pub not_found: Vec<String>,
+}
