@@ -14,6 +14,8 @@ use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -27,6 +29,14 @@ const TRANSFER_READ_TIMEOUT_SECS: u64 = 60;
 pub const MAX_FETCH_BYTES: u64 = 256 * 1024 * 1024;
 /// Chunk size when streaming a file from disk.
 const UPLOAD_CHUNK_BYTES: usize = 256 * 1024;
+
+/// Byte counts of one upload or download, shared with whoever reports progress.
+#[derive(Debug, Default)]
+pub struct TransferCounter {
+    pub bytes_done: AtomicU64,
+    /// 0 while unknown (a download without Content-Length).
+    pub bytes_total: AtomicU64,
+}
 
 /// Where and how to reach the service.
 #[derive(Clone)]
@@ -59,9 +69,9 @@ impl std::fmt::Debug for ClientConfig {
 #[derive(Clone)]
 pub struct ApiClient {
     /// For `{base_url}` routes; carries the key.
-    service: reqwest::Client,
+    pub(super) service: reqwest::Client,
     /// For output URLs; never carries the key.
-    public: reqwest::Client,
+    pub(super) public: reqwest::Client,
     base_url: String,
     request_timeout: Duration,
 }
@@ -127,7 +137,7 @@ impl ApiClient {
         &self.base_url
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path)
     }
 
@@ -228,6 +238,18 @@ impl ApiClient {
         path: &Path,
         project_id: Option<&str>,
     ) -> Result<UploadedMedia, ApiError> {
+        self.upload_file_tracked(path, project_id, None).await
+    }
+
+    /// Like [`Self::upload_file`], counting the bytes read from disk into `counter` (set
+    /// `bytes_total` first, then `bytes_done` grows as chunks go out). The file is never
+    /// held in memory: at most a few chunks are in flight.
+    pub async fn upload_file_tracked(
+        &self,
+        path: &Path,
+        project_id: Option<&str>,
+        counter: Option<Arc<TransferCounter>>,
+    ) -> Result<UploadedMedia, ApiError> {
         let file = tokio::fs::File::open(path)
             .await
             .map_err(|e| ApiError::Io(format!("cannot open {}: {e}", path.display())))?;
@@ -236,21 +258,29 @@ impl ApiClient {
             .await
             .map_err(|e| ApiError::Io(format!("cannot read {}: {e}", path.display())))?
             .len();
+        if let Some(counter) = &counter {
+            counter.bytes_total.store(length_bytes, Ordering::Relaxed);
+            counter.bytes_done.store(0, Ordering::Relaxed);
+        }
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "upload".to_owned());
-        let stream = futures_util::stream::unfold(file, |mut file| async move {
-            let mut buffer = vec![0u8; UPLOAD_CHUNK_BYTES];
-            match file.read(&mut buffer).await {
-                Ok(0) => None,
-                Ok(n) => {
-                    buffer.truncate(n);
-                    Some((Ok::<Vec<u8>, std::io::Error>(buffer), file))
+        let stream =
+            futures_util::stream::unfold((file, counter), |(mut file, counter)| async move {
+                let mut buffer = vec![0u8; UPLOAD_CHUNK_BYTES];
+                match file.read(&mut buffer).await {
+                    Ok(0) => None,
+                    Ok(n) => {
+                        buffer.truncate(n);
+                        if let Some(counter) = &counter {
+                            counter.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+                        }
+                        Some((Ok::<Vec<u8>, std::io::Error>(buffer), (file, counter)))
+                    }
+                    Err(e) => Some((Err(e), (file, counter))),
                 }
-                Err(e) => Some((Err(e), file)),
-            }
-        });
+            });
         let part = reqwest::multipart::Part::stream_with_length(
             reqwest::Body::wrap_stream(stream),
             length_bytes,
@@ -312,6 +342,19 @@ impl ApiClient {
         url: &str,
         dest: &Path,
     ) -> Result<Option<String>, ApiError> {
+        self.download_output_tracked(url, dest, None).await
+    }
+
+    /// Stream an output URL (without the key) into a temp file beside `dest`, counting
+    /// bytes into `counter` (`bytes_total` is the Content-Length, 0 when unknown), then
+    /// rename. Dropping the future (cancel) removes the temp file; `dest` is only ever a
+    /// complete file.
+    pub async fn download_output_tracked(
+        &self,
+        url: &str,
+        dest: &Path,
+        counter: Option<Arc<TransferCounter>>,
+    ) -> Result<Option<String>, ApiError> {
         let response = self.public.get(url).send().await.map_err(classify)?;
         let response = check_status(response).await?;
         let content_type = response
@@ -319,44 +362,46 @@ impl ApiClient {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(|s| s.split(';').next().unwrap_or(s).trim().to_owned());
-        let temp = temp_path_beside(dest);
-        let result = async {
-            let mut file = tokio::fs::File::create(&temp)
-                .await
-                .map_err(|e| ApiError::Io(format!("cannot create {}: {e}", temp.display())))?;
-            let mut stream = response.bytes_stream();
-            while let Some(chunk) = stream.next().await {
-                let chunk = chunk.map_err(classify)?;
-                file.write_all(&chunk)
-                    .await
-                    .map_err(|e| ApiError::Io(format!("cannot write {}: {e}", temp.display())))?;
+        if let Some(counter) = &counter {
+            counter
+                .bytes_total
+                .store(response.content_length().unwrap_or(0), Ordering::Relaxed);
+        }
+        let temp = TempFile::beside(dest);
+        let mut file = tokio::fs::File::create(temp.path())
+            .await
+            .map_err(|e| ApiError::Io(format!("cannot create {}: {e}", temp.path().display())))?;
+        let write_error = |e: std::io::Error| {
+            ApiError::Io(format!("cannot write {}: {e}", temp.path().display()))
+        };
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(classify)?;
+            file.write_all(&chunk).await.map_err(write_error)?;
+            if let Some(counter) = &counter {
+                counter
+                    .bytes_done
+                    .fetch_add(chunk.len() as u64, Ordering::Relaxed);
             }
-            file.flush()
-                .await
-                .map_err(|e| ApiError::Io(format!("cannot write {}: {e}", temp.display())))?;
-            file.sync_all()
-                .await
-                .map_err(|e| ApiError::Io(format!("cannot write {}: {e}", temp.display())))?;
-            drop(file);
-            tokio::fs::rename(&temp, dest).await.map_err(|e| {
-                ApiError::Io(format!(
-                    "cannot move the download to {}: {e}",
-                    dest.display()
-                ))
-            })
         }
-        .await;
-        if result.is_err() {
-            let _ = tokio::fs::remove_file(&temp).await;
-        }
-        result.map(|()| content_type)
+        file.flush().await.map_err(write_error)?;
+        file.sync_all().await.map_err(write_error)?;
+        drop(file);
+        tokio::fs::rename(temp.path(), dest).await.map_err(|e| {
+            ApiError::Io(format!(
+                "cannot move the download to {}: {e}",
+                dest.display()
+            ))
+        })?;
+        temp.disarm();
+        Ok(content_type)
     }
 
     // ---------------------------------------------------------------------------------
     // Plumbing
     // ---------------------------------------------------------------------------------
 
-    async fn json<T: DeserializeOwned>(
+    pub(super) async fn json<T: DeserializeOwned>(
         &self,
         request: reqwest::RequestBuilder,
     ) -> Result<T, ApiError> {
@@ -493,6 +538,37 @@ pub fn mime_for_path(path: &Path) -> &'static str {
         "txt" => "text/plain",
         "json" => "application/json",
         _ => "application/octet-stream",
+    }
+}
+
+/// A temp file that is removed when dropped unless disarmed (a cancelled or failed
+/// download leaves nothing behind).
+struct TempFile {
+    path: PathBuf,
+    armed: bool,
+}
+
+impl TempFile {
+    fn beside(dest: &Path) -> Self {
+        TempFile {
+            path: temp_path_beside(dest),
+            armed: true,
+        }
+    }
+    fn path(&self) -> &Path {
+        &self.path
+    }
+    fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if self.armed {
+            // Blocking remove of one small directory entry; fine even inside async code.
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 

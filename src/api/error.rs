@@ -37,6 +37,9 @@ pub enum ApiError {
     /// A local file problem (upload source, save target, cache).
     #[error("File error: {0}")]
     Io(String),
+    /// Refused by the client before anything was sent (e.g. a bulk move over the limit).
+    #[error("Not sent: {0}")]
+    Invalid(String),
 }
 
 fn status_line(

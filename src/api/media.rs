@@ -2,8 +2,7 @@
 //! stats, pagination and the bulk/folder answers. Decoding is tolerant like `types.rs`.
 
 use super::lenient::{
-    lenient_bool, lenient_f64, lenient_string, lenient_u32, lenient_u64, null_default,
-    string_list,
+    lenient_bool, lenient_f64, lenient_string, lenient_u32, lenient_u64, null_default, string_list,
 };
 use serde::{Deserialize, Serialize};
 
@@ -54,6 +53,55 @@ pub enum MediaSourceType {
     Uploaded,
     Generated,
     ChatGenerated,
+}
+
+impl MediaTypeFilter {
+    /// The wire value of the `type` parameter.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MediaTypeFilter::All => "all",
+            MediaTypeFilter::Image => "image",
+            MediaTypeFilter::Video => "video",
+            MediaTypeFilter::Audio => "audio",
+        }
+    }
+}
+
+impl MediaCategory {
+    /// The wire value of the `category` parameter.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MediaCategory::All => "all",
+            MediaCategory::Ai => "ai",
+            MediaCategory::Uploaded => "uploaded",
+            MediaCategory::Edited => "edited",
+            MediaCategory::Favorites => "favorites",
+            MediaCategory::TrainingLab => "training-lab",
+        }
+    }
+}
+
+impl MediaSort {
+    /// The wire value of the `sort` parameter.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MediaSort::CreatedDesc => "created_desc",
+            MediaSort::CreatedAsc => "created_asc",
+            MediaSort::NameAsc => "name_asc",
+            MediaSort::NameDesc => "name_desc",
+        }
+    }
+}
+
+impl MediaSourceType {
+    /// The wire value of the `source_type` parameter.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MediaSourceType::Uploaded => "uploaded",
+            MediaSourceType::Generated => "generated",
+            MediaSourceType::ChatGenerated => "chat-generated",
+        }
+    }
 }
 
 /// Query of GET /v1/media. `None`/default values are not sent. Trash is
@@ -113,6 +161,16 @@ pub struct MediaItem {
     pub project_id: Option<String>,
     #[serde(deserialize_with = "lenient_string", alias = "sessionId")]
     pub session_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "userId")]
+    pub user_id: Option<String>,
+    /// Resolved only when the list was filtered by `project_id`.
+    #[serde(deserialize_with = "lenient_string", alias = "userEmail")]
+    pub user_email: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "userName")]
+    pub user_name: Option<String>,
+    /// Display hint only, not a stable enum.
+    #[serde(deserialize_with = "lenient_string", alias = "sessionType")]
+    pub session_type: Option<String>,
     #[serde(deserialize_with = "lenient_string", alias = "createdAt")]
     pub created_at: Option<String>,
     /// Always present on the wire; `creditsUsed`, `generationDurationSeconds`, `projectId`,
@@ -149,13 +207,36 @@ impl MediaItem {
             .or_else(|| self.metadata.get("modelName"))
             .and_then(|v| v.as_str())
     }
+    /// The id of the generation that produced this item, when its metadata names one.
+    pub fn generation_id(&self) -> Option<&str> {
+        generation_id_in(&self.metadata)
+    }
+    /// The prompt: the list field, else the generation metadata's.
+    pub fn prompt_text(&self) -> Option<&str> {
+        self.prompt
+            .as_deref()
+            .or_else(|| self.metadata.get("prompt").and_then(|v| v.as_str()))
+            .filter(|p| !p.trim().is_empty())
+    }
     /// What to fetch for a grid tile: the thumbnail, else the image itself.
     pub fn thumbnail_source(&self) -> Option<&str> {
         self.thumbnail_url
             .as_deref()
             .filter(|u| !u.is_empty())
-            .or_else(|| (self.kind() == "image" && !self.url.is_empty()).then_some(self.url.as_str()))
+            .or_else(|| {
+                (self.kind() == "image" && !self.url.is_empty()).then_some(self.url.as_str())
+            })
     }
+}
+
+/// `generationId` (or a spelling of it) in an item's metadata.
+fn generation_id_in(metadata: &serde_json::Map<String, serde_json::Value>) -> Option<&str> {
+    ["generationId", "generation_id", "generationID"]
+        .iter()
+        .filter_map(|k| metadata.get(*k))
+        .filter_map(|v| v.as_str())
+        .map(str::trim)
+        .find(|v| !v.is_empty())
 }
 
 /// The single-item shape (GET /v1/media/:id): camelCase, no thumbnail_url (it is in
@@ -177,7 +258,7 @@ pub struct MediaDetail {
     pub size: Option<u64>,
     #[serde(deserialize_with = "lenient_string")]
     pub created: Option<String>,
-    #[serde(deserialize_with = "lenient_string", rename = "projectId", alias = "project_id")]
+    #[serde(deserialize_with = "lenient_string", rename = "projectId")]
     pub project_id: Option<String>,
     #[serde(deserialize_with = "lenient_f64", rename = "creditsUsed")]
     pub credits_used: Option<f64>,
@@ -185,8 +266,45 @@ pub struct MediaDetail {
     pub is_favorited: Option<bool>,
     #[serde(deserialize_with = "lenient_string", rename = "generationType")]
     pub generation_type: Option<String>,
+    #[serde(deserialize_with = "lenient_f64", rename = "generationDurationSeconds")]
+    pub generation_duration_seconds: Option<f64>,
+    /// The shape carries both `sessionId` and `session_id` (same value): no alias here,
+    /// or serde would reject the answer for a duplicate field.
+    #[serde(deserialize_with = "lenient_string", rename = "sessionId")]
+    pub session_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "userId")]
+    pub user_id: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "userEmail")]
+    pub user_email: Option<String>,
+    #[serde(deserialize_with = "lenient_string", rename = "userName")]
+    pub user_name: Option<String>,
+    /// Absent for types without a hide state.
+    #[serde(deserialize_with = "lenient_bool", rename = "isDisliked")]
+    pub is_disliked: Option<bool>,
+    #[serde(deserialize_with = "lenient_string", rename = "sessionType")]
+    pub session_type: Option<String>,
     #[serde(deserialize_with = "null_default")]
     pub metadata: serde_json::Map<String, serde_json::Value>,
+}
+
+impl MediaDetail {
+    /// The thumbnail lives in `metadata.thumbnailUrl` in this shape.
+    pub fn thumbnail_url(&self) -> Option<&str> {
+        ["thumbnailUrl", "thumbnail_url"]
+            .iter()
+            .filter_map(|k| self.metadata.get(*k))
+            .filter_map(|v| v.as_str())
+            .find(|v| !v.is_empty())
+    }
+    pub fn generation_id(&self) -> Option<&str> {
+        generation_id_in(&self.metadata)
+    }
+    pub fn prompt(&self) -> Option<&str> {
+        self.metadata
+            .get("prompt")
+            .and_then(|v| v.as_str())
+            .filter(|p| !p.trim().is_empty())
+    }
 }
 
 /// `pagination` of GET /v1/media. `total_items` is only real on page 1 (-1 later).
@@ -239,8 +357,13 @@ pub struct Folder {
     pub shared_with_count: Option<u32>,
     #[serde(deserialize_with = "string_list", alias = "sharedWith")]
     pub shared_with: Vec<String>,
+    /// Null for every folder created through the API.
+    #[serde(deserialize_with = "lenient_string", alias = "projectId")]
+    pub project_id: Option<String>,
     #[serde(deserialize_with = "lenient_string", alias = "createdAt")]
     pub created_at: Option<String>,
+    #[serde(deserialize_with = "lenient_string", alias = "lastUpdated")]
+    pub last_updated: Option<String>,
 }
 
 /// Fields of POST/PUT /media/folders. `None` = not sent (PUT leaves it unchanged).
@@ -271,12 +394,41 @@ pub struct MediaStats {
     pub total_size_bytes: Option<u64>,
 }
 
+/// Answer of POST /media/upload-ticket (for browser flows without a key).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct UploadTicket {
+    #[serde(deserialize_with = "null_default")]
+    pub token: String,
+    #[serde(deserialize_with = "null_default", alias = "uploadUrl")]
+    pub upload_url: String,
+    #[serde(
+        deserialize_with = "lenient_f64",
+        rename = "expires_in",
+        alias = "expiresIn"
+    )]
+    pub expires_in_secs: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64", alias = "maxFileMb")]
+    pub max_file_mb: Option<f64>,
+}
+
 /// Which bulk route (POST /media/bulk/...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum BulkAction {
     Trash,
     Restore,
     DeleteForever,
+}
+
+impl BulkAction {
+    /// Route under /v1.
+    pub fn path(self) -> &'static str {
+        match self {
+            BulkAction::Trash => "/v1/media/bulk/delete",
+            BulkAction::Restore => "/v1/media/bulk/restore",
+            BulkAction::DeleteForever => "/v1/media/bulk/permanent",
+        }
+    }
 }
 
 /// Answer of a bulk route: the count that took effect and how many did not.

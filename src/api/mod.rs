@@ -5,11 +5,12 @@ pub mod client;
 pub mod error;
 pub mod lenient;
 pub mod media;
+pub mod media_client;
 pub mod pricing;
 pub mod types;
 pub mod validate;
 
-pub use client::{ApiClient, ClientConfig};
+pub use client::{ApiClient, ClientConfig, TransferCounter};
 pub use error::ApiError;
 pub use pricing::{PriceInputs, PriceUnit, estimate_credits, estimate_range_for_auto, price};
 pub use types::*;

@@ -3,11 +3,15 @@
 //! The UI talks to it only through [`Command`]s in and [`Event`]s out.
 
 pub mod journal;
+pub mod library;
+pub mod library_transfers;
 pub mod protocol;
+pub mod rate_limit;
 pub mod runtime;
 pub mod tracker;
 pub mod transfers;
 
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
+pub use library_transfers::TransferTuning;
 pub use protocol::{Command, Event, JobPhase, JobRecord, LocalJobId};
-pub use runtime::{EngineConfig, EngineError, EngineHandle, start};
+pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};

@@ -67,22 +67,42 @@ pub enum Command {
     // ---- Media library (document 3) ----
     /// Fetch one page of the library; answered by `MediaPage` carrying the same
     /// `request_id` (the UI drops answers for queries it no longer shows).
-    LoadMediaPage { request_id: u64, query: MediaQuery, page: u32, page_size: u32 },
+    LoadMediaPage {
+        request_id: u64,
+        query: MediaQuery,
+        page: u32,
+        page_size: u32,
+    },
     /// GET /v1/media/:id (also accepts a generation id); answered by `MediaDetail`.
-    LoadMediaDetail { id: String },
+    LoadMediaDetail {
+        id: String,
+    },
     RefreshFolders,
     /// GET /media/stats for a project (or the caller's own media with `None`).
-    RefreshMediaStats { project_id: Option<String> },
+    RefreshMediaStats {
+        project_id: Option<String>,
+    },
     /// A change the UI has already shown optimistically; answered by `MediaMutationDone`
     /// with the same `op_id` so the UI can confirm it or roll it back.
-    MutateMedia { op_id: u64, mutation: MediaMutation },
+    MutateMedia {
+        op_id: u64,
+        mutation: MediaMutation,
+    },
     /// Upload local files to the library (streamed from disk, paced to the upload rate
     /// limit); answered by `TransferProgress`… then `TransferFinished`.
-    UploadFiles { uploads: Vec<UploadRequest> },
+    UploadFiles {
+        uploads: Vec<UploadRequest>,
+    },
     /// Download outputs into a folder (temp file, renamed when complete).
-    DownloadToFolder { transfer_id: u64, items: Vec<DownloadItem>, folder: PathBuf },
+    DownloadToFolder {
+        transfer_id: u64,
+        items: Vec<DownloadItem>,
+        folder: PathBuf,
+    },
     /// Stop a queued or running upload/download; answered by `TransferFinished` (cancelled).
-    CancelTransfer { transfer_id: u64 },
+    CancelTransfer {
+        transfer_id: u64,
+    },
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
     Shutdown,
 }
@@ -90,19 +110,50 @@ pub enum Command {
 /// One change to library items or folders.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MediaMutation {
-    Favorite { ids: Vec<String>, favorited: bool },
+    Favorite {
+        ids: Vec<String>,
+        favorited: bool,
+    },
     /// Trash / restore / delete forever (bulk routes; one id uses the same route).
-    Bulk { action: BulkAction, ids: Vec<String> },
+    Bulk {
+        action: BulkAction,
+        ids: Vec<String>,
+    },
     /// Atomic move to another project (POST /media/bulk/move).
-    MoveToProject { ids: Vec<String>, project_id: String },
-    CreateFolder { fields: FolderFields },
-    UpdateFolder { folder_id: String, fields: FolderFields },
-    DeleteFolder { folder_id: String },
-    AddToFolder { folder_id: String, ids: Vec<String> },
-    RemoveFromFolder { folder_id: String, ids: Vec<String> },
-    ShareFolder { folder_id: String, emails: Vec<String> },
-    UnshareFolder { folder_id: String, user_id: String },
-    MoveFolderContents { folder_id: String, project_id: String },
+    MoveToProject {
+        ids: Vec<String>,
+        project_id: String,
+    },
+    CreateFolder {
+        fields: FolderFields,
+    },
+    UpdateFolder {
+        folder_id: String,
+        fields: FolderFields,
+    },
+    DeleteFolder {
+        folder_id: String,
+    },
+    AddToFolder {
+        folder_id: String,
+        ids: Vec<String>,
+    },
+    RemoveFromFolder {
+        folder_id: String,
+        ids: Vec<String>,
+    },
+    ShareFolder {
+        folder_id: String,
+        emails: Vec<String>,
+    },
+    UnshareFolder {
+        folder_id: String,
+        user_id: String,
+    },
+    MoveFolderContents {
+        folder_id: String,
+        project_id: String,
+    },
 }
 
 /// What a confirmed mutation reported back.
@@ -114,7 +165,14 @@ pub enum MutationOutcome {
     AddedToFolder(FolderAddOutcome),
     Shared(ShareOutcome),
     /// Items moved (bulk move, move-contents).
-    Moved { count: u64 },
+    Moved {
+        count: u64,
+    },
+    /// Items taken out of a folder (a shared member may only remove what they added, so
+    /// this can be less than asked).
+    Removed {
+        count: u64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -237,14 +295,35 @@ pub enum Event {
         path: PathBuf,
         result: Result<(), String>,
     },
-    MediaPage { request_id: u64, page: u32, result: Result<MediaPage, ApiError> },
-    MediaDetail { id: String, result: Result<MediaDetail, ApiError> },
+    MediaPage {
+        request_id: u64,
+        page: u32,
+        result: Result<MediaPage, ApiError>,
+    },
+    MediaDetail {
+        id: String,
+        result: Result<MediaDetail, ApiError>,
+    },
     Folders(Result<Vec<Folder>, ApiError>),
-    MediaStats { project_id: Option<String>, result: Result<MediaStats, ApiError> },
-    MediaMutationDone { op_id: u64, mutation: MediaMutation, result: Result<MutationOutcome, ApiError> },
+    MediaStats {
+        project_id: Option<String>,
+        result: Result<MediaStats, ApiError>,
+    },
+    MediaMutationDone {
+        op_id: u64,
+        mutation: MediaMutation,
+        result: Result<MutationOutcome, ApiError>,
+    },
     /// Bytes moved so far; monotonic per transfer.
-    TransferProgress { transfer_id: u64, bytes_done: u64, bytes_total: u64 },
-    TransferFinished { transfer_id: u64, outcome: TransferOutcome },
+    TransferProgress {
+        transfer_id: u64,
+        bytes_done: u64,
+        bytes_total: u64,
+    },
+    TransferFinished {
+        transfer_id: u64,
+        outcome: TransferOutcome,
+    },
     /// Outcome of `OpenInSystemViewer` when it failed (success needs no message).
     OpenFailed {
         url: String,

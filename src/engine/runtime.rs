@@ -2,6 +2,8 @@
 //! channels both ways, and the dispatch of commands to the tracker and transfer tasks.
 
 use super::journal::{Journal, JournalError};
+use super::library::Library;
+use super::library_transfers::TransferTuning;
 use super::protocol::{Command, Event};
 use super::tracker::Tracker;
 use super::transfers::Transfers;
@@ -159,6 +161,14 @@ impl Ctx {
 /// Start the engine: open the journal, spawn the "engine-runtime" thread with a
 /// two-worker tokio runtime, restore and resume jobs, fetch catalog, credits and projects.
 pub fn start(config: EngineConfig) -> Result<EngineHandle, EngineError> {
+    start_with(config, TransferTuning::default())
+}
+
+/// [`start`] with non-default transfer knobs (tests, tools).
+pub fn start_with(
+    config: EngineConfig,
+    tuning: TransferTuning,
+) -> Result<EngineHandle, EngineError> {
     let journal = Journal::open(&config.journal_path)?;
     let client = ApiClient::new(ClientConfig {
         base_url: config.base_url.clone(),
@@ -194,7 +204,7 @@ pub fn start(config: EngineConfig) -> Result<EngineHandle, EngineError> {
                 }
             };
             let _ = ready_tx.send(Ok(()));
-            runtime.block_on(run(ctx, command_rx));
+            runtime.block_on(run(ctx, command_rx, tuning));
             runtime.shutdown_timeout(Duration::from_secs(SHUTDOWN_GRACE_SECS));
         })
         .map_err(|e| EngineError::Start(format!("engine thread: {e}")))?;
@@ -219,9 +229,10 @@ pub fn start(config: EngineConfig) -> Result<EngineHandle, EngineError> {
 }
 
 /// The engine's main loop: start-up work, then one task per command until shutdown.
-async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>) {
+async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: TransferTuning) {
     let tracker = Tracker::new(ctx.clone());
     let transfers = Transfers::new(ctx.clone());
+    let library = Library::new(ctx.clone(), &tuning);
 
     tracker.restore().await;
     tokio::spawn(refresh_catalog(ctx.clone()));
@@ -231,8 +242,7 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>) {
     while let Some(command) = commands.recv().await {
         match command {
             Command::Shutdown => break,
-            // LIBRARY-WIP: replaced by the media-library commands (issue 3).
-            library @ (Command::LoadMediaPage { .. }
+            library_command @ (Command::LoadMediaPage { .. }
             | Command::LoadMediaDetail { .. }
             | Command::RefreshFolders
             | Command::RefreshMediaStats { .. }
@@ -240,7 +250,7 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>) {
             | Command::UploadFiles { .. }
             | Command::DownloadToFolder { .. }
             | Command::CancelTransfer { .. }) => {
-                tracing::warn!("library command not handled yet: {library:?}");
+                library.handle(library_command);
             }
             Command::Submit {
                 spec,

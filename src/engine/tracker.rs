@@ -1,10 +1,12 @@
 //! The job tracker: submit (journal first, never re-sent), poll at the service's hint,
-//! cancel, reconcile lost submits against the credit balance, resume after a restart.
+//! cancel, reconcile lost submits (media library first, then the credit balance), resume
+//! after a restart.
 
 use super::journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 use super::protocol::{Event, JobPhase, JobRecord, LocalJobId};
 use super::runtime::{Ctx, refresh_credits};
-use crate::api::{ApiError, Credits, Failure, GenerationSpec, JobState, StatusResponse};
+use crate::api::media::{MediaCategory, MediaItem, MediaQuery};
+use crate::api::{ApiError, Credits, Failure, GenerationSpec, JobResult, JobState, StatusResponse};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -18,6 +20,11 @@ pub const MAX_BACKOFF_SECS: f64 = 60.0;
 /// When no credit change is seen yet, look again after these delays (seconds since the
 /// previous look) before concluding that no job was created.
 const RECONCILE_RECHECK_SECS: [u64; 4] = [5, 10, 25, 50];
+/// Library items looked at when reconciling (category ai, newest first).
+const RECONCILE_PAGE_SIZE: u32 = 10;
+/// The service's clock may run behind ours: items this much older than the submit still
+/// count as candidates.
+const CLOCK_SKEW_ALLOWANCE_MS: i64 = 2 * 60 * 1000;
 /// A balance drop counts as "our job" when it is at least this share of the estimate.
 const CHARGE_MATCH_SHARE: f64 = 0.5;
 
@@ -558,7 +565,29 @@ impl Tracker {
             (entry.record.clone(), entry.credits_before, others)
         };
 
-        if let Some(generation_id) = self.recover_generation_id(&record).await {
+        let found = self.recover_generation_id(&record).await;
+        if let Some(LibraryMatch::Item {
+            media_id,
+            url,
+            thumbnail_url,
+        }) = found
+        {
+            self.mutate(local_id, |entry| {
+                if matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
+                    entry.record.phase = JobPhase::Unconfirmed {
+                        note: note_in_library(&media_id),
+                    };
+                    entry.record.result = Some(JobResult {
+                        urls: vec![url],
+                        thumbnail_url,
+                        ..JobResult::default()
+                    });
+                }
+            })
+            .await;
+            return Verdict::Recovered;
+        }
+        if let Some(LibraryMatch::Generation(generation_id)) = found {
             let mut resumed = false;
             self.mutate(local_id, |entry| {
                 if matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
@@ -607,14 +636,94 @@ impl Tracker {
         }
     }
 
-    /// Seam for recovering the job handle of an unanswered submit from the media library
-    /// (GET /v1/media?category=ai, newest first, small page; match prompt/type/time and
-    /// read the generation id from the item). The library routes are not in the client
-    /// yet, so this finds nothing and the credit comparison decides.
-    async fn recover_generation_id(&self, record: &JobRecord) -> Option<String> {
-        let _ = record;
+    /// Look for an unanswered submit's output in the media library (contract, Retrying):
+    /// GET /v1/media?category=ai, newest first, 10 items; an item created at or after the
+    /// submit (less a clock-skew allowance) with the same prompt (and project) is ours.
+    /// Its generation id comes from the list item's metadata, else from the single-item
+    /// route's metadata. Ids that another job of ours already holds are skipped.
+    async fn recover_generation_id(&self, record: &JobRecord) -> Option<LibraryMatch> {
+        let query = MediaQuery {
+            project_id: record.spec.request.project_id.clone(),
+            category: MediaCategory::Ai,
+            ..MediaQuery::default()
+        };
+        let page = match self
+            .ctx
+            .client
+            .list_media(&query, 1, RECONCILE_PAGE_SIZE)
+            .await
+        {
+            Ok(page) => page,
+            Err(e) => {
+                tracing::debug!("job {}: library lookup failed: {e}", record.local_id);
+                return None;
+            }
+        };
+        let claimed: Vec<String> = {
+            let jobs = self.jobs.lock().await;
+            jobs.values()
+                .filter(|e| e.record.local_id != record.local_id)
+                .filter_map(|e| e.record.generation_id.clone())
+                .collect()
+        };
+        for item in library_candidates(&page.items, record) {
+            let generation_id = match item.generation_id() {
+                Some(id) => Some(id.to_owned()),
+                None => self
+                    .ctx
+                    .client
+                    .media_item(&item.id)
+                    .await
+                    .ok()
+                    .and_then(|detail| detail.generation_id().map(str::to_owned)),
+            };
+            match generation_id {
+                Some(id) if claimed.contains(&id) => continue,
+                Some(id) => return Some(LibraryMatch::Generation(id)),
+                None => {
+                    return Some(LibraryMatch::Item {
+                        media_id: item.id.clone(),
+                        url: item.url.clone(),
+                        thumbnail_url: item.thumbnail_url.clone(),
+                    });
+                }
+            }
+        }
         None
     }
+}
+
+/// What the media library revealed about an unanswered submit.
+enum LibraryMatch {
+    /// The job's handle: resume polling.
+    Generation(String),
+    /// Its output is in the library but names no generation: it exists and finished.
+    Item {
+        media_id: String,
+        url: String,
+        thumbnail_url: Option<String>,
+    },
+}
+
+/// Library items that may be the output of `record`: same prompt, same project (when the
+/// job named one), created no earlier than the submit less the skew allowance.
+fn library_candidates<'a>(items: &'a [MediaItem], record: &JobRecord) -> Vec<&'a MediaItem> {
+    let prompt = record.spec.request.prompt.trim();
+    let earliest_ms = record.submitted_at_unix_ms - CLOCK_SKEW_ALLOWANCE_MS;
+    items
+        .iter()
+        .filter(|item| item.prompt_text().map(str::trim) == Some(prompt))
+        .filter(|item| match &record.spec.request.project_id {
+            Some(project) => item.project_id.as_deref().is_none_or(|p| p == project),
+            None => true,
+        })
+        .filter(|item| {
+            item.created_at
+                .as_deref()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t.trim()).ok())
+                .is_some_and(|t| t.timestamp_millis() >= earliest_ms)
+        })
+        .collect()
 }
 
 enum Verdict {
@@ -644,6 +753,14 @@ submit would be billed separately.";
 
 const NOTE_NOT_CREATED: &str = "The service did not answer the submit and your credit balance \
 has not changed since, so no job seems to have been created. You can submit again.";
+
+fn note_in_library(media_id: &str) -> String {
+    format!(
+        "The service did not answer the submit, but its result was found in your media \
+library (item {media_id}): the job was created and has finished. Do not submit again: a second \
+submit would be billed separately."
+    )
+}
 
 fn note_created(drop: f64) -> String {
     format!(
@@ -853,5 +970,58 @@ mod tests {
         assert_eq!(balance_drop(before, &Credits::default()), None);
         assert_eq!(format_credits(8.0), "8 credits");
         assert_eq!(format_credits(2.5), "2.50 credits");
+    }
+
+    #[test]
+    fn library_candidates_match_prompt_project_and_time() {
+        let submitted_ms = 1_700_000_000_000;
+        let record = JobRecord {
+            local_id: 1,
+            generation_id: None,
+            spec: GenerationSpec {
+                kind: crate::api::GenerationKind::Image,
+                request: crate::api::GenerationRequest {
+                    prompt: "a red fox".into(),
+                    project_id: Some("p1".into()),
+                    ..Default::default()
+                },
+            },
+            model_label: "Auto".into(),
+            phase: JobPhase::Unconfirmed {
+                note: String::new(),
+            },
+            progress_percent: 0.0,
+            submitted_at_unix_ms: submitted_ms,
+            finished_at_unix_ms: None,
+            credits_estimate: None,
+            credits_used: None,
+            result: None,
+            poll_problem: None,
+            poll_interval_secs: 3.0,
+        };
+        let at = |offset_ms: i64| {
+            chrono::DateTime::from_timestamp_millis(submitted_ms + offset_ms)
+                .map(|t| t.to_rfc3339())
+        };
+        let item = |id: &str, prompt: &str, project: &str, created: Option<String>| MediaItem {
+            id: id.into(),
+            prompt: Some(prompt.into()),
+            project_id: Some(project.into()),
+            created_at: created,
+            ..MediaItem::default()
+        };
+        let items = vec![
+            item("ok", " a red fox ", "p1", at(5_000)),
+            item("skewed", "a red fox", "p1", at(-60_000)),
+            item("too-old", "a red fox", "p1", at(-10 * 60_000)),
+            item("other-prompt", "a blue fox", "p1", at(5_000)),
+            item("other-project", "a red fox", "p2", at(5_000)),
+            item("no-time", "a red fox", "p1", None),
+        ];
+        let found: Vec<&str> = library_candidates(&items, &record)
+            .iter()
+            .map(|i| i.id.as_str())
+            .collect();
+        assert_eq!(found, vec!["ok", "skewed"]);
     }
 }

@@ -1,5 +1,11 @@
-//! Image fetching/decoding helpers shared by the engine and the UI. No egui here.
+//! Image fetching/decoding helpers shared by the engine and the UI, and the gallery's
+//! thumbnail pipeline. No egui here.
 
 pub mod decode;
+pub mod thumbnails;
 
 pub use decode::{DecodeError, DecodedImage, decode_image};
+pub use thumbnails::{
+    PIPELINE_VERSION, ThumbnailConfig, ThumbnailError, ThumbnailPipeline, ThumbnailPriority,
+    ThumbnailResult,
+};

@@ -9,11 +9,14 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::catalog::Catalog;
+use super::clock::Clock;
 use super::config::SandboxConfig;
 use super::error::SandboxError;
 use super::jobs;
 use super::rate_limit::RateLimiter;
+use super::retention;
 use super::routes;
+use super::seed;
 use super::state::{AppState, Controls, Shared};
 use super::store::Store;
 
@@ -118,6 +121,82 @@ impl SandboxHandle {
             })
     }
 
+    /// A key for a user of the sandbox directory (see docs/SANDBOX.md), e.g.
+    /// `ana@studio.test`; `None` for an unknown address.
+    pub fn create_api_key_for_user(&self, email: &str, read_only: bool) -> Option<String> {
+        let user_id = self.user_id_for_email(email)?;
+        match self.shared.store.insert_api_key(&user_id, !read_only) {
+            Ok(key) => Some(key),
+            Err(error) => {
+                tracing::error!(%error, "sandbox could not create an API key");
+                None
+            }
+        }
+    }
+
+    /// The directory user id behind an e-mail address (case-insensitive).
+    pub fn user_id_for_email(&self, email: &str) -> Option<String> {
+        self.shared
+            .store
+            .user_id_by_email(email)
+            .unwrap_or_else(|error| {
+                tracing::error!(%error, "sandbox could not look up a user");
+                None
+            })
+    }
+
+    /// Makes the user with `email` a member (shared user) of a project; false when either
+    /// is unknown.
+    pub fn add_project_member(&self, project_id: &str, email: &str) -> bool {
+        let Some(user_id) = self.user_id_for_email(email) else {
+            return false;
+        };
+        self.shared
+            .store
+            .add_project_member(project_id, &user_id)
+            .unwrap_or_else(|error| {
+                tracing::error!(%error, "sandbox could not add a project member");
+                false
+            })
+    }
+
+    /// Assigns a folder to a project (the public API cannot); members of the project then
+    /// see it in the folder list without being able to open it.
+    pub fn assign_folder_to_project(&self, folder_id: &str, project_id: &str) -> bool {
+        self.shared
+            .store
+            .assign_folder_to_project(folder_id, project_id)
+            .unwrap_or_else(|error| {
+                tracing::error!(%error, "sandbox could not assign a folder");
+                false
+            })
+    }
+
+    /// Inserts `count` realistic library items for the default user (in `project_id`, else
+    /// the default project) in one transaction; their files are a few shared stills.
+    /// Returns how many were inserted (0 for a project the default user cannot use).
+    pub fn seed_media(&self, count: usize, project_id: Option<&str>) -> usize {
+        seed::seed_media(&self.shared, count, project_id).unwrap_or_else(|error| {
+            tracing::error!(%error, "sandbox could not seed media");
+            0
+        })
+    }
+
+    /// Moves the sandbox clock forward (trash retention, ticket expiry) and runs the
+    /// retention sweep at once.
+    pub fn advance_clock_days(&self, days: u32) {
+        self.shared.clock.advance_days(days);
+        self.purge_expired_trash();
+    }
+
+    /// Runs the 30-day trash retention sweep now; returns how many items it deleted.
+    pub fn purge_expired_trash(&self) -> usize {
+        retention::sweep(&self.shared).unwrap_or_else(|error| {
+            tracing::error!(%error, "sandbox trash sweep failed");
+            0
+        })
+    }
+
     pub fn shutdown(self) {
         drop(self);
     }
@@ -160,6 +239,7 @@ fn prepare(
     std::fs::create_dir_all(&files_dir).map_err(|e| io_error(&files_dir, e))?;
     let store = Store::open(&config.data_dir.join(DATABASE_FILE))?;
     let user_id = store.ensure_default_user()?;
+    store.ensure_directory(&user_id)?;
     let configured = config
         .api_key
         .as_deref()
@@ -216,7 +296,10 @@ async fn serve(
             speed: config.speed,
             default_user_id: user_id,
             http,
+            clock: Clock::default(),
         });
+        seed::ensure_shared_files(&shared.files_dir).map_err(SandboxError::Runtime)?;
+        seed::ensure_stock_items(&shared).map_err(SandboxError::Runtime)?;
         Ok::<_, SandboxError>((
             listener,
             Ready {
@@ -234,6 +317,12 @@ async fn serve(
         }
     };
     let shared = ready.shared.clone();
+    match retention::sweep(&shared) {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(items = n, "sandbox purged expired trash at start"),
+        Err(error) => tracing::error!(%error, "sandbox could not sweep the trash"),
+    }
+    retention::spawn_periodic(shared.clone());
     match jobs::resume_all(&shared) {
         Ok(0) => {}
         Ok(n) => tracing::info!(jobs = n, "sandbox resumed unfinished jobs"),

@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 
 use super::fetch::{decode_image, fetch_source_bytes};
 use super::files::{write_jpeg, write_png};
+use super::ids::new_object_id;
+use super::media_store::NewMedia;
 use super::render::{RenderSpec, output_dimensions, render_art, render_edit, thumbnail};
 use super::state::AppState;
 use super::store::{GenerationRow, now_iso};
@@ -22,6 +24,9 @@ const FAILURE_POINT: f64 = 0.5;
 pub(crate) struct StoredResult {
     pub paths: Vec<String>,
     pub thumbnail_path: Option<String>,
+    /// One thumbnail per output (the media library's items); older results lack it.
+    #[serde(default)]
+    pub thumbnail_paths: Vec<String>,
     pub created_at: String,
     pub width: u32,
     pub height: u32,
@@ -88,9 +93,10 @@ async fn run(state: AppState, id: String) {
                     return;
                 }
             };
+            let media = generation_media(&state, &row, &result);
             match state
                 .store
-                .complete_generation(&id, &json, row.credits_reserved)
+                .complete_generation(&id, &json, row.credits_reserved, &media)
             {
                 Ok(true) => tracing::info!(generation_id = %id, "generation completed"),
                 Ok(false) => {
@@ -188,7 +194,7 @@ fn render_and_write(
     let (width, height) = output_dimensions(&row.aspect_ratio, &row.resolution);
     let rel_dir = format!("generations/{}", row.id);
     let mut paths = Vec::new();
-    let mut thumbnail_path = None;
+    let mut thumbnail_paths = Vec::new();
     for index in 0..row.num_images.max(1) {
         let spec = RenderSpec {
             prompt: &row.prompt,
@@ -203,19 +209,113 @@ fn render_and_write(
         };
         let rel = format!("{rel_dir}/{index}.png");
         write_png(&files_dir.join(&rel), &image).map_err(|e| internal_failure(row, &e))?;
-        if index == 0 {
-            let thumb_rel = format!("{rel_dir}/0_thumb.jpg");
-            write_jpeg(&files_dir.join(&thumb_rel), &thumbnail(&image))
-                .map_err(|e| internal_failure(row, &e))?;
-            thumbnail_path = Some(thumb_rel);
-        }
+        let thumb_rel = format!("{rel_dir}/{index}_thumb.jpg");
+        write_jpeg(&files_dir.join(&thumb_rel), &thumbnail(&image))
+            .map_err(|e| internal_failure(row, &e))?;
+        thumbnail_paths.push(thumb_rel);
         paths.push(rel);
     }
     Ok(StoredResult {
         paths,
-        thumbnail_path,
+        thumbnail_path: thumbnail_paths.first().cloned(),
+        thumbnail_paths,
         created_at: now_iso(),
         width,
         height,
     })
+}
+
+/// Longest library item name taken from the prompt.
+const MEDIA_NAME_MAX_CHARS: usize = 80;
+
+/// One library item per output URL of a completed generation.
+fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult) -> Vec<NewMedia> {
+    let request: Value = serde_json::from_str(&row.request_json).unwrap_or(Value::Null);
+    let request_str = |field: &str| {
+        request
+            .get(field)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+    };
+    let (category, generation_type, catalog_type) = if row.kind == "image_edit" {
+        ("edited-image", "image_editing", "image_editing")
+    } else {
+        ("generated", "text_to_img", "text_to_img")
+    };
+    let model_name = state
+        .catalog
+        .find(&row.model, catalog_type)
+        .map(|spec| spec.name.clone());
+    let now_ms = state.clock.now_ms();
+    let created_at = super::clock::Clock::iso_at(now_ms);
+    let name: String = row.prompt.chars().take(MEDIA_NAME_MAX_CHARS).collect();
+    result
+        .paths
+        .iter()
+        .enumerate()
+        .map(|(index, rel_path)| {
+            let thumb = result.thumbnail_paths.get(index).cloned().or_else(|| {
+                (index == 0)
+                    .then(|| result.thumbnail_path.clone())
+                    .flatten()
+            });
+            let size_bytes = std::fs::metadata(state.files_dir.join(rel_path))
+                .ok()
+                .map(|m| m.len());
+            let metadata = json!({
+                "category": category,
+                "source": "api",
+                "prompt": row.prompt,
+                "promptUsed": row.prompt_used,
+                "model": row.model,
+                "modelName": model_name,
+                "provider": row.provider,
+                "aspectRatio": row.aspect_ratio,
+                "resolution": row.resolution,
+                "quality": row.quality,
+                "seed": row.seed,
+                "numImages": row.num_images,
+                "outputIndex": index,
+                "generationId": row.id,
+                "width": result.width,
+                "height": result.height,
+                "referenceMedia": row.source_images,
+                "moodboardId": request_str("moodboard_id"),
+                "presetId": request_str("preset_id"),
+                "visualDnaNames": [],
+            });
+            NewMedia {
+                id: new_object_id(),
+                user_id: row.user_id.clone(),
+                project_id: row.project_id.clone(),
+                session_id: Some(row.session_id.clone()),
+                generation_id: Some(row.id.clone()),
+                output_index: index as u32,
+                source_type: "generated".to_owned(),
+                category: category.to_owned(),
+                media_type: "image".to_owned(),
+                generation_type: Some(generation_type.to_owned()),
+                name: name.clone(),
+                filename: format!("{}_{index}.png", row.id),
+                rel_path: rel_path.clone(),
+                thumb_rel_path: thumb,
+                owns_files: true,
+                size_bytes,
+                prompt: Some(row.prompt.clone()),
+                width: Some(result.width),
+                height: Some(result.height),
+                credits_used: Some(row.credits_reserved),
+                generation_duration_secs: Some((row.duration_ms as f64 / 100.0).round() / 10.0),
+                source_tag: Some("api".to_owned()),
+                preset_id: request_str("preset_id"),
+                moodboard_id: request_str("moodboard_id"),
+                metadata,
+                created_at: created_at.clone(),
+                created_ms: now_ms,
+                ..NewMedia::default()
+            }
+        })
+        .collect()
 }

@@ -1,5 +1,5 @@
 //! The embedded sandbox: a real local implementation of the Generation Service contract
-//! (document 1 plus the media upload route of document 3), served over HTTP on 127.0.0.1
+//! (document 1 and the media library of document 3), served over HTTP on 127.0.0.1
 //! with SQLite storage. It has its own wire types on purpose: it must not share code with
 //! `crate::api`, so a misreading of the contract cannot hide on both sides.
 //!
@@ -8,20 +8,26 @@
 mod auth;
 mod catalog;
 mod cli;
+mod clock;
 mod config;
 mod error;
 mod fetch;
 mod files;
+mod folder_store;
 mod handle;
 mod http_error;
 mod ids;
 mod jobs;
+mod media_store;
 mod pricing;
 mod rate_limit;
 mod render;
+mod retention;
 mod routes;
+mod seed;
 mod state;
 mod store;
+mod users;
 
 pub use cli::run_cli;
 pub use config::SandboxConfig;

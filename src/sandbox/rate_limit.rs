@@ -27,6 +27,10 @@ pub(crate) enum Group {
     OtherGeneration,
     /// 10/min per user: POST /projects.
     ProjectCreation,
+    /// 120/min per user: media list/get/trash/favourites/stats/folders/upload-ticket.
+    Media,
+    /// 20/min per user: /media/bulk/*, /media/folders/{id}/move-contents.
+    BulkMedia,
 }
 
 impl Group {
@@ -35,6 +39,8 @@ impl Group {
             Group::Global => 5000,
             Group::ImageGeneration => 30,
             Group::OtherGeneration | Group::ProjectCreation => 10,
+            Group::Media => 120,
+            Group::BulkMedia => 20,
         }
     }
 }
@@ -155,31 +161,43 @@ pub(crate) async fn endpoint_limit(
     };
     let decision = state.limiter.check(group, &caller.user_id);
     if !decision.allowed {
-        let status = axum::http::StatusCode::TOO_MANY_REQUESTS;
-        let body = match group {
-            Group::ProjectCreation => json!({
-                "status": false,
-                "message": "Too many projects created, please try again later",
-            }),
-            _ => {
-                let what = if group == Group::ImageGeneration {
-                    "image generation"
-                } else {
-                    "generation"
-                };
-                json!({
-                    "status": false,
-                    "error": "Too many requests",
-                    "message": format!("Too many {what} requests, please try again later"),
-                    "retryAfter": RETRY_AFTER_SECS,
-                })
-            }
-        };
-        let mut response = ApiError::raw(status, body).into_response();
-        apply_headers(&mut response, decision, true);
-        return response;
+        return limited_response(group, decision);
     }
     let mut response = next.run(request).await;
+    apply_headers(&mut response, decision, true);
+    response
+}
+
+/// The 429 a per-endpoint limiter answers with (shape depends on the group).
+pub(crate) fn limited_response(group: Group, decision: Decision) -> Response {
+    let status = axum::http::StatusCode::TOO_MANY_REQUESTS;
+    let body = match group {
+        Group::ProjectCreation => json!({
+            "status": false,
+            "message": "Too many projects created, please try again later",
+        }),
+        _ => {
+            let what = match group {
+                Group::ImageGeneration => "image generation",
+                Group::Media => "media",
+                Group::BulkMedia => "bulk media",
+                _ => "generation",
+            };
+            json!({
+                "status": false,
+                "error": "Too many requests",
+                "message": format!("Too many {what} requests, please try again later"),
+                "retryAfter": RETRY_AFTER_SECS,
+            })
+        }
+    };
+    let mut response = ApiError::raw(status, body).into_response();
+    apply_headers(&mut response, decision, true);
+    response
+}
+
+/// Applies a per-endpoint decision's headers to a handler's response.
+pub(crate) fn with_limit_headers(mut response: Response, decision: Decision) -> Response {
     apply_headers(&mut response, decision, true);
     response
 }

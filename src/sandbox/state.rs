@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{Value, json};
 
 use super::catalog::Catalog;
+use super::clock::Clock;
 use super::ids::SplitMix;
 use super::rate_limit::RateLimiter;
 use super::store::Store;
@@ -27,6 +28,8 @@ pub(crate) struct Shared {
     pub default_user_id: String,
     /// Client for fetching remote image-edit sources.
     pub http: reqwest::Client,
+    /// "Now" for trash retention and upload tickets; tests can move it forward.
+    pub clock: Clock,
 }
 
 impl Shared {

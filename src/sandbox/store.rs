@@ -42,6 +42,10 @@ CREATE TABLE IF NOT EXISTS uploads (
     id TEXT PRIMARY KEY, user_id TEXT NOT NULL, project_id TEXT, filename TEXT NOT NULL,
     mime_type TEXT NOT NULL, media_type TEXT NOT NULL, size_bytes INTEGER NOT NULL,
     rel_path TEXT NOT NULL, thumb_rel_path TEXT, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS project_members (
+    project_id TEXT NOT NULL, user_id TEXT NOT NULL, created_at TEXT NOT NULL,
+    PRIMARY KEY (project_id, user_id));
+CREATE INDEX IF NOT EXISTS project_members_user ON project_members(user_id);
 ";
 
 /// Starting balance of the default user (plan 1000 + pack 400 + redemption 100).
@@ -116,6 +120,10 @@ pub(crate) struct NewGeneration {
 pub(crate) struct GenerationRow {
     pub id: String,
     pub user_id: String,
+    pub project_id: String,
+    pub session_id: String,
+    pub quality: Option<String>,
+    pub request_json: String,
     pub kind: String,
     pub model: String,
     pub provider: String,
@@ -177,6 +185,10 @@ fn generation_from_row(row: &Row<'_>) -> rusqlite::Result<GenerationRow> {
     Ok(GenerationRow {
         id: row.get("id")?,
         user_id: row.get("user_id")?,
+        project_id: row.get("project_id")?,
+        session_id: row.get("session_id")?,
+        quality: row.get("quality")?,
+        request_json: row.get("request_json")?,
         kind: row.get("kind")?,
         model: row.get("model")?,
         provider: row.get("provider")?,
@@ -220,12 +232,14 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(super::media_store::MEDIA_SCHEMA)?;
+        super::users::migrate(&conn)?;
         Ok(Self {
             conn: Mutex::new(conn),
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Connection> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite inconsistent (transactions roll
         // back on drop), so a poisoned mutex is still safe to use.
         self.conn
@@ -434,7 +448,9 @@ impl Store {
     ) -> rusqlite::Result<Option<ProjectRow>> {
         self.lock()
             .query_row(
-                "SELECT id, name, is_default, created_at FROM projects WHERE user_id = ?1 AND id = ?2",
+                // Owner or member (edit-level access; the sandbox has no finer roles).
+                "SELECT id, name, is_default, created_at FROM projects WHERE id = ?2 AND (user_id = ?1
+                    OR EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = projects.id AND pm.user_id = ?1))",
                 params![user_id, id],
                 project_from_row,
             )
@@ -538,13 +554,15 @@ impl Store {
         Ok(changed > 0)
     }
 
-    /// Completes a processing job and settles its reservation: the total drops by
-    /// `credits_used`, taken from the plan bucket first, then the pack, then redemption.
+    /// Completes a processing job, settles its reservation (the total drops by
+    /// `credits_used`, taken from the plan bucket first, then the pack, then redemption) and
+    /// registers its outputs in the media library, all in one transaction.
     pub(crate) fn complete_generation(
         &self,
         id: &str,
         result_json: &str,
         credits_used: f64,
+        media: &[super::media_store::NewMedia],
     ) -> rusqlite::Result<bool> {
         let conn = self.lock();
         let tx = conn.unchecked_transaction()?;
@@ -590,6 +608,9 @@ impl Store {
              VALUES (?1, ?2, ?3, 'generation', ?4)",
             params![user_id, id, -credits_used, now],
         )?;
+        for item in media {
+            super::media_store::insert_media_in(&tx, item)?;
+        }
         tx.commit()?;
         Ok(true)
     }

@@ -2,11 +2,13 @@
 //! in `logic`, lays the panels out in `ui`, then applies the actions they returned.
 
 use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
+use crate::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority};
 use crate::session::Session;
 use crate::ui::compose::{self, ComposeForm};
 use crate::ui::empty;
 use crate::ui::format;
 use crate::ui::jobs;
+use crate::ui::library::{self, LibraryState, Place};
 use crate::ui::model::{Action, Confirm, Model, View};
 use crate::ui::screenshot::ScreenshotMode;
 use crate::ui::settings::{self, SettingsForm, SettingsSnapshot};
@@ -46,6 +48,16 @@ pub struct StudioApp {
     epoch: u64,
     file_pick: Option<Promise<Option<Vec<PathBuf>>>>,
     save_dialogs: Vec<(String, Promise<Option<PathBuf>>)>,
+    library: LibraryState,
+    /// Library thumbnails: fetched, decoded and downscaled off the UI thread, disk-cached.
+    thumbnails: Option<ThumbnailPipeline>,
+    /// The visible range the pipeline's queue was last trimmed to.
+    thumbnails_trimmed_for: Option<(u64, std::ops::Range<usize>)>,
+    /// "Save to folder…": the folder dialog and the items to download there.
+    download_pick: Option<(
+        Vec<crate::engine::protocol::DownloadItem>,
+        Promise<Option<PathBuf>>,
+    )>,
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
 }
@@ -69,9 +81,14 @@ impl StudioApp {
             tray_open: true,
             file_pick: None,
             save_dialogs: Vec::new(),
+            library: LibraryState::default(),
+            thumbnails: None,
+            thumbnails_trimmed_for: None,
+            download_pick: None,
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
         };
+        app.thumbnails = start_thumbnails(ctx, &app.session);
         app.request_service_data();
         app
     }
@@ -108,6 +125,71 @@ impl StudioApp {
         self.model.credits.is_loaded()
     }
 
+    /// Ids of the Library items loaded for the current query, in display order.
+    pub fn library_item_ids(&self) -> Vec<String> {
+        self.library
+            .items
+            .loaded_items()
+            .map(|(_, item)| item.id.clone())
+            .collect()
+    }
+
+    /// The Library's loaded items in display order.
+    pub fn library_items(&self) -> Vec<crate::api::media::MediaItem> {
+        self.library
+            .items
+            .loaded_items()
+            .map(|(_, item)| item.clone())
+            .collect()
+    }
+
+    /// Items in the current query as far as known (the grid's length).
+    pub fn library_len(&self) -> usize {
+        self.library.items.len()
+    }
+
+    /// Whether page 1 of the current query has answered and no page load is in flight.
+    pub fn library_settled(&self) -> bool {
+        self.library.items.first_page_done() && !self.library.items.is_loading()
+    }
+
+    /// Selected item ids (sorted).
+    pub fn library_selection(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.library.selection.ids.iter().cloned().collect();
+        ids.sort();
+        ids
+    }
+
+    /// What the grid shows: a section or a folder.
+    pub fn library_place(&self) -> Place {
+        self.library.place.clone()
+    }
+
+    /// The folder list as last loaded.
+    pub fn library_folders(&self) -> Vec<crate::api::media::Folder> {
+        self.library.folders.value.clone().unwrap_or_default()
+    }
+
+    /// The stats footer's numbers, once loaded.
+    pub fn library_stats(&self) -> Option<crate::api::media::MediaStats> {
+        self.library.stats.value.clone()
+    }
+
+    /// Uploads and downloads in the transfers strip.
+    pub fn library_transfers(&self) -> Vec<library::Transfer> {
+        self.library.transfers.clone()
+    }
+
+    /// Optimistic library changes not yet confirmed by the engine.
+    pub fn library_busy(&self) -> bool {
+        self.library.has_pending_ops()
+    }
+
+    /// The prompt in the Create form.
+    pub fn compose_prompt(&self) -> &str {
+        &self.compose.prompt
+    }
+
     // ---- commands and events -----------------------------------------------------------
 
     fn send(&mut self, command: Command) {
@@ -138,6 +220,7 @@ impl StudioApp {
         self.epoch = self.session.connection_epoch();
         self.model = Model::default();
         self.textures.clear();
+        self.library.reset_all();
         self.viewer = None;
         self.confirm = None;
         self.compose.model_id = None;
@@ -152,14 +235,17 @@ impl StudioApp {
 
     fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
         match event {
-            // LIBRARY-WIP: replaced by the Library panel's event handling (issue 3).
-            Event::MediaPage { .. }
+            event @ (Event::MediaPage { .. }
             | Event::MediaDetail { .. }
             | Event::Folders(_)
             | Event::MediaStats { .. }
             | Event::MediaMutationDone { .. }
             | Event::TransferProgress { .. }
-            | Event::TransferFinished { .. } => {}
+            | Event::TransferFinished { .. }) => {
+                for action in self.library.handle_event(event) {
+                    self.apply(ctx, action);
+                }
+            }
             Event::Catalog(result) => self.model.catalog.set(result.map_err(|e| e.to_string())),
             Event::Credits(result) => self.model.credits.set(result.map_err(|e| e.to_string())),
             Event::Projects(result) => {
@@ -239,6 +325,7 @@ impl StudioApp {
             _ => None,
         };
         let finished_now = record.phase.is_finished();
+        let completed_now = record.phase == JobPhase::Completed;
         let accepted_now = matches!(record.phase, JobPhase::Running { .. });
         let previous = self.model.upsert_job(record);
         let was_finished = previous.as_ref().is_some_and(JobPhase::is_finished);
@@ -252,6 +339,12 @@ impl StudioApp {
         // Balances move when a job is accepted (reservation) and when it ends.
         if (finished_now && !was_finished) || (accepted_now && !was_running) {
             let _ = self.session.send(Command::RefreshCredits);
+        }
+        // A finished job's outputs are in the library now: show them without a refresh.
+        if completed_now && !was_finished {
+            for command in self.library.refresh() {
+                self.send(command);
+            }
         }
     }
 
@@ -290,6 +383,26 @@ impl StudioApp {
             }
         }
         self.save_dialogs = pending;
+        if let Some((items, promise)) = self.download_pick.take() {
+            match promise.try_take() {
+                Ok(Some(folder)) => {
+                    for action in self.library.download_to(items, folder) {
+                        self.apply_plain(action);
+                    }
+                }
+                Ok(None) => {}
+                Err(promise) => self.download_pick = Some((items, promise)),
+            }
+        }
+    }
+
+    /// Apply an action that needs no egui context (from dialogs and events).
+    fn apply_plain(&mut self, action: Action) {
+        match action {
+            Action::Send(command) => self.send(*command),
+            Action::Toast(kind, text) => self.toasts.push(kind, text),
+            other => tracing::debug!("library action dropped outside a frame: {other:?}"),
+        }
     }
 
     fn add_source_files(&mut self, paths: Vec<PathBuf>) {
@@ -450,6 +563,35 @@ impl StudioApp {
                 self.settings_snapshot = SettingsSnapshot::of(&self.session);
             }
             Action::DismissToast(id) => self.toasts.dismiss(id),
+            Action::Library(action) => {
+                for follow_up in self.library.apply(action) {
+                    self.apply(ctx, follow_up);
+                }
+            }
+            Action::Toast(kind, text) => self.toasts.push(kind, text),
+            Action::ToastWithAction {
+                kind,
+                text,
+                label,
+                action,
+            } => self.toasts.push_with_action(kind, text, label, action),
+            Action::ReusePrompt(prompt) => {
+                self.compose.prompt = prompt;
+                self.compose.kind = crate::api::GenerationKind::Image;
+                self.view = View::Create;
+                self.toasts
+                    .push(ToastKind::Info, "Prompt copied into Create");
+            }
+            Action::PickDownloadFolder(items) => {
+                if self.download_pick.is_none() {
+                    let promise = Promise::spawn_thread("download-folder-dialog", || {
+                        rfd::FileDialog::new()
+                            .set_title("Save to folder")
+                            .pick_folder()
+                    });
+                    self.download_pick = Some((items, promise));
+                }
+            }
         }
     }
 
@@ -546,17 +688,24 @@ impl StudioApp {
                 });
         }
 
+        let central_margin = if self.view == View::Library { 0 } else { 24 };
         egui::CentralPanel::default()
             .frame(
                 egui::Frame::new()
                     .fill(tokens::BG_APP)
-                    .inner_margin(egui::Margin::symmetric(24, 0)),
+                    .inner_margin(egui::Margin::symmetric(central_margin, 0)),
             )
             .show(ui, |ui| match self.view {
                 View::Create => actions.extend(compose::compose_ui(
                     ui,
                     &self.model,
                     &mut self.compose,
+                    &self.textures,
+                )),
+                View::Library => actions.extend(library::library_ui(
+                    ui,
+                    &mut self.library,
+                    &self.model,
                     &self.textures,
                 )),
                 View::Settings => actions.extend(settings::settings_ui(
@@ -588,12 +737,54 @@ impl StudioApp {
                     .collect::<Vec<_>>(),
             )
         });
+        let library = self.view == View::Library;
         if !dropped.is_empty() {
-            self.view = View::Create;
-            self.add_source_files(dropped);
+            if library {
+                let project = self.compose.project_id.clone();
+                for action in self.library.upload_paths(dropped, project) {
+                    self.apply(ctx, action);
+                }
+            } else {
+                self.view = View::Create;
+                self.add_source_files(dropped);
+            }
         }
         if hovering {
-            drop_overlay_ui(ctx);
+            drop_overlay_ui(ctx, library);
+        }
+    }
+
+    /// Hand the grid's thumbnail wishes to the pipeline; drop queued work for tiles that
+    /// scrolled away.
+    fn request_thumbnails(&mut self) {
+        let wishes = self.textures.take_thumbnail_wishes();
+        let Some(pipeline) = self.thumbnails.as_ref() else {
+            return;
+        };
+        for wish in &wishes {
+            pipeline.request(
+                &wish.item_id,
+                &wish.url,
+                wish.size_px,
+                ThumbnailPriority::Visible,
+            );
+        }
+        let key = if self.view == View::Library {
+            (
+                self.library.items.request_id(),
+                self.library.visible.clone(),
+            )
+        } else {
+            (0, 0..0)
+        };
+        if self.thumbnails_trimmed_for.as_ref() != Some(&key) {
+            let keep = if self.view == View::Library {
+                self.library.visible_ids()
+            } else {
+                Default::default()
+            };
+            pipeline.cancel_not_in(&keep);
+            self.thumbnails_trimmed_for = Some(key);
         }
     }
 
@@ -611,6 +802,9 @@ impl StudioApp {
                         && self.model.projects.is_loaded()
                         && self.model.credits.is_loaded())
             }
+            View::Library => {
+                self.session.connection_error().is_some() || self.library.first_answers_in()
+            }
             _ => connection_settled,
         }
     }
@@ -625,7 +819,19 @@ impl eframe::App for StudioApp {
             self.handle_event(ctx, event);
         }
         self.poll_dialogs();
-        if self.file_pick.is_some() || !self.save_dialogs.is_empty() {
+        if let Some(pipeline) = self.thumbnails.as_ref() {
+            while let Some(done) = pipeline.try_recv() {
+                match done.result {
+                    Ok(image) => {
+                        self.textures
+                            .insert_thumbnail(ctx, &done.item_id, done.size_px, &image)
+                    }
+                    Err(error) => self.textures.fail_thumbnail(&done.item_id, error),
+                }
+            }
+        }
+        if self.file_pick.is_some() || !self.save_dialogs.is_empty() || self.download_pick.is_some()
+        {
             ctx.request_repaint_after(Duration::from_millis(150));
         }
     }
@@ -635,12 +841,23 @@ impl eframe::App for StudioApp {
         self.textures.begin_frame();
         self.toasts.tick(ctx.input(|i| i.time));
         self.compose.normalize(&self.model);
+        if self.view == View::Library && self.session.connection_error().is_none() {
+            for command in self.library.start() {
+                self.send(command);
+            }
+        }
 
         let actions = self.layout(ui);
         self.handle_file_drops(&ctx);
         for action in actions {
             self.apply(&ctx, action);
         }
+        if self.view == View::Library {
+            for command in self.library.page_commands() {
+                self.send(command);
+            }
+        }
+        self.request_thumbnails();
         for (url, max_side_px) in self.textures.take_wanted() {
             self.send(Command::LoadImage { url, max_side_px });
         }
@@ -655,7 +872,26 @@ impl eframe::App for StudioApp {
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        if let Some(pipeline) = self.thumbnails.take() {
+            pipeline.shutdown();
+        }
         self.session.shutdown();
+    }
+}
+
+/// The thumbnail pipeline under the cache folder; without it the grid shows placeholders.
+fn start_thumbnails(ctx: &egui::Context, session: &Session) -> Option<ThumbnailPipeline> {
+    let repaint_ctx = ctx.clone();
+    let config = ThumbnailConfig::new(
+        Some(session.paths().cache_dir.join("thumbnails")),
+        std::sync::Arc::new(move || repaint_ctx.request_repaint()),
+    );
+    match ThumbnailPipeline::new(config) {
+        Ok(pipeline) => Some(pipeline),
+        Err(error) => {
+            tracing::warn!("library thumbnails disabled: {error}");
+            None
+        }
     }
 }
 
@@ -709,7 +945,18 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
     actions
 }
 
-fn drop_overlay_ui(ctx: &egui::Context) {
+fn drop_overlay_ui(ctx: &egui::Context, library: bool) {
+    let (title, body) = if library {
+        (
+            "Drop files to upload them",
+            "They are added to the library (and to the open folder)",
+        )
+    } else {
+        (
+            "Drop images to edit them",
+            "They are uploaded as source images for an image edit",
+        )
+    };
     let rect = ctx.content_rect();
     let painter = ctx.layer_painter(egui::LayerId::new(
         egui::Order::Foreground,
@@ -726,14 +973,14 @@ fn drop_overlay_ui(ctx: &egui::Context) {
     painter.text(
         rect.center() - egui::vec2(0.0, 14.0),
         egui::Align2::CENTER_CENTER,
-        "Drop images to edit them",
+        title,
         egui::FontId::proportional(22.0),
         tokens::TEXT,
     );
     painter.text(
         rect.center() + egui::vec2(0.0, 16.0),
         egui::Align2::CENTER_CENTER,
-        "They are uploaded as source images for an image edit",
+        body,
         egui::FontId::proportional(13.5),
         tokens::TEXT_MUTED,
     );

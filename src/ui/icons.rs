@@ -17,6 +17,17 @@ pub enum Icon {
     CollapseRight,
     BrokenImage,
     Image,
+    Video,
+    Audio,
+    Star,
+    Heart,
+    Check,
+    Folder,
+    Trash,
+    Upload,
+    Edit,
+    Plus,
+    More,
 }
 
 pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
@@ -142,6 +153,115 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
                 stroke,
             ));
         }
+        Icon::Video => {
+            let body = Rect::from_min_max(p(-0.85, -0.55), p(0.35, 0.55));
+            painter.rect_stroke(
+                body,
+                CornerRadius::same(2),
+                stroke,
+                egui::StrokeKind::Middle,
+            );
+            painter.add(Shape::convex_polygon(
+                vec![p(0.45, -0.05), p(0.9, -0.45), p(0.9, 0.45), p(0.45, 0.05)],
+                color,
+                Stroke::NONE,
+            ));
+        }
+        Icon::Audio => {
+            // A beamed pair of notes.
+            painter.line_segment([p(-0.3, 0.5), p(-0.3, -0.6)], stroke);
+            painter.line_segment([p(0.55, 0.3), p(0.55, -0.8)], stroke);
+            painter.add(Shape::convex_polygon(
+                vec![p(-0.3, -0.6), p(0.55, -0.8), p(0.55, -0.55), p(-0.3, -0.35)],
+                color,
+                Stroke::NONE,
+            ));
+            painter.circle_filled(p(-0.48, 0.55), s * 0.15, color);
+            painter.circle_filled(p(0.37, 0.35), s * 0.15, color);
+        }
+        Icon::Star => {
+            let mut points = Vec::with_capacity(10);
+            for i in 0..10 {
+                let angle = -std::f32::consts::FRAC_PI_2 + i as f32 * std::f32::consts::PI / 5.0;
+                let r = if i % 2 == 0 { 0.95 } else { 0.42 };
+                points.push(p(angle.cos() * r, angle.sin() * r + 0.05));
+            }
+            // Not convex: fan it as five triangles around the centre plus the pentagon.
+            let centre = p(0.0, 0.05);
+            for i in 0..10 {
+                let a = points[i];
+                let b = points[(i + 1) % 10];
+                painter.add(Shape::convex_polygon(
+                    vec![centre, a, b],
+                    color,
+                    Stroke::NONE,
+                ));
+            }
+        }
+        Icon::Heart => {
+            painter.circle_filled(p(-0.33, -0.25), s * 0.2, color);
+            painter.circle_filled(p(0.33, -0.25), s * 0.2, color);
+            painter.add(Shape::convex_polygon(
+                vec![p(-0.7, -0.12), p(0.7, -0.12), p(0.0, 0.8)],
+                color,
+                Stroke::NONE,
+            ));
+        }
+        Icon::Check => {
+            painter.add(Shape::line(
+                vec![p(-0.6, 0.0), p(-0.15, 0.45), p(0.65, -0.45)],
+                Stroke::new(w * 1.6, color),
+            ));
+        }
+        Icon::Folder => {
+            painter.add(Shape::convex_polygon(
+                vec![
+                    p(-0.85, -0.6),
+                    p(-0.25, -0.6),
+                    p(-0.1, -0.42),
+                    p(0.85, -0.42),
+                    p(0.85, 0.65),
+                    p(-0.85, 0.65),
+                ],
+                color.gamma_multiply(0.35),
+                stroke,
+            ));
+        }
+        Icon::Trash => {
+            painter.line_segment([p(-0.75, -0.5), p(0.75, -0.5)], stroke);
+            painter.line_segment([p(-0.22, -0.5), p(-0.22, -0.75)], stroke);
+            painter.line_segment([p(-0.22, -0.75), p(0.22, -0.75)], stroke);
+            painter.line_segment([p(0.22, -0.75), p(0.22, -0.5)], stroke);
+            painter.add(Shape::line(
+                vec![p(-0.55, -0.5), p(-0.45, 0.8), p(0.45, 0.8), p(0.55, -0.5)],
+                stroke,
+            ));
+        }
+        Icon::Upload => {
+            painter.line_segment([p(0.0, 0.35), p(0.0, -0.7)], stroke);
+            painter.add(Shape::line(
+                vec![p(-0.4, -0.3), p(0.0, -0.7), p(0.4, -0.3)],
+                stroke,
+            ));
+            painter.add(Shape::line(
+                vec![p(-0.8, 0.3), p(-0.8, 0.75), p(0.8, 0.75), p(0.8, 0.3)],
+                stroke,
+            ));
+        }
+        Icon::Edit => {
+            painter.line_segment([p(-0.6, 0.6), p(0.5, -0.5)], Stroke::new(w * 1.8, color));
+            painter.line_segment([p(-0.8, 0.8), p(-0.6, 0.6)], stroke);
+            painter.line_segment([p(-0.2, 0.8), p(0.8, 0.8)], stroke);
+        }
+        Icon::Plus => {
+            painter.line_segment([p(-0.6, 0.0), p(0.6, 0.0)], Stroke::new(w * 1.3, color));
+            painter.line_segment([p(0.0, -0.6), p(0.0, 0.6)], Stroke::new(w * 1.3, color));
+        }
+        Icon::More => {
+            for x in [-0.55, 0.0, 0.55] {
+                painter.circle_filled(p(x, 0.0), s * 0.08, color);
+            }
+        }
         Icon::Image | Icon::BrokenImage => {
             let frame = Rect::from_center_size(c, vec2(s * 0.9, s * 0.75));
             painter.rect_stroke(
@@ -198,6 +318,17 @@ mod tests {
                 Icon::CollapseRight,
                 Icon::BrokenImage,
                 Icon::Image,
+                Icon::Video,
+                Icon::Audio,
+                Icon::Star,
+                Icon::Heart,
+                Icon::Check,
+                Icon::Folder,
+                Icon::Trash,
+                Icon::Upload,
+                Icon::Edit,
+                Icon::Plus,
+                Icon::More,
             ] {
                 paint_icon(ui.painter(), unit(), icon, Color32::WHITE);
             }

@@ -9,6 +9,7 @@ pub mod empty;
 pub mod format;
 pub mod icons;
 pub mod jobs;
+pub mod library;
 pub mod model;
 pub mod screenshot;
 pub mod settings;

@@ -144,6 +144,20 @@ pub enum Action {
     SaveProfile(String),
     RemoveProfile(String),
     DismissToast(u64),
+    /// A Library panel action, applied by [`crate::ui::library::LibraryState::apply`].
+    Library(crate::ui::library::LibraryAction),
+    Toast(crate::ui::toasts::ToastKind, String),
+    /// A toast with one button that runs a library action (e.g. "Undo").
+    ToastWithAction {
+        kind: crate::ui::toasts::ToastKind,
+        text: String,
+        label: String,
+        action: crate::ui::library::LibraryAction,
+    },
+    /// Put this prompt into Create and switch there.
+    ReusePrompt(String),
+    /// Ask for a folder (dialog off the UI thread), then download these items into it.
+    PickDownloadFolder(Vec<crate::engine::protocol::DownloadItem>),
 }
 
 /// What the service has told us, for the active connection.

@@ -29,8 +29,20 @@ struct Entry {
     last_used_frame: Cell<u64>,
 }
 
+/// A library thumbnail the grid wants and the cache does not have (yet) at that size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThumbnailWish {
+    pub item_id: String,
+    pub url: String,
+    pub size_px: u32,
+}
+
 pub struct TextureCache {
     entries: HashMap<String, Entry>,
+    /// Library thumbnails by item id (from the thumbnail pipeline), same byte budget.
+    thumbs: HashMap<String, Entry>,
+    thumb_failed: HashMap<String, String>,
+    thumb_wanted: RefCell<Vec<ThumbnailWish>>,
     failed: HashMap<String, String>,
     /// URL -> the max side of the request in flight.
     pending: HashMap<String, u32>,
@@ -51,6 +63,9 @@ impl TextureCache {
     pub fn new(budget_bytes: usize) -> Self {
         Self {
             entries: HashMap::new(),
+            thumbs: HashMap::new(),
+            thumb_failed: HashMap::new(),
+            thumb_wanted: RefCell::new(Vec::new()),
             failed: HashMap::new(),
             pending: HashMap::new(),
             wanted: RefCell::new(Vec::new()),
@@ -70,11 +85,97 @@ impl TextureCache {
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries.len() + self.thumbs.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries.is_empty() && self.thumbs.is_empty()
+    }
+
+    /// The library thumbnail of `item_id` for display at `size_px`. Marks it used this
+    /// frame; when it is missing (or only smaller) the wish is recorded for the shell,
+    /// which hands it to the thumbnail pipeline after layout.
+    pub fn thumbnail(&self, item_id: &str, url: &str, size_px: u32) -> TextureLookup {
+        if let Some(entry) = self.thumbs.get(item_id) {
+            entry.last_used_frame.set(self.frame);
+            if !entry.is_full_size && entry.loaded_max_side_px < size_px {
+                self.wish_thumbnail(item_id, url, size_px);
+            }
+            return TextureLookup::Ready(entry.texture.clone());
+        }
+        if let Some(error) = self.thumb_failed.get(item_id) {
+            return TextureLookup::Failed(error.clone());
+        }
+        self.wish_thumbnail(item_id, url, size_px);
+        TextureLookup::Loading
+    }
+
+    fn wish_thumbnail(&self, item_id: &str, url: &str, size_px: u32) {
+        self.thumb_wanted.borrow_mut().push(ThumbnailWish {
+            item_id: item_id.to_owned(),
+            url: url.to_owned(),
+            size_px,
+        });
+    }
+
+    /// Thumbnails wished for during the last layout.
+    pub fn take_thumbnail_wishes(&mut self) -> Vec<ThumbnailWish> {
+        std::mem::take(self.thumb_wanted.get_mut())
+    }
+
+    /// A thumbnail arrived from the pipeline: upload it (downscaled already) and evict.
+    pub fn insert_thumbnail(
+        &mut self,
+        ctx: &egui::Context,
+        item_id: &str,
+        size_px: u32,
+        image: &DecodedImage,
+    ) {
+        let size = [image.width as usize, image.height as usize];
+        if image.rgba.len() != size[0] * size[1] * 4 || size[0] == 0 || size[1] == 0 {
+            self.thumb_failed.insert(
+                item_id.to_owned(),
+                "The image data was incomplete.".to_owned(),
+            );
+            return;
+        }
+        if let Some(existing) = self.thumbs.get(item_id)
+            && existing.loaded_max_side_px > size_px
+        {
+            return;
+        }
+        self.thumb_failed.remove(item_id);
+        let color_image = ColorImage::from_rgba_unmultiplied(size, &image.rgba);
+        let texture = ctx.load_texture(
+            format!("thumb:{item_id}"),
+            color_image,
+            TextureOptions::LINEAR,
+        );
+        let bytes = image.rgba.len();
+        let entry = Entry {
+            texture,
+            bytes,
+            loaded_max_side_px: size_px,
+            is_full_size: image.width >= image.source_width && image.height >= image.source_height,
+            last_used_frame: Cell::new(self.frame),
+        };
+        if let Some(old) = self.thumbs.insert(item_id.to_owned(), entry) {
+            self.used_bytes -= old.bytes;
+        }
+        self.used_bytes += bytes;
+        self.evict();
+    }
+
+    /// The pipeline could not make a thumbnail: show the broken glyph with the error.
+    pub fn fail_thumbnail(&mut self, item_id: &str, error: String) {
+        if !self.thumbs.contains_key(item_id) {
+            self.thumb_failed.insert(item_id.to_owned(), error);
+        }
+    }
+
+    /// Forget a failure so the thumbnail is asked for again (the item changed).
+    pub fn forget_thumbnail_failures(&mut self) {
+        self.thumb_failed.clear();
     }
 
     /// Look up `url` for display at up to `max_side_px`. Marks the texture as used this
@@ -160,6 +261,9 @@ impl TextureCache {
     /// Forget everything (connection changed).
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.thumbs.clear();
+        self.thumb_failed.clear();
+        self.thumb_wanted.get_mut().clear();
         self.failed.clear();
         self.pending.clear();
         self.wanted.get_mut().clear();
@@ -173,18 +277,26 @@ impl TextureCache {
             return;
         }
         let protect_from = self.frame.saturating_sub(1);
-        let mut candidates: Vec<(u64, String)> = self
+        // (last used, is thumbnail, key)
+        let mut candidates: Vec<(u64, bool, String)> = self
             .entries
             .iter()
-            .filter(|(_, e)| e.last_used_frame.get() < protect_from)
-            .map(|(url, e)| (e.last_used_frame.get(), url.clone()))
+            .map(|(key, e)| (e, false, key))
+            .chain(self.thumbs.iter().map(|(key, e)| (e, true, key)))
+            .filter(|(e, _, _)| e.last_used_frame.get() < protect_from)
+            .map(|(e, thumb, key)| (e.last_used_frame.get(), thumb, key.clone()))
             .collect();
         candidates.sort();
-        for (_, url) in candidates {
+        for (_, thumb, key) in candidates {
             if self.used_bytes <= self.budget_bytes {
                 break;
             }
-            if let Some(entry) = self.entries.remove(&url) {
+            let map = if thumb {
+                &mut self.thumbs
+            } else {
+                &mut self.entries
+            };
+            if let Some(entry) = map.remove(&key) {
                 self.used_bytes -= entry.bytes;
             }
         }
@@ -232,6 +344,35 @@ mod tests {
         assert_eq!(cache.len(), 2);
         assert!(matches!(cache.get("c", 16), TextureLookup::Ready(_)));
         assert!(matches!(cache.get("a", 16), TextureLookup::Loading));
+    }
+
+    #[test]
+    fn thumbnails_share_the_budget_and_spare_what_is_on_screen() {
+        let ctx = egui::Context::default();
+        let one = 16 * 16 * 4;
+        let mut cache = TextureCache::new(one * 2);
+        cache.begin_frame();
+        assert!(matches!(
+            cache.thumbnail("a", "u", 16),
+            TextureLookup::Loading
+        ));
+        assert_eq!(cache.take_thumbnail_wishes().len(), 1);
+        cache.insert_thumbnail(&ctx, "a", 16, &image(16));
+        for _ in 0..3 {
+            cache.begin_frame();
+        }
+        cache.insert_thumbnail(&ctx, "b", 16, &image(16));
+        let _ = cache.thumbnail("b", "u", 16);
+        cache.insert_thumbnail(&ctx, "c", 16, &image(16));
+        assert!(cache.used_bytes() <= one * 2);
+        assert!(matches!(
+            cache.thumbnail("b", "u", 16),
+            TextureLookup::Ready(_)
+        ));
+        assert!(matches!(
+            cache.thumbnail("a", "u", 16),
+            TextureLookup::Loading
+        ));
     }
 
     #[test]

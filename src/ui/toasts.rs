@@ -1,5 +1,6 @@
 //! A small stack of toasts, bottom-right, each dismissed after a few seconds.
 
+use crate::ui::library::LibraryAction;
 use crate::ui::model::Action;
 use crate::ui::tokens;
 use crate::ui::widgets;
@@ -32,6 +33,8 @@ pub struct Toast {
     pub text: String,
     /// `ctx.input().time` when shown; set on first layout.
     pub shown_at: Option<f64>,
+    /// One button (label, library action), e.g. "Undo" after trashing.
+    pub button: Option<(String, LibraryAction)>,
 }
 
 #[derive(Default)]
@@ -42,12 +45,33 @@ pub struct Toasts {
 
 impl Toasts {
     pub fn push(&mut self, kind: ToastKind, text: impl Into<String>) {
+        self.push_toast(kind, text.into(), None);
+    }
+
+    /// A toast with a button that runs `action` (and dismisses the toast).
+    pub fn push_with_action(
+        &mut self,
+        kind: ToastKind,
+        text: impl Into<String>,
+        label: impl Into<String>,
+        action: LibraryAction,
+    ) {
+        self.push_toast(kind, text.into(), Some((label.into(), action)));
+    }
+
+    fn push_toast(
+        &mut self,
+        kind: ToastKind,
+        text: String,
+        button: Option<(String, LibraryAction)>,
+    ) {
         self.next_id += 1;
         self.items.push(Toast {
             id: self.next_id,
             kind,
-            text: text.into(),
+            text,
             shown_at: None,
+            button,
         });
         if self.items.len() > MAX_TOASTS {
             self.items.remove(0);
@@ -108,7 +132,8 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
                                 CornerRadius::same(2),
                                 toast.kind.color(),
                             );
-                            ui.allocate_ui(egui::vec2(290.0, 0.0), |ui| {
+                            let text_width = if toast.button.is_some() { 230.0 } else { 290.0 };
+                            ui.allocate_ui(egui::vec2(text_width, 0.0), |ui| {
                                 ui.add(
                                     egui::Label::new(
                                         RichText::new(&toast.text).color(tokens::TEXT),
@@ -116,6 +141,21 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
                                     .wrap(),
                                 );
                             });
+                            if let Some((label, action)) = &toast.button
+                                && ui
+                                    .add(
+                                        egui::Button::new(
+                                            RichText::new(label)
+                                                .strong()
+                                                .color(tokens::ACCENT_HOVER),
+                                        )
+                                        .frame_when_inactive(false),
+                                    )
+                                    .clicked()
+                            {
+                                actions.push(Action::Library(action.clone()));
+                                actions.push(Action::DismissToast(toast.id));
+                            }
                             if widgets::icon_button(
                                 ui,
                                 crate::ui::icons::Icon::Close,

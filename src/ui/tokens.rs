@@ -36,7 +36,22 @@ pub const ON_ACCENT: Color32 = Color32::from_rgb(0xff, 0xff, 0xff);
 pub const SUCCESS: Color32 = Color32::from_rgb(0x4c, 0xc3, 0x8a);
 pub const WARNING: Color32 = Color32::from_rgb(0xe5, 0xa5, 0x4b);
 pub const DANGER: Color32 = Color32::from_rgb(0xf0, 0x6a, 0x6a);
+/// Fill of destructive buttons (white text on it).
+pub const DANGER_FILL: Color32 = Color32::from_rgb(0xc9, 0x3f, 0x3f);
 pub const INFO: Color32 = Color32::from_rgb(0x5f, 0xb3, 0xf9);
+
+/// Library tiles: the frame behind a thumbnail, a tile whose page is not loaded yet, the
+/// glyph on a tile without a thumbnail, and the dark chip behind badges.
+pub const TILE_BG: Color32 = Color32::from_rgb(0x1a, 0x1e, 0x26);
+pub const TILE_PLACEHOLDER: Color32 = Color32::from_rgb(0x17, 0x1a, 0x21);
+pub const TILE_GLYPH: Color32 = Color32::from_rgb(0x3a, 0x41, 0x4f);
+pub const TILE_SCRIM: Color32 = Color32::from_rgba_premultiplied(0x08, 0x09, 0x0c, 0xb8);
+/// Overlay on a selected tile.
+pub const SELECTION_TINT: Color32 = Color32::from_rgba_premultiplied(0x1a, 0x20, 0x3c, 0x50);
+/// The favourite star.
+pub const FAVOURITE: Color32 = Color32::from_rgb(0xf5, 0xc5, 0x42);
+/// A folder without a colour (the service's default).
+pub const FOLDER_DEFAULT: Color32 = Color32::from_rgb(0x3b, 0x82, 0xf6);
 
 /// Background of the drop overlay and modal backdrops.
 pub const SCRIM: Color32 = Color32::from_rgba_premultiplied(0x06, 0x07, 0x0a, 0xd0);
@@ -55,6 +70,13 @@ pub const STATUS_BAR_HEIGHT: f32 = 28.0;
 /// Widest the compose form grows; wider windows centre it.
 pub const FORM_MAX_WIDTH: f32 = 720.0;
 pub const THUMB_SIDE: f32 = 88.0;
+pub const LIBRARY_SIDEBAR_WIDTH: f32 = 232.0;
+pub const LIBRARY_DETAIL_WIDTH: f32 = 320.0;
+pub const LIBRARY_FOOTER_HEIGHT: f32 = 30.0;
+/// Space between library tiles.
+pub const GRID_GAP: f32 = 8.0;
+/// Width kept free for the grid's scrollbar.
+pub const SCROLLBAR_ALLOWANCE: f32 = 10.0;
 
 // ---- corner radii ---------------------------------------------------------------------
 

@@ -21,6 +21,36 @@ pub fn primary_button(text: impl Into<String>) -> Button<'static> {
     .min_size(Vec2::new(0.0, 36.0))
 }
 
+/// The accent button at the height of the other toolbar buttons.
+pub fn small_primary_button(text: impl Into<String>) -> Button<'static> {
+    Button::new(RichText::new(text.into()).color(tokens::ON_ACCENT).strong())
+        .fill(tokens::ACCENT)
+        .stroke(Stroke::NONE)
+        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+}
+
+/// A red-filled button for irreversible actions (in confirmations).
+pub fn danger_button(text: impl Into<String>) -> Button<'static> {
+    Button::new(
+        RichText::new(text.into())
+            .color(tokens::ON_ACCENT)
+            .strong()
+            .size(tokens::TEXT_BUTTON + 0.5),
+    )
+    .fill(tokens::DANGER_FILL)
+    .stroke(Stroke::NONE)
+    .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+    .min_size(Vec2::new(0.0, 36.0))
+}
+
+/// An outlined button with red text for irreversible actions in toolbars.
+pub fn danger_button_small(text: impl Into<String>) -> Button<'static> {
+    Button::new(RichText::new(text.into()).color(tokens::DANGER))
+        .fill(tokens::BG_ELEVATED)
+        .stroke(Stroke::new(1.0, tokens::BORDER_STRONG))
+        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+}
+
 /// A quiet outlined button for secondary actions.
 pub fn secondary_button(text: impl Into<String>) -> Button<'static> {
     Button::new(RichText::new(text.into()).color(tokens::TEXT))

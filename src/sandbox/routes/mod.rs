@@ -1,17 +1,21 @@
 //! The HTTP surface: /api/v1/... (authenticated, rate limited) and /files/... (public).
 
 mod account;
+mod folders;
 mod generate;
+mod media;
+mod media_bulk;
 mod models;
 mod projects;
 mod status;
+mod ticket;
 mod upload;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware::from_fn_with_state;
-use axum::routing::{get, post};
+use axum::routing::{delete, get, patch, post, put};
 use serde_json::{Map, Value};
 
 use super::auth::require_api_key;
@@ -50,14 +54,107 @@ pub(crate) fn router(state: AppState) -> Router {
                 // The handler streams to disk and enforces the 500 MB cap itself.
                 .layer(DefaultBodyLimit::disable()),
         )
+        .merge(media_routes(&state))
         .fallback(api_not_found)
         .layer(from_fn_with_state(state.clone(), global_limit))
         .layer(from_fn_with_state(state.clone(), require_api_key));
     Router::new()
         .nest("/api", api)
         .route("/files/{*path}", get(files::serve))
+        // Ticket uploads carry no API key: the single-use token is the credential.
+        .route(
+            "/upload-tickets/{token}",
+            post(ticket::upload_with_path_token).layer(DefaultBodyLimit::disable()),
+        )
+        .route(
+            "/upload-tickets",
+            post(ticket::upload_with_query_token).layer(DefaultBodyLimit::disable()),
+        )
         .fallback(api_not_found)
         .with_state(state)
+}
+
+/// Document 3's media routes: 120/min, bulk and move-contents 20/min.
+fn media_routes(state: &AppState) -> Router<AppState> {
+    let media = || from_fn_with_state((state.clone(), Group::Media), endpoint_limit);
+    let bulk = || from_fn_with_state((state.clone(), Group::BulkMedia), endpoint_limit);
+    Router::new()
+        .route("/v1/media", get(media::list).route_layer(media()))
+        .route("/v1/media/stats", get(media::stats).route_layer(media()))
+        .route(
+            "/v1/media/upload-ticket",
+            post(ticket::mint).route_layer(media()),
+        )
+        .route(
+            "/v1/media/folders",
+            get(folders::list)
+                .post(folders::create)
+                .route_layer(media()),
+        )
+        .route(
+            "/v1/media/folders/{id}",
+            put(folders::update)
+                .delete(folders::delete)
+                .route_layer(media()),
+        )
+        .route(
+            "/v1/media/folders/{id}/items",
+            post(folders::add_items)
+                .delete(folders::remove_items)
+                .route_layer(media()),
+        )
+        .route(
+            "/v1/media/folders/{id}/share",
+            post(folders::share).route_layer(media()),
+        )
+        .route(
+            "/v1/media/folders/{id}/share/{user_id}",
+            delete(folders::unshare).route_layer(media()),
+        )
+        .route(
+            "/v1/media/folders/{id}/move-contents",
+            post(folders::move_contents).route_layer(bulk()),
+        )
+        .route(
+            "/v1/media/bulk/delete",
+            post(media_bulk::delete).route_layer(bulk()),
+        )
+        .route(
+            "/v1/media/bulk/restore",
+            post(media_bulk::restore).route_layer(bulk()),
+        )
+        .route(
+            "/v1/media/bulk/permanent",
+            post(media_bulk::permanent).route_layer(bulk()),
+        )
+        .route(
+            "/v1/media/bulk/move",
+            post(media_bulk::move_to_project).route_layer(bulk()),
+        )
+        .route(
+            "/v1/media/{id}",
+            get(media::get_one)
+                .delete(media::trash)
+                .route_layer(media()),
+        )
+        .route(
+            "/v1/media/{id}/restore",
+            post(media::restore).route_layer(media()),
+        )
+        .route(
+            "/v1/media/{id}/permanent",
+            delete(media::permanent).route_layer(media()),
+        )
+        .route(
+            "/v1/media/{id}/project",
+            patch(media::move_project).route_layer(media()),
+        )
+        .route(
+            "/v1/media/{id}/favorite",
+            post(media::favorite_add)
+                .delete(media::favorite_remove)
+                .route_layer(media()),
+        )
 }
 
 async fn api_not_found() -> ApiError {

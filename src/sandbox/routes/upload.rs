@@ -8,10 +8,12 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
 use crate::sandbox::auth::Caller;
+use crate::sandbox::clock::Clock;
 use crate::sandbox::fetch::decode_image;
 use crate::sandbox::files::{content_type_for, write_jpeg};
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::{is_object_id, new_object_id};
+use crate::sandbox::media_store::NewMedia;
 use crate::sandbox::render::thumbnail;
 use crate::sandbox::state::AppState;
 use crate::sandbox::store::UploadRow;
@@ -73,9 +75,21 @@ struct StoredFile {
 pub(crate) async fn upload(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
+    multipart: Multipart,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    receive(state, caller.user_id, None, multipart).await
+}
+
+/// Stores the file, records the upload and registers it as a library item. `ticket_project`
+/// is the project bound to an upload ticket (used when the form names none).
+pub(crate) async fn receive(
+    state: AppState,
+    user_id: String,
+    ticket_project: Option<String>,
     mut multipart: Multipart,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let id = new_object_id();
+    let mut description: Option<String> = None;
     let mut stored: Option<StoredFile> = None;
     let mut project_field: Option<String> = None;
     let result: ApiResult<()> = async {
@@ -137,7 +151,12 @@ pub(crate) async fn upload(
                     project_field =
                         Some(field.text().await.map_err(bad_multipart)?.trim().to_owned());
                 }
-                _ => {} // unknown fields (e.g. description) are accepted and ignored
+                Some("description") => {
+                    description =
+                        Some(field.text().await.map_err(bad_multipart)?.trim().to_owned())
+                            .filter(|d| !d.is_empty());
+                }
+                _ => {} // unknown fields are accepted and ignored
             }
         }
         Ok(())
@@ -168,7 +187,7 @@ pub(crate) async fn upload(
                 json!({"status": false, "message": "Invalid project ID format", "code": "SDK_PROJECT_INVALID_ID"}),
             ));
         }
-        Some(project) => match state.store.find_project(&caller.user_id, project)? {
+        Some(project) => match state.store.find_project(&user_id, project)? {
             Some(found) => Some(found.id),
             None => {
                 cleanup(&Some(file));
@@ -181,14 +200,19 @@ pub(crate) async fn upload(
         },
     };
     let media_type = media_type_for(&file.mime_type);
-    let thumb_rel_path = if media_type == "image" && file.size_bytes <= MAX_THUMBNAIL_SOURCE_BYTES {
-        make_thumbnail(&state, &id, &file.rel_path).await
-    } else {
-        None
-    };
+    let (thumb_rel_path, dimensions) =
+        if media_type == "image" && file.size_bytes <= MAX_THUMBNAIL_SOURCE_BYTES {
+            match make_thumbnail(&state, &id, &file.rel_path).await {
+                Some((thumb, dimensions)) => (Some(thumb), Some(dimensions)),
+                None => (None, None),
+            }
+        } else {
+            (None, None)
+        };
+    let project_id = project_id.or(ticket_project);
     let row = UploadRow {
         id: id.clone(),
-        user_id: caller.user_id.clone(),
+        user_id: user_id.clone(),
         project_id,
         filename: file.filename,
         mime_type: file.mime_type,
@@ -198,6 +222,7 @@ pub(crate) async fn upload(
         thumb_rel_path,
     };
     let created_at = state.store.insert_upload(&row)?;
+    register_library_item(&state, &row, dimensions, description)?;
     tracing::info!(media_id = %row.id, size_bytes = row.size_bytes, "upload stored");
     Ok((
         StatusCode::CREATED,
@@ -218,19 +243,75 @@ pub(crate) async fn upload(
     ))
 }
 
-/// A 256-px JPEG thumbnail for decodable images; `None` when the file is not an image.
-async fn make_thumbnail(state: &AppState, id: &str, rel_path: &str) -> Option<String> {
+/// The upload as a library item: its own id (the upload response's stored-file id is not a
+/// library id), in the chosen project or else the default project.
+fn register_library_item(
+    state: &AppState,
+    upload: &UploadRow,
+    dimensions: Option<(u32, u32)>,
+    description: Option<String>,
+) -> ApiResult<()> {
+    let project_id = match &upload.project_id {
+        Some(project_id) => project_id.clone(),
+        None => state.store.ensure_default_project(&upload.user_id)?.id,
+    };
+    let mut metadata = json!({
+        "category": "uploaded",
+        "source": "upload",
+        "mimeType": upload.mime_type,
+        "originalFilename": upload.filename,
+    });
+    // The contract records the description as upload context for video and audio only.
+    if upload.media_type != "image"
+        && let Some(description) = description
+    {
+        metadata["uploadContext"] = json!(description);
+    }
+    let now_ms = state.clock.now_ms();
+    state.store.insert_media(&NewMedia {
+        id: new_object_id(),
+        user_id: upload.user_id.clone(),
+        project_id,
+        upload_id: Some(upload.id.clone()),
+        source_type: "uploaded".to_owned(),
+        category: "uploaded".to_owned(),
+        media_type: upload.media_type.clone(),
+        name: upload.filename.clone(),
+        filename: upload.filename.clone(),
+        rel_path: upload.rel_path.clone(),
+        thumb_rel_path: upload.thumb_rel_path.clone(),
+        owns_files: true,
+        size_bytes: Some(upload.size_bytes),
+        width: dimensions.map(|d| d.0),
+        height: dimensions.map(|d| d.1),
+        source_tag: Some("upload".to_owned()),
+        metadata,
+        created_at: Clock::iso_at(now_ms),
+        created_ms: now_ms,
+        ..NewMedia::default()
+    })?;
+    Ok(())
+}
+
+/// A 256-px JPEG thumbnail for decodable images (plus the image's size); `None` when the file
+/// is not an image.
+async fn make_thumbnail(
+    state: &AppState,
+    id: &str,
+    rel_path: &str,
+) -> Option<(String, (u32, u32))> {
     let source = state.files_dir.join(rel_path);
     let thumb_rel = format!("uploads/{id}_thumb.jpg");
     let target = state.files_dir.join(&thumb_rel);
     let made = tokio::task::spawn_blocking(move || {
         let bytes = std::fs::read(&source).map_err(|e| e.to_string())?;
         let image = decode_image(&bytes).map_err(|e| e.to_string())?;
-        write_jpeg(&target, &thumbnail(&image.to_rgb8()))
+        write_jpeg(&target, &thumbnail(&image.to_rgb8()))?;
+        Ok::<_, String>((image.width(), image.height()))
     })
     .await;
     match made {
-        Ok(Ok(())) => Some(thumb_rel),
+        Ok(Ok(dimensions)) => Some((thumb_rel, dimensions)),
         Ok(Err(error)) => {
             tracing::debug!(media_id = %id, %error, "no thumbnail for upload");
             None

@@ -1,0 +1,120 @@
+//! Client-side pacing for uploads. The service allows 10 media uploads per minute per
+//! user, in a bucket shared with other generation routes (contract, Limits); a big drop
+//! of files must queue here rather than collect 429s. A sliding log of send times is the
+//! strictest form of "N per rolling window": the (N+1)th send waits until the oldest of
+//! the last N is a full window (plus a small margin for clock and transit skew) old.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+
+/// Upload POSTs allowed per window by default (the contract's 10/min).
+pub const DEFAULT_UPLOADS_PER_WINDOW: u32 = 10;
+/// The contract's rate window.
+pub const DEFAULT_UPLOAD_WINDOW_SECS: f64 = 60.0;
+/// Share of the window added to it (1.5 s of 60 s): the service's window starts when it
+/// receives the first request, which is a little after we sent it.
+const WINDOW_MARGIN_SHARE: f64 = 1.0 / 40.0;
+
+#[derive(Debug)]
+struct State {
+    /// Send times of the most recent uploads, oldest first (at most `capacity`).
+    sent: VecDeque<Instant>,
+    /// After a 429: nobody sends before this.
+    blocked_until: Option<Instant>,
+}
+
+/// A shared pacing gate; `acquire` waits for a slot and records the send.
+#[derive(Debug)]
+pub struct RateLimiter {
+    capacity: usize,
+    window: Duration,
+    state: Mutex<State>,
+}
+
+impl RateLimiter {
+    /// `capacity` sends per `window_secs` (a capacity of 0 is treated as 1).
+    pub fn new(capacity: u32, window_secs: f64) -> Self {
+        let window_secs = if window_secs.is_finite() && window_secs > 0.0 {
+            window_secs
+        } else {
+            DEFAULT_UPLOAD_WINDOW_SECS
+        };
+        RateLimiter {
+            capacity: capacity.max(1) as usize,
+            window: Duration::from_secs_f64(window_secs * (1.0 + WINDOW_MARGIN_SHARE)),
+            state: Mutex::new(State {
+                sent: VecDeque::new(),
+                blocked_until: None,
+            }),
+        }
+    }
+
+    /// Wait until one more send fits, then record it. Cancel-safe: dropping the future
+    /// before it returns records nothing.
+    pub async fn acquire(&self) {
+        loop {
+            let wait_until = {
+                let mut state = self.state.lock().await;
+                let now = Instant::now();
+                while state
+                    .sent
+                    .front()
+                    .is_some_and(|t| now.duration_since(*t) >= self.window)
+                {
+                    state.sent.pop_front();
+                }
+                let blocked = state.blocked_until.filter(|t| *t > now);
+                match (blocked, state.sent.len() >= self.capacity) {
+                    (Some(until), _) => until,
+                    (None, true) => match state.sent.front() {
+                        Some(oldest) => *oldest + self.window,
+                        None => now,
+                    },
+                    (None, false) => {
+                        state.blocked_until = None;
+                        state.sent.push_back(now);
+                        return;
+                    }
+                }
+            };
+            tokio::time::sleep_until(wait_until).await;
+        }
+    }
+
+    /// The service said 429: hold every send for `retry_after` (the window is shared, so
+    /// the next upload would be refused as well).
+    pub async fn back_off(&self, retry_after: Duration) {
+        let mut state = self.state.lock().await;
+        let until = Instant::now() + retry_after;
+        if state.blocked_until.is_none_or(|t| t < until) {
+            state.blocked_until = Some(until);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_third_send_waits_a_window() {
+        let limiter = RateLimiter::new(2, 0.4);
+        let start = Instant::now();
+        limiter.acquire().await;
+        limiter.acquire().await;
+        assert!(start.elapsed() < Duration::from_millis(200));
+        limiter.acquire().await;
+        assert!(start.elapsed() >= Duration::from_millis(400));
+    }
+
+    #[tokio::test]
+    async fn back_off_blocks_everyone() {
+        let limiter = RateLimiter::new(10, 60.0);
+        limiter.back_off(Duration::from_millis(300)).await;
+        let start = Instant::now();
+        limiter.acquire().await;
+        assert!(start.elapsed() >= Duration::from_millis(300));
+    }
+}

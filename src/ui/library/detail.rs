@@ -1,0 +1,275 @@
+//! The detail pane: a larger preview and what the service knows about one item (prompt,
+//! model, credits, size, dimensions, dates, project), with Reuse prompt, Copy URL, Save…
+//! and Open in viewer.
+
+use super::{LibraryAction, LibraryState};
+use crate::api::media::{MediaDetail, MediaItem};
+use crate::engine::Command;
+use crate::ui::format;
+use crate::ui::model::{Action, Model};
+use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{CornerRadius, RichText, Ui, Vec2};
+
+pub const PREVIEW_PX: u32 = 512;
+
+pub fn detail_ui(
+    ui: &mut Ui,
+    state: &LibraryState,
+    model: &Model,
+    textures: &TextureCache,
+) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let Some(item) = state.single_selected() else {
+        return actions;
+    };
+    let detail: Option<&MediaDetail> = state
+        .detail
+        .as_ref()
+        .filter(|(id, _)| *id == item.id)
+        .and_then(|(_, d)| d.value.as_ref());
+
+    egui::ScrollArea::vertical()
+        .id_salt("library_detail_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.spacing_mut().item_spacing.y = 6.0;
+            preview_ui(ui, item, textures);
+            ui.add_space(tokens::SPACE_XS);
+            ui.add(
+                egui::Label::new(
+                    RichText::new(item.display_name())
+                        .size(tokens::TEXT_TITLE)
+                        .strong()
+                        .color(tokens::TEXT),
+                )
+                .wrap(),
+            );
+            let mut sub = item.kind().to_owned();
+            if let Some(category) = item.category.as_deref().filter(|c| !c.is_empty()) {
+                sub.push_str(" · ");
+                sub.push_str(category);
+            }
+            ui.label(RichText::new(sub).size(12.5).color(tokens::TEXT_FAINT));
+            ui.add_space(tokens::SPACE_XS);
+
+            let prompt = prompt_of(item, detail);
+            ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing = Vec2::new(6.0, 6.0);
+                if let Some(prompt) = prompt.as_ref()
+                    && ui
+                        .add(widgets::small_primary_button("Reuse prompt"))
+                        .clicked()
+                {
+                    actions.push(Action::Library(LibraryAction::ReusePrompt(prompt.clone())));
+                }
+                if !item.url.is_empty() {
+                    if ui.add(widgets::secondary_button("Copy URL")).clicked() {
+                        actions.push(Action::CopyUrl(item.url.clone()));
+                    }
+                    if ui.add(widgets::secondary_button("Save…")).clicked() {
+                        actions.push(Action::SaveAs {
+                            url: item.url.clone(),
+                        });
+                    }
+                    if ui
+                        .add(widgets::secondary_button("Open in viewer"))
+                        .clicked()
+                    {
+                        actions.push(Action::Send(Box::new(Command::OpenInSystemViewer {
+                            url: item.url.clone(),
+                        })));
+                    }
+                }
+            });
+            ui.add_space(tokens::SPACE_S);
+
+            widgets::section_label(ui, "Prompt");
+            match prompt.as_ref() {
+                Some(prompt) => {
+                    ui.add(
+                        egui::Label::new(RichText::new(prompt).color(tokens::TEXT).size(13.0))
+                            .wrap()
+                            .selectable(true),
+                    );
+                }
+                None => {
+                    ui.label(
+                        RichText::new("No prompt (uploaded or not recorded)")
+                            .color(tokens::TEXT_FAINT),
+                    );
+                }
+            }
+            ui.add_space(tokens::SPACE_S);
+
+            egui::Grid::new("library_detail_fields")
+                .num_columns(2)
+                .spacing([12.0, 6.0])
+                .show(ui, |ui| {
+                    let model_name = item.model().map(str::to_owned).or_else(|| {
+                        detail.and_then(|d| meta_str(&d.metadata, &["model", "modelName"]))
+                    });
+                    field(ui, "Model", model_name);
+                    let credits = item
+                        .credits_used()
+                        .or_else(|| detail.and_then(|d| d.credits_used));
+                    field(ui, "Credits", credits.map(format::credits));
+                    field(
+                        ui,
+                        "Size",
+                        item.size.or(detail.and_then(|d| d.size)).map(human_bytes),
+                    );
+                    let dims = match (item.width, item.height) {
+                        (Some(w), Some(h)) if w > 0 && h > 0 => Some(format!("{w} × {h}")),
+                        _ => None,
+                    };
+                    field(ui, "Dimensions", dims);
+                    if matches!(item.kind(), "video" | "audio") {
+                        field(
+                            ui,
+                            "Duration",
+                            item.duration
+                                .filter(|d| d.is_finite() && *d >= 0.0)
+                                .map(|d| format::elapsed((d * 1000.0) as i64)),
+                        );
+                    }
+                    let created = item
+                        .created_at
+                        .clone()
+                        .or_else(|| detail.and_then(|d| d.created.clone()));
+                    field(ui, "Created", created.map(|c| format::timestamp(&c)));
+                    let project = item
+                        .project_id
+                        .clone()
+                        .or_else(|| detail.and_then(|d| d.project_id.clone()));
+                    let project =
+                        project.map(|id| model.project_name(&id).map(str::to_owned).unwrap_or(id));
+                    field(ui, "Project", project);
+                    if let Some(generation) = item
+                        .generation_type
+                        .clone()
+                        .or_else(|| detail.and_then(|d| d.generation_type.clone()))
+                    {
+                        field(ui, "Generation", Some(generation));
+                    }
+                });
+            if let Some((_, requested)) = state.detail.as_ref().filter(|(id, _)| *id == item.id) {
+                if requested.pending {
+                    ui.add_space(tokens::SPACE_XS);
+                    ui.label(
+                        RichText::new("Loading details…")
+                            .size(12.0)
+                            .color(tokens::TEXT_FAINT),
+                    );
+                } else if let Some(error) = &requested.error {
+                    widgets::notice(
+                        ui,
+                        &format!("Details unavailable: {error}"),
+                        tokens::WARNING,
+                    );
+                }
+            }
+        });
+    actions
+}
+
+fn preview_ui(ui: &mut Ui, item: &MediaItem, textures: &TextureCache) {
+    let width = ui.available_width();
+    let box_size = Vec2::new(width, width * 0.8);
+    let (rect, _) = ui.allocate_exact_size(box_size, egui::Sense::hover());
+    let painter = ui.painter();
+    let radius = CornerRadius::same(tokens::RADIUS_M);
+    painter.rect_filled(rect, radius, tokens::TILE_BG);
+    let lookup = item
+        .thumbnail_source()
+        .map(|url| textures.get(url, PREVIEW_PX));
+    match lookup {
+        Some(TextureLookup::Ready(texture)) => {
+            // Contain: the whole image, letterboxed.
+            let size = texture.size_vec2();
+            let scale = (rect.width() / size.x.max(1.0)).min(rect.height() / size.y.max(1.0));
+            let fitted = egui::Rect::from_center_size(rect.center(), size * scale);
+            egui::Image::from_texture(&texture)
+                .corner_radius(radius)
+                .paint_at(ui, fitted);
+        }
+        Some(TextureLookup::Loading) => {
+            egui::Spinner::new()
+                .size(20.0)
+                .color(tokens::TEXT_FAINT)
+                .paint_at(
+                    ui,
+                    egui::Rect::from_center_size(rect.center(), Vec2::splat(20.0)),
+                );
+        }
+        Some(TextureLookup::Failed(_)) | None => {
+            crate::ui::icons::paint_icon(
+                painter,
+                egui::Rect::from_center_size(rect.center(), Vec2::splat(34.0)),
+                super::grid::kind_icon(item.kind()),
+                tokens::TEXT_FAINT,
+            );
+        }
+    }
+}
+
+fn field(ui: &mut Ui, label: &str, value: Option<String>) {
+    ui.label(RichText::new(label).size(12.5).color(tokens::TEXT_FAINT));
+    match value {
+        Some(value) => ui.add(
+            egui::Label::new(RichText::new(value).size(12.5).color(tokens::TEXT_MUTED)).truncate(),
+        ),
+        None => ui.label(RichText::new("–").size(12.5).color(tokens::TEXT_FAINT)),
+    };
+    ui.end_row();
+}
+
+fn meta_str(
+    metadata: &serde_json::Map<String, serde_json::Value>,
+    keys: &[&str],
+) -> Option<String> {
+    keys.iter()
+        .find_map(|k| metadata.get(*k).and_then(|v| v.as_str()))
+        .filter(|s| !s.trim().is_empty())
+        .map(str::to_owned)
+}
+
+fn prompt_of(item: &MediaItem, detail: Option<&MediaDetail>) -> Option<String> {
+    item.prompt
+        .clone()
+        .filter(|p| !p.trim().is_empty())
+        .or_else(|| meta_str(&item.metadata, &["prompt"]))
+        .or_else(|| detail.and_then(|d| meta_str(&d.metadata, &["prompt"])))
+}
+
+/// `1536` -> `"1.5 KB"`, `3_400_000` -> `"3.2 MB"`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else if value < 10.0 {
+        format!("{value:.1} {}", UNITS[unit])
+    } else {
+        format!("{value:.0} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_bytes;
+
+    #[test]
+    fn bytes_are_human() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1536), "1.5 KB");
+        assert_eq!(human_bytes(3_400_000), "3.2 MB");
+        assert_eq!(human_bytes(50 * 1024 * 1024 * 1024), "50 GB");
+    }
+}

@@ -1,0 +1,482 @@
+//! The virtualised thumbnail grid. Only the rows inside the viewport are laid out and
+//! painted, so a frame costs O(visible tiles) whatever the library's size. Tiles whose page
+//! has not loaded yet are neutral placeholders (no widget, nothing to name).
+
+use super::{LibraryAction, LibraryState, Section};
+use crate::api::media::MediaItem;
+use crate::ui::icons::{Icon, paint_icon};
+use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::tokens;
+use egui::{
+    Align2, Color32, CornerRadius, FontId, Key, Modifiers, Pos2, Rect, Role, Sense, Stroke,
+    StrokeKind, Ui, Vec2, WidgetInfo, pos2, vec2,
+};
+
+/// Tiles being dragged onto a folder.
+#[derive(Clone, Debug)]
+pub struct DraggedMedia(pub Vec<String>);
+
+/// Grid geometry for a width and a wanted tile size: columns and the stretched tile side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridGeometry {
+    pub columns: usize,
+    pub tile: f32,
+    pub gap: f32,
+}
+
+impl GridGeometry {
+    pub fn new(width: f32, wanted_tile: f32) -> Self {
+        let gap = tokens::GRID_GAP;
+        let width = width.max(wanted_tile.min(1.0));
+        let columns = (((width + gap) / (wanted_tile + gap)).floor() as usize).max(1);
+        let tile = ((width - gap * (columns as f32 - 1.0)) / columns as f32).max(16.0);
+        Self { columns, tile, gap }
+    }
+    pub fn row_height(&self) -> f32 {
+        self.tile + self.gap
+    }
+    pub fn rows(&self, items: usize) -> usize {
+        items.div_ceil(self.columns)
+    }
+}
+
+/// Texture size bucket for a tile side, so dragging the size slider does not refetch.
+fn thumb_request_px(tile: f32, pixels_per_point: f32) -> u32 {
+    if tile * pixels_per_point <= 256.0 {
+        256
+    } else {
+        512
+    }
+}
+
+pub fn grid_ui(
+    ui: &mut Ui,
+    state: &mut LibraryState,
+    textures: &TextureCache,
+) -> Vec<LibraryAction> {
+    let mut actions = Vec::new();
+    let len = state.items.len();
+
+    if len == 0 {
+        state.visible = 0..0;
+        empty_ui(ui, state);
+        return actions;
+    }
+
+    keyboard_ui(ui, state, &mut actions);
+
+    let geometry = GridGeometry::new(
+        ui.available_width() - tokens::SCROLLBAR_ALLOWANCE,
+        state.thumb_px,
+    );
+    state.columns = geometry.columns;
+    let rows = geometry.rows(len);
+    let row_h = geometry.row_height();
+    let px = thumb_request_px(geometry.tile, ui.ctx().pixels_per_point());
+
+    let mut scroll = egui::ScrollArea::vertical()
+        .id_salt("library_grid")
+        .auto_shrink([false, false]);
+    if let Some(offset) = state.scroll_offset_request.take() {
+        scroll = scroll.vertical_scroll_offset(offset);
+    }
+    let scroll_to_focus = std::mem::take(&mut state.scroll_to_focus);
+    let drag_active = egui::DragAndDrop::has_payload_of_type::<DraggedMedia>(ui.ctx());
+
+    scroll.show_viewport(ui, |ui, viewport| {
+        let total_h = (rows as f32 * row_h - geometry.gap).max(0.0);
+        ui.set_height(total_h);
+        ui.set_width(ui.available_width());
+        let origin = ui.max_rect().min;
+        let first_row = ((viewport.min.y / row_h).floor().max(0.0)) as usize;
+        let last_row = (((viewport.max.y / row_h).ceil()) as usize).min(rows);
+        let first = first_row * geometry.columns;
+        let end = (last_row * geometry.columns).min(len);
+        state.visible = first..end;
+
+        if scroll_to_focus && let Some(focus) = state.selection.focus {
+            let row = focus / geometry.columns;
+            let rect = Rect::from_min_size(
+                origin + vec2(0.0, row as f32 * row_h),
+                vec2(geometry.tile, geometry.tile),
+            );
+            ui.scroll_to_rect(rect, None);
+        }
+
+        for index in first..end {
+            let row = index / geometry.columns;
+            let col = index % geometry.columns;
+            let min = origin
+                + vec2(
+                    col as f32 * (geometry.tile + geometry.gap),
+                    row as f32 * row_h,
+                );
+            let rect = Rect::from_min_size(min, Vec2::splat(geometry.tile));
+            match state.items.item(index) {
+                Some(item) => {
+                    if let Some(action) =
+                        tile_ui(ui, state, textures, index, item, rect, px, drag_active)
+                    {
+                        actions.push(action);
+                    }
+                }
+                None => paint_placeholder(ui, rect),
+            }
+        }
+    });
+
+    if drag_active {
+        drag_preview_ui(ui.ctx());
+    }
+    actions
+}
+
+#[allow(clippy::too_many_arguments)]
+fn tile_ui(
+    ui: &mut Ui,
+    state: &LibraryState,
+    textures: &TextureCache,
+    index: usize,
+    item: &MediaItem,
+    rect: Rect,
+    px: u32,
+    drag_active: bool,
+) -> Option<LibraryAction> {
+    let id = ui.scope_id().with(("tile", index));
+    let response = ui.interact(rect, id, Sense::click_and_drag());
+    let selected = state.selection.contains(&item.id);
+    let focused = state.selection.focus == Some(index);
+    let kind = item.kind();
+
+    if ui.is_rect_visible(rect) {
+        let painter = ui.painter();
+        let radius = CornerRadius::same(tokens::RADIUS_M);
+        painter.rect_filled(rect, radius, tokens::TILE_BG);
+        let lookup = item
+            .thumbnail_source()
+            .map(|url| textures.thumbnail(&item.id, url, px));
+        match &lookup {
+            Some(TextureLookup::Ready(texture)) => {
+                let uv = cover_uv(texture.size_vec2());
+                painter.add(
+                    egui::epaint::RectShape::filled(rect, radius, Color32::WHITE)
+                        .with_texture(texture.id(), uv),
+                );
+            }
+            Some(TextureLookup::Failed(_)) => {
+                paint_icon(
+                    painter,
+                    Rect::from_center_size(rect.center(), Vec2::splat(26.0)),
+                    Icon::BrokenImage,
+                    tokens::TEXT_FAINT,
+                );
+            }
+            _ => {
+                let icon = kind_icon(kind);
+                paint_icon(
+                    painter,
+                    Rect::from_center_size(rect.center(), Vec2::splat(24.0)),
+                    icon,
+                    tokens::TILE_GLYPH,
+                );
+            }
+        }
+
+        // Type badge and duration for video/audio.
+        if kind == "video" || kind == "audio" {
+            paint_media_badge(painter, rect, kind, item.duration);
+        }
+        if item.is_favorited == Some(true) {
+            let star = Rect::from_center_size(
+                pos2(rect.right() - 15.0, rect.top() + 15.0),
+                Vec2::splat(20.0),
+            );
+            painter.circle_filled(star.center(), 11.0, tokens::TILE_SCRIM);
+            paint_icon(painter, star.shrink(4.0), Icon::Star, tokens::FAVOURITE);
+        }
+
+        if selected {
+            painter.rect_filled(rect, radius, tokens::SELECTION_TINT);
+            painter.rect_stroke(
+                rect,
+                radius,
+                Stroke::new(2.0, tokens::ACCENT),
+                StrokeKind::Inside,
+            );
+            let check = pos2(rect.left() + 15.0, rect.top() + 15.0);
+            painter.circle_filled(check, 9.0, tokens::ACCENT);
+            paint_icon(
+                painter,
+                Rect::from_center_size(check, Vec2::splat(11.0)),
+                Icon::Check,
+                tokens::ON_ACCENT,
+            );
+        } else if focused {
+            painter.rect_stroke(
+                rect,
+                radius,
+                Stroke::new(1.5, tokens::ACCENT_HOVER),
+                StrokeKind::Inside,
+            );
+        } else if response.hovered() && !drag_active {
+            painter.rect_stroke(
+                rect,
+                radius,
+                Stroke::new(1.0, tokens::BORDER_STRONG),
+                StrokeKind::Inside,
+            );
+        }
+    }
+
+    response.widget_info(|| {
+        WidgetInfo::selected(
+            Role::Button,
+            true,
+            selected,
+            format!("{}, {}", item.display_name(), kind),
+        )
+    });
+
+    let mut action = None;
+    if response.drag_started() {
+        let ids = if selected {
+            state.selection.ordered_ids(&state.items)
+        } else {
+            vec![item.id.clone()]
+        };
+        response.dnd_set_drag_payload(DraggedMedia(ids));
+    }
+    if response.clicked() {
+        let modifiers = ui.input(|i| i.modifiers);
+        action = Some(LibraryAction::Click {
+            index,
+            ctrl: modifiers.command || modifiers.ctrl,
+            shift: modifiers.shift,
+        });
+    }
+    if response.hovered() && !drag_active {
+        response.on_hover_text_at_pointer(item.display_name());
+    }
+    action
+}
+
+fn paint_placeholder(ui: &Ui, rect: Rect) {
+    ui.painter().rect_filled(
+        rect,
+        CornerRadius::same(tokens::RADIUS_M),
+        tokens::TILE_PLACEHOLDER,
+    );
+}
+
+fn paint_media_badge(painter: &egui::Painter, rect: Rect, kind: &str, duration: Option<f64>) {
+    let text = duration
+        .filter(|d| d.is_finite() && *d >= 0.0)
+        .map(|d| crate::ui::format::elapsed((d * 1000.0) as i64));
+    let font = FontId::proportional(11.0);
+    let text_w = text.as_ref().map_or(0.0, |t| t.len() as f32 * 6.2);
+    let h = 18.0;
+    let w = 20.0 + if text_w > 0.0 { text_w + 4.0 } else { 0.0 };
+    let badge = Rect::from_min_size(pos2(rect.left() + 6.0, rect.bottom() - 6.0 - h), vec2(w, h));
+    painter.rect_filled(
+        badge,
+        CornerRadius::same(tokens::RADIUS_S),
+        tokens::TILE_SCRIM,
+    );
+    let icon_rect = Rect::from_center_size(
+        pos2(badge.left() + 10.0, badge.center().y),
+        Vec2::splat(11.0),
+    );
+    paint_icon(painter, icon_rect, kind_icon(kind), tokens::TEXT);
+    if let Some(text) = text {
+        painter.text(
+            pos2(badge.left() + 19.0, badge.center().y),
+            Align2::LEFT_CENTER,
+            text,
+            font,
+            tokens::TEXT,
+        );
+    }
+}
+
+pub fn kind_icon(kind: &str) -> Icon {
+    match kind {
+        "video" => Icon::Video,
+        "audio" => Icon::Audio,
+        _ => Icon::Image,
+    }
+}
+
+/// UV rectangle that cover-crops a texture of `size` into a square.
+pub fn cover_uv(size: Vec2) -> Rect {
+    let aspect = size.x / size.y.max(1.0);
+    if aspect > 1.0 {
+        let w = 1.0 / aspect;
+        Rect::from_min_max(pos2((1.0 - w) / 2.0, 0.0), pos2((1.0 + w) / 2.0, 1.0))
+    } else {
+        let h = aspect;
+        Rect::from_min_max(pos2(0.0, (1.0 - h) / 2.0), pos2(1.0, (1.0 + h) / 2.0))
+    }
+}
+
+fn drag_preview_ui(ctx: &egui::Context) {
+    let Some(payload) = egui::DragAndDrop::payload::<DraggedMedia>(ctx) else {
+        return;
+    };
+    let Some(pointer) = ctx.pointer_interact_pos() else {
+        return;
+    };
+    let count = payload.0.len();
+    let text = if count == 1 {
+        "1 item".to_owned()
+    } else {
+        format!("{count} items")
+    };
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Tooltip,
+        egui::Id::unique("library_drag_preview"),
+    ));
+    let at = pointer + vec2(14.0, 10.0);
+    let galley = painter.layout_no_wrap(text, FontId::proportional(12.5), tokens::ON_ACCENT);
+    let rect = Rect::from_min_size(at, galley.size() + vec2(16.0, 8.0));
+    painter.rect_filled(
+        rect,
+        CornerRadius::same(tokens::RADIUS_S + 2),
+        tokens::ACCENT,
+    );
+    painter.galley(rect.min + vec2(8.0, 4.0), galley, tokens::ON_ACCENT);
+    ctx.set_cursor_icon(egui::CursorIcon::Grabbing);
+}
+
+fn keyboard_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryAction>) {
+    let ctx = ui.ctx();
+    if ctx.egui_wants_keyboard_input()
+        || state.confirm.is_some()
+        || state.share.is_some()
+        || state.folder_form.is_some()
+    {
+        return;
+    }
+    let columns = state.columns.max(1) as isize;
+    ui.input_mut(|i| {
+        if i.consume_key(Modifiers::COMMAND, Key::A) {
+            actions.push(LibraryAction::SelectAll);
+        }
+        for (key, delta) in [
+            (Key::ArrowLeft, -1),
+            (Key::ArrowRight, 1),
+            (Key::ArrowUp, -columns),
+            (Key::ArrowDown, columns),
+        ] {
+            if i.consume_key(Modifiers::SHIFT, key) {
+                actions.push(LibraryAction::MoveFocus {
+                    delta,
+                    extend: true,
+                });
+            } else if i.consume_key(Modifiers::NONE, key) {
+                actions.push(LibraryAction::MoveFocus {
+                    delta,
+                    extend: false,
+                });
+            }
+        }
+        if i.consume_key(Modifiers::NONE, Key::Escape) {
+            actions.push(LibraryAction::ClearSelection);
+        }
+        let selected = state.selection.ordered_ids(&state.items);
+        if i.consume_key(Modifiers::NONE, Key::Delete) && !selected.is_empty() {
+            if state.in_trash() {
+                actions.push(LibraryAction::AskDeleteForever(selected.clone()));
+            } else {
+                actions.push(LibraryAction::Trash(selected.clone()));
+            }
+        }
+        if i.consume_key(Modifiers::NONE, Key::F) && !selected.is_empty() && !state.in_trash() {
+            let all_favourite = selected.iter().all(|id| {
+                state
+                    .items
+                    .find(id)
+                    .is_some_and(|i| i.is_favorited == Some(true))
+            });
+            actions.push(LibraryAction::Favourite {
+                ids: selected.clone(),
+                favourite: !all_favourite,
+            });
+        }
+        if i.consume_key(Modifiers::NONE, Key::Enter)
+            && let Some(focus) = state.selection.focus
+        {
+            actions.push(LibraryAction::Click {
+                index: focus,
+                ctrl: false,
+                shift: false,
+            });
+        }
+    });
+}
+
+fn empty_ui(ui: &mut Ui, state: &LibraryState) {
+    let (title, body): (&str, &str) = if !state.items.first_page_done() {
+        ("Loading the library…", "")
+    } else if let Some(error) = state.items.error() {
+        ("The library could not be loaded", error)
+    } else if !state.applied_search.trim().is_empty() {
+        (
+            "Nothing matches your search",
+            "Try other words, or clear the search.",
+        )
+    } else if state.current_folder().is_some() || matches!(state.place, super::Place::Folder(_)) {
+        (
+            "This folder is empty",
+            "Select items and use “Add to folder…”, drag them onto the folder, or drop files here.",
+        )
+    } else if state.place == super::Place::Section(Section::Trash) {
+        (
+            "The trash is empty",
+            "Trashed items stay recoverable here for 30 days.",
+        )
+    } else if state.place == super::Place::Section(Section::Favourites) {
+        (
+            "No favourites yet",
+            "Select an item and press F to star it.",
+        )
+    } else if state.type_filter != crate::api::media::MediaTypeFilter::All
+        || state.place != super::Place::Section(Section::All)
+    {
+        (
+            "Nothing here yet",
+            "Nothing in this section matches the current filters.",
+        )
+    } else {
+        ("No media yet — generate in Create or drop files here", "")
+    };
+    ui.add_space((ui.available_height() * 0.3).max(tokens::SPACE_XL));
+    ui.vertical_centered(|ui| {
+        ui.set_max_width(460.0);
+        if !state.items.first_page_done() {
+            ui.add(egui::Spinner::new().size(22.0).color(tokens::TEXT_FAINT));
+        } else {
+            crate::ui::icons::icon_ui(ui, Icon::Library, 44.0, tokens::TEXT_FAINT);
+        }
+        ui.add_space(tokens::SPACE_S);
+        ui.label(
+            egui::RichText::new(title)
+                .size(tokens::TEXT_TITLE + 2.0)
+                .strong()
+                .color(tokens::TEXT),
+        );
+        if !body.is_empty() {
+            ui.add_space(tokens::SPACE_XS);
+            ui.label(egui::RichText::new(body).color(tokens::TEXT_MUTED));
+        }
+    });
+}
+
+/// Top-left of a tile (benchmarks and tests use the same geometry as the grid).
+pub fn tile_origin(geometry: &GridGeometry, index: usize) -> Pos2 {
+    let row = index / geometry.columns;
+    let col = index % geometry.columns;
+    pos2(
+        col as f32 * (geometry.tile + geometry.gap),
+        row as f32 * geometry.row_height(),
+    )
+}

@@ -1,0 +1,1370 @@
+//! The Library: a virtualised thumbnail grid of every generated and uploaded item, with
+//! sections and folders (sidebar), filters, search, sort and bulk actions (toolbar), a
+//! detail pane, uploads and the stats footer.
+//!
+//! [`LibraryState`] holds the library's data ([`model::LibraryModel`]: sparse pages and the
+//! selection) and the panel's view state. Panels read it and return [`LibraryAction`]s
+//! (wrapped in `Action::Library`); the shell hands them back to [`LibraryState::apply`]
+//! after layout, which changes the state and returns the engine commands and toasts for
+//! the shell to carry out. Optimistic changes are recorded per `op_id` and rolled back
+//! when the engine reports a failure.
+
+pub mod detail;
+pub mod footer;
+pub mod grid;
+pub mod model;
+pub mod sidebar;
+pub mod toolbar;
+pub mod uploads;
+
+use crate::api::media::{
+    BulkAction, Folder, FolderFields, MediaCategory, MediaDetail, MediaItem, MediaQuery, MediaSort,
+    MediaStats, MediaTypeFilter,
+};
+use crate::engine::protocol::{
+    DownloadItem, MediaMutation, MutationOutcome, TransferOutcome, UploadRequest,
+};
+use crate::engine::{Command, Event};
+use crate::ui::model::{Action, Model, Requested};
+use crate::ui::textures::TextureCache;
+use crate::ui::toasts::ToastKind;
+use crate::ui::tokens;
+use model::{LibraryModel, RemovedItem, Selection};
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+use std::path::PathBuf;
+
+/// Debounce of the search box: the query changes this long after typing stops.
+pub const SEARCH_DEBOUNCE_SECS: f64 = 0.3;
+pub const THUMB_MIN_PX: f32 = 96.0;
+pub const THUMB_MAX_PX: f32 = 320.0;
+pub const THUMB_DEFAULT_PX: f32 = 168.0;
+
+/// The fixed sections of the sidebar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Section {
+    #[default]
+    All,
+    Ai,
+    Uploaded,
+    Edited,
+    Favourites,
+    Trash,
+}
+
+impl Section {
+    pub const ALL: [Section; 6] = [
+        Section::All,
+        Section::Ai,
+        Section::Uploaded,
+        Section::Edited,
+        Section::Favourites,
+        Section::Trash,
+    ];
+    pub fn label(self) -> &'static str {
+        match self {
+            Section::All => "All media",
+            Section::Ai => "AI generated",
+            Section::Uploaded => "Uploaded",
+            Section::Edited => "Edited",
+            Section::Favourites => "Favourites",
+            Section::Trash => "Trash",
+        }
+    }
+    fn category(self) -> MediaCategory {
+        match self {
+            Section::All | Section::Trash => MediaCategory::All,
+            Section::Ai => MediaCategory::Ai,
+            Section::Uploaded => MediaCategory::Uploaded,
+            Section::Edited => MediaCategory::Edited,
+            Section::Favourites => MediaCategory::Favorites,
+        }
+    }
+}
+
+/// What the grid shows: a section, or a folder's contents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    Section(Section),
+    Folder(String),
+}
+
+impl Default for Place {
+    fn default() -> Self {
+        Place::Section(Section::All)
+    }
+}
+
+/// Everything the library panels can ask for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LibraryAction {
+    Open(Place),
+    SetType(MediaTypeFilter),
+    SetSort(MediaSort),
+    /// Apply the (debounced) search text.
+    ApplySearch,
+    SetThumbSize(f32),
+    Click {
+        index: usize,
+        ctrl: bool,
+        shift: bool,
+    },
+    SelectAll,
+    ClearSelection,
+    MoveFocus {
+        delta: isize,
+        extend: bool,
+    },
+    Favourite {
+        ids: Vec<String>,
+        favourite: bool,
+    },
+    Trash(Vec<String>),
+    Restore(Vec<String>),
+    AskDeleteForever(Vec<String>),
+    DeleteForever(Vec<String>),
+    MoveToProject {
+        ids: Vec<String>,
+        project_id: String,
+    },
+    AddToFolder {
+        folder_id: String,
+        ids: Vec<String>,
+    },
+    RemoveFromFolder {
+        folder_id: String,
+        ids: Vec<String>,
+    },
+    /// Ask for a destination folder (dialog off the UI thread), then download there.
+    SaveToDisk(Vec<String>),
+    ReusePrompt(String),
+    NewFolder,
+    EditFolder(String),
+    SubmitFolderForm,
+    CloseFolderForm,
+    AskDeleteFolder(String),
+    DeleteFolder(String),
+    OpenShare(String),
+    Share {
+        folder_id: String,
+    },
+    Unshare {
+        folder_id: String,
+        user_id: String,
+    },
+    CloseShare,
+    CloseConfirm,
+    CancelTransfer(u64),
+    ClearFinishedTransfers,
+}
+
+/// The inline create/edit folder form.
+#[derive(Clone, Debug, Default)]
+pub struct FolderForm {
+    /// `None` creates a folder.
+    pub editing: Option<String>,
+    pub name: String,
+    pub color_hex: String,
+    pub icon: String,
+    pub error: Option<String>,
+}
+
+/// The share dialog for one folder.
+#[derive(Clone, Debug, Default)]
+pub struct ShareDialog {
+    pub folder_id: String,
+    pub emails: String,
+    pub pending: bool,
+    pub not_found: Vec<String>,
+    pub error: Option<String>,
+    pub note: Option<String>,
+}
+
+/// Library confirmations.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LibraryConfirm {
+    DeleteForever(Vec<String>),
+    DeleteFolder(String),
+}
+
+/// One upload or download in the uploads strip.
+#[derive(Clone, Debug)]
+pub struct Transfer {
+    pub id: u64,
+    pub label: String,
+    pub is_upload: bool,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    pub state: TransferState,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TransferState {
+    Running,
+    Done,
+    Cancelled,
+    Failed(String),
+}
+
+/// What an optimistic change needs to be undone.
+#[derive(Debug)]
+enum PendingOp {
+    Favourite {
+        ids: Vec<String>,
+        previous: Vec<(String, bool)>,
+    },
+    Removed {
+        ids: Vec<String>,
+        removed: Vec<RemovedItem>,
+        verb: &'static str,
+    },
+    Plain,
+}
+
+/// The Library's data and view state (runtime only; nothing here is persisted).
+pub struct LibraryState {
+    pub items: LibraryModel,
+    pub selection: Selection,
+    pub place: Place,
+    pub type_filter: MediaTypeFilter,
+    pub sort: MediaSort,
+    /// The search box's text (edited in place); applied after the debounce.
+    pub search_text: String,
+    pub applied_search: String,
+    /// `ctx.input().time` of the last keystroke in the search box.
+    pub search_edited_at: Option<f64>,
+    pub thumb_px: f32,
+    pub folders: Requested<Vec<Folder>>,
+    pub stats: Requested<MediaStats>,
+    /// The single-item shape of the item in the detail pane.
+    pub detail: Option<(String, Requested<MediaDetail>)>,
+    pub folder_form: Option<FolderForm>,
+    pub share: Option<ShareDialog>,
+    pub confirm: Option<LibraryConfirm>,
+    pub transfers: Vec<Transfer>,
+    /// Rows visible in the last layout (display indices), for page requests.
+    pub visible: Range<usize>,
+    /// Make the focused item visible at the next layout.
+    pub scroll_to_focus: bool,
+    /// Jump the grid to this offset at the next layout (benchmarks, "back to top").
+    pub scroll_offset_request: Option<f32>,
+    /// Columns in the last layout (keyboard navigation moves by rows).
+    pub columns: usize,
+    started: bool,
+    next_request_id: u64,
+    next_op_id: u64,
+    next_transfer_id: u64,
+    pending: HashMap<u64, PendingOp>,
+    /// The share dialog's op in flight.
+    share_op: Option<u64>,
+}
+
+impl Default for LibraryState {
+    fn default() -> Self {
+        Self {
+            items: LibraryModel::default(),
+            selection: Selection::default(),
+            place: Place::default(),
+            type_filter: MediaTypeFilter::All,
+            sort: MediaSort::CreatedDesc,
+            search_text: String::new(),
+            applied_search: String::new(),
+            search_edited_at: None,
+            thumb_px: THUMB_DEFAULT_PX,
+            folders: Requested::default(),
+            stats: Requested::default(),
+            detail: None,
+            folder_form: None,
+            share: None,
+            confirm: None,
+            transfers: Vec::new(),
+            visible: 0..0,
+            scroll_to_focus: false,
+            scroll_offset_request: None,
+            columns: 1,
+            started: false,
+            next_request_id: 1,
+            next_op_id: 1,
+            next_transfer_id: 1,
+            pending: HashMap::new(),
+            share_op: None,
+        }
+    }
+}
+
+/// Folder colours offered in the form (the service's default first).
+pub const FOLDER_PALETTE: [&str; 8] = [
+    "#3B82F6", "#8B5CF6", "#EC4899", "#EF4444", "#F59E0B", "#10B981", "#14B8A6", "#64748B",
+];
+/// Folder icon names offered in the form (stored verbatim on the service).
+pub const FOLDER_ICONS: [&str; 6] = ["folder", "star", "image", "video", "music", "heart"];
+
+impl LibraryState {
+    /// A library over items already in memory (benchmarks): every page loaded.
+    pub fn with_items(items: Vec<MediaItem>) -> Self {
+        let mut state = Self::default();
+        state.items = LibraryModel::from_items(state.query(), model::DEFAULT_PAGE_SIZE, items);
+        state.started = true;
+        state.folders.set(Ok(Vec::new()));
+        state.stats.set(Ok(MediaStats::default()));
+        state
+    }
+
+    /// Ids of the loaded items in the visible range, plus the detail pane's item: the
+    /// thumbnails worth making now.
+    pub fn visible_ids(&self) -> HashSet<String> {
+        let mut ids: HashSet<String> = self
+            .visible
+            .clone()
+            .filter_map(|i| self.items.item(i).map(|item| item.id.clone()))
+            .collect();
+        if let Some(item) = self.single_selected() {
+            ids.insert(item.id.clone());
+        }
+        ids
+    }
+
+    pub fn has_pending_ops(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    pub fn is_started(&self) -> bool {
+        self.started
+    }
+
+    /// Whether the first page and the stats have answered (screenshot readiness).
+    pub fn first_answers_in(&self) -> bool {
+        self.items.first_page_done() && (self.stats.is_loaded() || self.stats.error.is_some())
+    }
+
+    /// The query for the current place and filters.
+    pub fn query(&self) -> MediaQuery {
+        let search = Some(self.applied_search.trim().to_owned()).filter(|s| !s.is_empty());
+        match &self.place {
+            Place::Folder(folder_id) => MediaQuery {
+                folder_id: Some(folder_id.clone()),
+                media_type: self.type_filter,
+                search,
+                sort: self.sort,
+                ..Default::default()
+            },
+            Place::Section(section) => MediaQuery {
+                media_type: self.type_filter,
+                category: section.category(),
+                search,
+                sort: self.sort,
+                include_deleted: *section == Section::Trash,
+                ..Default::default()
+            },
+        }
+    }
+
+    pub fn in_trash(&self) -> bool {
+        self.place == Place::Section(Section::Trash)
+    }
+
+    pub fn current_folder(&self) -> Option<&Folder> {
+        let Place::Folder(id) = &self.place else {
+            return None;
+        };
+        self.folder(id)
+    }
+
+    pub fn folder(&self, id: &str) -> Option<&Folder> {
+        self.folders.value.as_deref()?.iter().find(|f| f.id == id)
+    }
+
+    /// The one selected item, when exactly one is selected and loaded.
+    pub fn single_selected(&self) -> Option<&MediaItem> {
+        if self.selection.len() != 1 {
+            return None;
+        }
+        let id = self.selection.ids.iter().next()?;
+        self.items.find(id)
+    }
+
+    fn bump_request(&mut self) -> u64 {
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        id
+    }
+
+    fn op_id(&mut self) -> u64 {
+        let id = self.next_op_id;
+        self.next_op_id += 1;
+        id
+    }
+
+    /// First time the Library is shown: load page 1, the folders and the stats.
+    pub fn start(&mut self) -> Vec<Command> {
+        if self.started {
+            return Vec::new();
+        }
+        self.started = true;
+        let id = self.bump_request();
+        self.items.reset(self.query(), id);
+        self.folders.request();
+        self.stats.request();
+        vec![
+            Command::RefreshFolders,
+            Command::RefreshMediaStats { project_id: None },
+        ]
+    }
+
+    /// Forget everything (the connection changed).
+    pub fn reset_all(&mut self) {
+        let transfers = std::mem::take(&mut self.transfers);
+        let thumb_px = self.thumb_px;
+        *self = Self::default();
+        self.thumb_px = thumb_px;
+        self.transfers = transfers;
+    }
+
+    /// New query: new request id, everything reloads.
+    fn requery(&mut self) {
+        let id = self.bump_request();
+        self.items.reset(self.query(), id);
+        self.selection.clear();
+        self.detail = None;
+        self.scroll_offset_request = Some(0.0);
+    }
+
+    /// Same query, fresh answers (job finished, upload done, mutation confirmed).
+    pub fn refresh(&mut self) -> Vec<Command> {
+        if !self.started {
+            return Vec::new();
+        }
+        let id = self.bump_request();
+        self.items.refresh(id);
+        self.stats.request();
+        vec![Command::RefreshMediaStats { project_id: None }]
+    }
+
+    /// Page loads needed for what the grid showed last frame.
+    pub fn page_commands(&mut self) -> Vec<Command> {
+        if !self.started {
+            return Vec::new();
+        }
+        let visible = self.visible.clone();
+        self.items
+            .wanted_pages(visible)
+            .into_iter()
+            .map(|r| Command::LoadMediaPage {
+                request_id: r.request_id,
+                query: r.query,
+                page: r.page,
+                page_size: r.page_size,
+            })
+            .collect()
+    }
+
+    /// The search debounce: true when the typed text should be applied now.
+    pub fn search_due(&self, now: f64) -> bool {
+        self.search_edited_at
+            .is_some_and(|t| now - t >= SEARCH_DEBOUNCE_SECS)
+            && self.search_text.trim() != self.applied_search.trim()
+    }
+
+    // ---- files -------------------------------------------------------------------------
+
+    /// Files dropped on the window while the Library is shown: upload them to `project_id`
+    /// and to the open folder.
+    pub fn upload_paths(&mut self, paths: Vec<PathBuf>, project_id: Option<String>) -> Vec<Action> {
+        let folder_id = match &self.place {
+            Place::Folder(id) => Some(id.clone()),
+            Place::Section(_) => None,
+        };
+        let mut uploads = Vec::new();
+        for path in paths {
+            if !path.is_file() {
+                continue;
+            }
+            let transfer_id = self.next_transfer_id;
+            self.next_transfer_id += 1;
+            let bytes_total = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            self.transfers.push(Transfer {
+                id: transfer_id,
+                label: file_label(&path),
+                is_upload: true,
+                bytes_done: 0,
+                bytes_total,
+                state: TransferState::Running,
+            });
+            uploads.push(UploadRequest {
+                transfer_id,
+                path,
+                project_id: project_id.clone(),
+                folder_id: folder_id.clone(),
+            });
+        }
+        if uploads.is_empty() {
+            return vec![Action::Toast(
+                ToastKind::Info,
+                "Only files can be uploaded (folders were skipped).".to_owned(),
+            )];
+        }
+        vec![send(Command::UploadFiles { uploads })]
+    }
+
+    /// The user picked a folder for "Save to folder…".
+    pub fn download_to(&mut self, items: Vec<DownloadItem>, folder: PathBuf) -> Vec<Action> {
+        let transfer_id = self.next_transfer_id;
+        self.next_transfer_id += 1;
+        let label = match items.len() {
+            1 => format!("Saving {}", items[0].file_name),
+            n => format!("Saving {n} files"),
+        };
+        self.transfers.push(Transfer {
+            id: transfer_id,
+            label,
+            is_upload: false,
+            bytes_done: 0,
+            bytes_total: 0,
+            state: TransferState::Running,
+        });
+        vec![send(Command::DownloadToFolder {
+            transfer_id,
+            items,
+            folder,
+        })]
+    }
+
+    /// Download descriptors for ids (names unique-ified by the engine).
+    pub fn download_items(&self, ids: &[String]) -> Vec<DownloadItem> {
+        ids.iter()
+            .filter_map(|id| self.items.find(id))
+            .filter(|item| !item.url.is_empty())
+            .map(|item| DownloadItem {
+                url: item.url.clone(),
+                file_name: download_name(item),
+            })
+            .collect()
+    }
+
+    // ---- actions -----------------------------------------------------------------------
+
+    /// Apply a panel's action; returns what the shell must do (commands, toasts…).
+    pub fn apply(&mut self, action: LibraryAction) -> Vec<Action> {
+        let mut out = Vec::new();
+        match action {
+            LibraryAction::Open(place) => {
+                if self.place != place {
+                    self.place = place;
+                    self.requery();
+                }
+            }
+            LibraryAction::SetType(filter) => {
+                if self.type_filter != filter {
+                    self.type_filter = filter;
+                    self.requery();
+                }
+            }
+            LibraryAction::SetSort(sort) => {
+                if self.sort != sort {
+                    self.sort = sort;
+                    self.requery();
+                }
+            }
+            LibraryAction::ApplySearch => {
+                self.search_edited_at = None;
+                if self.search_text.trim() != self.applied_search.trim() {
+                    self.applied_search = self.search_text.trim().to_owned();
+                    self.requery();
+                }
+            }
+            LibraryAction::SetThumbSize(px) => {
+                self.thumb_px = px.clamp(THUMB_MIN_PX, THUMB_MAX_PX);
+            }
+            LibraryAction::Click { index, ctrl, shift } => {
+                let Some(id) = self.items.item(index).map(|i| i.id.clone()) else {
+                    return out;
+                };
+                if shift {
+                    self.selection.select_range(&self.items, index, ctrl);
+                } else if ctrl {
+                    self.selection.toggle(index, &id);
+                } else {
+                    self.selection.select_only(index, &id);
+                }
+                out.extend(self.load_detail_if_single());
+            }
+            LibraryAction::SelectAll => self.selection.select_all(&self.items),
+            LibraryAction::ClearSelection => {
+                self.selection.clear();
+                self.detail = None;
+            }
+            LibraryAction::MoveFocus { delta, extend } => {
+                let len = self.items.len();
+                if len == 0 {
+                    return out;
+                }
+                let from = self.selection.focus.unwrap_or(0);
+                let to = if self.selection.focus.is_none() {
+                    0
+                } else {
+                    from.saturating_add_signed(delta).min(len - 1)
+                };
+                if let Some(id) = self.items.item(to).map(|i| i.id.clone()) {
+                    if extend {
+                        if self.selection.anchor.is_none() {
+                            self.selection.anchor = Some(from);
+                        }
+                        self.selection.select_range(&self.items, to, false);
+                    } else {
+                        self.selection.select_only(to, &id);
+                    }
+                    self.scroll_to_focus = true;
+                    out.extend(self.load_detail_if_single());
+                } else {
+                    // Not loaded yet: move the focus; the page loads and the next press selects.
+                    self.selection.focus = Some(to);
+                    self.scroll_to_focus = true;
+                }
+            }
+            LibraryAction::Favourite { ids, favourite } => {
+                if ids.is_empty() {
+                    return out;
+                }
+                let set: HashSet<String> = ids.iter().cloned().collect();
+                let previous = self.items.set_favourite(&set, favourite);
+                let op_id = self.op_id();
+                self.pending.insert(
+                    op_id,
+                    PendingOp::Favourite {
+                        ids: ids.clone(),
+                        previous,
+                    },
+                );
+                out.push(send(Command::MutateMedia {
+                    op_id,
+                    mutation: MediaMutation::Favorite {
+                        ids,
+                        favorited: favourite,
+                    },
+                }));
+            }
+            LibraryAction::Trash(ids) => {
+                out.extend(self.remove_and_send(ids, BulkAction::Trash, "trash"));
+            }
+            LibraryAction::Restore(ids) => {
+                out.extend(self.remove_and_send(ids, BulkAction::Restore, "restore"));
+            }
+            LibraryAction::AskDeleteForever(ids) => {
+                if !ids.is_empty() {
+                    self.confirm = Some(LibraryConfirm::DeleteForever(ids));
+                }
+            }
+            LibraryAction::DeleteForever(ids) => {
+                self.confirm = None;
+                out.extend(self.remove_and_send(ids, BulkAction::DeleteForever, "delete"));
+            }
+            LibraryAction::MoveToProject { ids, project_id } => {
+                if ids.is_empty() {
+                    return out;
+                }
+                // Items stay in a library-wide view; the detail pane shows the new project.
+                let op_id = self.op_id();
+                self.pending.insert(op_id, PendingOp::Plain);
+                out.push(send(Command::MutateMedia {
+                    op_id,
+                    mutation: MediaMutation::MoveToProject { ids, project_id },
+                }));
+            }
+            LibraryAction::AddToFolder { folder_id, ids } => {
+                if ids.is_empty() {
+                    return out;
+                }
+                out.push(self.mutate(MediaMutation::AddToFolder { folder_id, ids }));
+            }
+            LibraryAction::RemoveFromFolder { folder_id, ids } => {
+                if ids.is_empty() {
+                    return out;
+                }
+                let set: HashSet<String> = ids.iter().cloned().collect();
+                let removed = self.items.remove(&set);
+                self.selection.ids.retain(|id| !set.contains(id));
+                let op_id = self.op_id();
+                self.pending.insert(
+                    op_id,
+                    PendingOp::Removed {
+                        ids: ids.clone(),
+                        removed,
+                        verb: "remove from the folder",
+                    },
+                );
+                out.push(send(Command::MutateMedia {
+                    op_id,
+                    mutation: MediaMutation::RemoveFromFolder { folder_id, ids },
+                }));
+            }
+            LibraryAction::SaveToDisk(ids) => {
+                let items = self.download_items(&ids);
+                if items.is_empty() {
+                    out.push(Action::Toast(
+                        ToastKind::Info,
+                        "Nothing to save: the selected items have no file URL.".to_owned(),
+                    ));
+                } else {
+                    out.push(Action::PickDownloadFolder(items));
+                }
+            }
+            LibraryAction::ReusePrompt(prompt) => out.push(Action::ReusePrompt(prompt)),
+            LibraryAction::NewFolder => {
+                self.folder_form = Some(FolderForm {
+                    editing: None,
+                    name: String::new(),
+                    color_hex: FOLDER_PALETTE[0].to_owned(),
+                    icon: FOLDER_ICONS[0].to_owned(),
+                    error: None,
+                });
+            }
+            LibraryAction::EditFolder(id) => {
+                if let Some(folder) = self.folder(&id) {
+                    self.folder_form = Some(FolderForm {
+                        editing: Some(id.clone()),
+                        name: folder.name.clone(),
+                        color_hex: folder
+                            .color
+                            .clone()
+                            .unwrap_or_else(|| FOLDER_PALETTE[0].to_owned()),
+                        icon: folder.icon.clone().unwrap_or_else(|| "folder".to_owned()),
+                        error: None,
+                    });
+                }
+            }
+            LibraryAction::SubmitFolderForm => out.extend(self.submit_folder_form()),
+            LibraryAction::CloseFolderForm => self.folder_form = None,
+            LibraryAction::AskDeleteFolder(id) => {
+                self.confirm = Some(LibraryConfirm::DeleteFolder(id));
+            }
+            LibraryAction::DeleteFolder(id) => {
+                self.confirm = None;
+                if self.place == Place::Folder(id.clone()) {
+                    self.place = Place::Section(Section::All);
+                    self.requery();
+                }
+                if let Some(list) = self.folders.value.as_mut() {
+                    list.retain(|f| f.id != id);
+                }
+                out.push(self.mutate(MediaMutation::DeleteFolder { folder_id: id }));
+            }
+            LibraryAction::OpenShare(id) => {
+                self.share = Some(ShareDialog {
+                    folder_id: id,
+                    ..Default::default()
+                });
+            }
+            LibraryAction::Share { folder_id } => {
+                let Some(dialog) = self.share.as_mut() else {
+                    return out;
+                };
+                let emails: Vec<String> = dialog
+                    .emails
+                    .split([',', ';', ' ', '\n'])
+                    .map(str::trim)
+                    .filter(|e| !e.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                if emails.is_empty() || emails.iter().any(|e| !e.contains('@')) {
+                    dialog.error = Some("Enter one or more e-mail addresses.".to_owned());
+                    return out;
+                }
+                if emails.len() > 50 {
+                    dialog.error = Some("At most 50 addresses at a time.".to_owned());
+                    return out;
+                }
+                dialog.error = None;
+                dialog.pending = true;
+                dialog.not_found.clear();
+                dialog.note = None;
+                let command = self.mutate(MediaMutation::ShareFolder { folder_id, emails });
+                self.share_op = Some(self.next_op_id - 1);
+                out.push(command);
+            }
+            LibraryAction::Unshare { folder_id, user_id } => {
+                out.push(self.mutate(MediaMutation::UnshareFolder { folder_id, user_id }));
+            }
+            LibraryAction::CloseShare => {
+                self.share = None;
+                self.share_op = None;
+            }
+            LibraryAction::CloseConfirm => self.confirm = None,
+            LibraryAction::CancelTransfer(transfer_id) => {
+                out.push(send(Command::CancelTransfer { transfer_id }));
+            }
+            LibraryAction::ClearFinishedTransfers => {
+                self.transfers.retain(|t| t.state == TransferState::Running);
+            }
+        }
+        out
+    }
+
+    fn mutate(&mut self, mutation: MediaMutation) -> Action {
+        let op_id = self.op_id();
+        self.pending.insert(op_id, PendingOp::Plain);
+        send(Command::MutateMedia { op_id, mutation })
+    }
+
+    fn remove_and_send(
+        &mut self,
+        ids: Vec<String>,
+        action: BulkAction,
+        verb: &'static str,
+    ) -> Vec<Action> {
+        if ids.is_empty() {
+            return Vec::new();
+        }
+        let set: HashSet<String> = ids.iter().cloned().collect();
+        let removed = self.items.remove(&set);
+        self.selection.ids.retain(|id| !set.contains(id));
+        self.selection.anchor = None;
+        if self.detail.as_ref().is_some_and(|(id, _)| set.contains(id)) {
+            self.detail = None;
+        }
+        let op_id = self.op_id();
+        let count = ids.len();
+        self.pending.insert(
+            op_id,
+            PendingOp::Removed {
+                ids: ids.clone(),
+                removed,
+                verb,
+            },
+        );
+        let mut out = vec![send(Command::MutateMedia {
+            op_id,
+            mutation: MediaMutation::Bulk {
+                action,
+                ids: ids.clone(),
+            },
+        })];
+        let noun = if count == 1 { "item" } else { "items" };
+        match action {
+            BulkAction::Trash => out.push(Action::ToastWithAction {
+                kind: ToastKind::Info,
+                text: format!("Moved {count} {noun} to the trash"),
+                label: "Undo".to_owned(),
+                action: LibraryAction::Restore(ids),
+            }),
+            BulkAction::Restore => out.push(Action::Toast(
+                ToastKind::Success,
+                format!("Restored {count} {noun}"),
+            )),
+            BulkAction::DeleteForever => out.push(Action::Toast(
+                ToastKind::Info,
+                format!("Deleted {count} {noun} forever"),
+            )),
+        }
+        out
+    }
+
+    fn submit_folder_form(&mut self) -> Vec<Action> {
+        let Some(form) = self.folder_form.as_mut() else {
+            return Vec::new();
+        };
+        let name = form.name.trim().to_owned();
+        if name.is_empty() {
+            form.error = Some("Give the folder a name.".to_owned());
+            return Vec::new();
+        }
+        if name.chars().count() > 100 {
+            form.error = Some("Folder names are at most 100 characters.".to_owned());
+            return Vec::new();
+        }
+        let Some(color) = normalise_hex(&form.color_hex) else {
+            form.error = Some("Colours are written #RRGGBB.".to_owned());
+            return Vec::new();
+        };
+        let fields = FolderFields {
+            name: Some(name),
+            description: None,
+            color: Some(color),
+            icon: Some(form.icon.clone()).filter(|i| !i.is_empty()),
+        };
+        let mutation = match form.editing.clone() {
+            Some(folder_id) => {
+                // Show the change at once; the answer carries the stored folder.
+                if let Some(folder) = self
+                    .folders
+                    .value
+                    .as_mut()
+                    .and_then(|l| l.iter_mut().find(|f| f.id == folder_id))
+                {
+                    folder.name = fields.name.clone().unwrap_or_default();
+                    folder.color = fields.color.clone();
+                    folder.icon = fields.icon.clone();
+                }
+                MediaMutation::UpdateFolder { folder_id, fields }
+            }
+            None => MediaMutation::CreateFolder { fields },
+        };
+        self.folder_form = None;
+        vec![self.mutate(mutation)]
+    }
+
+    fn load_detail_if_single(&mut self) -> Vec<Action> {
+        let Some(id) = self.single_selected().map(|i| i.id.clone()) else {
+            return Vec::new();
+        };
+        if self.detail.as_ref().is_some_and(|(d, _)| *d == id) {
+            return Vec::new();
+        }
+        let mut requested = Requested::default();
+        requested.request();
+        self.detail = Some((id.clone(), requested));
+        vec![send(Command::LoadMediaDetail { id })]
+    }
+
+    // ---- events ------------------------------------------------------------------------
+
+    /// A media event from the engine. Returns toasts and follow-up commands.
+    pub fn handle_event(&mut self, event: Event) -> Vec<Action> {
+        let mut out = Vec::new();
+        match event {
+            Event::MediaPage {
+                request_id,
+                page,
+                result,
+            } => {
+                let error = result.as_ref().err().map(|e| e.to_string());
+                let accepted =
+                    self.items
+                        .page_loaded(request_id, page, result.map_err(|e| e.to_string()));
+                if accepted
+                    && page > 1
+                    && let Some(error) = error
+                {
+                    out.push(Action::Toast(
+                        ToastKind::Error,
+                        format!("Could not load more of the library: {error}"),
+                    ));
+                }
+            }
+            Event::MediaDetail { id, result } => {
+                if let Some((current, detail)) = self.detail.as_mut()
+                    && *current == id
+                {
+                    detail.set(result.map_err(|e| e.to_string()));
+                }
+            }
+            Event::Folders(result) => self.folders.set(result.map_err(|e| e.to_string())),
+            Event::MediaStats { result, .. } => self.stats.set(result.map_err(|e| e.to_string())),
+            Event::MediaMutationDone {
+                op_id,
+                mutation,
+                result,
+            } => out.extend(self.mutation_done(op_id, mutation, result)),
+            Event::TransferProgress {
+                transfer_id,
+                bytes_done,
+                bytes_total,
+            } => {
+                if let Some(t) = self.transfers.iter_mut().find(|t| t.id == transfer_id) {
+                    t.bytes_done = t.bytes_done.max(bytes_done);
+                    if bytes_total > 0 {
+                        t.bytes_total = bytes_total;
+                    }
+                }
+            }
+            Event::TransferFinished {
+                transfer_id,
+                outcome,
+            } => {
+                let Some(t) = self.transfers.iter_mut().find(|t| t.id == transfer_id) else {
+                    return out;
+                };
+                match outcome {
+                    TransferOutcome::Uploaded(_) => {
+                        t.state = TransferState::Done;
+                        t.bytes_done = t.bytes_total;
+                        let commands = self.refresh();
+                        out.extend(commands.into_iter().map(send));
+                        out.push(send(Command::RefreshFolders));
+                    }
+                    TransferOutcome::Downloaded { paths } => {
+                        t.state = TransferState::Done;
+                        t.bytes_done = t.bytes_total;
+                        let text = match paths.as_slice() {
+                            [one] => format!("Saved {}", one.display()),
+                            many => format!("Saved {} files", many.len()),
+                        };
+                        out.push(Action::Toast(ToastKind::Success, text));
+                    }
+                    TransferOutcome::Cancelled => t.state = TransferState::Cancelled,
+                    TransferOutcome::Failed(error) => {
+                        t.state = TransferState::Failed(error.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    fn mutation_done(
+        &mut self,
+        op_id: u64,
+        mutation: MediaMutation,
+        result: Result<MutationOutcome, crate::api::ApiError>,
+    ) -> Vec<Action> {
+        let mut out = Vec::new();
+        let pending = self.pending.remove(&op_id);
+        if self.share_op == Some(op_id) {
+            self.share_op = None;
+            if let Some(dialog) = self.share.as_mut() {
+                dialog.pending = false;
+                match &result {
+                    Ok(MutationOutcome::Shared(outcome)) => {
+                        dialog.not_found = outcome.not_found.clone();
+                        dialog.emails.clear();
+                        let shared = outcome.shared_with_user_ids.len();
+                        dialog.note = Some(format!("Shared with {shared} people"));
+                    }
+                    Ok(_) => dialog.note = Some("Shared".to_owned()),
+                    Err(error) => dialog.error = Some(error.to_string()),
+                }
+            }
+        }
+        match result {
+            Err(error) => {
+                match pending {
+                    Some(PendingOp::Favourite { ids, previous }) => {
+                        self.items.settle_favourite(&ids, Some(&previous));
+                    }
+                    Some(PendingOp::Removed { removed, verb, .. }) => {
+                        self.items.restore_removed(&removed);
+                        out.push(Action::Toast(
+                            ToastKind::Error,
+                            format!("Could not {verb}: {error}"),
+                        ));
+                        return out;
+                    }
+                    _ => {}
+                }
+                let what = mutation_label(&mutation);
+                out.push(Action::Toast(
+                    ToastKind::Error,
+                    format!("Could not {what}: {error}"),
+                ));
+                if matches!(
+                    mutation,
+                    MediaMutation::UpdateFolder { .. } | MediaMutation::DeleteFolder { .. }
+                ) {
+                    self.folders.request();
+                    out.push(send(Command::RefreshFolders));
+                }
+            }
+            Ok(outcome) => {
+                match pending {
+                    Some(PendingOp::Favourite { ids, .. }) => {
+                        self.items.settle_favourite(&ids, None);
+                        out.extend(self.refresh().into_iter().map(send));
+                    }
+                    Some(PendingOp::Removed { ids, .. }) => {
+                        self.items.forget_hidden(&ids);
+                        out.extend(self.refresh().into_iter().map(send));
+                        out.push(send(Command::RefreshFolders));
+                    }
+                    _ => {}
+                }
+                match (&mutation, outcome) {
+                    (MediaMutation::CreateFolder { .. }, MutationOutcome::Folder(folder)) => {
+                        let list = self.folders.value.get_or_insert_with(Vec::new);
+                        if !list.iter().any(|f| f.id == folder.id) {
+                            list.insert(0, folder.clone());
+                        }
+                        out.push(Action::Toast(
+                            ToastKind::Success,
+                            format!("Folder “{}” created", folder.name),
+                        ));
+                    }
+                    (MediaMutation::AddToFolder { folder_id, .. }, outcome) => {
+                        let name = self
+                            .folder(folder_id)
+                            .map(|f| f.name.clone())
+                            .unwrap_or_else(|| "the folder".to_owned());
+                        let text = match outcome {
+                            MutationOutcome::AddedToFolder(o) => {
+                                let added = o.added.unwrap_or(0);
+                                let mut text = format!("Added {added} to {name}");
+                                if o.skipped.unwrap_or(0) > 0 {
+                                    text.push_str(&format!(
+                                        " ({} already there)",
+                                        o.skipped.unwrap_or(0)
+                                    ));
+                                }
+                                if !o.rejected.is_empty() {
+                                    text.push_str(&format!(
+                                        "; {} not yours were skipped",
+                                        o.rejected.len()
+                                    ));
+                                }
+                                text
+                            }
+                            _ => format!("Added to {name}"),
+                        };
+                        out.push(Action::Toast(ToastKind::Success, text));
+                        if self.place == Place::Folder(folder_id.clone()) {
+                            out.extend(self.refresh().into_iter().map(send));
+                        }
+                    }
+                    (MediaMutation::MoveToProject { .. }, outcome) => {
+                        let count = match outcome {
+                            MutationOutcome::Moved { count } => count,
+                            _ => 0,
+                        };
+                        out.push(Action::Toast(
+                            ToastKind::Success,
+                            format!("Moved {count} to the project"),
+                        ));
+                        out.extend(self.refresh().into_iter().map(send));
+                    }
+                    _ => {}
+                }
+                if matches!(
+                    mutation,
+                    MediaMutation::CreateFolder { .. }
+                        | MediaMutation::UpdateFolder { .. }
+                        | MediaMutation::DeleteFolder { .. }
+                        | MediaMutation::AddToFolder { .. }
+                        | MediaMutation::ShareFolder { .. }
+                        | MediaMutation::UnshareFolder { .. }
+                ) {
+                    self.folders.request();
+                    out.push(send(Command::RefreshFolders));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn send(command: Command) -> Action {
+    Action::Send(Box::new(command))
+}
+
+fn mutation_label(mutation: &MediaMutation) -> &'static str {
+    match mutation {
+        MediaMutation::Favorite {
+            favorited: true, ..
+        } => "favourite",
+        MediaMutation::Favorite { .. } => "remove the favourite",
+        MediaMutation::Bulk { action, .. } => match action {
+            BulkAction::Trash => "trash",
+            BulkAction::Restore => "restore",
+            BulkAction::DeleteForever => "delete",
+        },
+        MediaMutation::MoveToProject { .. } => "move to the project",
+        MediaMutation::CreateFolder { .. } => "create the folder",
+        MediaMutation::UpdateFolder { .. } => "change the folder",
+        MediaMutation::DeleteFolder { .. } => "delete the folder",
+        MediaMutation::AddToFolder { .. } => "add to the folder",
+        MediaMutation::RemoveFromFolder { .. } => "remove from the folder",
+        MediaMutation::ShareFolder { .. } => "share the folder",
+        MediaMutation::UnshareFolder { .. } => "stop sharing",
+        MediaMutation::MoveFolderContents { .. } => "move the folder's contents",
+    }
+}
+
+fn file_label(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// A file name for a download: the item's filename, else its name, else the URL's last
+/// segment; never a path.
+fn download_name(item: &MediaItem) -> String {
+    let candidate = item
+        .filename
+        .as_deref()
+        .or(item.name.as_deref())
+        .filter(|n| !n.trim().is_empty())
+        .map(str::to_owned)
+        .or_else(|| {
+            item.url
+                .split(['?', '#'])
+                .next()
+                .and_then(|u| u.rsplit('/').find(|s| !s.is_empty()))
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| item.id.clone());
+    candidate
+        .chars()
+        .map(|c| {
+            if matches!(c, '/' | '\\' | ':') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// `3b82f6`, `#3B82F6` -> `#3B82F6`; anything else -> None.
+pub fn normalise_hex(text: &str) -> Option<String> {
+    let hex = text.trim().trim_start_matches('#');
+    (hex.len() == 6 && hex.chars().all(|c| c.is_ascii_hexdigit()))
+        .then(|| format!("#{}", hex.to_ascii_uppercase()))
+}
+
+/// A folder's colour, or the service's default blue.
+pub fn folder_color(folder: &Folder) -> egui::Color32 {
+    folder
+        .color
+        .as_deref()
+        .and_then(|c| egui::Color32::from_hex(c.trim()).ok())
+        .unwrap_or(tokens::FOLDER_DEFAULT)
+}
+
+/// Everything the Library panel draws, laid out in the central panel. Returns actions.
+pub fn library_ui(
+    ui: &mut egui::Ui,
+    state: &mut LibraryState,
+    model: &Model,
+    textures: &TextureCache,
+) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let wrap = |a: LibraryAction| Action::Library(a);
+
+    egui::Panel::left("library_sidebar")
+        .exact_size(tokens::LIBRARY_SIDEBAR_WIDTH)
+        .resizable(false)
+        .show_separator_line(false)
+        .frame(
+            egui::Frame::new()
+                .fill(tokens::BG_PANEL)
+                .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+                .inner_margin(egui::Margin::symmetric(10, 12)),
+        )
+        .show(ui, |ui| {
+            actions.extend(sidebar::sidebar_ui(ui, state).into_iter().map(wrap));
+        });
+
+    egui::Panel::bottom("library_footer")
+        .exact_size(tokens::LIBRARY_FOOTER_HEIGHT)
+        .resizable(false)
+        .show_separator_line(false)
+        .frame(
+            egui::Frame::new()
+                .fill(tokens::BG_APP)
+                .inner_margin(egui::Margin::symmetric(16, 0)),
+        )
+        .show(ui, |ui| footer::footer_ui(ui, state));
+
+    if !state.transfers.is_empty() {
+        egui::Panel::bottom("library_transfers")
+            .resizable(false)
+            .show_separator_line(false)
+            .frame(
+                egui::Frame::new()
+                    .fill(tokens::BG_PANEL)
+                    .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+                    .inner_margin(egui::Margin::symmetric(16, 8)),
+            )
+            .show(ui, |ui| {
+                actions.extend(uploads::transfers_ui(ui, state).into_iter().map(wrap));
+            });
+    }
+
+    let show_detail = state.single_selected().is_some();
+    if show_detail {
+        egui::Panel::right("library_detail")
+            .exact_size(tokens::LIBRARY_DETAIL_WIDTH)
+            .resizable(false)
+            .show_separator_line(false)
+            .frame(
+                egui::Frame::new()
+                    .fill(tokens::BG_PANEL)
+                    .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+                    .inner_margin(egui::Margin::same(14)),
+            )
+            .show(ui, |ui| {
+                actions.extend(detail::detail_ui(ui, state, model, textures));
+            });
+    }
+
+    egui::CentralPanel::default()
+        .frame(egui::Frame::new().inner_margin(egui::Margin {
+            left: 16,
+            right: 8,
+            top: 12,
+            bottom: 0,
+        }))
+        .show(ui, |ui| {
+            actions.extend(toolbar::toolbar_ui(ui, state, model).into_iter().map(wrap));
+            ui.add_space(tokens::SPACE_S);
+            actions.extend(grid::grid_ui(ui, state, textures).into_iter().map(wrap));
+        });
+
+    actions.extend(dialogs_ui(ui.ctx(), state).into_iter().map(wrap));
+    actions
+}
+
+/// The library's modal dialogs: confirmations and folder sharing.
+fn dialogs_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<LibraryAction> {
+    let mut actions = Vec::new();
+    if let Some(confirm) = state.confirm.clone() {
+        let (title, body, yes, action) = match &confirm {
+            LibraryConfirm::DeleteForever(ids) => (
+                "Delete forever?".to_owned(),
+                format!(
+                    "{} will be removed with their files, folder memberships and source \
+                     generations. This cannot be undone.",
+                    if ids.len() == 1 {
+                        "This item".to_owned()
+                    } else {
+                        format!("These {} items", ids.len())
+                    }
+                ),
+                "Delete forever",
+                LibraryAction::DeleteForever(ids.clone()),
+            ),
+            LibraryConfirm::DeleteFolder(id) => (
+                format!(
+                    "Delete the folder “{}”?",
+                    state
+                        .folder(id)
+                        .map(|f| f.name.as_str())
+                        .unwrap_or("folder")
+                ),
+                "The folder goes away; its items stay in the library.".to_owned(),
+                "Delete folder",
+                LibraryAction::DeleteFolder(id.clone()),
+            ),
+        };
+        let response = egui::Modal::new(egui::Id::unique("library_confirm"))
+            .backdrop_color(tokens::SCRIM)
+            .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
+            .show(ctx, |ui| {
+                ui.set_width(400.0);
+                ui.label(
+                    egui::RichText::new(title)
+                        .size(tokens::TEXT_TITLE)
+                        .strong()
+                        .color(tokens::TEXT),
+                );
+                ui.add_space(tokens::SPACE_XS);
+                ui.label(egui::RichText::new(body).color(tokens::TEXT_MUTED));
+                ui.add_space(tokens::SPACE_M);
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    if ui.add(crate::ui::widgets::danger_button(yes)).clicked() {
+                        actions.push(action.clone());
+                    }
+                    if ui
+                        .add(crate::ui::widgets::secondary_button("Cancel"))
+                        .clicked()
+                    {
+                        actions.push(LibraryAction::CloseConfirm);
+                    }
+                });
+            });
+        if response.should_close() && actions.is_empty() {
+            actions.push(LibraryAction::CloseConfirm);
+        }
+    }
+    if state.share.is_some() {
+        actions.extend(sidebar::share_dialog_ui(ctx, state));
+    }
+    actions
+}

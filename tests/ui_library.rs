@@ -1,0 +1,377 @@
+//! Library flows driven through egui_kittest against the real studio and the embedded
+//! sandbox: drop-to-upload, multi-select trash and restore, folders. Widgets are found by
+//! role and accessible name; assertions are on app state, never on timing.
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use framewright::session::{Session, SessionOptions};
+use framewright::settings::AppPaths;
+use framewright::ui::library::{Place, Section};
+use framewright::ui::{StartupOptions, StudioApp, View};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const WAIT_LIMIT: Duration = Duration::from_secs(60);
+
+fn studio(dir: &tempfile::TempDir) -> Harness<'static, StudioApp> {
+    let session = Session::open_with(
+        AppPaths::under(dir.path()),
+        SessionOptions {
+            sandbox_speed: 20.0,
+            use_os_keychain: false,
+        },
+        Arc::new(|| {}),
+    );
+    Harness::builder()
+        .with_size(egui::vec2(1440.0, 900.0))
+        .build_eframe(move |cc| {
+            StudioApp::new(
+                &cc.egui_ctx,
+                session,
+                StartupOptions {
+                    initial_view: View::Create,
+                    screenshot_to: None,
+                },
+            )
+        })
+}
+
+fn step_until(
+    harness: &mut Harness<'static, StudioApp>,
+    what: &str,
+    mut done: impl FnMut(&Harness<'static, StudioApp>) -> bool,
+) {
+    let started = Instant::now();
+    loop {
+        harness.step();
+        if done(harness) {
+            return;
+        }
+        assert!(
+            started.elapsed() < WAIT_LIMIT,
+            "timed out after {WAIT_LIMIT:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+/// Wait until the library's current query has answered and nothing is pending.
+fn settle(harness: &mut Harness<'static, StudioApp>, what: &str) {
+    step_until(harness, what, |h| {
+        h.state().library_settled() && !h.state().library_busy()
+    });
+    for _ in 0..3 {
+        harness.step();
+    }
+}
+
+fn seed(harness: &Harness<'static, StudioApp>, count: usize) {
+    let seeded = harness
+        .state()
+        .session()
+        .local_sandbox()
+        .expect("local sandbox profile")
+        .seed_media(count, None);
+    assert_eq!(seeded, count, "the sandbox seeded the items");
+}
+
+/// Open the Library from the rail and wait for its first page.
+fn open_library(harness: &mut Harness<'static, StudioApp>) {
+    step_until(harness, "the service data", |h| {
+        h.state().projects_loaded() && h.state().catalog_loaded()
+    });
+    harness
+        .get_by_role_and_label(Role::Button, "Library")
+        .click();
+    harness.step();
+    assert_eq!(harness.state().view(), View::Library);
+    settle(harness, "the first library page");
+}
+
+fn click_sidebar(harness: &mut Harness<'static, StudioApp>, label: &str) {
+    harness.get_by_role_and_label(Role::Button, label).click();
+    harness.step();
+}
+
+/// Click the tile of `item_id` (found by its accessible name), with modifiers.
+fn click_tile(
+    harness: &mut Harness<'static, StudioApp>,
+    item_id: &str,
+    modifiers: egui::Modifiers,
+) {
+    let item = harness
+        .state()
+        .library_items()
+        .into_iter()
+        .find(|i| i.id == item_id)
+        .expect("item loaded");
+    let name = format!("{}, {}", item.display_name(), item.kind());
+    let node = harness
+        .query_all_by_role_and_label(Role::Button, &name)
+        .next()
+        .unwrap_or_else(|| panic!("a tile named {name:?}"));
+    node.click_modifiers(modifiers);
+    harness.step();
+    harness.step();
+}
+
+#[derive(Debug)]
+struct DroppedPath(std::path::PathBuf);
+
+impl egui::DroppedFile for DroppedPath {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn a_file_dropped_on_the_library_uploads_and_appears_in_the_grid() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir);
+    open_library(&mut harness);
+    // The sandbox starts with its stock stills only.
+    let before = harness.state().library_item_ids();
+    harness.check_accessibility();
+
+    let photo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/fixtures/photos/coffee.png");
+    assert!(photo.exists(), "fixture photo at {}", photo.display());
+    harness
+        .input_mut()
+        .dropped_files
+        .push(Arc::new(DroppedPath(photo)));
+    harness.step();
+    assert_eq!(
+        harness.state().view(),
+        View::Library,
+        "a drop in the Library stays there"
+    );
+    assert_eq!(
+        harness.state().library_transfers().len(),
+        1,
+        "the upload is listed"
+    );
+    step_until(&mut harness, "the upload to appear in the grid", |h| {
+        h.state().library_settled() && h.state().library_item_ids().len() == before.len() + 1
+    });
+    let transfers = harness.state().library_transfers();
+    assert!(
+        transfers
+            .iter()
+            .all(|t| t.state == framewright::ui::library::TransferState::Done),
+        "the upload finished: {transfers:?}"
+    );
+    let item = harness
+        .state()
+        .library_items()
+        .into_iter()
+        .find(|i| !before.contains(&i.id))
+        .expect("the new item");
+    assert!(
+        item.display_name().contains("coffee"),
+        "the uploaded item is the dropped file, got {:?}",
+        item.display_name()
+    );
+    harness.check_accessibility();
+}
+
+#[test]
+fn selected_items_go_to_the_trash_and_come_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir);
+    seed(&harness, 12);
+    open_library(&mut harness);
+    let total = harness.state().library_len();
+    assert!(total >= 12);
+    harness.check_accessibility();
+
+    let ids = harness.state().library_item_ids();
+    let chosen = [ids[1].clone(), ids[4].clone(), ids[7].clone()];
+    click_tile(&mut harness, &chosen[0], egui::Modifiers::NONE);
+    click_tile(&mut harness, &chosen[1], egui::Modifiers::COMMAND);
+    click_tile(&mut harness, &chosen[2], egui::Modifiers::COMMAND);
+    let mut expected = chosen.to_vec();
+    expected.sort();
+    assert_eq!(harness.state().library_selection(), expected);
+    harness.check_accessibility();
+
+    // Trash from the toolbar.
+    harness
+        .get_by_role_and_label(Role::Button, "Move to trash")
+        .click();
+    harness.step();
+    assert_eq!(
+        harness.state().library_len(),
+        total - 3,
+        "removed at once (optimistic)"
+    );
+    settle(&mut harness, "the trash to be confirmed");
+    let remaining = harness.state().library_item_ids();
+    assert_eq!(remaining.len(), total - 3);
+    assert!(chosen.iter().all(|id| !remaining.contains(id)));
+
+    // They are in the Trash section.
+    click_sidebar(&mut harness, "Trash");
+    assert_eq!(
+        harness.state().library_place(),
+        Place::Section(Section::Trash)
+    );
+    settle(&mut harness, "the trash listing");
+    let mut trashed = harness.state().library_item_ids();
+    trashed.sort();
+    assert_eq!(trashed, expected);
+
+    // Select all three (click, shift-click covers the range) and restore.
+    let in_order = harness.state().library_item_ids();
+    click_tile(&mut harness, &in_order[0], egui::Modifiers::NONE);
+    click_tile(&mut harness, &in_order[2], egui::Modifiers::SHIFT);
+    assert_eq!(harness.state().library_selection().len(), 3);
+    harness
+        .get_by_role_and_label(Role::Button, "Restore")
+        .click();
+    harness.step();
+    settle(&mut harness, "the restore to be confirmed");
+    assert!(
+        harness.state().library_item_ids().is_empty(),
+        "the trash is empty"
+    );
+
+    click_sidebar(&mut harness, "All media");
+    settle(&mut harness, "all media");
+    let all = harness.state().library_item_ids();
+    assert_eq!(all.len(), total);
+    assert!(
+        chosen.iter().all(|id| all.contains(id)),
+        "restored items are back"
+    );
+}
+
+#[test]
+fn the_delete_key_trashes_the_selection() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir);
+    seed(&harness, 5);
+    open_library(&mut harness);
+    let ids = harness.state().library_item_ids();
+    click_tile(&mut harness, &ids[0], egui::Modifiers::NONE);
+    harness.key_press(egui::Key::Delete);
+    harness.step();
+    settle(&mut harness, "the trash to be confirmed");
+    let remaining = harness.state().library_item_ids();
+    assert_eq!(remaining.len(), ids.len() - 1);
+    assert!(!remaining.contains(&ids[0]));
+}
+
+#[test]
+fn a_folder_holds_exactly_the_items_added_to_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir);
+    seed(&harness, 8);
+    open_library(&mut harness);
+
+    // Create a folder with the inline form.
+    harness
+        .get_by_role_and_label(Role::Button, "New folder")
+        .click();
+    harness.step();
+    harness.step();
+    harness.get_by_label("Folder name").click();
+    harness.step();
+    harness.get_by_label("Folder name").type_text("Moodboard");
+    harness.step();
+    harness
+        .get_by_role_and_label(Role::Button, "Colour #EC4899")
+        .click();
+    harness.step();
+    harness
+        .get_by_role_and_label(Role::Button, "Create folder")
+        .click();
+    step_until(&mut harness, "the folder to be created", |h| {
+        h.state()
+            .library_folders()
+            .iter()
+            .any(|f| f.name == "Moodboard")
+    });
+    let folder = harness
+        .state()
+        .library_folders()
+        .into_iter()
+        .find(|f| f.name == "Moodboard")
+        .expect("folder");
+    assert_eq!(folder.color.as_deref(), Some("#EC4899"));
+    harness.check_accessibility();
+
+    // Select two items and add them with the bulk action.
+    let ids = harness.state().library_item_ids();
+    let chosen = [ids[2].clone(), ids[5].clone()];
+    click_tile(&mut harness, &chosen[0], egui::Modifiers::NONE);
+    click_tile(&mut harness, &chosen[1], egui::Modifiers::COMMAND);
+    harness
+        .get_by_role_and_label(Role::Button, "Add to folder…")
+        .click();
+    step_until(&mut harness, "the folder menu", |h| {
+        h.query_all_by_role_and_label(Role::Button, "Moodboard")
+            .count()
+            >= 2
+    });
+    harness
+        .get_all_by_role_and_label(Role::Button, "Moodboard")
+        .last()
+        .expect("the folder in the menu")
+        .click();
+    harness.step();
+    step_until(&mut harness, "the items to be added", |h| {
+        !h.state().library_busy()
+            && h.state()
+                .library_folders()
+                .iter()
+                .any(|f| f.name == "Moodboard" && f.item_count == Some(2))
+    });
+
+    // Open the folder: exactly those items.
+    harness
+        .get_all_by_role_and_label(Role::Button, "Moodboard")
+        .next()
+        .expect("the folder in the sidebar")
+        .click();
+    harness.step();
+    assert_eq!(
+        harness.state().library_place(),
+        Place::Folder(folder.id.clone())
+    );
+    settle(&mut harness, "the folder's contents");
+    let mut shown = harness.state().library_item_ids();
+    shown.sort();
+    let mut expected = chosen.to_vec();
+    expected.sort();
+    assert_eq!(shown, expected);
+    harness.check_accessibility();
+}
+
+/// Not a test: seeds a library under `$LIBDEMO_HOME` for `--screenshot-to` checks.
+/// `LIBDEMO_HOME=/tmp/libdemo cargo test --test ui_library -- --ignored seed_demo`
+#[test]
+#[ignore]
+fn seed_demo_library() {
+    let Some(home) = std::env::var_os("LIBDEMO_HOME") else {
+        return;
+    };
+    let mut session = Session::open_with(
+        AppPaths::under(std::path::Path::new(&home)),
+        SessionOptions {
+            sandbox_speed: 20.0,
+            use_os_keychain: false,
+        },
+        Arc::new(|| {}),
+    );
+    let seeded = session
+        .local_sandbox()
+        .expect("local sandbox")
+        .seed_media(240, None);
+    assert_eq!(seeded, 240);
+    session.shutdown();
+}
