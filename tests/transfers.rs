@@ -390,3 +390,51 @@ fn save_selection_to_folder_uses_unique_names() {
     assert!(leftovers.is_empty());
     assert_monotonic(&seen.progress[&500]);
 }
+
+#[test]
+fn an_upload_into_a_folder_lands_in_that_folder() {
+    let mut env = env(TransferTuning::default());
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let client = client(&env);
+    let folder = runtime
+        .block_on(
+            client.create_folder(&framewright::api::media::FolderFields {
+                name: Some("Drops".into()),
+                ..Default::default()
+            }),
+        )
+        .expect("folder");
+    let path = env.dir.path().join("into-folder.png");
+    write_png(&path, 3);
+    env.engine
+        .send(Command::UploadFiles {
+            uploads: vec![UploadRequest {
+                folder_id: Some(folder.id.clone()),
+                ..upload(900, &path)
+            }],
+        })
+        .expect("queue upload");
+    let mut seen = Seen::default();
+    drain_until(
+        &mut env.engine,
+        &mut seen,
+        Duration::from_secs(60),
+        "the folder upload",
+        |s| s.finished.contains_key(&900),
+    );
+    let TransferOutcome::Uploaded(media) = &seen.finished[&900].1 else {
+        panic!("upload failed: {:?}", seen.finished[&900].1);
+    };
+    let contents = runtime
+        .block_on(client.list_media(
+            &MediaQuery {
+                folder_id: Some(folder.id.clone()),
+                ..MediaQuery::default()
+            },
+            1,
+            50,
+        ))
+        .expect("folder contents");
+    assert_eq!(contents.items.len(), 1);
+    assert_eq!(contents.items[0].url, media.url);
+}

@@ -20,6 +20,9 @@ pub const MAX_BACKOFF_SECS: f64 = 60.0;
 /// When no credit change is seen yet, look again after these delays (seconds since the
 /// previous look) before concluding that no job was created.
 const RECONCILE_RECHECK_SECS: [u64; 4] = [5, 10, 25, 50];
+/// After a "most likely created" verdict: when to look in the media library again for the
+/// job's output (about 12 minutes in all, the span of a long generation).
+const LIBRARY_RECHECK_SECS: &[u64] = &[5, 10, 15, 30, 30, 60, 60, 120, 120, 300];
 /// Library items looked at when reconciling (category ai, newest first).
 const RECONCILE_PAGE_SIZE: u32 = 10;
 /// The service's clock may run behind ours: items this much older than the submit still
@@ -515,14 +518,16 @@ impl Tracker {
             entry.reconciling = true;
         }
         let mut rechecks = RECONCILE_RECHECK_SECS.iter();
+        let mut library_rechecks = LIBRARY_RECHECK_SECS.iter();
         loop {
             let verdict = self.reconcile_once(local_id).await;
-            let done = match verdict {
-                Verdict::Gone | Verdict::Recovered => true,
-                Verdict::Charged { .. } | Verdict::Unknown { .. } => true,
-                Verdict::NoChange => false,
+            let next_delay = match verdict {
+                Verdict::Gone | Verdict::Recovered | Verdict::Unknown { .. } => None,
+                // Most likely created: its library item appears only when it finishes, so
+                // keep looking (slowly, for a bounded time) to recover the id.
+                Verdict::Charged { .. } => library_rechecks.next(),
+                Verdict::NoChange => rechecks.next(),
             };
-            let next_delay = if done { None } else { rechecks.next() };
             let note = match (&verdict, next_delay) {
                 (Verdict::Gone | Verdict::Recovered, _) => None,
                 (Verdict::Charged { drop }, _) => Some(note_created(*drop)),
