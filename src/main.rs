@@ -14,7 +14,7 @@ USAGE:
   framewright                                   open the studio (local sandbox by default)
   framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings]
                                                 open, wait for the view's data, save a screenshot, exit
-  framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R]
+  framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]
                                                 run the local service alone on 127.0.0.1
   framewright --help | --version
 

@@ -183,7 +183,7 @@ fn an_over_long_prompt_is_refused_before_any_request() {
 }
 
 #[test]
-fn the_rail_shows_honest_empty_states_and_settings() {
+fn the_rail_reaches_every_view_with_honest_empty_states() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut harness = studio(&dir, View::Create);
     wait_for_service_data(&mut harness);
@@ -194,10 +194,15 @@ fn the_rail_shows_honest_empty_states_and_settings() {
     harness.step();
     harness.step();
     assert_eq!(harness.state().view(), View::Library);
+    step_until(&mut harness, "the library's first page", |h| {
+        h.state().library_settled()
+    });
     assert!(
         harness
-            .query_by_label_contains("will be browsable here in the media library")
-            .is_some()
+            .query_all_by_label_contains("All media")
+            .next()
+            .is_some(),
+        "the Library view shows the media library"
     );
 
     harness

@@ -351,27 +351,3 @@ fn a_folder_holds_exactly_the_items_added_to_it() {
     assert_eq!(shown, expected);
     harness.check_accessibility();
 }
-
-/// Not a test: seeds a library under `$LIBDEMO_HOME` for `--screenshot-to` checks.
-/// `LIBDEMO_HOME=/tmp/libdemo cargo test --test ui_library -- --ignored seed_demo`
-#[test]
-#[ignore]
-fn seed_demo_library() {
-    let Some(home) = std::env::var_os("LIBDEMO_HOME") else {
-        return;
-    };
-    let mut session = Session::open_with(
-        AppPaths::under(std::path::Path::new(&home)),
-        SessionOptions {
-            sandbox_speed: 20.0,
-            use_os_keychain: false,
-        },
-        Arc::new(|| {}),
-    );
-    let seeded = session
-        .local_sandbox()
-        .expect("local sandbox")
-        .seed_media(240, None);
-    assert_eq!(seeded, 240);
-    session.shutdown();
-}

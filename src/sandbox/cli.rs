@@ -1,4 +1,4 @@
-//! `framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R]`
+//! `framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]`
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -6,16 +6,24 @@ use std::path::PathBuf;
 use super::config::SandboxConfig;
 use super::handle::start;
 
-const USAGE: &str = "usage: framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R]";
+const USAGE: &str = "usage: framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]";
 const DEFAULT_DATA_DIR: &str = "framewright-sandbox-data";
 
-fn parse(args: &[String]) -> Result<SandboxConfig, String> {
+/// What the command line asks for beyond the server's own configuration.
+struct CliOptions {
+    config: SandboxConfig,
+    /// Library items to add at start (demos, screenshots, manual scrolling tests).
+    seed_media_count: usize,
+}
+
+fn parse(args: &[String]) -> Result<CliOptions, String> {
     // Accept the argument list with or without the leading subcommand name.
     let args = match args.first() {
         Some(first) if first == "sandbox" => &args[1..],
         _ => args,
     };
     let mut config = SandboxConfig::new(PathBuf::from(DEFAULT_DATA_DIR));
+    let mut seed_media_count = 0;
     // An explicitly requested port must be honoured or fail loudly.
     config.port_fallback = false;
     let mut iter = args.iter();
@@ -64,11 +72,27 @@ fn parse(args: &[String]) -> Result<SandboxConfig, String> {
                     .filter(|r| (0.0..=1.0).contains(r))
                     .ok_or_else(|| format!("--failure-rate: '{v}' must be between 0 and 1"))?;
             }
+            "--seed-media" => {
+                let v = value()?;
+                seed_media_count = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n <= MAX_SEED_MEDIA)
+                    .ok_or_else(|| {
+                        format!("--seed-media: '{v}' must be a count up to {MAX_SEED_MEDIA}")
+                    })?;
+            }
             other => return Err(format!("unknown argument '{other}'\n{USAGE}")),
         }
     }
-    Ok(config)
+    Ok(CliOptions {
+        config,
+        seed_media_count,
+    })
 }
+
+/// Upper bound for `--seed-media` (the library benchmark's size).
+const MAX_SEED_MEDIA: usize = 100_000;
 
 async fn wait_for_termination() {
     #[cfg(unix)]
@@ -94,8 +118,11 @@ async fn wait_for_termination() {
 
 /// Runs the sandbox in the foreground; returns the process exit code.
 pub fn run_cli(args: &[String]) -> i32 {
-    let config = match parse(args) {
-        Ok(config) => config,
+    let CliOptions {
+        config,
+        seed_media_count,
+    } = match parse(args) {
+        Ok(options) => options,
         Err(message) => {
             eprintln!("{message}");
             return 2;
@@ -116,6 +143,10 @@ pub fn run_cli(args: &[String]) -> i32 {
             return 1;
         }
     };
+    if seed_media_count > 0 {
+        let seeded = handle.seed_media(seed_media_count, None);
+        eprintln!("framewright sandbox: added {seeded} library items");
+    }
     {
         let mut stdout = std::io::stdout().lock();
         let printed = writeln!(stdout, "FRAMEWRIGHT_BASE_URL={}", handle.base_url())
@@ -150,7 +181,7 @@ mod tests {
 
     #[test]
     fn parses_flags() {
-        let config = parse(&args(&[
+        let options = parse(&args(&[
             "sandbox",
             "--port",
             "8123",
@@ -159,8 +190,12 @@ mod tests {
             "4",
             "--failure-rate",
             "0.5",
+            "--seed-media",
+            "240",
         ]))
         .expect("valid");
+        assert_eq!(options.seed_media_count, 240);
+        let config = options.config;
         assert_eq!(config.port, 8123);
         assert_eq!(config.data_dir, PathBuf::from("/tmp/x"));
         assert_eq!(config.speed, 4.0);
@@ -168,5 +203,6 @@ mod tests {
         assert!(parse(&args(&["--port", "x"])).is_err());
         assert!(parse(&args(&["--failure-rate", "2"])).is_err());
         assert!(parse(&args(&["--bogus"])).is_err());
+        assert!(parse(&args(&["--seed-media", "-3"])).is_err());
     }
 }

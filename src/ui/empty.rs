@@ -12,11 +12,6 @@ struct EmptyState {
 
 fn empty_state(view: View) -> EmptyState {
     match view {
-        View::Library => EmptyState {
-            title: "Library",
-            body: "Your generated images will be browsable here in the media library. \
-                   Until then, completed jobs are in the job tray on the right.",
-        },
         View::Palettes => EmptyState {
             title: "Palettes",
             body: "Colour palettes for grading your projects will live here: edit swatches, \
@@ -28,7 +23,8 @@ fn empty_state(view: View) -> EmptyState {
             body: "Cinematic presets (camera, lens, lighting, colour) will be browsable and \
                    pickable here. This view isn't built yet; prompts are sent without presets.",
         },
-        View::Create | View::Settings => EmptyState {
+        // These views have their own panels and never show an empty state.
+        View::Create | View::Library | View::Settings => EmptyState {
             title: "",
             body: "",
         },

@@ -44,6 +44,8 @@ pub struct LibraryModel {
     page_size: u32,
     request_id: u64,
     pages: BTreeMap<u32, Page>,
+    /// Which loaded page holds an id (O(1) lookups by id for the selection and toolbar).
+    id_page: HashMap<String, u32>,
     in_flight: HashSet<u32>,
     /// Item count according to the service: page 1's `total_items`, corrected by
     /// `has_next`. Optimistic removals do not change it (they shorten loaded pages).
@@ -76,6 +78,7 @@ impl LibraryModel {
             page_size: page_size.clamp(1, MAX_PAGE_SIZE),
             request_id: 0,
             pages: BTreeMap::new(),
+            id_page: HashMap::new(),
             in_flight: HashSet::new(),
             server_total: None,
             display_len: 0,
@@ -126,6 +129,7 @@ impl LibraryModel {
         self.query = query;
         self.request_id = next_request_id;
         self.pages.clear();
+        self.id_page.clear();
         self.in_flight.clear();
         self.server_total = None;
         self.exact = false;
@@ -213,16 +217,48 @@ impl LibraryModel {
     }
 
     pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.loaded_items()
-            .find(|(_, item)| item.id == id)
-            .map(|(index, _)| index)
+        let page = *self.id_page.get(id)?;
+        let slot = self
+            .pages
+            .get(&page)?
+            .items
+            .iter()
+            .position(|i| i.id == id)?;
+        Some(self.starts.get(page as usize - 1).copied()? + slot)
     }
 
+    /// The loaded item with this id: a hash lookup and a scan of one page.
     pub fn find(&self, id: &str) -> Option<&MediaItem> {
+        let page = self.id_page.get(id)?;
         self.pages
-            .values()
-            .flat_map(|p| p.items.iter())
+            .get(page)?
+            .items
+            .iter()
             .find(|item| item.id == id)
+    }
+
+    fn drop_page(&mut self, page: u32) {
+        if let Some(old) = self.pages.remove(&page) {
+            for item in old.items {
+                if self.id_page.get(&item.id) == Some(&page) {
+                    self.id_page.remove(&item.id);
+                }
+            }
+        }
+    }
+
+    fn put_page(&mut self, page: u32, items: Vec<MediaItem>) {
+        self.drop_page(page);
+        for item in &items {
+            self.id_page.insert(item.id.clone(), page);
+        }
+        self.pages.insert(
+            page,
+            Page {
+                items,
+                stale: false,
+            },
+        );
     }
 
     /// Pages to request so that `visible` (display indices) plus one page ahead are loaded.
@@ -317,7 +353,10 @@ impl LibraryModel {
                 // The last page: nothing after it exists.
                 self.exact = true;
                 self.server_total = Some(before + got);
-                self.pages.retain(|p, _| *p <= page);
+                let beyond: Vec<u32> = self.pages.range(page + 1..).map(|(p, _)| *p).collect();
+                for p in beyond {
+                    self.drop_page(p);
+                }
             }
             Some(true) if known <= before + got => {
                 self.server_total = Some(before + got + 1);
@@ -326,13 +365,7 @@ impl LibraryModel {
             _ if known < before + got => self.server_total = Some(before + got),
             _ => {}
         }
-        self.pages.insert(
-            page,
-            Page {
-                items,
-                stale: false,
-            },
-        );
+        self.put_page(page, items);
         self.rebuild();
         true
     }
@@ -357,6 +390,7 @@ impl LibraryModel {
         }
         for id in ids {
             self.hidden.insert(id.clone());
+            self.id_page.remove(id);
         }
         if !removed.is_empty() {
             self.rebuild();
@@ -374,6 +408,7 @@ impl LibraryModel {
             if let Some(p) = self.pages.get_mut(&r.page) {
                 let slot = r.slot.min(p.items.len());
                 p.items.insert(slot, r.item.clone());
+                self.id_page.insert(r.item.id.clone(), r.page);
                 count += 1;
             }
         }
@@ -433,13 +468,7 @@ impl LibraryModel {
         let mut page = 1u32;
         while iter.peek().is_some() {
             let chunk: Vec<MediaItem> = iter.by_ref().take(ps).collect();
-            model.pages.insert(
-                page,
-                Page {
-                    items: chunk,
-                    stale: false,
-                },
-            );
+            model.put_page(page, chunk);
             page += 1;
         }
         model.server_total = Some(total);
@@ -513,25 +542,16 @@ impl Selection {
         self.ids = model.loaded_items().map(|(_, i)| i.id.clone()).collect();
     }
 
-    /// Selected ids in display order (loaded ones first), then any not loaded.
+    /// Selected ids in display order (loaded ones first), then any not loaded. Costs
+    /// O(selected), not O(items).
     pub fn ordered_ids(&self, model: &LibraryModel) -> Vec<String> {
-        let mut out: Vec<String> = model
-            .loaded_items()
-            .filter(|(_, i)| self.ids.contains(&i.id))
-            .map(|(_, i)| i.id.clone())
+        let mut keyed: Vec<(usize, &String)> = self
+            .ids
+            .iter()
+            .map(|id| (model.index_of(id).unwrap_or(usize::MAX), id))
             .collect();
-        if out.len() < self.ids.len() {
-            let seen: HashSet<&String> = out.iter().collect();
-            let mut rest: Vec<String> = self
-                .ids
-                .iter()
-                .filter(|id| !seen.contains(id))
-                .cloned()
-                .collect();
-            rest.sort();
-            out.extend(rest);
-        }
-        out
+        keyed.sort();
+        keyed.into_iter().map(|(_, id)| id.clone()).collect()
     }
 }
 
