@@ -218,6 +218,9 @@ enum PendingOp {
         removed: Vec<RemovedItem>,
         verb: &'static str,
     },
+    Moved {
+        previous: Vec<(String, Option<String>)>,
+    },
     Plain,
 }
 
@@ -662,9 +665,12 @@ impl LibraryState {
                 if ids.is_empty() {
                     return out;
                 }
-                // Items stay in a library-wide view; the detail pane shows the new project.
+                // Items stay in a library-wide view; they (and the detail pane) show the new
+                // project at once, and go back if the service refuses the move.
+                let set: HashSet<String> = ids.iter().cloned().collect();
+                let previous = self.items.set_project(&set, &project_id);
                 let op_id = self.op_id();
-                self.pending.insert(op_id, PendingOp::Plain);
+                self.pending.insert(op_id, PendingOp::Moved { previous });
                 out.push(send(Command::MutateMedia {
                     op_id,
                     mutation: MediaMutation::MoveToProject { ids, project_id },
@@ -1038,6 +1044,9 @@ impl LibraryState {
                             format!("Could not {verb}: {error}"),
                         ));
                         return out;
+                    }
+                    Some(PendingOp::Moved { previous }) => {
+                        self.items.restore_projects(&previous);
                     }
                     _ => {}
                 }

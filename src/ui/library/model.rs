@@ -440,6 +440,36 @@ impl LibraryModel {
         previous
     }
 
+    /// Moves loaded items to `project_id` at once (optimistic); returns each item's previous
+    /// project so a refusal can put it back.
+    pub fn set_project(
+        &mut self,
+        ids: &HashSet<String>,
+        project_id: &str,
+    ) -> Vec<(String, Option<String>)> {
+        let mut previous = Vec::new();
+        for p in self.pages.values_mut() {
+            for item in p.items.iter_mut().filter(|i| ids.contains(&i.id)) {
+                previous.push((item.id.clone(), item.project_id.clone()));
+                item.project_id = Some(project_id.to_owned());
+            }
+        }
+        previous
+    }
+
+    /// Puts back the projects recorded by `set_project` (the move was refused).
+    pub fn restore_projects(&mut self, previous: &[(String, Option<String>)]) {
+        let map: HashMap<&str, &Option<String>> =
+            previous.iter().map(|(id, p)| (id.as_str(), p)).collect();
+        for p in self.pages.values_mut() {
+            for item in p.items.iter_mut() {
+                if let Some(project) = map.get(item.id.as_str()) {
+                    item.project_id = (*project).clone();
+                }
+            }
+        }
+    }
+
     /// Confirmed (`rollback` = None) or refused (put the previous values back).
     pub fn settle_favourite(&mut self, ids: &[String], rollback: Option<&[(String, bool)]>) {
         for id in ids {
@@ -598,6 +628,37 @@ mod tests {
         assert!(!m.page_loaded(6, 3, Ok(page(200, 100, None, true))));
         assert!(m.page_loaded(7, 3, Ok(page(200, 100, None, true))));
         assert_eq!(m.item(250).map(|i| i.id.as_str()), Some("id250"));
+    }
+
+    #[test]
+    fn a_move_shows_at_once_and_a_refusal_puts_it_back() {
+        let mut m = LibraryModel::new(100);
+        m.reset(MediaQuery::default(), 1);
+        let _ = m.wanted_pages(0..10);
+        let mut first = page(0, 3, Some(3.0), false);
+        first.items[0].project_id = Some("home".into());
+        m.page_loaded(1, 1, Ok(first));
+        let moved: HashSet<String> = ["id0".to_owned(), "id1".to_owned()].into();
+        let previous = m.set_project(&moved, "elsewhere");
+        assert_eq!(
+            m.item(0).and_then(|i| i.project_id.as_deref()),
+            Some("elsewhere")
+        );
+        assert_eq!(
+            m.item(1).and_then(|i| i.project_id.as_deref()),
+            Some("elsewhere")
+        );
+        assert_eq!(
+            m.item(2).and_then(|i| i.project_id.as_deref()),
+            None,
+            "not selected"
+        );
+        m.restore_projects(&previous);
+        assert_eq!(
+            m.item(0).and_then(|i| i.project_id.as_deref()),
+            Some("home")
+        );
+        assert_eq!(m.item(1).and_then(|i| i.project_id.as_deref()), None);
     }
 
     #[test]
