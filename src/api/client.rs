@@ -137,6 +137,11 @@ impl ApiClient {
         &self.base_url
     }
 
+    /// Whole-request timeout of JSON routes.
+    pub(super) fn request_timeout(&self) -> Duration {
+        self.request_timeout
+    }
+
     pub(super) fn url(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path)
     }
@@ -435,7 +440,7 @@ impl ApiClient {
 }
 
 /// Decode a 2xx body; an empty body reads as `{}`.
-fn decode_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+pub(super) fn decode_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     let body = if body.iter().all(u8::is_ascii_whitespace) {
         b"{}".as_slice()
     } else {

@@ -144,11 +144,20 @@ impl ApiError {
         if ok_status && !body_says_failure {
             return None;
         }
-        let message = json
+        let mut message = json
             .as_ref()
             .and_then(message_of)
             .or_else(|| text_snippet(body))
             .unwrap_or_default();
+        // The body validator's `{status: false, message: Validation error, details: [...]}`:
+        // the details say which field is wrong, so they belong in the one message shown.
+        if let Some(details) = json.as_ref().and_then(details_text) {
+            if message.is_empty() {
+                message = details;
+            } else if !message.contains(&details) {
+                message = format!("{message}: {details}");
+            }
+        }
         let mut code = json
             .as_ref()
             .and_then(|v| v.get("code"))
@@ -202,6 +211,46 @@ fn message_of(value: &Value) -> Option<String> {
                 .and_then(Value::as_array)
                 .and_then(|a| a.iter().find_map(as_text))
         })
+}
+
+/// The validator's `details` as one line: strings, or objects' `message` (prefixed by
+/// their `path`/`field` when the message does not already name it).
+fn details_text(value: &Value) -> Option<String> {
+    let items = value.get("details")?.as_array()?;
+    let parts: Vec<String> = items
+        .iter()
+        .filter_map(|item| match item {
+            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            Value::Object(map) => {
+                let text = map
+                    .get("message")
+                    .or_else(|| map.get("msg"))
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())?;
+                let path = match map.get("path").or_else(|| map.get("field")) {
+                    Some(Value::String(p)) => p.clone(),
+                    Some(Value::Array(parts)) => parts
+                        .iter()
+                        .map(|p| match p {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join("."),
+                    _ => String::new(),
+                };
+                if path.is_empty() || text.contains(&path) {
+                    Some(text.to_owned())
+                } else {
+                    Some(format!("{path}: {text}"))
+                }
+            }
+            _ => None,
+        })
+        .take(5)
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// A short readable piece of a non-JSON body (a proxy's HTML error page, plain text).
@@ -332,6 +381,19 @@ mod tests {
         .unwrap();
         assert_eq!(e.retry_after_secs(), None);
         assert!(!e.to_string().contains("retry in"), "{e}");
+    }
+
+    #[test]
+    fn validation_details_join_the_message() {
+        let e = err(
+            400,
+            r#"{"status":false,"message":"Validation error","details":[{"path":["colors",0,"hex"],"message":"must match #RRGGBB"},"\"foo\" is not allowed"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            e.to_string(),
+            "Validation error: colors.0.hex: must match #RRGGBB; \"foo\" is not allowed (400)"
+        );
     }
 
     #[test]

@@ -6,12 +6,17 @@ pub mod error;
 pub mod lenient;
 pub mod media;
 pub mod media_client;
+pub mod palettes;
 pub mod pricing;
 pub mod types;
 pub mod validate;
 
 pub use client::{ApiClient, ClientConfig, TransferCounter};
 pub use error::ApiError;
+pub use palettes::{
+    AnalyzedColors, CinematicPreset, CinematicPresets, ColorPalette, ColorSpec, NewPalette,
+    PalettePage, PalettePagination, PaletteUpdate, PresetsFetch,
+};
 pub use pricing::{PriceInputs, PriceUnit, estimate_credits, estimate_range_for_auto, price};
 pub use types::*;
 pub use validate::{Field, FieldError, validate};

@@ -5,6 +5,7 @@
 pub mod journal;
 pub mod library;
 pub mod library_transfers;
+pub mod palettes;
 pub mod protocol;
 pub mod rate_limit;
 pub mod runtime;
@@ -13,5 +14,7 @@ pub mod transfers;
 
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;
-pub use protocol::{Command, Event, JobPhase, JobRecord, LocalJobId};
+pub use protocol::{
+    Command, Event, JobPhase, JobRecord, LocalJobId, PaletteOpKind, PaletteSource, PresetsOrigin,
+};
 pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};

@@ -6,8 +6,8 @@ use crate::api::media::{
     MediaQuery, MediaStats, ShareOutcome,
 };
 use crate::api::{
-    ApiError, Credits, Failure, GenerationSpec, JobResult, JobState, ModelRecord, Project,
-    UploadedMedia,
+    AnalyzedColors, ApiError, CinematicPresets, ColorPalette, Credits, Failure, GenerationSpec,
+    JobResult, JobState, ModelRecord, NewPalette, PalettePage, Project, UploadedMedia,
 };
 use crate::media::DecodedImage;
 use std::path::PathBuf;
@@ -103,8 +103,72 @@ pub enum Command {
     CancelTransfer {
         transfer_id: u64,
     },
+    // ---- Colour palettes (document 2) and cinematic presets ----
+    /// GET /color-palettes (first page, 100) with the project whose grade to mark;
+    /// answered by `Palettes`.
+    RefreshPalettes {
+        project_id: Option<String>,
+    },
+    /// Create (`palette_id: None`) or update a palette; answered by `PaletteOpDone`. An
+    /// update sends name, colours and sources only (never a project id or `is_active`).
+    SavePalette {
+        op_id: u64,
+        palette_id: Option<String>,
+        body: NewPalette,
+    },
+    DeletePalette {
+        op_id: u64,
+        palette_id: String,
+    },
+    ActivatePalette {
+        op_id: u64,
+        palette_id: String,
+        project_id: String,
+    },
+    DeactivatePalette {
+        op_id: u64,
+        project_id: String,
+    },
+    /// Extract a palette from 1-5 images. Local files are decoded and analysed on the
+    /// blocking pool at once (`PaletteLocalPreview`), then uploaded to the media library
+    /// and analysed by the service together with the URLs (`PaletteAnalyzed`).
+    AnalyzePalette {
+        request_id: u64,
+        sources: Vec<PaletteSource>,
+    },
+    /// Show the cached cinematic presets at once, then revalidate them with the service
+    /// (If-None-Match); answered by one or two `Presets` events.
+    RefreshPresets,
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
     Shutdown,
+}
+
+/// An image to extract colours from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PaletteSource {
+    File(PathBuf),
+    Url(String),
+}
+
+/// Which palette change a `PaletteOpDone` answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaletteOpKind {
+    Create,
+    Update,
+    Delete,
+    Activate,
+    Deactivate,
+}
+
+/// Where a `Presets` answer came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PresetsOrigin {
+    /// The copy on disk, shown before the service answers.
+    Cache,
+    /// A fresh answer from the service (now cached).
+    Network,
+    /// 304: the cached copy is current.
+    Revalidated,
 }
 
 /// One change to library items or folders.
@@ -323,6 +387,31 @@ pub enum Event {
     TransferFinished {
         transfer_id: u64,
         outcome: TransferOutcome,
+    },
+    Palettes {
+        project_id: Option<String>,
+        result: Result<PalettePage, ApiError>,
+    },
+    /// A palette change finished; `palette` is the stored palette when the route returns one.
+    PaletteOpDone {
+        op_id: u64,
+        kind: PaletteOpKind,
+        result: Result<Option<ColorPalette>, ApiError>,
+    },
+    /// The instant median-cut preview of the dropped files (computed on this machine).
+    PaletteLocalPreview {
+        request_id: u64,
+        result: Result<AnalyzedColors, String>,
+    },
+    /// The service's analysis; `source_urls` are the images it read (uploads included).
+    PaletteAnalyzed {
+        request_id: u64,
+        source_urls: Vec<String>,
+        result: Result<AnalyzedColors, ApiError>,
+    },
+    Presets {
+        origin: PresetsOrigin,
+        result: Result<CinematicPresets, ApiError>,
     },
     /// Outcome of `OpenInSystemViewer` when it failed (success needs no message).
     OpenFailed {

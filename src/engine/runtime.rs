@@ -252,6 +252,15 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
             | Command::CancelTransfer { .. }) => {
                 library.handle(library_command);
             }
+            palette_command @ (Command::RefreshPalettes { .. }
+            | Command::SavePalette { .. }
+            | Command::DeletePalette { .. }
+            | Command::ActivatePalette { .. }
+            | Command::DeactivatePalette { .. }
+            | Command::AnalyzePalette { .. }
+            | Command::RefreshPresets) => {
+                super::palettes::handle(&ctx, palette_command);
+            }
             Command::Submit {
                 spec,
                 model_label,

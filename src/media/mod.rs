@@ -2,6 +2,7 @@
 //! thumbnail pipeline. No egui here.
 
 pub mod decode;
+mod jpeg_fast;
 pub mod thumbnails;
 
 pub use decode::{DecodeError, DecodedImage, decode_image};

@@ -13,6 +13,7 @@ use super::clock::Clock;
 use super::config::SandboxConfig;
 use super::error::SandboxError;
 use super::jobs;
+use super::palette_cache::PaletteCache;
 use super::rate_limit::RateLimiter;
 use super::retention;
 use super::routes;
@@ -197,6 +198,33 @@ impl SandboxHandle {
         })
     }
 
+    /// Forgets every cached project grade, so the next generation sees the current
+    /// activation at once instead of up to 60 s later (contract document 2 "Caching").
+    pub fn clear_palette_cache(&self) {
+        self.shared.palette_cache.clear();
+    }
+
+    /// Makes the user with `email` a member of the project with `permission` (`view`,
+    /// `edit` or `full`); false for an unknown project, user or permission. `view` members
+    /// may read the project but not change its Color DNA or generate into it.
+    pub fn set_project_member_permission(
+        &self,
+        project_id: &str,
+        email: &str,
+        permission: &str,
+    ) -> bool {
+        let Some(user_id) = self.user_id_for_email(email) else {
+            return false;
+        };
+        self.shared
+            .store
+            .set_member_permission(project_id, &user_id, permission)
+            .unwrap_or_else(|error| {
+                tracing::error!(%error, "sandbox could not set a member permission");
+                false
+            })
+    }
+
     pub fn shutdown(self) {
         drop(self);
     }
@@ -297,7 +325,12 @@ async fn serve(
             default_user_id: user_id,
             http,
             clock: Clock::default(),
+            palette_cache: PaletteCache::default(),
         });
+        shared
+            .store
+            .ensure_org_palette()
+            .map_err(|e| SandboxError::Runtime(e.to_string()))?;
         seed::ensure_shared_files(&shared.files_dir).map_err(SandboxError::Runtime)?;
         seed::ensure_stock_items(&shared).map_err(SandboxError::Runtime)?;
         Ok::<_, SandboxError>((

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::fetch::{decode_image, fetch_source_bytes};
 use super::files::{write_jpeg, write_png};
 use super::ids::new_object_id;
+use super::look::Look;
 use super::media_store::NewMedia;
 use super::render::{RenderSpec, output_dimensions, render_art, render_edit, thumbnail};
 use super::state::AppState;
@@ -192,6 +193,12 @@ fn render_and_write(
         None => None,
     };
     let (width, height) = output_dimensions(&row.aspect_ratio, &row.resolution);
+    // Grade and cinematic presets decided at submit (unreadable JSON renders ungraded).
+    let look: Look = row
+        .look_json
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default();
     let rel_dir = format!("generations/{}", row.id);
     let mut paths = Vec::new();
     let mut thumbnail_paths = Vec::new();
@@ -203,10 +210,11 @@ fn render_and_write(
             width,
             height,
         };
-        let image = match &source {
+        let mut image = match &source {
             Some(source) => render_edit(&spec, source),
             None => render_art(&spec),
         };
+        look.apply(&mut image);
         let rel = format!("{rel_dir}/{index}.png");
         write_png(&files_dir.join(&rel), &image).map_err(|e| internal_failure(row, &e))?;
         let thumb_rel = format!("{rel_dir}/{index}_thumb.jpg");

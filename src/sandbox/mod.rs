@@ -1,12 +1,14 @@
 //! The embedded sandbox: a real local implementation of the Generation Service contract
-//! (document 1 and the media library of document 3), served over HTTP on 127.0.0.1
+//! (document 1, the color palettes of document 2 and the media library of document 3), served over HTTP on 127.0.0.1
 //! with SQLite storage. It has its own wire types on purpose: it must not share code with
 //! `crate::api`, so a misreading of the contract cannot hide on both sides.
 //!
 //! Behaviour where the contract is silent is described in `docs/SANDBOX.md`.
 
+mod analyze_fetch;
 mod auth;
 mod catalog;
+mod cinematic;
 mod cli;
 mod clock;
 mod config;
@@ -18,7 +20,11 @@ mod handle;
 mod http_error;
 mod ids;
 mod jobs;
+mod look;
 mod media_store;
+mod palette_cache;
+mod palette_store;
+mod preset_thumbs;
 mod pricing;
 mod rate_limit;
 mod render;

@@ -31,6 +31,11 @@ pub(crate) enum Group {
     Media,
     /// 20/min per user: /media/bulk/*, /media/folders/{id}/move-contents.
     BulkMedia,
+    /// /color-palettes/*: counts in the media-and-lifecycle bucket (120/min per user,
+    /// shared with the media routes) but answers with its own 429 body.
+    ColorPalettes,
+    /// 10/min per user on top of the shared bucket: /color-palettes/analyze.
+    PaletteAnalysis,
 }
 
 impl Group {
@@ -39,8 +44,17 @@ impl Group {
             Group::Global => 5000,
             Group::ImageGeneration => 30,
             Group::OtherGeneration | Group::ProjectCreation => 10,
-            Group::Media => 120,
+            Group::Media | Group::ColorPalettes => 120,
             Group::BulkMedia => 20,
+            Group::PaletteAnalysis => 10,
+        }
+    }
+
+    /// The counter a group draws from (palette routes share the media bucket).
+    fn bucket(self) -> Group {
+        match self {
+            Group::ColorPalettes => Group::Media,
+            other => other,
         }
     }
 }
@@ -67,10 +81,12 @@ impl RateLimiter {
     pub(crate) fn check(&self, group: Group, key: &str) -> Decision {
         let now = Instant::now();
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
-        let window = windows.entry((group, key.to_owned())).or_insert(Window {
-            started: now,
-            count: 0,
-        });
+        let window = windows
+            .entry((group.bucket(), key.to_owned()))
+            .or_insert(Window {
+                started: now,
+                count: 0,
+            });
         if now.duration_since(window.started) >= WINDOW {
             *window = Window {
                 started: now,
@@ -175,6 +191,18 @@ pub(crate) fn limited_response(group: Group, decision: Decision) -> Response {
         Group::ProjectCreation => json!({
             "status": false,
             "message": "Too many projects created, please try again later",
+        }),
+        Group::ColorPalettes => json!({
+            "status": false,
+            "error": "Too many generation requests",
+            "message": "Too many color palette requests, please try again later",
+            "retryAfter": RETRY_AFTER_SECS,
+        }),
+        Group::PaletteAnalysis => json!({
+            "success": false,
+            "code": "RATE_LIMITED",
+            "message": "Too many palette analysis requests (10 per minute), please try again later",
+            "retryAfter": RETRY_AFTER_SECS,
         }),
         _ => {
             let what = match group {

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::catalog::Catalog;
 use super::clock::Clock;
 use super::ids::SplitMix;
+use super::palette_cache::PaletteCache;
 use super::rate_limit::RateLimiter;
 use super::store::Store;
 
@@ -30,6 +31,8 @@ pub(crate) struct Shared {
     pub http: reqwest::Client,
     /// "Now" for trash retention and upload tickets; tests can move it forward.
     pub clock: Clock,
+    /// Resolved project grades (60 s, contract document 2 "Caching").
+    pub palette_cache: PaletteCache,
 }
 
 impl Shared {

@@ -114,6 +114,8 @@ pub(crate) struct NewGeneration {
     pub credits_reserved: f64,
     pub credit_base: f64,
     pub planned_failure: Option<String>,
+    /// JSON of the sandbox's `render::Look` (colour grade, cinematic presets), if any.
+    pub look_json: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -145,6 +147,7 @@ pub(crate) struct GenerationRow {
     pub result_json: Option<String>,
     pub error: Option<String>,
     pub failure_json: Option<String>,
+    pub look_json: Option<String>,
 }
 
 #[derive(Debug)]
@@ -211,6 +214,7 @@ fn generation_from_row(row: &Row<'_>) -> rusqlite::Result<GenerationRow> {
         result_json: row.get("result_json")?,
         error: row.get("error")?,
         failure_json: row.get("failure_json")?,
+        look_json: row.get("look_json")?,
     })
 }
 
@@ -223,6 +227,17 @@ fn project_from_row(row: &Row<'_>) -> rusqlite::Result<ProjectRow> {
     })
 }
 
+/// Older data dirs lack `look_json` (the grade and cinematic look a render applies).
+fn migrate_generations(conn: &Connection) -> rusqlite::Result<()> {
+    let has_look = conn
+        .prepare("SELECT 1 FROM pragma_table_info('generations') WHERE name = 'look_json'")?
+        .exists([])?;
+    if !has_look {
+        conn.execute("ALTER TABLE generations ADD COLUMN look_json TEXT", [])?;
+    }
+    Ok(())
+}
+
 impl Store {
     pub(crate) fn open(path: &Path) -> rusqlite::Result<Self> {
         let conn = Connection::open(path)?;
@@ -233,7 +248,9 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(super::media_store::MEDIA_SCHEMA)?;
+        conn.execute_batch(super::palette_store::PALETTE_SCHEMA)?;
         super::users::migrate(&conn)?;
+        migrate_generations(&conn)?;
         Ok(Self {
             conn: Mutex::new(conn),
         })
@@ -448,9 +465,11 @@ impl Store {
     ) -> rusqlite::Result<Option<ProjectRow>> {
         self.lock()
             .query_row(
-                // Owner or member (edit-level access; the sandbox has no finer roles).
+                // Owner or member with edit-level access (`edit` or `full`; `view` members
+                // cannot route work into the project).
                 "SELECT id, name, is_default, created_at FROM projects WHERE id = ?2 AND (user_id = ?1
-                    OR EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = projects.id AND pm.user_id = ?1))",
+                    OR EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = projects.id
+                        AND pm.user_id = ?1 AND pm.permission IN ('edit', 'full')))",
                 params![user_id, id],
                 project_from_row,
             )
@@ -476,9 +495,9 @@ impl Store {
                 provider, prompt, prompt_used, aspect_ratio, resolution, quality, num_images, seed,
                 source_images, request_json, state, progress, elapsed_ms, duration_ms,
                 credits_reserved, credit_base, credits_used, planned_failure, result_json, error,
-                failure_json, created_at, updated_at)
+                failure_json, created_at, updated_at, look_json)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                'processing', 0, 0, ?18, ?19, ?20, NULL, ?21, NULL, NULL, NULL, ?22, ?22)",
+                'processing', 0, 0, ?18, ?19, ?20, NULL, ?21, NULL, NULL, NULL, ?22, ?22, ?23)",
             params![
                 new.id,
                 new.user_id,
@@ -502,6 +521,7 @@ impl Store {
                 new.credit_base,
                 new.planned_failure,
                 now,
+                new.look_json,
             ],
         )?;
         tx.execute(

@@ -24,7 +24,35 @@ pub(crate) fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if !has_name {
         conn.execute("ALTER TABLE users ADD COLUMN name TEXT", [])?;
     }
+    // Member permission (`view`, `edit`, `full`); members made before it existed could edit.
+    let has_permission = conn
+        .prepare("SELECT 1 FROM pragma_table_info('project_members') WHERE name = 'permission'")?
+        .exists([])?;
+    if !has_permission {
+        conn.execute(
+            "ALTER TABLE project_members ADD COLUMN permission TEXT NOT NULL DEFAULT 'edit'",
+            [],
+        )?;
+    }
     Ok(())
+}
+
+/// Member permissions a project can grant; `edit` and `full` may change the project.
+pub(crate) const MEMBER_PERMISSIONS: [&str; 3] = ["view", "edit", "full"];
+
+/// Whether a member's permission lets them edit the project (false for non-members).
+pub(crate) fn member_can_edit_in(
+    conn: &Connection,
+    project_id: &str,
+    user_id: &str,
+) -> rusqlite::Result<bool> {
+    let permission: Option<String> = conn
+        .prepare_cached(
+            "SELECT permission FROM project_members WHERE project_id = ?1 AND user_id = ?2",
+        )?
+        .query_row(params![project_id, user_id], |r| r.get(0))
+        .optional()?;
+    Ok(matches!(permission.as_deref(), Some("edit") | Some("full")))
 }
 
 /// How a caller relates to a project.
@@ -127,6 +155,26 @@ impl Store {
         conn.execute(
             "INSERT OR IGNORE INTO project_members (project_id, user_id, created_at) VALUES (?1, ?2, ?3)",
             params![project_id, user_id, now_iso()],
+        )?;
+        Ok(true)
+    }
+
+    /// Test control: sets a member's permission (`view`, `edit`, `full`), adding the
+    /// membership if needed; false for an unknown project or permission.
+    pub(crate) fn set_member_permission(
+        &self,
+        project_id: &str,
+        user_id: &str,
+        permission: &str,
+    ) -> rusqlite::Result<bool> {
+        if !MEMBER_PERMISSIONS.contains(&permission)
+            || !self.add_project_member(project_id, user_id)?
+        {
+            return Ok(false);
+        }
+        self.lock().execute(
+            "UPDATE project_members SET permission = ?3 WHERE project_id = ?1 AND user_id = ?2",
+            params![project_id, user_id, permission],
         )?;
         Ok(true)
     }

@@ -5,11 +5,12 @@ use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use crate::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority};
 use crate::session::Session;
 use crate::ui::compose::{self, ComposeForm};
-use crate::ui::empty;
 use crate::ui::format;
 use crate::ui::jobs;
 use crate::ui::library::{self, LibraryState, Place};
 use crate::ui::model::{Action, Confirm, Model, View};
+use crate::ui::palettes::{self, PalettesState, ProjectRef};
+use crate::ui::presets;
 use crate::ui::screenshot::ScreenshotMode;
 use crate::ui::settings::{self, SettingsForm, SettingsSnapshot};
 use crate::ui::shell::{self, StatusInfo};
@@ -60,6 +61,9 @@ pub struct StudioApp {
     )>,
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
+    palettes: PalettesState,
+    /// The file dialog for palette reference images.
+    palette_pick: Option<Promise<Option<Vec<PathBuf>>>>,
 }
 
 impl StudioApp {
@@ -87,6 +91,8 @@ impl StudioApp {
             download_pick: None,
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
+            palettes: PalettesState::default(),
+            palette_pick: None,
         };
         app.thumbnails = start_thumbnails(ctx, &app.session);
         app.request_service_data();
@@ -190,6 +196,45 @@ impl StudioApp {
         &self.compose.prompt
     }
 
+    /// The project Create submits into.
+    pub fn compose_project_id(&self) -> Option<&str> {
+        self.compose.project_id.as_deref()
+    }
+
+    /// Cinematic presets chosen in Create (dimension -> preset id).
+    pub fn compose_cinematic(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.compose.cinematic
+    }
+
+    /// The palettes as last listed (`is_active` relative to the current project).
+    pub fn palettes(&self) -> Vec<crate::api::ColorPalette> {
+        self.model.palettes.value.clone().unwrap_or_default()
+    }
+
+    /// Whether the palette list has answered for the current project.
+    pub fn palettes_loaded_for_project(&self) -> bool {
+        self.model.palettes.is_loaded()
+            && !self.model.palettes.pending
+            && self.model.palettes_project == self.compose.project_id
+    }
+
+    /// The palette grading the current project, as listed.
+    pub fn active_palette(&self) -> Option<crate::api::ColorPalette> {
+        self.model
+            .active_palette(self.compose.project_id.as_deref())
+            .cloned()
+    }
+
+    /// The Palettes panel's state (editor, analysis).
+    pub fn palettes_state(&self) -> &PalettesState {
+        &self.palettes
+    }
+
+    /// The cinematic presets map, once loaded.
+    pub fn presets(&self) -> Option<&crate::api::CinematicPresets> {
+        self.model.presets.value.as_ref()
+    }
+
     // ---- commands and events -----------------------------------------------------------
 
     fn send(&mut self, command: Command) {
@@ -205,10 +250,12 @@ impl StudioApp {
         self.model.catalog.request();
         self.model.projects.request();
         self.model.credits.request();
+        self.model.presets.request();
         for command in [
             Command::RefreshCatalog,
             Command::RefreshProjects,
             Command::RefreshCredits,
+            Command::RefreshPresets,
         ] {
             // Failures show in the status bar (connection error); no toast storm.
             let _ = self.session.send(command);
@@ -229,8 +276,40 @@ impl StudioApp {
         self.compose.tracked_job = None;
         self.compose.awaiting_job = false;
         self.compose.server_errors.clear();
+        self.compose.cinematic.clear();
+        self.compose.skip_palette = false;
+        self.palettes = PalettesState::default();
         self.settings_snapshot = SettingsSnapshot::of(&self.session);
         self.request_service_data();
+    }
+
+    /// The current project as the Palettes panel needs it.
+    fn current_project(&self) -> Option<ProjectRef> {
+        let id = self.compose.project_id.clone()?;
+        let name = self
+            .model
+            .project_name(&id)
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&id)
+            .to_owned();
+        Some(ProjectRef { id, name })
+    }
+
+    /// Keep the palette list current for the project Create submits into (the list marks
+    /// that project's grade). Asked again after every palette change.
+    fn refresh_palettes_if_needed(&mut self) {
+        if self.session.connection_error().is_some() || !self.model.projects.is_loaded() {
+            return;
+        }
+        let wanted = Some(self.compose.project_id.clone());
+        if self.palettes.list_requested_for == wanted {
+            return;
+        }
+        self.palettes.list_requested_for = wanted;
+        self.model.palettes.request();
+        let _ = self.session.send(Command::RefreshPalettes {
+            project_id: self.compose.project_id.clone(),
+        });
     }
 
     fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
@@ -245,6 +324,27 @@ impl StudioApp {
                 for action in self.library.handle_event(event) {
                     self.apply(ctx, action);
                 }
+            }
+            Event::Palettes { project_id, result } => {
+                // Only the answer for the project asked for last counts.
+                if self.palettes.list_requested_for.as_ref() == Some(&project_id) {
+                    self.model.palettes_project = project_id;
+                    self.model
+                        .palettes
+                        .set(result.map(|page| page.palettes).map_err(|e| e.to_string()));
+                }
+            }
+            event @ (Event::PaletteOpDone { .. }
+            | Event::PaletteLocalPreview { .. }
+            | Event::PaletteAnalyzed { .. }) => {
+                for action in self.palettes.handle_event(event) {
+                    self.apply(ctx, action);
+                }
+            }
+            Event::Presets { origin, result } => {
+                tracing::debug!(?origin, ok = result.is_ok(), "cinematic presets");
+                // A failed revalidation keeps the cached map on screen.
+                self.model.presets.set(result.map_err(|e| e.to_string()));
             }
             Event::Catalog(result) => self.model.catalog.set(result.map_err(|e| e.to_string())),
             Event::Credits(result) => self.model.credits.set(result.map_err(|e| e.to_string())),
@@ -366,7 +466,18 @@ impl StudioApp {
             remembered.or_else(|| self.model.default_project().map(|p| p.id.clone()));
     }
 
-    fn poll_dialogs(&mut self) {
+    fn poll_dialogs(&mut self, ctx: &egui::Context) {
+        if let Some(promise) = self.palette_pick.take() {
+            match promise.try_take() {
+                Ok(Some(paths)) => {
+                    for action in self.palettes.add_images(paths) {
+                        self.apply(ctx, action);
+                    }
+                }
+                Ok(None) => {}
+                Err(promise) => self.palette_pick = Some(promise),
+            }
+        }
         if let Some(promise) = self.file_pick.take() {
             match promise.try_take() {
                 Ok(Some(paths)) => self.add_source_files(paths),
@@ -491,7 +602,36 @@ impl StudioApp {
                     self.compose.sources.remove(index);
                 }
             }
+            Action::Palette(action) => {
+                let palettes = self.model.palettes.value.clone().unwrap_or_default();
+                let project = self.current_project();
+                for follow_up in self.palettes.apply(action, &palettes, project.as_ref()) {
+                    self.apply(ctx, follow_up);
+                }
+            }
+            Action::PickPaletteImages => {
+                if self.palette_pick.is_none() {
+                    self.palette_pick = Some(Promise::spawn_thread("palette-dialog", || {
+                        rfd::FileDialog::new()
+                            .set_title("Reference images for a palette")
+                            .add_filter("Images", &palettes::state::IMAGE_EXTENSIONS)
+                            .pick_files()
+                    }));
+                }
+            }
+            Action::SelectPreset {
+                dimension,
+                preset_id,
+            } => match preset_id {
+                Some(id) => {
+                    self.compose.cinematic.insert(dimension, id);
+                }
+                None => {
+                    self.compose.cinematic.remove(&dimension);
+                }
+            },
             Action::SelectProject(id) => {
+                self.compose.skip_palette = false;
                 self.compose.project_id = Some(id.clone());
                 self.session.set_last_project(Some(id));
             }
@@ -502,9 +642,23 @@ impl StudioApp {
             }
             Action::Ask(confirm) => self.confirm = Some(confirm),
             Action::CancelConfirm => self.confirm = None,
+            Action::Confirmed(Confirm::DeletePalette { .. }) => {
+                self.confirm = None;
+                let palettes = self.model.palettes.value.clone().unwrap_or_default();
+                let project = self.current_project();
+                for follow_up in self.palettes.apply(
+                    palettes::PaletteAction::Delete,
+                    &palettes,
+                    project.as_ref(),
+                ) {
+                    self.apply(ctx, follow_up);
+                }
+            }
             Action::Confirmed(confirm) => {
                 self.confirm = None;
-                let (Confirm::Retry(local_id) | Confirm::SubmitAgain(local_id)) = confirm;
+                let (Confirm::Retry(local_id) | Confirm::SubmitAgain(local_id)) = confirm else {
+                    return;
+                };
                 if let Some(job) = self.model.jobs.get(&local_id) {
                     let command = Command::Submit {
                         spec: job.spec.clone(),
@@ -688,7 +842,12 @@ impl StudioApp {
                 });
         }
 
-        let central_margin = if self.view == View::Library { 0 } else { 24 };
+        let central_margin = if matches!(self.view, View::Library | View::Palettes) {
+            0
+        } else {
+            24
+        };
+        let project = self.current_project();
         egui::CentralPanel::default()
             .frame(
                 egui::Frame::new()
@@ -713,7 +872,19 @@ impl StudioApp {
                     &self.settings_snapshot,
                     &mut self.settings_form,
                 )),
-                view => actions.extend(empty::empty_view_ui(ui, view, self.tray_open)),
+                View::Palettes => actions.extend(palettes::palettes_ui(
+                    ui,
+                    &mut self.palettes,
+                    &self.model,
+                    project.as_ref(),
+                    &self.textures,
+                )),
+                View::Presets => actions.extend(presets::presets_ui(
+                    ui,
+                    &self.model,
+                    &self.compose.cinematic,
+                    &self.textures,
+                )),
             });
 
         if let Some(state) = self.viewer {
@@ -738,8 +909,13 @@ impl StudioApp {
             )
         });
         let library = self.view == View::Library;
+        let palettes_view = self.view == View::Palettes;
         if !dropped.is_empty() {
-            if library {
+            if palettes_view {
+                for action in self.palettes.add_images(dropped) {
+                    self.apply(ctx, action);
+                }
+            } else if library {
                 let project = self.compose.project_id.clone();
                 for action in self.library.upload_paths(dropped, project) {
                     self.apply(ctx, action);
@@ -749,7 +925,7 @@ impl StudioApp {
                 self.add_source_files(dropped);
             }
         }
-        if hovering {
+        if hovering && !palettes_view {
             drop_overlay_ui(ctx, library);
         }
     }
@@ -805,6 +981,16 @@ impl StudioApp {
             View::Library => {
                 self.session.connection_error().is_some() || self.library.first_answers_in()
             }
+            View::Palettes => {
+                self.session.connection_error().is_some()
+                    || self.model.palettes.error.is_some()
+                    || (self.model.palettes.is_loaded() && !self.model.palettes.pending)
+            }
+            View::Presets => {
+                self.session.connection_error().is_some()
+                    || self.model.presets.error.is_some()
+                    || (self.model.presets.is_loaded() && !self.model.presets.pending)
+            }
             _ => connection_settled,
         }
     }
@@ -818,7 +1004,7 @@ impl eframe::App for StudioApp {
         while let Some(event) = self.session.try_recv() {
             self.handle_event(ctx, event);
         }
-        self.poll_dialogs();
+        self.poll_dialogs(ctx);
         if let Some(pipeline) = self.thumbnails.as_ref() {
             while let Some(done) = pipeline.try_recv() {
                 match done.result {
@@ -830,7 +1016,10 @@ impl eframe::App for StudioApp {
                 }
             }
         }
-        if self.file_pick.is_some() || !self.save_dialogs.is_empty() || self.download_pick.is_some()
+        if self.file_pick.is_some()
+            || self.palette_pick.is_some()
+            || !self.save_dialogs.is_empty()
+            || self.download_pick.is_some()
         {
             ctx.request_repaint_after(Duration::from_millis(150));
         }
@@ -841,6 +1030,7 @@ impl eframe::App for StudioApp {
         self.textures.begin_frame();
         self.toasts.tick(ctx.input(|i| i.time));
         self.compose.normalize(&self.model);
+        self.refresh_palettes_if_needed();
         if self.view == View::Library && self.session.connection_error().is_none() {
             for command in self.library.start() {
                 self.send(command);
@@ -903,7 +1093,19 @@ fn file_name(path: &std::path::Path) -> String {
 
 fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
     let mut actions = Vec::new();
+    let delete_body;
     let (title, body, yes) = match confirm {
+        Confirm::DeletePalette { name, .. } => {
+            delete_body = format!(
+                "“{name}” is removed from your library and every project it grades loses \
+                 its colour grade. This can't be undone."
+            );
+            (
+                "Delete this palette?",
+                delete_body.as_str(),
+                "Delete palette",
+            )
+        }
         Confirm::Retry(_) => (
             "Retry this job?",
             "This submits a new job and will be billed again. Continue?",
@@ -931,7 +1133,12 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
             ui.label(RichText::new(body).color(tokens::TEXT_MUTED));
             ui.add_space(tokens::SPACE_M);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui.add(widgets::primary_button(yes)).clicked() {
+                let button = if matches!(confirm, Confirm::DeletePalette { .. }) {
+                    widgets::danger_button(yes)
+                } else {
+                    widgets::primary_button(yes)
+                };
+                if ui.add(button).clicked() {
                     actions.push(Action::Confirmed(confirm.clone()));
                 }
                 if ui.add(widgets::secondary_button("Cancel")).clicked() {

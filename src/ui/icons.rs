@@ -14,6 +14,8 @@ pub enum Icon {
     Warning,
     ChevronLeft,
     ChevronRight,
+    ChevronUp,
+    ChevronDown,
     CollapseRight,
     BrokenImage,
     Image,
@@ -136,6 +138,18 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
         Icon::ChevronRight => {
             painter.add(Shape::line(
                 vec![p(-0.25, -0.55), p(0.25, 0.0), p(-0.25, 0.55)],
+                Stroke::new(w * 1.4, color),
+            ));
+        }
+        Icon::ChevronUp => {
+            painter.add(Shape::line(
+                vec![p(-0.55, 0.25), p(0.0, -0.25), p(0.55, 0.25)],
+                Stroke::new(w * 1.4, color),
+            ));
+        }
+        Icon::ChevronDown => {
+            painter.add(Shape::line(
+                vec![p(-0.55, -0.25), p(0.0, 0.25), p(0.55, -0.25)],
                 Stroke::new(w * 1.4, color),
             ));
         }
@@ -315,6 +329,8 @@ mod tests {
                 Icon::Warning,
                 Icon::ChevronLeft,
                 Icon::ChevronRight,
+                Icon::ChevronUp,
+                Icon::ChevronDown,
                 Icon::CollapseRight,
                 Icon::BrokenImage,
                 Icon::Image,

@@ -11,6 +11,8 @@ pub mod icons;
 pub mod jobs;
 pub mod library;
 pub mod model;
+pub mod palettes;
+pub mod presets;
 pub mod screenshot;
 pub mod settings;
 pub mod shell;

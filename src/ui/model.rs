@@ -2,7 +2,7 @@
 //! Panels read the model during layout and return [`Action`]s; the app shell applies them
 //! after layout. Only the shell mutates the model.
 
-use crate::api::{Credits, ModelRecord, Project};
+use crate::api::{CinematicPresets, ColorPalette, Credits, ModelRecord, Project};
 use crate::engine::{Command, JobPhase, JobRecord, LocalJobId};
 use std::collections::{BTreeMap, HashSet};
 
@@ -108,6 +108,8 @@ pub enum Confirm {
     Retry(LocalJobId),
     /// Submit an unconfirmed job again: may bill twice.
     SubmitAgain(LocalJobId),
+    /// Delete a palette (clears the grade of every project using it).
+    DeletePalette { id: String, name: String },
 }
 
 /// Everything a panel can ask for. Applied by the shell after layout.
@@ -158,6 +160,15 @@ pub enum Action {
     ReusePrompt(String),
     /// Ask for a folder (dialog off the UI thread), then download these items into it.
     PickDownloadFolder(Vec<crate::engine::protocol::DownloadItem>),
+    /// A Palettes panel action, applied by [`crate::ui::palettes::PalettesState::apply`].
+    Palette(crate::ui::palettes::PaletteAction),
+    /// Open the file dialog for palette reference images.
+    PickPaletteImages,
+    /// Choose a cinematic preset for Create (`None` = Auto for that dimension).
+    SelectPreset {
+        dimension: String,
+        preset_id: Option<String>,
+    },
 }
 
 /// What the service has told us, for the active connection.
@@ -171,6 +182,12 @@ pub struct Model {
     /// Jobs that came from the journal at start (not submitted in this run).
     pub restored: HashSet<LocalJobId>,
     pub jobs_restored: bool,
+    /// Personal and organisation palettes; `is_active` is relative to `palettes_project`.
+    pub palettes: Requested<Vec<ColorPalette>>,
+    /// The project the palette list was asked for (its grade is marked active).
+    pub palettes_project: Option<String>,
+    /// Cinematic presets by dimension (cached on disk, revalidated at start).
+    pub presets: Requested<CinematicPresets>,
 }
 
 impl Model {
@@ -219,6 +236,25 @@ impl Model {
             .iter()
             .find(|p| p.is_default == Some(true))
             .or_else(|| projects.first())
+    }
+
+    /// The palette grading `project_id`, when the list was loaded for that project.
+    pub fn active_palette(&self, project_id: Option<&str>) -> Option<&ColorPalette> {
+        let project_id = project_id?;
+        if self.palettes_project.as_deref() != Some(project_id) {
+            return None;
+        }
+        self.palettes.value.as_deref()?.iter().find(|p| p.is_active)
+    }
+
+    /// A preset by dimension and id.
+    pub fn preset(&self, dimension: &str, preset_id: &str) -> Option<&crate::api::CinematicPreset> {
+        self.presets
+            .value
+            .as_ref()?
+            .get(dimension)?
+            .iter()
+            .find(|p| p.id == preset_id)
     }
 
     /// A job changed. Returns the previous phase if the job was known.

@@ -192,3 +192,72 @@ pub fn name_widget(response: &Response, name: &str) {
 pub fn muted(ui: &mut Ui, text: impl Into<String>) -> Response {
     ui.label(RichText::new(text.into()).color(tokens::TEXT_MUTED))
 }
+
+/// A clickable colour square (swatches); `name` is its accessible name and tooltip.
+pub fn swatch_button(ui: &mut Ui, color: Color32, size: Vec2, name: &str) -> Response {
+    let (rect, response) = ui.allocate_exact_size(size, Sense::click());
+    if ui.is_rect_visible(rect) {
+        let painter = ui.painter();
+        let radius = CornerRadius::same(tokens::RADIUS_S);
+        painter.rect_filled(rect, radius, color);
+        let stroke = if response.hovered() {
+            Stroke::new(1.5, tokens::TEXT)
+        } else {
+            Stroke::new(1.0, tokens::BORDER_STRONG)
+        };
+        painter.rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
+    }
+    let name = name.to_owned();
+    response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &name));
+    response
+        .on_hover_text(name)
+        .on_hover_cursor(egui::CursorIcon::PointingHand)
+}
+
+/// A row of colour squares filling `size` (palette previews); not interactive.
+pub fn swatch_strip(ui: &mut Ui, colors: &[Color32], size: Vec2) -> Response {
+    let (rect, response) = ui.allocate_exact_size(size, Sense::hover());
+    paint_swatch_strip(ui.painter(), rect, colors);
+    response
+}
+
+/// Paint equal-width colour cells into `rect` with rounded outer corners.
+pub fn paint_swatch_strip(painter: &egui::Painter, rect: egui::Rect, colors: &[Color32]) {
+    if colors.is_empty() {
+        painter.rect_filled(
+            rect,
+            CornerRadius::same(tokens::RADIUS_S),
+            tokens::BG_ELEVATED,
+        );
+        return;
+    }
+    let cell = rect.width() / colors.len() as f32;
+    let last = colors.len() - 1;
+    for (i, color) in colors.iter().enumerate() {
+        let cell_rect = egui::Rect::from_min_size(
+            egui::pos2(rect.left() + cell * i as f32, rect.top()),
+            Vec2::new(cell + if i == last { 0.0 } else { 0.5 }, rect.height()),
+        );
+        let r = tokens::RADIUS_S;
+        let radius = CornerRadius {
+            nw: if i == 0 { r } else { 0 },
+            sw: if i == 0 { r } else { 0 },
+            ne: if i == last { r } else { 0 },
+            se: if i == last { r } else { 0 },
+        };
+        painter.rect_filled(cell_rect, radius, *color);
+    }
+    painter.rect_stroke(
+        rect,
+        CornerRadius::same(tokens::RADIUS_S),
+        Stroke::new(1.0, tokens::BORDER),
+        egui::StrokeKind::Inside,
+    );
+}
+
+/// The colour of a `#RRGGBB` string (grey when unreadable).
+pub fn hex_color(hex: &str) -> Color32 {
+    crate::palette::Rgb::from_hex(hex)
+        .map(|c| Color32::from_rgb(c.r, c.g, c.b))
+        .unwrap_or(tokens::TEXT_FAINT)
+}

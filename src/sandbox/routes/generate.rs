@@ -8,11 +8,14 @@ use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
 use super::{json_object, resolve_project};
+use crate::palette::grading_directive;
 use crate::sandbox::auth::Caller;
 use crate::sandbox::catalog::{Catalog, ModelSpec};
+use crate::sandbox::cinematic;
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::{fnv1a, new_object_id};
 use crate::sandbox::jobs;
+use crate::sandbox::look::Look;
 use crate::sandbox::pricing::{image_cost, round_credits};
 use crate::sandbox::render::parse_aspect_ratio;
 use crate::sandbox::state::AppState;
@@ -305,15 +308,6 @@ fn validate_sources(
 
 fn validate_extras(body: &Map<String, Value>) -> ApiResult<()> {
     optional_string(body, "moodboard_id")?;
-    match body.get("cinematic") {
-        None | Some(Value::Null) | Some(Value::Object(_)) => {}
-        Some(_) => {
-            return Err(bad_request(
-                "INVALID_CINEMATIC",
-                "cinematic must be an object",
-            ));
-        }
-    }
     match body.get("visual_dna_ids") {
         None | Some(Value::Null) => {}
         Some(Value::Array(ids)) if ids.len() > MAX_VISUAL_DNA_IDS => {
@@ -407,12 +401,46 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
     let num_images = validate_num_images(&body, spec)?;
     let source_images = validate_sources(&body, spec, kind)?;
     validate_extras(&body)?;
+    let chosen_presets = cinematic::choose(body.get("cinematic"))
+        .map_err(|error| bad_request("INVALID_CINEMATIC", error.to_string()))?;
     let seed = validate_seed(&body, &prompt)?;
     let enhance = body
         .get("enhance_prompt")
         .and_then(Value::as_bool)
         .unwrap_or(true);
     let project_id = resolve_project(&state, &caller.user_id, body.get("project_id"))?;
+    // Only the JSON literal `true` opts out; the string "true" is treated as false.
+    let skip_grade = body.get("skip_color_palette") == Some(&Value::Bool(true));
+    let grade = if skip_grade {
+        None
+    } else {
+        state
+            .palette_cache
+            .resolve(&state.store, &caller.user_id, &project_id)?
+            .filter(|colors| !colors.is_empty())
+    };
+    let mut prompt_used = enhanced_prompt(&prompt, enhance);
+    if let Some(fragment) = cinematic::prompt_fragment(&chosen_presets) {
+        prompt_used = format!("{prompt_used}. {fragment}");
+    }
+    if let Some(colors) = &grade {
+        prompt_used = format!("{prompt_used} {}", grading_directive(colors));
+    }
+    let mut look = Look {
+        effects: chosen_presets
+            .iter()
+            .map(|(_, p)| p.effect.clone())
+            .collect(),
+        grade: Vec::new(),
+    };
+    if let Some(colors) = &grade {
+        look = look.with_grade(colors);
+    }
+    let look_json = if look.is_empty() {
+        None
+    } else {
+        serde_json::to_string(&look).ok()
+    };
 
     let cost = image_cost(spec, &resolution, quality.as_deref(), num_images);
     // The per-type minimum is the request's own cost, never below the type's cheapest model.
@@ -438,7 +466,7 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
         model_echo: Some(model_echo.clone()),
         model: spec.identifier.clone(),
         provider: spec.provider.clone(),
-        prompt_used: enhanced_prompt(&prompt, enhance),
+        prompt_used,
         prompt,
         aspect_ratio,
         resolution,
@@ -451,6 +479,7 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
         credits_reserved: cost,
         credit_base: spec.credit,
         planned_failure,
+        look_json,
     };
     match state.store.create_generation(&generation, minimum)? {
         CreateOutcome::Created => {}

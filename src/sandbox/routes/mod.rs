@@ -6,6 +6,10 @@ mod generate;
 mod media;
 mod media_bulk;
 mod models;
+mod palette_analyze;
+mod palette_body;
+mod palettes;
+mod presets;
 mod projects;
 mod status;
 mod ticket;
@@ -54,13 +58,16 @@ pub(crate) fn router(state: AppState) -> Router {
                 // The handler streams to disk and enforces the 500 MB cap itself.
                 .layer(DefaultBodyLimit::disable()),
         )
+        .route("/v1/cinematic-presets", get(presets::list))
         .merge(media_routes(&state))
+        .merge(palette_routes(&state))
         .fallback(api_not_found)
         .layer(from_fn_with_state(state.clone(), global_limit))
         .layer(from_fn_with_state(state.clone(), require_api_key));
     Router::new()
         .nest("/api", api)
         .route("/files/{*path}", get(files::serve))
+        .route("/assets/presets/{file}", get(presets::thumbnail_file))
         // Ticket uploads carry no API key: the single-use token is the credential.
         .route(
             "/upload-tickets/{token}",
@@ -154,6 +161,39 @@ fn media_routes(state: &AppState) -> Router<AppState> {
             post(media::favorite_add)
                 .delete(media::favorite_remove)
                 .route_layer(media()),
+        )
+}
+
+/// Document 2's color palette routes: the shared 120/min bucket, analyze also 10/min.
+fn palette_routes(state: &AppState) -> Router<AppState> {
+    let shared = || from_fn_with_state((state.clone(), Group::ColorPalettes), endpoint_limit);
+    let analysis = || from_fn_with_state((state.clone(), Group::PaletteAnalysis), endpoint_limit);
+    Router::new()
+        .route(
+            "/v1/color-palettes",
+            get(palettes::list)
+                .post(palettes::create)
+                .route_layer(shared()),
+        )
+        .route(
+            "/v1/color-palettes/analyze",
+            post(palette_analyze::analyze)
+                .route_layer(analysis())
+                .route_layer(shared()),
+        )
+        .route(
+            "/v1/color-palettes/deactivate",
+            post(palettes::deactivate).route_layer(shared()),
+        )
+        .route(
+            "/v1/color-palettes/{id}",
+            put(palettes::update)
+                .delete(palettes::delete)
+                .route_layer(shared()),
+        )
+        .route(
+            "/v1/color-palettes/{id}/activate",
+            post(palettes::activate).route_layer(shared()),
         )
 }
 

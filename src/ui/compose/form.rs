@@ -6,6 +6,7 @@ use crate::api::validate::{Field, FieldError, validate};
 use crate::api::{ApiError, GenerationKind, GenerationRequest, GenerationSpec, ModelRecord};
 use crate::engine::LocalJobId;
 use crate::ui::model::Model;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Contract defaults offered while the model is "Auto".
@@ -92,6 +93,10 @@ pub struct ComposeForm {
     /// The next new job is the one this form just submitted.
     pub awaiting_job: bool,
     pub tracked_job: Option<LocalJobId>,
+    /// Cinematic preset per dimension the artist chose (absent = Auto).
+    pub cinematic: BTreeMap<String, String>,
+    /// Skip the project's colour grade for the next requests (sent only when on).
+    pub skip_palette: bool,
 }
 
 impl Default for ComposeForm {
@@ -117,6 +122,8 @@ impl Default for ComposeForm {
             server_errors: Vec::new(),
             awaiting_job: false,
             tracked_job: None,
+            cinematic: BTreeMap::new(),
+            skip_palette: false,
         }
     }
 }
@@ -194,6 +201,14 @@ impl ComposeForm {
             };
         }
         self.num_images = self.num_images.clamp(1, options.max_images.max(1));
+        // A refreshed presets map may have dropped a chosen preset: that dimension is Auto.
+        if let Some(presets) = model.presets.value.as_ref() {
+            self.cinematic.retain(|dimension, id| {
+                presets
+                    .get(dimension)
+                    .is_some_and(|list| list.iter().any(|p| &p.id == id))
+            });
+        }
         if self.show_validation {
             self.errors = self.validation_errors(model);
         }
@@ -225,10 +240,42 @@ impl ComposeForm {
                 num_images: Some(self.num_images),
                 enhance_prompt: Some(self.enhance_prompt),
                 source_images,
+                cinematic: self.cinematic_request(),
+                skip_color_palette: self.skip_palette_request(model),
                 project_id: self.project_id.clone(),
                 ..Default::default()
             },
         }
+    }
+
+    /// Whether this kind takes cinematic presets and the palette opt-out (the contract
+    /// accepts `cinematic` on image and image-edit only).
+    pub fn kind_takes_presets(&self) -> bool {
+        matches!(self.kind, GenerationKind::Image | GenerationKind::ImageEdit)
+    }
+
+    /// `cinematic` as sent: only the dimensions the artist set; `None` when all are Auto.
+    pub fn cinematic_request(&self) -> Option<BTreeMap<String, Option<String>>> {
+        if !self.kind_takes_presets() || self.cinematic.is_empty() {
+            return None;
+        }
+        Some(
+            self.cinematic
+                .iter()
+                .map(|(dimension, id)| (dimension.clone(), Some(id.clone())))
+                .collect(),
+        )
+    }
+
+    /// Whether the "Skip palette" toggle applies: the project has an active palette and
+    /// the kind is graded with a per-request opt-out.
+    pub fn skip_palette_available(&self, model: &Model) -> bool {
+        self.kind_takes_presets() && model.active_palette(self.project_id.as_deref()).is_some()
+    }
+
+    /// `skip_color_palette: true` only when the toggle is on and applies; never `false`.
+    pub fn skip_palette_request(&self, model: &Model) -> Option<bool> {
+        (self.skip_palette && self.skip_palette_available(model)).then_some(true)
     }
 
     pub fn estimate(&self, model: &Model) -> Estimate {

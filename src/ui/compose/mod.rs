@@ -46,6 +46,10 @@ pub fn compose_ui(
                     prompt_card_ui(ui, model, form);
                     ui.add_space(tokens::SPACE_M);
                     model_card_ui(ui, model, form);
+                    if form.kind_takes_presets() {
+                        ui.add_space(tokens::SPACE_M);
+                        cinematic_card_ui(ui, model, form, textures, &mut actions);
+                    }
                     if form.kind == GenerationKind::ImageEdit {
                         ui.add_space(tokens::SPACE_M);
                         sources_card_ui(ui, form, textures, &mut actions);
@@ -435,6 +439,141 @@ fn source_chip_ui(
         });
 }
 
+fn cinematic_card_ui(
+    ui: &mut Ui,
+    model: &Model,
+    form: &ComposeForm,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
+    tokens::card_frame().show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        let chosen: Vec<String> = crate::ui::presets::ordered_dimensions(
+            model.presets.value.as_ref().unwrap_or(&Default::default()),
+        )
+        .into_iter()
+        .filter_map(|dimension| {
+            let id = form.cinematic.get(dimension)?;
+            let name = model
+                .preset(dimension, id)
+                .map(|p| p.display_name().to_owned())
+                .unwrap_or_else(|| id.clone());
+            Some(name)
+        })
+        .collect();
+        let summary = if chosen.is_empty() {
+            "all Auto".to_owned()
+        } else {
+            crate::ui::format::excerpt(&chosen.join(" · "), 70)
+        };
+        let header = RichText::new(format!("CINEMATIC  ·  {summary}"))
+            .size(tokens::TEXT_SMALL)
+            .strong()
+            .color(tokens::TEXT_FAINT);
+        egui::CollapsingHeader::new(header)
+            .id_salt("cinematic_section")
+            .default_open(true)
+            .show(ui, |ui| {
+                crate::ui::presets::cinematic_rows_ui(
+                    ui,
+                    model,
+                    &form.cinematic,
+                    textures,
+                    actions,
+                );
+                ui.horizontal(|ui| {
+                    if !form.cinematic.is_empty()
+                        && ui
+                            .add(widgets::subtle_button("Reset all to Auto"))
+                            .clicked()
+                    {
+                        for dimension in form.cinematic.keys() {
+                            actions.push(Action::SelectPreset {
+                                dimension: dimension.clone(),
+                                preset_id: None,
+                            });
+                        }
+                    }
+                    if ui
+                        .add(widgets::subtle_button("Browse all presets…"))
+                        .clicked()
+                    {
+                        actions.push(Action::Navigate(crate::ui::model::View::Presets));
+                    }
+                });
+            });
+    });
+}
+
+/// The project's grade beside the project picker: name and swatches (click: Palettes),
+/// and the per-request "Skip palette" toggle.
+fn project_palette_ui(
+    ui: &mut Ui,
+    model: &Model,
+    form: &mut ComposeForm,
+    actions: &mut Vec<Action>,
+) {
+    let Some(palette) = model.active_palette(form.project_id.as_deref()) else {
+        if form.project_id.is_some() && model.palettes.is_loaded() {
+            ui.horizontal(|ui| {
+                ui.label(
+                    RichText::new("No colour grade on this project.")
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::TEXT_FAINT),
+                );
+                if ui
+                    .add(widgets::subtle_button("Set one in Palettes"))
+                    .clicked()
+                {
+                    actions.push(Action::Navigate(crate::ui::model::View::Palettes));
+                }
+            });
+        }
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.label(
+            RichText::new("Graded by")
+                .size(tokens::TEXT_SMALL)
+                .color(tokens::TEXT_MUTED),
+        );
+        let colors: Vec<egui::Color32> = palette
+            .colors
+            .iter()
+            .map(|c| widgets::hex_color(&c.hex))
+            .collect();
+        let width = (colors.len() as f32 * 18.0).clamp(36.0, 180.0);
+        let strip = widgets::swatch_strip(ui, &colors, Vec2::new(width, 18.0));
+        let strip = ui.interact(
+            strip.rect,
+            ui.id().with("active_palette_strip"),
+            egui::Sense::click(),
+        );
+        let name = format!("Active palette {}: open Palettes", palette.name);
+        strip.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &name));
+        let link = ui.add(
+            egui::Button::new(
+                RichText::new(crate::ui::format::excerpt(&palette.name, 40))
+                    .size(12.5)
+                    .color(tokens::TEXT),
+            )
+            .frame_when_inactive(false),
+        );
+        if strip.on_hover_text("Open Palettes").clicked() || link.clicked() {
+            actions.push(Action::Navigate(crate::ui::model::View::Palettes));
+        }
+        if form.skip_palette_available(model) {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.checkbox(&mut form.skip_palette, "Skip palette")
+                    .on_hover_text(
+                        "Send the next generations without this project's colour grade \
+                         (skip_color_palette).",
+                    );
+            });
+        }
+    });
+}
+
 fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: &mut Vec<Action>) {
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
@@ -486,6 +625,7 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                 widgets::name_widget(&inner.response, "Project");
             },
         );
+        project_palette_ui(ui, model, form, actions);
         if form.new_project_open {
             ui.horizontal(|ui| {
                 let response = ui.add(

@@ -30,11 +30,22 @@ fn sort_label(sort: MediaSort) -> &'static str {
         .map_or("Newest first", |(_, l)| l)
 }
 
+/// Below this width the toolbar stacks: search on its own row, bulk actions wrapped below.
+const WIDE_TOOLBAR_PX: f32 = 860.0;
+/// Height of one row of bulk-action buttons.
+const BULK_ROW_HEIGHT_PX: f32 = 30.0;
+/// Width of the search box when it shares the first row.
+const SEARCH_WIDTH_PX: f32 = 240.0;
+
 pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState, model: &Model) -> Vec<LibraryAction> {
     let mut actions = Vec::new();
     let now = ui.input(|i| i.time);
 
-    // Row 1: title and count; search, sort and size on the right.
+    // Narrow when the detail pane and the job tray share the window: the search gets its
+    // own row and the bulk actions wrap, so nothing overflows and widens the grid.
+    let wide = ui.available_width() >= WIDE_TOOLBAR_PX;
+
+    // Row 1: title and count; (search,) sort and size on the right.
     ui.horizontal(|ui| {
         let title = match &state.place {
             Place::Section(section) => section.label().to_owned(),
@@ -65,29 +76,54 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState, model: &Model) -> Vec<L
             size_slider_ui(ui, state, &mut actions);
             ui.add_space(tokens::SPACE_XS);
             sort_ui(ui, state, &mut actions);
-            search_ui(ui, state, now, &mut actions);
+            if wide {
+                search_ui(ui, state, now, SEARCH_WIDTH_PX, &mut actions);
+            }
         });
     });
+    if !wide {
+        ui.add_space(tokens::SPACE_XS);
+        let width = ui.available_width();
+        search_ui(ui, state, now, width, &mut actions);
+    }
     ui.add_space(tokens::SPACE_XS);
 
-    // Row 2: type filter; selection and bulk actions.
+    // Row 2: type filter; selection and bulk actions (beside it when wide, else below,
+    // wrapping right-aligned so their order stays the same).
     ui.horizontal(|ui| {
         ui.set_min_height(30.0);
         type_filter_ui(ui, state, &mut actions);
-        if !state.selection.is_empty() {
+        if wide && !state.selection.is_empty() {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 bulk_actions_ui(ui, state, model, &mut actions);
             });
         }
     });
+    if !wide && !state.selection.is_empty() {
+        ui.add_space(tokens::SPACE_XS);
+        // Bounded to a row's height so the layout does not claim the grid's space; wrapped
+        // rows extend below it.
+        let row = egui::vec2(ui.available_width(), BULK_ROW_HEIGHT_PX);
+        ui.allocate_ui_with_layout(
+            row,
+            egui::Layout::right_to_left(egui::Align::Center).with_main_wrap(true),
+            |ui| bulk_actions_ui(ui, state, model, &mut actions),
+        );
+    }
     actions
 }
 
-fn search_ui(ui: &mut Ui, state: &mut LibraryState, now: f64, actions: &mut Vec<LibraryAction>) {
+fn search_ui(
+    ui: &mut Ui,
+    state: &mut LibraryState,
+    now: f64,
+    width_px: f32,
+    actions: &mut Vec<LibraryAction>,
+) {
     let response = ui.add(
         egui::TextEdit::singleline(&mut state.search_text)
             .hint_text("Search prompts, names, models…")
-            .desired_width(240.0)
+            .desired_width(width_px)
             .margin(egui::Margin::symmetric(8, 5)),
     );
     widgets::name_widget(&response, "Search library");
