@@ -472,7 +472,7 @@ fn cinematic_card_ui(
             .color(tokens::TEXT_FAINT);
         egui::CollapsingHeader::new(header)
             .id_salt("cinematic_section")
-            .default_open(true)
+            .default_open(false)
             .show(ui, |ui| {
                 crate::ui::presets::cinematic_rows_ui(
                     ui,
@@ -546,7 +546,7 @@ fn project_palette_ui(
         let strip = widgets::swatch_strip(ui, &colors, Vec2::new(width, 18.0));
         let strip = ui.interact(
             strip.rect,
-            ui.id().with("active_palette_strip"),
+            ui.scope_id().with("active_palette_strip"),
             egui::Sense::click(),
         );
         let name = format!("Active palette {}: open Palettes", palette.name);

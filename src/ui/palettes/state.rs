@@ -168,6 +168,9 @@ pub struct PalettesState {
     next_uid: u64,
     /// The project the palette list was last requested for (`Some(None)`: no project).
     pub list_requested_for: Option<Option<String>>,
+    /// The local median-cut result of the current analysis, kept after the service's
+    /// answer replaces it on screen.
+    pub local_preview: Option<AnalyzedColors>,
 }
 
 impl PalettesState {
@@ -470,6 +473,7 @@ impl PalettesState {
             })
             .collect();
         self.analysis = AnalysisState::Running { request_id };
+        self.local_preview = None;
         vec![send(Command::AnalyzePalette {
             request_id,
             sources,
@@ -577,7 +581,10 @@ impl PalettesState {
                     return out;
                 }
                 match result {
-                    Ok(colors) => self.take_analysis(colors, SwatchOrigin::LocalPreview),
+                    Ok(colors) => {
+                        self.local_preview = Some(colors.clone());
+                        self.take_analysis(colors, SwatchOrigin::LocalPreview);
+                    }
                     Err(error) => self.image_error = Some(error),
                 }
             }
