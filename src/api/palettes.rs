@@ -36,7 +36,7 @@ pub const DEFAULT_COLOR_ROLE: &str = "accent";
 // ---------------------------------------------------------------------------------------
 
 /// One colour of a palette.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ColorSpec {
     /// `#RRGGBB`.
@@ -48,6 +48,17 @@ pub struct ColorSpec {
     /// `dominant`, `secondary`, `accent` or `background`.
     #[serde(deserialize_with = "role_or_default")]
     pub role: String,
+}
+
+impl Default for ColorSpec {
+    /// A missing role reads as the stored default, `accent`.
+    fn default() -> Self {
+        ColorSpec {
+            hex: String::new(),
+            name: String::new(),
+            role: DEFAULT_COLOR_ROLE.to_owned(),
+        }
+    }
 }
 
 fn role_or_default<'de, D>(deserializer: D) -> Result<String, D::Error>

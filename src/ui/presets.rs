@@ -216,7 +216,9 @@ pub fn presets_ui(
         .show(ui, |ui| {
             ui.add_space(tokens::SPACE_L);
             ui.horizontal(|ui| {
+                let text_width = (ui.available_width() - 200.0).max(240.0);
                 ui.vertical(|ui| {
+                    ui.set_max_width(text_width);
                     ui.label(
                         RichText::new("Cinematic presets")
                             .size(tokens::TEXT_HEADING)
@@ -231,6 +233,7 @@ pub fn presets_ui(
                     );
                 });
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    ui.add_space(tokens::SPACE_S);
                     let text = if chosen.is_empty() {
                         "Go to Create".to_owned()
                     } else {
