@@ -98,7 +98,7 @@ fn a_chosen_lighting_preset_is_sent_and_all_auto_sends_none() {
     assert!(presets.contains_key("lighting"));
 
     harness
-        .get_by(|node| node.label().is_some_and(|l| l.starts_with("CINEMATIC")))
+        .get_by_role_and_label(Role::Button, "Cinematic presets")
         .click();
     for _ in 0..3 {
         harness.step();

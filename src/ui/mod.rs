@@ -5,7 +5,6 @@
 
 pub mod app;
 pub mod compose;
-pub mod empty;
 pub mod format;
 pub mod icons;
 pub mod jobs;

@@ -97,6 +97,8 @@ pub struct ComposeForm {
     pub cinematic: BTreeMap<String, String>,
     /// Skip the project's colour grade for the next requests (sent only when on).
     pub skip_palette: bool,
+    /// The cinematic preset rows are shown.
+    pub cinematic_open: bool,
 }
 
 impl Default for ComposeForm {
@@ -124,6 +126,7 @@ impl Default for ComposeForm {
             tracked_job: None,
             cinematic: BTreeMap::new(),
             skip_palette: false,
+            cinematic_open: false,
         }
     }
 }

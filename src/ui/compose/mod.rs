@@ -45,11 +45,7 @@ pub fn compose_ui(
                     ui.add_space(tokens::SPACE_M);
                     prompt_card_ui(ui, model, form);
                     ui.add_space(tokens::SPACE_M);
-                    model_card_ui(ui, model, form);
-                    if form.kind_takes_presets() {
-                        ui.add_space(tokens::SPACE_M);
-                        cinematic_card_ui(ui, model, form, textures, &mut actions);
-                    }
+                    model_card_ui(ui, model, form, textures, &mut actions);
                     if form.kind == GenerationKind::ImageEdit {
                         ui.add_space(tokens::SPACE_M);
                         sources_card_ui(ui, form, textures, &mut actions);
@@ -173,7 +169,13 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
     });
 }
 
-fn model_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
+fn model_card_ui(
+    ui: &mut Ui,
+    model: &Model,
+    form: &mut ComposeForm,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         widgets::section_label(ui, "Model");
@@ -226,8 +228,18 @@ fn model_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
             }
         });
         ui.add_space(tokens::SPACE_S);
-        ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
-            .on_hover_text("Let the service expand the prompt before generating.");
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
+                .on_hover_text("Let the service expand the prompt before generating.");
+            if form.kind_takes_presets() {
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    cinematic_toggle_ui(ui, model, form);
+                });
+            }
+        });
+        if form.kind_takes_presets() && form.cinematic_open {
+            cinematic_section_ui(ui, model, form, textures, actions);
+        }
     });
 }
 
@@ -439,69 +451,82 @@ fn source_chip_ui(
         });
 }
 
-fn cinematic_card_ui(
+/// "Cinematic: all Auto · choose": opens the preset rows under the model card (no extra height
+/// while closed, so Create stays compact).
+fn cinematic_toggle_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
+    let chosen: Vec<String> = crate::ui::presets::ordered_dimensions(
+        model.presets.value.as_ref().unwrap_or(&Default::default()),
+    )
+    .into_iter()
+    .filter_map(|dimension| {
+        let id = form.cinematic.get(dimension)?;
+        Some(
+            model
+                .preset(dimension, id)
+                .map(|p| p.display_name().to_owned())
+                .unwrap_or_else(|| id.clone()),
+        )
+    })
+    .collect();
+    let summary = if chosen.is_empty() {
+        "all Auto".to_owned()
+    } else {
+        crate::ui::format::excerpt(&chosen.join(" · "), 48)
+    };
+    let verb = if form.cinematic_open {
+        "hide"
+    } else {
+        "choose"
+    };
+    let color = if chosen.is_empty() {
+        tokens::TEXT_MUTED
+    } else {
+        tokens::ACCENT_HOVER
+    };
+    let response = ui.add(
+        egui::Button::selectable(
+            form.cinematic_open,
+            RichText::new(format!("Cinematic: {summary} · {verb}"))
+                .size(12.5)
+                .color(color),
+        )
+        .min_size(Vec2::new(0.0, 26.0)),
+    );
+    widgets::name_widget(&response, "Cinematic presets");
+    if response.clicked() {
+        form.cinematic_open = !form.cinematic_open;
+    }
+}
+
+fn cinematic_section_ui(
     ui: &mut Ui,
     model: &Model,
     form: &ComposeForm,
     textures: &TextureCache,
     actions: &mut Vec<Action>,
 ) {
-    tokens::card_frame().show(ui, |ui| {
-        ui.set_width(ui.available_width());
-        let chosen: Vec<String> = crate::ui::presets::ordered_dimensions(
-            model.presets.value.as_ref().unwrap_or(&Default::default()),
-        )
-        .into_iter()
-        .filter_map(|dimension| {
-            let id = form.cinematic.get(dimension)?;
-            let name = model
-                .preset(dimension, id)
-                .map(|p| p.display_name().to_owned())
-                .unwrap_or_else(|| id.clone());
-            Some(name)
-        })
-        .collect();
-        let summary = if chosen.is_empty() {
-            "all Auto".to_owned()
-        } else {
-            crate::ui::format::excerpt(&chosen.join(" · "), 70)
-        };
-        let header = RichText::new(format!("CINEMATIC  ·  {summary}"))
-            .size(tokens::TEXT_SMALL)
-            .strong()
-            .color(tokens::TEXT_FAINT);
-        egui::CollapsingHeader::new(header)
-            .id_salt("cinematic_section")
-            .default_open(false)
-            .show(ui, |ui| {
-                crate::ui::presets::cinematic_rows_ui(
-                    ui,
-                    model,
-                    &form.cinematic,
-                    textures,
-                    actions,
-                );
-                ui.horizontal(|ui| {
-                    if !form.cinematic.is_empty()
-                        && ui
-                            .add(widgets::subtle_button("Reset all to Auto"))
-                            .clicked()
-                    {
-                        for dimension in form.cinematic.keys() {
-                            actions.push(Action::SelectPreset {
-                                dimension: dimension.clone(),
-                                preset_id: None,
-                            });
-                        }
-                    }
-                    if ui
-                        .add(widgets::subtle_button("Browse all presets…"))
-                        .clicked()
-                    {
-                        actions.push(Action::Navigate(crate::ui::model::View::Presets));
-                    }
+    ui.add_space(tokens::SPACE_XS);
+    ui.separator();
+    crate::ui::presets::cinematic_rows_ui(ui, model, &form.cinematic, textures, actions);
+    ui.horizontal(|ui| {
+        if !form.cinematic.is_empty()
+            && ui
+                .add(widgets::subtle_button("Reset all to Auto"))
+                .clicked()
+        {
+            for dimension in form.cinematic.keys() {
+                actions.push(Action::SelectPreset {
+                    dimension: dimension.clone(),
+                    preset_id: None,
                 });
-            });
+            }
+        }
+        if ui
+            .add(widgets::subtle_button("Browse all presets…"))
+            .clicked()
+        {
+            actions.push(Action::Navigate(crate::ui::model::View::Presets));
+        }
     });
 }
 
@@ -513,71 +538,72 @@ fn project_palette_ui(
     form: &mut ComposeForm,
     actions: &mut Vec<Action>,
 ) {
+    // Laid out right to left (the row's right end): widgets are added last-first.
     let Some(palette) = model.active_palette(form.project_id.as_deref()) else {
         if form.project_id.is_some() && model.palettes.is_loaded() {
-            ui.horizontal(|ui| {
-                ui.label(
-                    RichText::new("No colour grade on this project.")
-                        .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_FAINT),
-                );
-                if ui
-                    .add(widgets::subtle_button("Set one in Palettes"))
-                    .clicked()
-                {
-                    actions.push(Action::Navigate(crate::ui::model::View::Palettes));
-                }
-            });
+            if ui
+                .add(widgets::subtle_button("Set one in Palettes"))
+                .clicked()
+            {
+                actions.push(Action::Navigate(crate::ui::model::View::Palettes));
+            }
+            ui.label(
+                RichText::new("No colour grade on this project.")
+                    .size(tokens::TEXT_SMALL)
+                    .color(tokens::TEXT_FAINT),
+            );
         }
         return;
     };
-    ui.horizontal(|ui| {
-        ui.label(
-            RichText::new("Graded by")
-                .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_MUTED),
-        );
-        let colors: Vec<egui::Color32> = palette
-            .colors
-            .iter()
-            .map(|c| widgets::hex_color(&c.hex))
-            .collect();
-        let width = (colors.len() as f32 * 18.0).clamp(36.0, 180.0);
-        let strip = widgets::swatch_strip(ui, &colors, Vec2::new(width, 18.0));
-        let strip = ui.interact(
-            strip.rect,
-            ui.scope_id().with("active_palette_strip"),
-            egui::Sense::click(),
-        );
-        let name = format!("Active palette {}: open Palettes", palette.name);
-        strip.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &name));
-        let link = ui.add(
-            egui::Button::new(
-                RichText::new(crate::ui::format::excerpt(&palette.name, 40))
-                    .size(12.5)
-                    .color(tokens::TEXT),
-            )
-            .frame_when_inactive(false),
-        );
-        if strip.on_hover_text("Open Palettes").clicked() || link.clicked() {
-            actions.push(Action::Navigate(crate::ui::model::View::Palettes));
-        }
-        if form.skip_palette_available(model) {
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                ui.checkbox(&mut form.skip_palette, "Skip palette")
-                    .on_hover_text(
-                        "Send the next generations without this project's colour grade \
-                         (skip_color_palette).",
-                    );
-            });
-        }
-    });
+    if form.skip_palette_available(model) {
+        ui.checkbox(&mut form.skip_palette, "Skip palette")
+            .on_hover_text(
+                "Send the next generations without this project's colour grade \
+                 (skip_color_palette).",
+            );
+        ui.add_space(tokens::SPACE_S);
+    }
+    let link = ui.add(
+        egui::Button::new(
+            RichText::new(crate::ui::format::excerpt(&palette.name, 32))
+                .size(12.5)
+                .color(tokens::TEXT),
+        )
+        .frame_when_inactive(false),
+    );
+    let colors: Vec<egui::Color32> = palette
+        .colors
+        .iter()
+        .map(|c| widgets::hex_color(&c.hex))
+        .collect();
+    let width = (colors.len() as f32 * 16.0).clamp(32.0, 160.0);
+    let strip = widgets::swatch_strip(ui, &colors, Vec2::new(width, 16.0));
+    let strip = ui.interact(
+        strip.rect,
+        ui.scope_id().with("active_palette_strip"),
+        egui::Sense::click(),
+    );
+    let name = format!("Active palette {}: open Palettes", palette.name);
+    strip.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &name));
+    ui.label(
+        RichText::new("Graded by")
+            .size(tokens::TEXT_SMALL)
+            .color(tokens::TEXT_MUTED),
+    );
+    if strip.on_hover_text("Open Palettes").clicked() || link.clicked() {
+        actions.push(Action::Navigate(crate::ui::model::View::Palettes));
+    }
 }
 
 fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: &mut Vec<Action>) {
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
-        widgets::section_label(ui, "Project");
+        ui.horizontal(|ui| {
+            widgets::section_label(ui, "Project");
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                project_palette_ui(ui, model, form, actions);
+            });
+        });
         let projects = model.projects.value.as_deref().unwrap_or_default();
         let selected_text = match form.project_id.as_deref() {
             Some(id) => model
@@ -625,7 +651,6 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                 widgets::name_widget(&inner.response, "Project");
             },
         );
-        project_palette_ui(ui, model, form, actions);
         if form.new_project_open {
             ui.horizontal(|ui| {
                 let response = ui.add(
