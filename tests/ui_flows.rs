@@ -2,62 +2,17 @@
 //! embedded sandbox on loopback (fast job speed) in a temporary folder. Widgets are found by
 //! role and accessible name; assertions are on app state, never on timing.
 
+mod support;
+use support::{DroppedPath, step_until, studio};
+
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use framewright::api::GenerationKind;
 use framewright::engine::JobPhase;
-use framewright::session::{Session, SessionOptions};
-use framewright::settings::AppPaths;
-use framewright::ui::{StartupOptions, StudioApp, View};
+use framewright::ui::{StudioApp, View};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-const WAIT_LIMIT: Duration = Duration::from_secs(60);
-
-fn studio(dir: &tempfile::TempDir, initial_view: View) -> Harness<'static, StudioApp> {
-    let session = Session::open_with(
-        AppPaths::under(dir.path()),
-        SessionOptions {
-            sandbox_speed: 20.0,
-            use_os_keychain: false,
-        },
-        Arc::new(|| {}),
-    );
-    Harness::builder()
-        .with_size(egui::vec2(1440.0, 900.0))
-        .build_eframe(move |cc| {
-            StudioApp::new(
-                &cc.egui_ctx,
-                session,
-                StartupOptions {
-                    initial_view,
-                    screenshot_to: None,
-                },
-            )
-        })
-}
-
-/// Step frames (with short sleeps so the engine can work) until `done`, or panic.
-fn step_until(
-    harness: &mut Harness<'static, StudioApp>,
-    what: &str,
-    mut done: impl FnMut(&Harness<'static, StudioApp>) -> bool,
-) {
-    let started = Instant::now();
-    loop {
-        harness.step();
-        if done(harness) {
-            return;
-        }
-        assert!(
-            started.elapsed() < WAIT_LIMIT,
-            "timed out after {:?} waiting for {what}",
-            WAIT_LIMIT
-        );
-        std::thread::sleep(Duration::from_millis(40));
-    }
-}
+use std::time::Duration;
 
 fn wait_for_service_data(harness: &mut Harness<'static, StudioApp>) {
     step_until(harness, "catalog, projects and credits", |h| {
@@ -253,19 +208,6 @@ fn the_rail_reaches_every_view() {
     harness.step();
     harness.step();
     assert_eq!(harness.state().view(), View::Create);
-}
-
-/// A file dropped from the desktop, as winit hands it to egui.
-#[derive(Debug)]
-struct DroppedPath(std::path::PathBuf);
-
-impl egui::DroppedFile for DroppedPath {
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
 }
 
 fn click_generate(harness: &mut Harness<'static, StudioApp>) {

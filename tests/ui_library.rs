@@ -2,59 +2,15 @@
 //! sandbox: drop-to-upload, multi-select trash and restore, folders. Widgets are found by
 //! role and accessible name; assertions are on app state, never on timing.
 
+mod support;
+use support::{DroppedPath, step_until, studio};
+
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use framewright::session::{Session, SessionOptions};
-use framewright::settings::AppPaths;
 use framewright::ui::library::{Place, Section};
-use framewright::ui::{StartupOptions, StudioApp, View};
+use framewright::ui::{StudioApp, View};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-const WAIT_LIMIT: Duration = Duration::from_secs(60);
-
-fn studio(dir: &tempfile::TempDir) -> Harness<'static, StudioApp> {
-    let session = Session::open_with(
-        AppPaths::under(dir.path()),
-        SessionOptions {
-            sandbox_speed: 20.0,
-            use_os_keychain: false,
-        },
-        Arc::new(|| {}),
-    );
-    Harness::builder()
-        .with_size(egui::vec2(1440.0, 900.0))
-        .build_eframe(move |cc| {
-            StudioApp::new(
-                &cc.egui_ctx,
-                session,
-                StartupOptions {
-                    initial_view: View::Create,
-                    screenshot_to: None,
-                },
-            )
-        })
-}
-
-fn step_until(
-    harness: &mut Harness<'static, StudioApp>,
-    what: &str,
-    mut done: impl FnMut(&Harness<'static, StudioApp>) -> bool,
-) {
-    let started = Instant::now();
-    loop {
-        harness.step();
-        if done(harness) {
-            return;
-        }
-        assert!(
-            started.elapsed() < WAIT_LIMIT,
-            "timed out after {WAIT_LIMIT:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(30));
-    }
-}
 
 /// Wait until the library's current query has answered and nothing is pending.
 fn settle(harness: &mut Harness<'static, StudioApp>, what: &str) {
@@ -116,22 +72,10 @@ fn click_tile(
     harness.step();
 }
 
-#[derive(Debug)]
-struct DroppedPath(std::path::PathBuf);
-
-impl egui::DroppedFile for DroppedPath {
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
-}
-
 #[test]
 fn a_file_dropped_on_the_library_uploads_and_appears_in_the_grid() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir);
+    let mut harness = studio(&dir, View::Create);
     open_library(&mut harness);
     // The sandbox starts with its stock stills only.
     let before = harness.state().library_item_ids();
@@ -182,7 +126,7 @@ fn a_file_dropped_on_the_library_uploads_and_appears_in_the_grid() {
 #[test]
 fn selected_items_go_to_the_trash_and_come_back() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir);
+    let mut harness = studio(&dir, View::Create);
     seed(&harness, 12);
     open_library(&mut harness);
     let total = harness.state().library_len();
@@ -253,7 +197,7 @@ fn selected_items_go_to_the_trash_and_come_back() {
 #[test]
 fn the_delete_key_trashes_the_selection() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir);
+    let mut harness = studio(&dir, View::Create);
     seed(&harness, 5);
     open_library(&mut harness);
     let ids = harness.state().library_item_ids();
@@ -269,7 +213,7 @@ fn the_delete_key_trashes_the_selection() {
 #[test]
 fn a_folder_holds_exactly_the_items_added_to_it() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir);
+    let mut harness = studio(&dir, View::Create);
     seed(&harness, 8);
     open_library(&mut harness);
 

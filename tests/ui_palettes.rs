@@ -2,61 +2,17 @@
 //! sandbox: build a palette by hand, save and activate it, and see generations graded by
 //! it (and not when skipped); drop a photo and see its colours.
 
+mod support;
+use support::{DroppedPath, step_until, studio};
+
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use framewright::engine::JobPhase;
 use framewright::palette::{PaletteColor, Role as ColorRole, grading_directive};
-use framewright::session::{Session, SessionOptions};
-use framewright::settings::AppPaths;
 use framewright::ui::palettes::SwatchOrigin;
-use framewright::ui::{StartupOptions, StudioApp, View};
+use framewright::ui::{StudioApp, View};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-const WAIT_LIMIT: Duration = Duration::from_secs(60);
-
-fn studio(dir: &tempfile::TempDir, initial_view: View) -> Harness<'static, StudioApp> {
-    let session = Session::open_with(
-        AppPaths::under(dir.path()),
-        SessionOptions {
-            sandbox_speed: 20.0,
-            use_os_keychain: false,
-        },
-        Arc::new(|| {}),
-    );
-    Harness::builder()
-        .with_size(egui::vec2(1440.0, 900.0))
-        .build_eframe(move |cc| {
-            StudioApp::new(
-                &cc.egui_ctx,
-                session,
-                StartupOptions {
-                    initial_view,
-                    screenshot_to: None,
-                },
-            )
-        })
-}
-
-fn step_until(
-    harness: &mut Harness<'static, StudioApp>,
-    what: &str,
-    mut done: impl FnMut(&Harness<'static, StudioApp>) -> bool,
-) {
-    let started = Instant::now();
-    loop {
-        harness.step();
-        if done(harness) {
-            return;
-        }
-        assert!(
-            started.elapsed() < WAIT_LIMIT,
-            "timed out after {WAIT_LIMIT:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(40));
-    }
-}
 
 fn settle(harness: &mut Harness<'static, StudioApp>) {
     for _ in 0..3 {
@@ -251,18 +207,6 @@ fn a_hand_built_palette_grades_the_project_until_skipped() {
         "skipped: {:?}",
         prompt_used(&skipped)
     );
-}
-
-#[derive(Debug)]
-struct DroppedPath(std::path::PathBuf);
-
-impl egui::DroppedFile for DroppedPath {
-    fn path(&self) -> &std::path::Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
 }
 
 #[test]

@@ -1,61 +1,16 @@
 //! Cinematic presets in Create and in the Presets gallery, driven through egui_kittest
 //! against the studio with its embedded sandbox.
 
+mod support;
+use support::{step_until, studio};
+
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use framewright::api::palettes::dimension_label;
 use framewright::engine::{JobPhase, JobRecord};
-use framewright::session::{Session, SessionOptions};
-use framewright::settings::AppPaths;
-use framewright::ui::{StartupOptions, StudioApp, View};
+use framewright::ui::{StudioApp, View};
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-const WAIT_LIMIT: Duration = Duration::from_secs(60);
-
-fn studio(dir: &tempfile::TempDir, initial_view: View) -> Harness<'static, StudioApp> {
-    let session = Session::open_with(
-        AppPaths::under(dir.path()),
-        SessionOptions {
-            sandbox_speed: 20.0,
-            use_os_keychain: false,
-        },
-        Arc::new(|| {}),
-    );
-    Harness::builder()
-        .with_size(egui::vec2(1440.0, 900.0))
-        .build_eframe(move |cc| {
-            StudioApp::new(
-                &cc.egui_ctx,
-                session,
-                StartupOptions {
-                    initial_view,
-                    screenshot_to: None,
-                },
-            )
-        })
-}
-
-fn step_until(
-    harness: &mut Harness<'static, StudioApp>,
-    what: &str,
-    mut done: impl FnMut(&Harness<'static, StudioApp>) -> bool,
-) {
-    let started = Instant::now();
-    loop {
-        harness.step();
-        if done(harness) {
-            return;
-        }
-        assert!(
-            started.elapsed() < WAIT_LIMIT,
-            "timed out after {WAIT_LIMIT:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(40));
-    }
-}
 
 fn wait_for_data(harness: &mut Harness<'static, StudioApp>) {
     step_until(harness, "catalog, projects and presets", |h| {
