@@ -124,27 +124,32 @@ pub(crate) fn handle(ctx: &Arc<Ctx>, command: Command) {
     }
 }
 
-/// Local preview first (files only, decoded off the engine's async workers), then upload
-/// the files, then the service's analysis of every URL.
+/// Local preview first (files read from disk, URLs fetched without the API key; decoded
+/// off the engine's async workers), then upload the files, then the service's analysis of
+/// every URL, which replaces the preview.
 async fn analyze(ctx: Arc<Ctx>, request_id: u64, sources: Vec<PaletteSource>) {
     let sources: Vec<PaletteSource> = sources.into_iter().take(MAX_ANALYZE_IMAGES).collect();
-    let files: Vec<PathBuf> = sources
-        .iter()
-        .filter_map(|s| match s {
-            PaletteSource::File(path) => Some(path.clone()),
-            PaletteSource::Url(_) => None,
-        })
-        .collect();
-    if !files.is_empty() {
-        let preview = tokio::task::spawn_blocking(move || local_preview(&files))
-            .await
-            .unwrap_or_else(|e| Err(format!("the preview stopped: {e}")));
-        ctx.emit(Event::PaletteLocalPreview {
-            request_id,
-            result: preview,
-        })
-        .await;
+    let mut inputs = Vec::with_capacity(sources.len());
+    for source in &sources {
+        match source {
+            PaletteSource::File(path) => inputs.push(PreviewInput::File(path.clone())),
+            PaletteSource::Url(url) => inputs.push(match ctx.client.fetch_output(url).await {
+                Ok(bytes) => PreviewInput::Bytes {
+                    name: url.clone(),
+                    bytes,
+                },
+                Err(error) => PreviewInput::Unreadable(format!("cannot fetch {url}: {error}")),
+            }),
+        }
     }
+    let preview = tokio::task::spawn_blocking(move || local_preview(inputs))
+        .await
+        .unwrap_or_else(|e| Err(format!("the preview stopped: {e}")));
+    ctx.emit(Event::PaletteLocalPreview {
+        request_id,
+        result: preview,
+    })
+    .await;
 
     let mut urls = Vec::with_capacity(sources.len());
     for source in &sources {
@@ -194,12 +199,29 @@ async fn analyze(ctx: Arc<Ctx>, request_id: u64, sources: Vec<PaletteSource>) {
     .await;
 }
 
-/// Decode each file (downscaled) and run the shared median-cut extraction.
-pub fn local_preview(files: &[PathBuf]) -> Result<AnalyzedColors, String> {
-    let mut decoded = Vec::with_capacity(files.len());
+/// One image for the local preview.
+pub enum PreviewInput {
+    File(PathBuf),
+    /// Already downloaded (a URL source); `name` labels errors.
+    Bytes {
+        name: String,
+        bytes: Vec<u8>,
+    },
+    /// Could not be obtained; the message is reported if nothing else decodes.
+    Unreadable(String),
+}
+
+/// Decode each image (downscaled) and run the shared median-cut extraction.
+pub fn local_preview(inputs: Vec<PreviewInput>) -> Result<AnalyzedColors, String> {
+    let mut decoded = Vec::with_capacity(inputs.len());
     let mut problems = Vec::new();
-    for path in files {
-        match decode_file(path) {
+    for input in inputs {
+        let image = match input {
+            PreviewInput::File(path) => decode_file(&path),
+            PreviewInput::Bytes { name, bytes } => decode_bytes(&name, &bytes),
+            PreviewInput::Unreadable(problem) => Err(problem),
+        };
+        match image {
             Ok(image) => decoded.push(image),
             Err(problem) => problems.push(problem),
         }
@@ -242,7 +264,14 @@ fn decode_file(path: &Path) -> Result<crate::media::DecodedImage, String> {
         return Err(format!("{name} is too large to preview"));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {name}: {e}"))?;
-    crate::media::decode_image(&bytes, PREVIEW_MAX_SIDE_PX)
+    decode_bytes(&name, &bytes)
+}
+
+fn decode_bytes(name: &str, bytes: &[u8]) -> Result<crate::media::DecodedImage, String> {
+    if bytes.len() as u64 > PREVIEW_MAX_FILE_BYTES {
+        return Err(format!("{name} is too large to preview"));
+    }
+    crate::media::decode_image(bytes, PREVIEW_MAX_SIDE_PX)
         .map_err(|e| format!("{name} is not a readable image: {e}"))
 }
 
@@ -381,13 +410,42 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let bad = dir.path().join("bad.png");
         std::fs::write(&bad, b"nope").unwrap();
-        assert!(local_preview(&[bad]).is_err());
+        assert!(local_preview(vec![PreviewInput::File(bad)]).is_err());
         let good = dir.path().join("good.png");
         image::RgbaImage::from_pixel(8, 8, image::Rgba([200, 30, 30, 255]))
             .save(&good)
             .unwrap();
-        let preview = local_preview(&[good]).unwrap();
+        let preview = local_preview(vec![PreviewInput::File(good)]).unwrap();
         assert!(!preview.colors.is_empty());
         assert_eq!(preview.colors[0].role, "dominant");
+    }
+
+    #[test]
+    fn url_sources_preview_from_downloaded_bytes_and_report_failed_downloads() {
+        let mut png = Vec::new();
+        image::DynamicImage::ImageRgba8(image::RgbaImage::from_pixel(
+            8,
+            8,
+            image::Rgba([20, 40, 220, 255]),
+        ))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+        let preview = local_preview(vec![
+            PreviewInput::Unreadable("cannot fetch http://x/a.png: 404".into()),
+            PreviewInput::Bytes {
+                name: "http://x/b.png".into(),
+                bytes: png,
+            },
+        ])
+        .unwrap();
+        assert_eq!(
+            preview.colors.len(),
+            1,
+            "one flat blue image gives one colour"
+        );
+        let only_failures = local_preview(vec![PreviewInput::Unreadable(
+            "cannot fetch http://x/a.png: 404".into(),
+        )]);
+        assert!(only_failures.is_err_and(|e| e.contains("404")));
     }
 }

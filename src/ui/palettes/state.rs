@@ -606,6 +606,8 @@ impl PalettesState {
                 }
                 match result {
                     Ok(colors) => {
+                        // The service's answer supersedes a failed local preview.
+                        self.image_error = None;
                         self.take_analysis(colors, SwatchOrigin::Service);
                         self.analysis = AnalysisState::Done;
                     }
