@@ -2,41 +2,19 @@
 //! the -1 total after page 1, has_next pagination, folder order, the atomic bulk move,
 //! idempotent permanent delete, favourites cleared for every member, platform-shape 400s.
 
+mod service_support;
+use service_support::{LocalService as Env, client, client_with_key};
+
+fn env() -> Env {
+    service_support::local_service(20.0)
+}
+
 use framewright::api::media::{
     BulkAction, FolderFields, MediaCategory, MediaItem, MediaQuery, MediaSort, MediaSourceType,
     MediaTypeFilter,
 };
-use framewright::api::{ApiClient, ApiError, ClientConfig};
-use framewright::sandbox::{SandboxConfig, SandboxHandle, start};
+use framewright::api::{ApiClient, ApiError};
 use std::collections::HashSet;
-use tempfile::TempDir;
-
-/// Field order matters: the sandbox stops before the dir goes.
-struct Env {
-    sandbox: SandboxHandle,
-    _dir: TempDir,
-}
-
-fn env() -> Env {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut config = SandboxConfig::new(dir.path().join("sandbox"));
-    config.speed = 20.0;
-    let sandbox = start(config).expect("sandbox starts");
-    Env { sandbox, _dir: dir }
-}
-
-fn client_with_key(env: &Env, key: &str) -> ApiClient {
-    ApiClient::new(ClientConfig {
-        base_url: env.sandbox.base_url().to_owned(),
-        api_key: key.to_owned(),
-        request_timeout_secs: 20,
-    })
-    .expect("client")
-}
-
-fn client(env: &Env) -> ApiClient {
-    client_with_key(env, env.sandbox.api_key())
-}
 
 fn in_project(project_id: &str) -> MediaQuery {
     MediaQuery {

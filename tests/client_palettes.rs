@@ -1,42 +1,20 @@
 //! The palette and cinematic-preset routes of the client against a real sandbox on
 //! loopback (contract documents 1 and 2).
 
-use framewright::api::palettes::PaletteField;
-use framewright::api::{
-    ApiClient, ApiError, ClientConfig, ColorSpec, GenerationKind, GenerationRequest,
-    GenerationSpec, JobState, NewPalette, PaletteUpdate, PresetsFetch,
-};
-use framewright::sandbox::{SandboxConfig, SandboxHandle, start};
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
-use tempfile::TempDir;
-
-/// Field order matters: the sandbox stops before the dir goes.
-struct Env {
-    sandbox: SandboxHandle,
-    _dir: TempDir,
-}
+mod service_support;
+use service_support::{LocalService as Env, client, client_with_key};
 
 fn env() -> Env {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut config = SandboxConfig::new(dir.path().join("sandbox"));
-    config.speed = 20.0;
-    let sandbox = start(config).expect("sandbox starts");
-    Env { sandbox, _dir: dir }
+    service_support::local_service(20.0)
 }
 
-fn client_with_key(env: &Env, key: &str) -> ApiClient {
-    ApiClient::new(ClientConfig {
-        base_url: env.sandbox.base_url().to_owned(),
-        api_key: key.to_owned(),
-        request_timeout_secs: 20,
-    })
-    .expect("client")
-}
-
-fn client(env: &Env) -> ApiClient {
-    client_with_key(env, env.sandbox.api_key())
-}
+use framewright::api::palettes::PaletteField;
+use framewright::api::{
+    ApiClient, ApiError, ColorSpec, GenerationKind, GenerationRequest, GenerationSpec, JobState,
+    NewPalette, PaletteUpdate, PresetsFetch,
+};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 fn color(hex: &str, name: &str, role: &str) -> ColorSpec {
     ColorSpec {

@@ -1,9 +1,15 @@
 //! The sandbox's media library (document 3) over real HTTP, checked with plain JSON values
 //! (deliberately not the crate's api types, so a shared misreading cannot hide).
 
+mod service_support;
+use service_support::LocalService as Harness;
+
+fn harness() -> Harness {
+    service_support::local_service(SPEED)
+}
+
 use std::time::Duration;
 
-use framewright::sandbox::{self, SandboxConfig, SandboxHandle};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -37,27 +43,6 @@ const LIST_FIELDS: [&str; 25] = [
     "metadata",
 ];
 
-struct Harness {
-    _dir: tempfile::TempDir,
-    sandbox: SandboxHandle,
-    http: reqwest::Client,
-    key: String,
-}
-
-fn harness() -> Harness {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = SandboxConfig::new(dir.path().to_path_buf());
-    config.speed = SPEED;
-    let sandbox = sandbox::start(config).expect("sandbox starts");
-    let key = sandbox.api_key().to_owned();
-    Harness {
-        _dir: dir,
-        sandbox,
-        http: reqwest::Client::new(),
-        key,
-    }
-}
-
 fn tiny_png(seed: u8) -> Vec<u8> {
     let image = image::RgbImage::from_fn(40, 30, |x, y| image::Rgb([x as u8, y as u8, seed]));
     let mut png = Vec::new();
@@ -87,46 +72,22 @@ fn ids(list: &Value) -> Vec<String> {
 }
 
 impl Harness {
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.sandbox.base_url())
-    }
-
-    async fn req(
-        &self,
-        key: &str,
-        method: Method,
-        path: &str,
-        body: Option<Value>,
-    ) -> (StatusCode, Value) {
-        let mut request = self
-            .http
-            .request(method, self.url(path))
-            .header("X-API-Key", key);
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request.send().await.expect("request");
-        let status = response.status();
-        let text = response.text().await.expect("body");
-        let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        (status, value)
-    }
-
     async fn get(&self, path: &str) -> (StatusCode, Value) {
-        self.req(&self.key, Method::GET, path, None).await
+        self.call_as(&self.key, Method::GET, path, None).await
     }
 
     async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
-        self.req(&self.key, Method::POST, path, Some(body)).await
+        self.call_as(&self.key, Method::POST, path, Some(body))
+            .await
     }
 
     async fn delete(&self, path: &str) -> (StatusCode, Value) {
-        self.req(&self.key, Method::DELETE, path, None).await
+        self.call_as(&self.key, Method::DELETE, path, None).await
     }
 
     async fn project(&self, key: &str, name: &str) -> String {
         let (status, body) = self
-            .req(
+            .call_as(
                 key,
                 Method::POST,
                 "/v1/projects",
@@ -139,7 +100,7 @@ impl Harness {
 
     async fn list(&self, key: &str, query: &str) -> Value {
         let (status, body) = self
-            .req(key, Method::GET, &format!("/v1/media?{query}"), None)
+            .call_as(key, Method::GET, &format!("/v1/media?{query}"), None)
             .await;
         assert_eq!(status, StatusCode::OK, "{query}: {body}");
         assert_eq!(body["success"], true);
@@ -597,7 +558,7 @@ async fn trash_restore_permanent_and_move() {
 
     // Trash: owner only.
     let (status, _) = h
-        .req(&ana, Method::DELETE, &format!("/v1/media/{id}"), None)
+        .call_as(&ana, Method::DELETE, &format!("/v1/media/{id}"), None)
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, body) = h.delete(&format!("/v1/media/{id}")).await;
@@ -629,10 +590,12 @@ async fn trash_restore_permanent_and_move() {
 
     // Move to another project.
     let path = format!("/v1/media/{id}/project");
-    let (status, _) = h.req(&h.key, Method::PATCH, &path, Some(json!({}))).await;
+    let (status, _) = h
+        .call_as(&h.key, Method::PATCH, &path, Some(json!({})))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let (status, _) = h
-        .req(
+        .call_as(
             &h.key,
             Method::PATCH,
             &path,
@@ -642,7 +605,7 @@ async fn trash_restore_permanent_and_move() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let anas_project = h.project(&ana, "Ana's").await;
     let (status, _) = h
-        .req(
+        .call_as(
             &h.key,
             Method::PATCH,
             &path,
@@ -651,7 +614,7 @@ async fn trash_restore_permanent_and_move() {
         .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     let (status, _) = h
-        .req(
+        .call_as(
             &ana,
             Method::PATCH,
             &path,
@@ -660,7 +623,7 @@ async fn trash_restore_permanent_and_move() {
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "not owned");
     let (status, moved) = h
-        .req(
+        .call_as(
             &h.key,
             Method::PATCH,
             &path,
@@ -680,7 +643,7 @@ async fn trash_restore_permanent_and_move() {
     );
     h.delete(&format!("/v1/media/{id}")).await;
     let (status, _) = h
-        .req(
+        .call_as(
             &h.key,
             Method::PATCH,
             &path,
@@ -691,7 +654,7 @@ async fn trash_restore_permanent_and_move() {
 
     // Permanent: not for others, removes the file and the generation, idempotent.
     let (status, _) = h
-        .req(
+        .call_as(
             &ana,
             Method::DELETE,
             &format!("/v1/media/{id}/permanent"),
@@ -857,7 +820,7 @@ async fn bulk_routes() {
     assert_eq!(body["deleted_count"], 2);
     assert_eq!(body["errors"].as_array().map(Vec::len), Some(1));
     let (status, _) = h
-        .req(&ana, Method::GET, &format!("/v1/media/{anas_item}"), None)
+        .call_as(&ana, Method::GET, &format!("/v1/media/{anas_item}"), None)
         .await;
     assert_eq!(status, StatusCode::OK, "ana's item survived");
 }
@@ -881,11 +844,11 @@ async fn favorites_stats_and_project_members() {
 
     // Members read each other's items and see user details with project_id.
     let (status, _) = h
-        .req(&ana, Method::GET, &format!("/v1/media/{}", items[0]), None)
+        .call_as(&ana, Method::GET, &format!("/v1/media/{}", items[0]), None)
         .await;
     assert_eq!(status, StatusCode::OK);
     let (status, _) = h
-        .req(&ben, Method::GET, &format!("/v1/media/{}", items[0]), None)
+        .call_as(&ben, Method::GET, &format!("/v1/media/{}", items[0]), None)
         .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     let shared = h
@@ -903,30 +866,30 @@ async fn favorites_stats_and_project_members() {
 
     // Favourites: project-wide, idempotent; DELETE clears every member's star.
     let fav = format!("/v1/media/{}/favorite", items[0]);
-    let (status, body) = h.req(&ana, Method::POST, &fav, None).await;
+    let (status, body) = h.call_as(&ana, Method::POST, &fav, None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         body,
         json!({"success": true, "id": items[0], "is_favorited": true})
     );
-    let (status, _) = h.req(&ana, Method::POST, &fav, None).await;
+    let (status, _) = h.call_as(&ana, Method::POST, &fav, None).await;
     assert_eq!(status, StatusCode::OK);
-    h.req(&h.key, Method::POST, &fav, None).await;
+    h.call_as(&h.key, Method::POST, &fav, None).await;
     let favorites = h
         .list(&h.key, &format!("project_id={project}&category=favorites"))
         .await;
     assert_eq!(ids(&favorites), vec![items[0].clone()]);
     assert_eq!(favorites["media"][0]["is_favorited"], true);
-    let (status, _) = h.req(&ben, Method::POST, &fav, None).await;
+    let (status, _) = h.call_as(&ben, Method::POST, &fav, None).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, body) = h.req(&h.key, Method::DELETE, &fav, None).await;
+    let (status, body) = h.call_as(&h.key, Method::DELETE, &fav, None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["is_favorited"], false);
     let favorites = h
         .list(&ana, &format!("project_id={project}&category=favorites"))
         .await;
     assert_eq!(favorites["media"], json!([]), "cleared for every member");
-    let (status, body) = h.req(&h.key, Method::DELETE, &fav, None).await;
+    let (status, body) = h.call_as(&h.key, Method::DELETE, &fav, None).await;
     assert_eq!(
         (status, body["is_favorited"].clone()),
         (StatusCode::OK, json!(false))
@@ -945,7 +908,7 @@ async fn favorites_stats_and_project_members() {
     assert_eq!(project_stats["audio"], 2);
     assert!(project_stats["total_size_bytes"].as_u64().expect("size") > 0);
     let (_, by_ana) = h
-        .req(
+        .call_as(
             &ana,
             Method::GET,
             &format!("/v1/media/stats?projectId={project}"),
@@ -958,7 +921,7 @@ async fn favorites_stats_and_project_members() {
         "members count everyone's media"
     );
     let (status, by_ben) = h
-        .req(
+        .call_as(
             &ben,
             Method::GET,
             &format!("/v1/media/stats?project_id={project}"),
@@ -1061,7 +1024,7 @@ async fn folders_sharing_and_member_rules() {
     // Update: owner only, omitted fields unchanged, "" clears, null colour 400.
     let folder_path = format!("/v1/media/folders/{folder_id}");
     let (status, _) = h
-        .req(
+        .call_as(
             &ana,
             Method::PUT,
             &folder_path,
@@ -1070,7 +1033,7 @@ async fn folders_sharing_and_member_rules() {
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, body) = h
-        .req(
+        .call_as(
             &h.key,
             Method::PUT,
             &folder_path,
@@ -1087,7 +1050,7 @@ async fn folders_sharing_and_member_rules() {
         json!({"name": ""}),
     ] {
         let (status, _) = h
-            .req(&h.key, Method::PUT, &folder_path, Some(bad.clone()))
+            .call_as(&h.key, Method::PUT, &folder_path, Some(bad.clone()))
             .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
     }
@@ -1150,7 +1113,7 @@ async fn folders_sharing_and_member_rules() {
     let (status, _) = h.get("/v1/media?folder_id=nope").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let (status, _) = h
-        .req(
+        .call_as(
             &ana,
             Method::GET,
             &format!("/v1/media?folder_id={folder_id}"),
@@ -1179,13 +1142,15 @@ async fn folders_sharing_and_member_rules() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
 
     // The shared member: lists, adds own items, removes only what they added.
-    let (_, anas_folders) = h.req(&ana, Method::GET, "/v1/media/folders", None).await;
+    let (_, anas_folders) = h
+        .call_as(&ana, Method::GET, "/v1/media/folders", None)
+        .await;
     assert_eq!(anas_folders["count"], 1);
     assert_eq!(anas_folders["folders"][0]["is_owner"], false);
     let seen_by_ana = h.list(&ana, &format!("folder_id={folder_id}")).await;
     assert_eq!(seen_by_ana["media"].as_array().map(Vec::len), Some(3));
     let (status, body) = h
-        .req(
+        .call_as(
             &ana,
             Method::POST,
             &items_path,
@@ -1194,7 +1159,7 @@ async fn folders_sharing_and_member_rules() {
         .await;
     assert_eq!((status, body["added"].clone()), (StatusCode::OK, json!(1)));
     let (_, body) = h
-        .req(
+        .call_as(
             &ana,
             Method::DELETE,
             &items_path,
@@ -1215,11 +1180,11 @@ async fn folders_sharing_and_member_rules() {
         ),
         (Method::DELETE, format!("{share_path}/{ana_id}"), json!({})),
     ] {
-        let (status, _) = h.req(&ana, method, &path, Some(body)).await;
+        let (status, _) = h.call_as(&ana, method, &path, Some(body)).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "member may not: {path}");
     }
     let (status, _) = h
-        .req(
+        .call_as(
             &ben,
             Method::GET,
             &format!("/v1/media?folder_id={folder_id}"),
@@ -1254,7 +1219,7 @@ async fn folders_sharing_and_member_rules() {
 
     // Removing: malformed id → platform shape; the member removes what they added.
     let (status, body) = h
-        .req(
+        .call_as(
             &h.key,
             Method::DELETE,
             &items_path,
@@ -1267,7 +1232,7 @@ async fn folders_sharing_and_member_rules() {
         json!({"status": false, "message": "Invalid ID format", "code": "INVALID_ID_FORMAT"})
     );
     let (_, body) = h
-        .req(
+        .call_as(
             &ana,
             Method::DELETE,
             &items_path,
@@ -1287,7 +1252,7 @@ async fn folders_sharing_and_member_rules() {
         3
     );
     let (_, body) = h
-        .req(
+        .call_as(
             &h.key,
             Method::DELETE,
             &items_path,
@@ -1305,7 +1270,9 @@ async fn folders_sharing_and_member_rules() {
         assert_eq!(body["revoked_user_id"], ana_id.as_str());
         assert_eq!(body["folder"]["shared_with"], json!([]));
     }
-    let (_, anas_folders) = h.req(&ana, Method::GET, "/v1/media/folders", None).await;
+    let (_, anas_folders) = h
+        .call_as(&ana, Method::GET, "/v1/media/folders", None)
+        .await;
     assert_eq!(anas_folders["count"], 0);
 
     // A folder visible only through a shared project is listed but not readable.
@@ -1318,11 +1285,13 @@ async fn folders_sharing_and_member_rules() {
             .assign_folder_to_project(&project_folder, &project)
     );
     assert!(h.sandbox.add_project_member(&project, "ben@studio.test"));
-    let (_, bens) = h.req(&ben, Method::GET, "/v1/media/folders", None).await;
+    let (_, bens) = h
+        .call_as(&ben, Method::GET, "/v1/media/folders", None)
+        .await;
     assert_eq!(bens["count"], 1);
     assert_eq!(bens["folders"][0]["is_owner"], false);
     let (status, _) = h
-        .req(
+        .call_as(
             &ben,
             Method::GET,
             &format!("/v1/media?folder_id={project_folder}"),
@@ -1487,7 +1456,7 @@ async fn media_rate_limits() {
     let body = json!({"media_ids": ["0123456789abcdef01234567"]});
     for _ in 0..20 {
         let (status, _) = h
-            .req(
+            .call_as(
                 &dev,
                 Method::POST,
                 "/v1/media/bulk/restore",
@@ -1497,16 +1466,16 @@ async fn media_rate_limits() {
         assert_eq!(status, StatusCode::OK);
     }
     let (status, limited) = h
-        .req(&dev, Method::POST, "/v1/media/bulk/restore", Some(body))
+        .call_as(&dev, Method::POST, "/v1/media/bulk/restore", Some(body))
         .await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(limited["retryAfter"], 60);
     // The 120/min group is separate from the bulk group.
     for _ in 0..120 {
-        let (status, _) = h.req(&dev, Method::GET, "/v1/media/stats", None).await;
+        let (status, _) = h.call_as(&dev, Method::GET, "/v1/media/stats", None).await;
         assert_eq!(status, StatusCode::OK);
     }
-    let (status, limited) = h.req(&dev, Method::GET, "/v1/media?page=1", None).await;
+    let (status, limited) = h.call_as(&dev, Method::GET, "/v1/media?page=1", None).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(limited["retryAfter"], 60);
     assert_eq!(limited["status"], false);

@@ -2,9 +2,15 @@
 //! presets (document 1) over real HTTP, checked with plain JSON values (deliberately not
 //! the crate's api types, so a shared misreading cannot hide).
 
+mod service_support;
+use service_support::LocalService as Harness;
+
+fn harness() -> Harness {
+    service_support::local_service(SPEED)
+}
+
 use std::time::Duration;
 
-use framewright::sandbox::{self, SandboxConfig, SandboxHandle};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -12,27 +18,6 @@ const SPEED: f64 = 40.0;
 const POLL_TIMEOUT: Duration = Duration::from_secs(40);
 const FIXTURE_PHOTO: &str = "/work/shared/fixtures/photos/chelsea.png";
 const NEEDS_PROJECT: &str = "Color DNA";
-
-struct Harness {
-    _dir: tempfile::TempDir,
-    sandbox: SandboxHandle,
-    http: reqwest::Client,
-    key: String,
-}
-
-fn harness() -> Harness {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = SandboxConfig::new(dir.path().to_path_buf());
-    config.speed = SPEED;
-    let sandbox = sandbox::start(config).expect("sandbox starts");
-    let key = sandbox.api_key().to_owned();
-    Harness {
-        _dir: dir,
-        sandbox,
-        http: reqwest::Client::new(),
-        key,
-    }
-}
 
 fn fixture_photo() -> Option<Vec<u8>> {
     // The shared fixtures live outside the repository; without them the analyze tests
@@ -58,30 +43,6 @@ fn synthetic_png() -> Vec<u8> {
 }
 
 impl Harness {
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.sandbox.base_url())
-    }
-
-    async fn call_as(
-        &self,
-        key: &str,
-        method: Method,
-        path: &str,
-        body: Option<Value>,
-    ) -> (StatusCode, Value) {
-        let mut request = self
-            .http
-            .request(method, self.url(path))
-            .header("X-API-Key", key);
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request.send().await.expect("request");
-        let status = response.status();
-        let text = response.text().await.expect("body");
-        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-    }
-
     async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
         self.call_as(&self.key, method, path, body).await
     }
