@@ -268,6 +268,19 @@ mod tests {
         (width, height, rgba)
     }
 
+    /// Median-cut over a `banded` test image.
+    fn extract_banded(side_px: u32, bands: &[([u8; 4], u32)], max_colors: usize) -> Vec<Swatch> {
+        let (width, height, rgba) = banded(side_px, bands);
+        extract_swatches(
+            &[ImageRef {
+                width,
+                height,
+                rgba: &rgba,
+            }],
+            max_colors,
+        )
+    }
+
     fn close(a: Rgb, b: Rgb, tolerance: u8) -> bool {
         a.r.abs_diff(b.r) <= tolerance
             && a.g.abs_diff(b.g) <= tolerance
@@ -276,20 +289,13 @@ mod tests {
 
     #[test]
     fn populations_come_back_in_order() {
-        let (w, h, rgba) = banded(
+        let swatches = extract_banded(
             100,
             &[
                 ([220, 20, 30, 255], 60),
                 ([20, 40, 200, 255], 30),
                 ([240, 220, 20, 255], 10),
             ],
-        );
-        let swatches = extract_swatches(
-            &[ImageRef {
-                width: w,
-                height: h,
-                rgba: &rgba,
-            }],
             6,
         );
         assert_eq!(swatches.len(), 3, "{swatches:?}");
@@ -304,20 +310,13 @@ mod tests {
 
     #[test]
     fn near_duplicates_are_merged() {
-        let (w, h, rgba) = banded(
+        let swatches = extract_banded(
             64,
             &[
                 ([200, 30, 30, 255], 20),
                 ([204, 32, 28, 255], 20),
                 ([30, 30, 200, 255], 24),
             ],
-        );
-        let swatches = extract_swatches(
-            &[ImageRef {
-                width: w,
-                height: h,
-                rgba: &rgba,
-            }],
             6,
         );
         assert_eq!(swatches.len(), 2, "{swatches:?}");
@@ -327,30 +326,14 @@ mod tests {
 
     #[test]
     fn transparent_pixels_are_ignored() {
-        let (w, h, rgba) = banded(32, &[([0, 255, 0, 0], 30), ([250, 250, 250, 255], 2)]);
-        let swatches = extract_swatches(
-            &[ImageRef {
-                width: w,
-                height: h,
-                rgba: &rgba,
-            }],
-            6,
-        );
+        let swatches = extract_banded(32, &[([0, 255, 0, 0], 30), ([250, 250, 250, 255], 2)], 6);
         assert_eq!(swatches.len(), 1);
         assert_eq!(swatches[0].rgb, Rgb::new(250, 250, 250));
     }
 
     #[test]
     fn a_single_colour_image_gives_one_exact_swatch() {
-        let (w, h, rgba) = banded(40, &[([17, 130, 140, 255], 40)]);
-        let swatches = extract_swatches(
-            &[ImageRef {
-                width: w,
-                height: h,
-                rgba: &rgba,
-            }],
-            6,
-        );
+        let swatches = extract_banded(40, &[([17, 130, 140, 255], 40)], 6);
         assert_eq!(
             swatches,
             vec![Swatch {
@@ -411,15 +394,7 @@ mod tests {
 
     #[test]
     fn large_images_are_sampled_not_exhaustively_counted() {
-        let (w, h, rgba) = banded(2048, &[([90, 90, 90, 255], 2048)]);
-        let swatches = extract_swatches(
-            &[ImageRef {
-                width: w,
-                height: h,
-                rgba: &rgba,
-            }],
-            6,
-        );
+        let swatches = extract_banded(2048, &[([90, 90, 90, 255], 2048)], 6);
         assert_eq!(swatches.len(), 1);
         assert!(swatches[0].population <= SAMPLE_BUDGET_PIXELS);
     }
