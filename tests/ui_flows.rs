@@ -58,6 +58,10 @@ fn generate_an_image_and_open_it_in_the_viewer() {
         label.contains("credits") || label.contains("credit"),
         "the Generate button should carry the estimate, got {label:?}"
     );
+    assert!(
+        label.chars().any(|c| c.is_ascii_digit()),
+        "the estimate is a number of credits, got {label:?}"
+    );
 
     harness
         .get_by(|node| {
