@@ -6,9 +6,10 @@
 //!
 //! The input is a real photo (the astronaut fixture, 512×512) tiled 4×4 with mirroring into
 //! 2048×2048, JPEG quality 90, in a temp dir. Tiling keeps photographic detail at every
-//! scale (an upscaled photo would be unrealistically smooth and cheap to decode). Runs the
-//! paths alternating on one thread, then each on two threads at once (the pipeline's two
-//! workers).
+//! scale (an upscaled photo would be unrealistically smooth and cheap to decode). It is
+//! written twice: by the `image` crate (4:4:4 chroma, its only choice) and with 4:2:0 chroma
+//! (what cameras and most services write). Runs the paths alternating on one thread, then
+//! each on two threads at once (the pipeline's two workers).
 //!
 //! `cargo bench --bench thumbnails`
 
@@ -29,7 +30,7 @@ fn fixture_path() -> PathBuf {
 }
 
 /// 2048×2048 by mirrored tiling, so tile edges meet without seams.
-fn make_input(dir: &Path) -> Result<PathBuf, Box<dyn std::error::Error>> {
+fn make_photo() -> Result<RgbImage, Box<dyn std::error::Error>> {
     let photo = image::open(fixture_path())?.to_rgb8();
     let (w, h) = photo.dimensions();
     let big = RgbImage::from_fn(SIDE_PX, SIDE_PX, |x, y| {
@@ -43,10 +44,31 @@ fn make_input(dir: &Path) -> Result<PathBuf, Box<dyn std::error::Error>> {
         };
         *photo.get_pixel(mirror(x, w), mirror(y, h))
     });
-    let path = dir.join("bench-2048.jpg");
+    Ok(big)
+}
+
+/// The photo as the `image` crate writes it (4:4:4).
+fn write_444(photo: &RgbImage, dir: &Path) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let path = dir.join("bench-2048-444.jpg");
     let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
-    JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY).encode_image(&big)?;
+    JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY).encode_image(photo)?;
     drop(out);
+    Ok(path)
+}
+
+/// The photo with 4:2:0 chroma subsampling.
+fn write_420(photo: &RgbImage, dir: &Path) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let path = dir.join("bench-2048-420.jpg");
+    let mut bytes = Vec::new();
+    let mut encoder = jpeg_encoder::Encoder::new(&mut bytes, JPEG_QUALITY);
+    encoder.set_sampling_factor(jpeg_encoder::SamplingFactor::R_4_2_0);
+    encoder.encode(
+        photo.as_raw(),
+        SIDE_PX as u16,
+        SIDE_PX as u16,
+        jpeg_encoder::ColorType::Rgb,
+    )?;
+    std::fs::write(&path, bytes)?;
     Ok(path)
 }
 
@@ -114,17 +136,28 @@ fn measure_two_threads(f: fn(&Path) -> (u32, u32), path: &Path) -> f64 {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // `cargo bench` passes `--bench`; nothing else is parsed.
     let dir = tempfile::tempdir()?;
-    let path = make_input(dir.path())?;
-    let size_kib = std::fs::metadata(&path)?.len() / 1024;
+    let photo = make_photo()?;
+    let inputs = [
+        ("4:4:4 (image crate)", write_444(&photo, dir.path())?),
+        ("4:2:0", write_420(&photo, dir.path())?),
+    ];
+    for (label, path) in &inputs {
+        run(label, path)?;
+    }
+    Ok(())
+}
+
+fn run(label: &str, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let size_kib = std::fs::metadata(path)?.len() / 1024;
     println!(
-        "thumbnails: {SIDE_PX}×{SIDE_PX} JPEG q{JPEG_QUALITY} ({size_kib} KiB) → {THUMB_PX} px, \
-         {ITERATIONS} images after {WARMUP} warm-up"
+        "thumbnails: {SIDE_PX}×{SIDE_PX} JPEG q{JPEG_QUALITY} {label} ({size_kib} KiB) → \
+         {THUMB_PX} px, {ITERATIONS} images after {WARMUP} warm-up"
     );
-    let (a, b) = (baseline(&path), studio(&path));
+    let (a, b) = (baseline(path), studio(path));
     assert_eq!(a, b, "both paths must produce the same thumbnail size");
     println!("output size: {}×{} (both paths)", a.0, a.1);
 
-    let (slow, fast) = measure_alternating(&path);
+    let (slow, fast) = measure_alternating(path);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!(
         "(a) image::open + thumbnail    median {:7.2} ms/image   {:7.1} images/s",
@@ -141,10 +174,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         slow.median.as_secs_f64() / fast.median.as_secs_f64(),
         fast.images_per_sec / slow.images_per_sec
     );
-    let slow_pair = measure_two_threads(baseline, &path);
-    let fast_pair = measure_two_threads(studio, &path);
+    let slow_pair = measure_two_threads(baseline, path);
+    let fast_pair = measure_two_threads(studio, path);
     println!(
-        "two threads at once: (a) {slow_pair:.1} images/s, (b) {fast_pair:.1} images/s, ratio {:.2}×",
+        "two threads at once: (a) {slow_pair:.1} images/s, (b) {fast_pair:.1} images/s, ratio {:.2}×\n",
         fast_pair / slow_pair
     );
     Ok(())

@@ -2,11 +2,15 @@
 //! `mozjpeg` crate), so a 2048 px photo never becomes 4 M pixels on the way to a 256 px
 //! tile, then an area-averaging resize to the exact size.
 //!
+//! When 1/8 scale is enough, baseline JPEGs skip libjpeg altogether: `jpeg_dc` reads the
+//! DC coefficients only.
+//!
 //! Only used when the JPEG is larger than the requested size; anything this path does not
 //! handle (CMYK, a libjpeg error) is reported as [`Fast::Unsupported`] and the caller falls
 //! back to the general `image` decoder, which has the same limits.
 
 use super::decode::{DecodedImage, MAX_DECODE_BYTES, MAX_DECODE_SIDE_PX};
+use super::jpeg_dc::decode_dc;
 use image::error::{LimitError, LimitErrorKind};
 use image::{ImageError, RgbaImage};
 use mozjpeg::{ColorSpace, Decompress};
@@ -64,10 +68,22 @@ fn decode_inner(bytes: &[u8], max_side_px: u32) -> Result<Fast, ImageError> {
     }
     let (target_width, target_height) =
         fit_within(source_width, source_height, max_side_px, max_side_px);
-    decoder.scale(scale_numerator(
-        source_width.max(source_height),
-        max_side_px,
-    ));
+    let numerator = scale_numerator(source_width.max(source_height), max_side_px);
+    if numerator == 1
+        && let Some(dc) = decode_dc(bytes)
+        && (dc.width, dc.height) == (source_width.div_ceil(8), source_height.div_ceil(8))
+    {
+        // 1/8 scale from the DC coefficients alone (most photos): no libjpeg pass at all.
+        let Some(scaled) = RgbaImage::from_raw(dc.width, dc.height, dc.rgba) else {
+            return Ok(Fast::Unsupported);
+        };
+        return Ok(Fast::Decoded(finish(
+            scaled,
+            (target_width, target_height),
+            (source_width, source_height),
+        )));
+    }
+    decoder.scale(numerator);
     decoder.do_fancy_upsampling(false);
     let mut started = match decoder.rgba() {
         Ok(started) => started,
@@ -91,19 +107,28 @@ fn decode_inner(bytes: &[u8], max_side_px: u32) -> Result<Fast, ImageError> {
     let Some(scaled) = RgbaImage::from_raw(scaled_width, scaled_height, pixels) else {
         return Ok(Fast::Unsupported);
     };
-    let exact = if (scaled_width, scaled_height) == (target_width, target_height) {
+    Ok(Fast::Decoded(finish(
+        scaled,
+        (target_width, target_height),
+        (source_width, source_height),
+    )))
+}
+
+/// Resize the scaled decode to the exact target size (if it is not already).
+fn finish(scaled: RgbaImage, target: (u32, u32), source: (u32, u32)) -> DecodedImage {
+    let exact = if scaled.dimensions() == target {
         scaled
     } else {
         // Area averaging from less than 2× the target: cheap, no visible aliasing.
-        image::imageops::thumbnail(&scaled, target_width, target_height)
+        image::imageops::thumbnail(&scaled, target.0, target.1)
     };
-    Ok(Fast::Decoded(DecodedImage {
+    DecodedImage {
         width: exact.width(),
         height: exact.height(),
         rgba: exact.into_raw(),
-        source_width,
-        source_height,
-    }))
+        source_width: source.0,
+        source_height: source.1,
+    }
 }
 
 /// The smallest `n` (1..=8) for which `n / 8` of the longer side still reaches

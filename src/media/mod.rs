@@ -2,6 +2,7 @@
 //! thumbnail pipeline. No egui here.
 
 pub mod decode;
+mod jpeg_dc;
 mod jpeg_fast;
 pub mod thumbnails;
 
