@@ -217,35 +217,7 @@ fn a_folder_holds_exactly_the_items_added_to_it() {
     seed(&harness, 8);
     open_library(&mut harness);
 
-    // Create a folder with the inline form.
-    harness
-        .get_by_role_and_label(Role::Button, "New folder")
-        .click();
-    harness.step();
-    harness.step();
-    harness.get_by_label("Folder name").click();
-    harness.step();
-    harness.get_by_label("Folder name").type_text("Moodboard");
-    harness.step();
-    harness
-        .get_by_role_and_label(Role::Button, "Colour #EC4899")
-        .click();
-    harness.step();
-    harness
-        .get_by_role_and_label(Role::Button, "Create folder")
-        .click();
-    step_until(&mut harness, "the folder to be created", |h| {
-        h.state()
-            .library_folders()
-            .iter()
-            .any(|f| f.name == "Moodboard")
-    });
-    let folder = harness
-        .state()
-        .library_folders()
-        .into_iter()
-        .find(|f| f.name == "Moodboard")
-        .expect("folder");
+    let folder = create_folder(&mut harness, "Moodboard", "#EC4899");
     assert_eq!(folder.color.as_deref(), Some("#EC4899"));
     harness.check_accessibility();
 
@@ -294,4 +266,135 @@ fn a_folder_holds_exactly_the_items_added_to_it() {
     expected.sort();
     assert_eq!(shown, expected);
     harness.check_accessibility();
+}
+
+/// Create a folder with the sidebar's inline form and wait for the service to confirm it.
+fn create_folder(
+    harness: &mut Harness<'static, StudioApp>,
+    name: &str,
+    colour: &str,
+) -> framewright::api::media::Folder {
+    harness
+        .get_by_role_and_label(Role::Button, "New folder")
+        .click();
+    harness.step();
+    harness.step();
+    harness.get_by_label("Folder name").click();
+    harness.step();
+    harness.get_by_label("Folder name").type_text(name);
+    harness.step();
+    harness
+        .get_by_role_and_label(Role::Button, &format!("Colour {colour}"))
+        .click();
+    harness.step();
+    harness
+        .get_by_role_and_label(Role::Button, "Create folder")
+        .click();
+    step_until(harness, "the folder to be created", |h| {
+        h.state().library_folders().iter().any(|f| f.name == name)
+    });
+    harness
+        .state()
+        .library_folders()
+        .into_iter()
+        .find(|f| f.name == name)
+        .expect("folder")
+}
+
+/// The tile of `item_id`, by its accessible name.
+fn tile_rect(harness: &Harness<'static, StudioApp>, item_id: &str) -> egui::Rect {
+    let item = harness
+        .state()
+        .library_items()
+        .into_iter()
+        .find(|i| i.id == item_id)
+        .expect("item loaded");
+    let name = format!("{}, {}", item.display_name(), item.kind());
+    harness
+        .query_all_by_role_and_label(Role::Button, &name)
+        .next()
+        .unwrap_or_else(|| panic!("a tile named {name:?}"))
+        .rect()
+}
+
+#[test]
+fn undo_on_the_trash_toast_brings_the_items_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    seed(&harness, 5);
+    open_library(&mut harness);
+    let ids = harness.state().library_item_ids();
+    click_tile(&mut harness, &ids[1], egui::Modifiers::NONE);
+    click_tile(&mut harness, &ids[3], egui::Modifiers::COMMAND);
+    harness.key_press(egui::Key::Delete);
+    harness.step();
+    settle(&mut harness, "the trash to be confirmed");
+    assert_eq!(harness.state().library_len(), ids.len() - 2);
+
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    harness.step();
+    settle(&mut harness, "the restore to be confirmed");
+    let mut back = harness.state().library_item_ids();
+    back.sort();
+    let mut all = ids.clone();
+    all.sort();
+    assert_eq!(back, all, "both items are back in All media");
+
+    click_sidebar(&mut harness, "Trash");
+    settle(&mut harness, "the trash listing");
+    assert!(
+        harness.state().library_item_ids().is_empty(),
+        "nothing left in the trash"
+    );
+}
+
+#[test]
+fn tiles_dragged_onto_a_folder_are_added_to_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    seed(&harness, 6);
+    open_library(&mut harness);
+    let folder = create_folder(&mut harness, "Picks", "#EC4899");
+    let ids = harness.state().library_item_ids();
+    let chosen = [ids[0].clone(), ids[3].clone()];
+    click_tile(&mut harness, &chosen[0], egui::Modifiers::NONE);
+    click_tile(&mut harness, &chosen[1], egui::Modifiers::COMMAND);
+
+    // Press on a selected tile, move in steps (past the drag threshold) onto the folder's
+    // row in the sidebar, release there.
+    let from = tile_rect(&harness, &chosen[1]).center();
+    let to = harness
+        .get_all_by_role_and_label(Role::Button, "Picks")
+        .next()
+        .expect("the folder in the sidebar")
+        .rect()
+        .center();
+    harness.drag_at(from);
+    harness.step();
+    for step in 1..=8 {
+        harness.hover_at(from + (to - from) * (step as f32 / 8.0));
+        harness.step();
+    }
+    harness.drop_at(to);
+    harness.step();
+    step_until(&mut harness, "the dragged items to be added", |h| {
+        !h.state().library_busy()
+            && h.state()
+                .library_folders()
+                .iter()
+                .any(|f| f.id == folder.id && f.item_count == Some(2))
+    });
+
+    harness
+        .get_all_by_role_and_label(Role::Button, "Picks")
+        .next()
+        .expect("the folder in the sidebar")
+        .click();
+    harness.step();
+    settle(&mut harness, "the folder's contents");
+    let mut shown = harness.state().library_item_ids();
+    shown.sort();
+    let mut expected = chosen.to_vec();
+    expected.sort();
+    assert_eq!(shown, expected, "exactly the dragged selection");
 }
