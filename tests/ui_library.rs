@@ -398,3 +398,41 @@ fn tiles_dragged_onto_a_folder_are_added_to_it() {
     expected.sort();
     assert_eq!(shown, expected, "exactly the dragged selection");
 }
+
+#[test]
+fn select_all_takes_every_item_including_pages_not_loaded_yet() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    seed(&harness, 230);
+    open_library(&mut harness);
+    let total = harness.state().library_len();
+    assert!(total >= 230);
+    let loaded = harness.state().library_item_ids().len();
+    assert!(
+        loaded < total,
+        "the list is longer than what is loaded ({loaded} of {total})"
+    );
+
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    step_until(&mut harness, "select all to take in every page", |h| {
+        !h.state().library_select_all_pending()
+    });
+    assert_eq!(harness.state().library_selection().len(), total);
+    harness.step();
+    assert!(
+        harness
+            .query_by_label(&format!("{total} selected"))
+            .is_some(),
+        "the toolbar counts the whole list"
+    );
+
+    // Trash everything: the list empties and the trash holds it all.
+    harness.key_press(egui::Key::Delete);
+    harness.step();
+    settle(&mut harness, "the trash to be confirmed");
+    assert_eq!(harness.state().library_len(), 0);
+    click_sidebar(&mut harness, "Trash");
+    settle(&mut harness, "the trash listing");
+    assert_eq!(harness.state().library_len(), total);
+}

@@ -440,6 +440,20 @@ pub struct BulkOutcome {
     pub message: Option<String>,
 }
 
+impl BulkOutcome {
+    /// Add the outcome of one more chunk of the same bulk call.
+    pub fn absorb(&mut self, chunk: BulkOutcome) {
+        self.affected += chunk.affected;
+        self.not_affected = match (self.not_affected, chunk.not_affected) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        if chunk.message.is_some() {
+            self.message = chunk.message;
+        }
+    }
+}
+
 /// Answer of POST /media/folders/:id/items.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

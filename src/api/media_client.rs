@@ -194,15 +194,7 @@ impl ApiClient {
                 .post(self.url(action.path()))
                 .json(&json!({ "media_ids": chunk }));
             let answer: CountResponse = self.json(request).await?;
-            let outcome = bulk_outcome(action, chunk.len(), &answer);
-            total.affected += outcome.affected;
-            total.not_affected = match (total.not_affected, outcome.not_affected) {
-                (Some(a), Some(b)) => Some(a + b),
-                (a, b) => a.or(b),
-            };
-            if outcome.message.is_some() {
-                total.message = outcome.message;
-            }
+            total.absorb(bulk_outcome(action, chunk.len(), &answer));
         }
         Ok(total)
     }

@@ -4,20 +4,50 @@
 
 use super::library_transfers::{LibraryTransfers, TransferTuning};
 use super::protocol::{Command, Event, MediaMutation, MutationOutcome};
+use super::rate_limit::RateLimiter;
 use super::runtime::Ctx;
+use crate::api::media::BulkOutcome;
+use crate::api::media_client::MAX_BULK_IDS;
 use crate::api::{ApiClient, ApiError};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// List pages and favourite calls sent per window: below the service's 120 media calls a
+/// minute, leaving room for the unpaced detail, stats and folder calls (document 3, Limits).
+const MEDIA_CALLS_PER_WINDOW: u32 = 110;
+/// Bulk trash/restore/delete chunks and move-contents per window (the contract's 20/min).
+const BULK_CALLS_PER_WINDOW: u32 = 20;
+const RATE_WINDOW_SECS: f64 = 60.0;
+/// 429s one call waits out before it reports the failure.
+const MAX_RATE_RETRIES: u32 = 3;
+/// Wait after a 429 that names no retry time (the contract's bodies say 60).
+const DEFAULT_RETRY_AFTER_SECS: f64 = 60.0;
 
 #[derive(Clone)]
 pub(crate) struct Library {
     ctx: Arc<Ctx>,
     transfers: Arc<LibraryTransfers>,
+    /// Paces list pages and favourites, so scrolling or acting on a select-all of a huge
+    /// library waits its turn instead of collecting 429s.
+    media_limiter: Arc<RateLimiter>,
+    /// Paces bulk chunks (a select-all of 30,000 items is 30 calls at 20 a minute).
+    bulk_limiter: Arc<RateLimiter>,
+    /// The list request id last asked for: a page of an older request still waiting for
+    /// its turn is dropped unsent (the UI only takes answers for its current request).
+    latest_page_request: Arc<AtomicU64>,
 }
 
 impl Library {
     pub fn new(ctx: Arc<Ctx>, tuning: &TransferTuning) -> Self {
         let transfers = LibraryTransfers::new(ctx.clone(), tuning);
-        Library { ctx, transfers }
+        Library {
+            ctx,
+            transfers,
+            media_limiter: Arc::new(RateLimiter::new(MEDIA_CALLS_PER_WINDOW, RATE_WINDOW_SECS)),
+            bulk_limiter: Arc::new(RateLimiter::new(BULK_CALLS_PER_WINDOW, RATE_WINDOW_SECS)),
+            latest_page_request: Arc::new(AtomicU64::new(0)),
+        }
     }
 
     /// Start the work for one library command (never blocks the engine loop).
@@ -30,8 +60,27 @@ impl Library {
                 page,
                 page_size,
             } => {
+                self.latest_page_request
+                    .store(request_id, Ordering::Relaxed);
+                let limiter = self.media_limiter.clone();
+                let latest = self.latest_page_request.clone();
                 tokio::spawn(async move {
-                    let result = ctx.client.list_media(&query, page, page_size).await;
+                    let result = paced(&limiter, || async {
+                        // Dropped unsent if the query changed while it waited for its turn.
+                        if latest.load(Ordering::Relaxed) != request_id {
+                            return Ok(None);
+                        }
+                        ctx.client
+                            .list_media(&query, page, page_size)
+                            .await
+                            .map(Some)
+                    })
+                    .await;
+                    let result = match result {
+                        Ok(None) => return,
+                        Ok(Some(answer)) => Ok(answer),
+                        Err(error) => Err(error),
+                    };
                     if let Err(e) = &result {
                         tracing::warn!("media page {page} failed: {e}");
                     }
@@ -59,8 +108,12 @@ impl Library {
                 });
             }
             Command::MutateMedia { op_id, mutation } => {
+                let limits = Limits {
+                    media: self.media_limiter.clone(),
+                    bulk: self.bulk_limiter.clone(),
+                };
                 tokio::spawn(async move {
-                    let result = apply(&ctx.client, &mutation).await;
+                    let result = apply(&ctx.client, &limits, &mutation).await;
                     if let Err(e) = &result {
                         tracing::info!(op_id, "library change refused: {e}");
                     }
@@ -114,21 +167,34 @@ fn changes_folders(mutation: &MediaMutation) -> bool {
     )
 }
 
+/// The pacing gates a mutation's calls go through.
+pub(crate) struct Limits {
+    media: Arc<RateLimiter>,
+    bulk: Arc<RateLimiter>,
+}
+
 /// Perform one mutation. Several favourites are set one by one and stop at the first
 /// error (the UI rolls all back and should reload the page, since earlier ones stuck).
+/// Favourites and bulk chunks are paced to the service's limits, so acting on thousands of
+/// items takes its time instead of failing half-way on a 429.
 pub(crate) async fn apply(
     client: &ApiClient,
+    limits: &Limits,
     mutation: &MediaMutation,
 ) -> Result<MutationOutcome, ApiError> {
     Ok(match mutation {
         MediaMutation::Favorite { ids, favorited } => {
             for id in ids {
-                client.set_favorite(id, *favorited).await?;
+                paced(&limits.media, || client.set_favorite(id, *favorited)).await?;
             }
             MutationOutcome::Done
         }
         MediaMutation::Bulk { action, ids } => {
-            MutationOutcome::Bulk(client.bulk(*action, ids).await?)
+            let mut total = BulkOutcome::default();
+            for chunk in ids.chunks(MAX_BULK_IDS) {
+                total.absorb(paced(&limits.bulk, || client.bulk(*action, chunk)).await?);
+            }
+            MutationOutcome::Bulk(total)
         }
         MediaMutation::MoveToProject { ids, project_id } => MutationOutcome::Moved {
             count: client.bulk_move(ids, project_id).await?,
@@ -162,7 +228,35 @@ pub(crate) async fn apply(
             folder_id,
             project_id,
         } => MutationOutcome::Moved {
-            count: client.move_folder_contents(folder_id, project_id).await?,
+            count: paced(&limits.bulk, || {
+                client.move_folder_contents(folder_id, project_id)
+            })
+            .await?,
         },
     })
+}
+
+/// One call within `limiter`'s pacing. A 429 holds the gate for its retry time and the call
+/// is repeated, up to `MAX_RATE_RETRIES` times: safe for these calls (reads, idempotent
+/// favourites and bulk changes), never used for generation requests.
+async fn paced<T, F, Fut>(limiter: &RateLimiter, mut call: F) -> Result<T, ApiError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, ApiError>>,
+{
+    let mut rate_limited = 0;
+    loop {
+        limiter.acquire().await;
+        match call().await {
+            Err(error) if error.is_rate_limited() && rate_limited < MAX_RATE_RETRIES => {
+                rate_limited += 1;
+                let wait_secs = error.retry_after_secs().unwrap_or(DEFAULT_RETRY_AFTER_SECS);
+                tracing::info!("rate limited; retrying in {wait_secs} s");
+                limiter
+                    .back_off(Duration::from_secs_f64(wait_secs.max(0.0)))
+                    .await;
+            }
+            result => return result,
+        }
+    }
 }

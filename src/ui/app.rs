@@ -160,6 +160,11 @@ impl StudioApp {
     }
 
     /// Selected item ids (sorted).
+    /// Select all is still taking in pages that were not loaded when it was asked for.
+    pub fn library_select_all_pending(&self) -> bool {
+        self.library.selection.all_pending
+    }
+
     pub fn library_selection(&self) -> Vec<String> {
         let mut ids: Vec<String> = self.library.selection.ids.iter().cloned().collect();
         ids.sort();

@@ -238,7 +238,8 @@ fn tile_ui(
     });
 
     let mut action = None;
-    if response.drag_started() {
+    // A selection still being completed by select all is not dragged (it would miss items).
+    if response.drag_started() && !(selected && state.selection.all_pending) {
         let ids = if selected {
             state.selection.ordered_ids(&state.items)
         } else {
@@ -382,23 +383,26 @@ fn keyboard_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryActio
         if i.consume_key(Modifiers::NONE, Key::Escape) {
             actions.push(LibraryAction::ClearSelection);
         }
-        let selected = state.selection.ordered_ids(&state.items);
-        if i.consume_key(Modifiers::NONE, Key::Delete) && !selected.is_empty() {
+        // Actions on the selection wait until select all has every page; ids are put in
+        // order only when a key acts (not every frame).
+        let can_act = !state.selection.is_empty() && !state.selection.all_pending;
+        let selected = || state.selection.ordered_ids(&state.items);
+        if can_act && i.consume_key(Modifiers::NONE, Key::Delete) {
             if state.in_trash() {
-                actions.push(LibraryAction::AskDeleteForever(selected.clone()));
+                actions.push(LibraryAction::AskDeleteForever(selected()));
             } else {
-                actions.push(LibraryAction::Trash(selected.clone()));
+                actions.push(LibraryAction::Trash(selected()));
             }
         }
-        if i.consume_key(Modifiers::NONE, Key::F) && !selected.is_empty() && !state.in_trash() {
-            let all_favourite = selected.iter().all(|id| {
+        if can_act && !state.in_trash() && i.consume_key(Modifiers::NONE, Key::F) {
+            let all_favourite = state.selection.ids.iter().all(|id| {
                 state
                     .items
                     .find(id)
                     .is_some_and(|i| i.is_favorited == Some(true))
             });
             actions.push(LibraryAction::Favourite {
-                ids: selected.clone(),
+                ids: selected(),
                 favourite: !all_favourite,
             });
         }

@@ -449,8 +449,12 @@ impl LibraryState {
             return Vec::new();
         }
         let visible = self.visible.clone();
-        self.items
-            .wanted_pages(visible)
+        let mut wanted = self.items.wanted_pages(visible);
+        if self.selection.all_pending {
+            // Select all takes in the rest of the list, behind what is on screen.
+            wanted.extend(self.items.missing_pages());
+        }
+        wanted
             .into_iter()
             .map(|r| Command::LoadMediaPage {
                 request_id: r.request_id,
@@ -936,6 +940,10 @@ impl LibraryState {
                 let accepted =
                     self.items
                         .page_loaded(request_id, page, result.map_err(|e| e.to_string()));
+                if accepted {
+                    self.selection
+                        .page_arrived(&self.items, page, error.is_some());
+                }
                 if accepted
                     && page > 1
                     && let Some(error) = error

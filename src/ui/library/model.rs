@@ -12,6 +12,9 @@ use std::ops::Range;
 pub const DEFAULT_PAGE_SIZE: u32 = 100;
 /// The service caps `page_size` here.
 pub const MAX_PAGE_SIZE: u32 = 200;
+/// Page requests out at once. Scrolling fast through 100,000 items must not queue hundreds
+/// of pages the grid has already left behind (the service allows 120 reads a minute).
+pub const MAX_PAGES_IN_FLIGHT: usize = 4;
 
 /// One loaded page.
 #[derive(Clone, Debug)]
@@ -44,8 +47,9 @@ pub struct LibraryModel {
     page_size: u32,
     request_id: u64,
     pages: BTreeMap<u32, Page>,
-    /// Which loaded page holds an id (O(1) lookups by id for the selection and toolbar).
-    id_page: HashMap<String, u32>,
+    /// Which loaded page and slot hold an id (O(1) lookups by id for the selection and
+    /// toolbar); a page's slots are renumbered whenever its items change.
+    id_slot: HashMap<String, (u32, usize)>,
     in_flight: HashSet<u32>,
     /// Item count according to the service: page 1's `total_items`, corrected by
     /// `has_next`. Optimistic removals do not change it (they shorten loaded pages).
@@ -78,7 +82,7 @@ impl LibraryModel {
             page_size: page_size.clamp(1, MAX_PAGE_SIZE),
             request_id: 0,
             pages: BTreeMap::new(),
-            id_page: HashMap::new(),
+            id_slot: HashMap::new(),
             in_flight: HashSet::new(),
             server_total: None,
             display_len: 0,
@@ -129,7 +133,7 @@ impl LibraryModel {
         self.query = query;
         self.request_id = next_request_id;
         self.pages.clear();
-        self.id_page.clear();
+        self.id_slot.clear();
         self.in_flight.clear();
         self.server_total = None;
         self.exact = false;
@@ -217,31 +221,26 @@ impl LibraryModel {
     }
 
     pub fn index_of(&self, id: &str) -> Option<usize> {
-        let page = *self.id_page.get(id)?;
-        let slot = self
-            .pages
-            .get(&page)?
-            .items
-            .iter()
-            .position(|i| i.id == id)?;
+        let (page, slot) = *self.id_slot.get(id)?;
         Some(self.starts.get(page as usize - 1).copied()? + slot)
     }
 
-    /// The loaded item with this id: a hash lookup and a scan of one page.
+    /// The loaded item with this id (one hash lookup).
     pub fn find(&self, id: &str) -> Option<&MediaItem> {
-        let page = self.id_page.get(id)?;
-        self.pages
-            .get(page)?
-            .items
-            .iter()
-            .find(|item| item.id == id)
+        let (page, slot) = self.id_slot.get(id)?;
+        self.pages.get(page)?.items.get(*slot)
+    }
+
+    /// The items of one loaded page.
+    pub fn page_items(&self, page: u32) -> &[MediaItem] {
+        self.pages.get(&page).map_or(&[], |p| p.items.as_slice())
     }
 
     fn drop_page(&mut self, page: u32) {
         if let Some(old) = self.pages.remove(&page) {
             for item in old.items {
-                if self.id_page.get(&item.id) == Some(&page) {
-                    self.id_page.remove(&item.id);
+                if self.id_slot.get(&item.id).is_some_and(|(p, _)| *p == page) {
+                    self.id_slot.remove(&item.id);
                 }
             }
         }
@@ -249,9 +248,6 @@ impl LibraryModel {
 
     fn put_page(&mut self, page: u32, items: Vec<MediaItem>) {
         self.drop_page(page);
-        for item in &items {
-            self.id_page.insert(item.id.clone(), page);
-        }
         self.pages.insert(
             page,
             Page {
@@ -259,6 +255,16 @@ impl LibraryModel {
                 stale: false,
             },
         );
+        self.index_page(page);
+    }
+
+    /// Record the slot of every item of `page` (after its items changed).
+    fn index_page(&mut self, page: u32) {
+        if let Some(p) = self.pages.get(&page) {
+            for (slot, item) in p.items.iter().enumerate() {
+                self.id_slot.insert(item.id.clone(), (page, slot));
+            }
+        }
     }
 
     /// Pages to request so that `visible` (display indices) plus one page ahead are loaded.
@@ -291,6 +297,35 @@ impl LibraryModel {
             (last + 1).min(self.page_count().max(1))
         };
         for page in first..=ahead.max(first) {
+            if self.in_flight.len() >= MAX_PAGES_IN_FLIGHT {
+                break;
+            }
+            let needed = self.pages.get(&page).is_none_or(|p| p.stale);
+            if needed && self.in_flight.insert(page) {
+                out.push(self.page_request(page));
+            }
+        }
+        out
+    }
+
+    /// Every page of the query is loaded and current (Ctrl+A can take the whole list).
+    pub fn fully_loaded(&self) -> bool {
+        self.exact
+            && (1..=self.page_count()).all(|page| self.pages.get(&page).is_some_and(|p| !p.stale))
+    }
+
+    /// Pages still to load for the whole list (select all), lowest first, within the
+    /// in-flight cap. Page 1's total says how many there are; a last page that still has
+    /// a next one raises the total, and with it this list.
+    pub fn missing_pages(&mut self) -> Vec<PageRequest> {
+        let mut out = Vec::new();
+        if self.server_total.is_none() || self.error.is_some() {
+            return out;
+        }
+        for page in 1..=self.page_count() {
+            if self.in_flight.len() >= MAX_PAGES_IN_FLIGHT {
+                break;
+            }
             let needed = self.pages.get(&page).is_none_or(|p| p.stale);
             if needed && self.in_flight.insert(page) {
                 out.push(self.page_request(page));
@@ -372,7 +407,7 @@ impl LibraryModel {
 
     /// Optimistically remove items (trash, restore, delete, move out of view).
     pub fn remove(&mut self, ids: &HashSet<String>) -> Vec<RemovedItem> {
-        let mut removed = Vec::new();
+        let mut removed: Vec<RemovedItem> = Vec::new();
         for (page, p) in self.pages.iter_mut() {
             let mut slot = 0;
             p.items.retain(|item| {
@@ -390,7 +425,11 @@ impl LibraryModel {
         }
         for id in ids {
             self.hidden.insert(id.clone());
-            self.id_page.remove(id);
+            self.id_slot.remove(id);
+        }
+        let changed: HashSet<u32> = removed.iter().map(|r| r.page).collect();
+        for page in changed {
+            self.index_page(page);
         }
         if !removed.is_empty() {
             self.rebuild();
@@ -403,16 +442,18 @@ impl LibraryModel {
         for r in removed {
             self.hidden.remove(&r.item.id);
         }
-        let mut count = 0;
+        let mut changed = HashSet::new();
         for r in removed {
             if let Some(p) = self.pages.get_mut(&r.page) {
                 let slot = r.slot.min(p.items.len());
                 p.items.insert(slot, r.item.clone());
-                self.id_page.insert(r.item.id.clone(), r.page);
-                count += 1;
+                changed.insert(r.page);
             }
         }
-        if count > 0 {
+        for &page in &changed {
+            self.index_page(page);
+        }
+        if !changed.is_empty() {
             self.rebuild();
         }
     }
@@ -516,6 +557,8 @@ pub struct Selection {
     pub ids: HashSet<String>,
     pub anchor: Option<usize>,
     pub focus: Option<usize>,
+    /// Select all is still taking in pages that were not loaded when it was asked for.
+    pub all_pending: bool,
 }
 
 impl Selection {
@@ -523,6 +566,7 @@ impl Selection {
         self.ids.clear();
         self.anchor = None;
         self.focus = None;
+        self.all_pending = false;
     }
     pub fn len(&self) -> usize {
         self.ids.len()
@@ -536,6 +580,7 @@ impl Selection {
 
     /// Plain click: only this item.
     pub fn select_only(&mut self, index: usize, id: &str) {
+        self.all_pending = false;
         self.ids.clear();
         self.ids.insert(id.to_owned());
         self.anchor = Some(index);
@@ -544,6 +589,7 @@ impl Selection {
 
     /// Ctrl+click: toggle this item, keep the rest.
     pub fn toggle(&mut self, index: usize, id: &str) {
+        self.all_pending = false;
         if !self.ids.remove(id) {
             self.ids.insert(id.to_owned());
         }
@@ -554,6 +600,7 @@ impl Selection {
     /// Shift+click: everything loaded between the anchor and `index` (replacing the
     /// selection, or adding to it with `add`).
     pub fn select_range(&mut self, model: &LibraryModel, index: usize, add: bool) {
+        self.all_pending = false;
         let anchor = self.anchor.unwrap_or(index);
         let (lo, hi) = (anchor.min(index), anchor.max(index));
         if !add {
@@ -568,8 +615,28 @@ impl Selection {
         self.focus = Some(index);
     }
 
+    /// Everything in the current list. Pages not loaded yet join as they arrive
+    /// (`all_pending` until the last one has; the Library asks for them meanwhile).
     pub fn select_all(&mut self, model: &LibraryModel) {
         self.ids = model.loaded_items().map(|(_, i)| i.id.clone()).collect();
+        self.all_pending = !model.fully_loaded();
+    }
+
+    /// A page arrived: while select all is pending, its items join the selection, and
+    /// the pending state ends with the last page (or a failed one).
+    pub fn page_arrived(&mut self, model: &LibraryModel, page: u32, failed: bool) {
+        if !self.all_pending {
+            return;
+        }
+        if failed {
+            self.all_pending = false;
+            return;
+        }
+        self.ids
+            .extend(model.page_items(page).iter().map(|item| item.id.clone()));
+        if model.fully_loaded() {
+            self.all_pending = false;
+        }
     }
 
     /// Selected ids in display order (loaded ones first), then any not loaded. Costs
@@ -706,5 +773,84 @@ mod tests {
         assert_eq!(s.ordered_ids(&m).first().map(String::as_str), Some("id5"));
         s.select_all(&m);
         assert_eq!(s.len(), 50);
+    }
+
+    /// A model of `total` items (pages of 100) with page 1 loaded.
+    fn first_page_of(total: usize) -> LibraryModel {
+        let mut m = LibraryModel::new(100);
+        m.reset(MediaQuery::default(), 1);
+        assert_eq!(m.wanted_pages(0..0).len(), 1);
+        assert!(m.page_loaded(1, 1, Ok(page(0, 100, Some(total as f64), total > 100))));
+        m
+    }
+
+    #[test]
+    fn page_requests_in_flight_are_capped() {
+        let mut m = first_page_of(100_000);
+        // A scrollbar dragged across half the library in one frame.
+        let wanted = m.wanted_pages(0..50_000);
+        assert_eq!(wanted.len(), MAX_PAGES_IN_FLIGHT);
+        assert_eq!(wanted[0].page, 2, "nearest pages first");
+        assert!(
+            m.wanted_pages(0..50_000).is_empty(),
+            "nothing more until one answers"
+        );
+        assert!(m.page_loaded(1, 2, Ok(page(100, 100, None, true))));
+        assert_eq!(m.wanted_pages(0..50_000).len(), 1);
+    }
+
+    #[test]
+    fn select_all_takes_in_the_pages_not_loaded_yet() {
+        let mut m = first_page_of(250);
+        let mut selection = Selection::default();
+        selection.select_all(&m);
+        assert!(selection.all_pending);
+        assert_eq!(selection.len(), 100, "what is loaded, at once");
+
+        let requested: Vec<u32> = m.missing_pages().iter().map(|r| r.page).collect();
+        assert_eq!(requested, vec![2, 3]);
+        assert!(m.missing_pages().is_empty(), "already in flight");
+
+        assert!(m.page_loaded(1, 3, Ok(page(200, 50, None, false))));
+        selection.page_arrived(&m, 3, false);
+        assert!(selection.all_pending, "page 2 is still missing");
+        assert_eq!(selection.len(), 150);
+
+        assert!(m.page_loaded(1, 2, Ok(page(100, 100, None, true))));
+        selection.page_arrived(&m, 2, false);
+        assert!(!selection.all_pending);
+        assert_eq!(selection.len(), 250, "every item of the list");
+        assert!(m.fully_loaded());
+    }
+
+    #[test]
+    fn select_all_stops_waiting_when_a_page_fails_or_the_user_clicks() {
+        let mut m = first_page_of(250);
+        let mut selection = Selection::default();
+        selection.select_all(&m);
+        m.missing_pages();
+        assert!(m.page_loaded(1, 2, Err("rate limited".into())));
+        selection.page_arrived(&m, 2, true);
+        assert!(!selection.all_pending);
+        assert_eq!(selection.len(), 100, "the loaded items stay selected");
+
+        selection.select_all(&m);
+        assert!(selection.all_pending);
+        selection.select_only(3, "id3");
+        assert!(!selection.all_pending, "a click replaces the selection");
+    }
+
+    #[test]
+    fn lookups_by_id_follow_removals_and_rollbacks() {
+        let mut m = first_page_of(100);
+        let gone: HashSet<String> = ["id2".to_owned(), "id5".to_owned()].into();
+        let removed = m.remove(&gone);
+        assert_eq!(m.index_of("id6"), Some(4), "later items move up");
+        assert_eq!(m.find("id6").map(|i| i.id.as_str()), Some("id6"));
+        assert!(m.find("id2").is_none());
+        m.restore_removed(&removed);
+        assert_eq!(m.index_of("id6"), Some(6));
+        assert_eq!(m.index_of("id2"), Some(2));
+        assert_eq!(m.find("id5").map(|i| i.id.as_str()), Some("id5"));
     }
 }

@@ -220,39 +220,48 @@ fn bulk_actions_ui(
     model: &Model,
     actions: &mut Vec<LibraryAction>,
 ) {
-    // Right-to-left: the last added is leftmost.
-    let ids = state.selection.ordered_ids(&state.items);
+    // Right-to-left: the last added is leftmost. Ids are put in order only on a click (a
+    // select-all of 100,000 items must not be sorted every frame). Until select all has
+    // every page the actions wait: they would miss the items still loading.
+    let ids = || state.selection.ordered_ids(&state.items);
+    let enabled = !state.selection.all_pending;
     if widgets::icon_button(ui, crate::ui::icons::Icon::Close, "Clear selection").clicked() {
         actions.push(LibraryAction::ClearSelection);
     }
     if state.in_trash() {
         if ui
-            .add(widgets::danger_button_small("Delete forever…"))
+            .add_enabled(enabled, widgets::danger_button_small("Delete forever…"))
             .clicked()
         {
-            actions.push(LibraryAction::AskDeleteForever(ids.clone()));
+            actions.push(LibraryAction::AskDeleteForever(ids()));
         }
-        if ui.add(widgets::secondary_button("Restore")).clicked() {
-            actions.push(LibraryAction::Restore(ids.clone()));
+        if ui
+            .add_enabled(enabled, widgets::secondary_button("Restore"))
+            .clicked()
+        {
+            actions.push(LibraryAction::Restore(ids()));
         }
     } else {
-        if ui.add(widgets::secondary_button("Move to trash")).clicked() {
-            actions.push(LibraryAction::Trash(ids.clone()));
+        if ui
+            .add_enabled(enabled, widgets::secondary_button("Move to trash"))
+            .clicked()
+        {
+            actions.push(LibraryAction::Trash(ids()));
         }
         if ui
             .add(widgets::secondary_button("Save to folder…"))
             .clicked()
         {
-            actions.push(LibraryAction::SaveToDisk(ids.clone()));
+            actions.push(LibraryAction::SaveToDisk(ids()));
         }
         let projects = model.projects.value.as_deref().unwrap_or_default();
-        ui.add_enabled_ui(!projects.is_empty(), |ui| {
+        ui.add_enabled_ui(enabled && !projects.is_empty(), |ui| {
             ui.menu_button("Move to project…", |ui| {
                 ui.set_min_width(180.0);
                 for project in projects {
                     if ui.button(&project.name).clicked() {
                         actions.push(LibraryAction::MoveToProject {
-                            ids: ids.clone(),
+                            ids: ids(),
                             project_id: project.id.clone(),
                         });
                     }
@@ -267,34 +276,38 @@ fn bulk_actions_ui(
         {
             actions.push(LibraryAction::RemoveFromFolder {
                 folder_id: folder_id.clone(),
-                ids: ids.clone(),
+                ids: ids(),
             });
         }
-        ui.menu_button("Add to folder…", |ui| {
-            ui.set_min_width(180.0);
-            if folders.is_empty() {
-                ui.label(
-                    RichText::new("No folders yet: create one in the sidebar.")
-                        .size(12.5)
-                        .color(tokens::TEXT_MUTED),
-                );
-            }
-            for folder in folders {
-                let name = if folder.name.is_empty() {
-                    "Untitled folder"
-                } else {
-                    folder.name.as_str()
-                };
-                if ui.button(name).clicked() {
-                    actions.push(LibraryAction::AddToFolder {
-                        folder_id: folder.id.clone(),
-                        ids: ids.clone(),
-                    });
+        if !enabled {
+            ui.add_enabled(false, widgets::secondary_button("Add to folder…"));
+        } else {
+            ui.menu_button("Add to folder…", |ui| {
+                ui.set_min_width(180.0);
+                if folders.is_empty() {
+                    ui.label(
+                        RichText::new("No folders yet: create one in the sidebar.")
+                            .size(12.5)
+                            .color(tokens::TEXT_MUTED),
+                    );
                 }
-            }
-        });
-        let all_favourite = !ids.is_empty()
-            && ids.iter().all(|id| {
+                for folder in folders {
+                    let name = if folder.name.is_empty() {
+                        "Untitled folder"
+                    } else {
+                        folder.name.as_str()
+                    };
+                    if ui.button(name).clicked() {
+                        actions.push(LibraryAction::AddToFolder {
+                            folder_id: folder.id.clone(),
+                            ids: ids(),
+                        });
+                    }
+                }
+            });
+        }
+        let all_favourite = !state.selection.is_empty()
+            && state.selection.ids.iter().all(|id| {
                 state
                     .items
                     .find(id)
@@ -305,17 +318,25 @@ fn bulk_actions_ui(
         } else {
             "Favourite"
         };
-        if ui.add(widgets::secondary_button(label)).clicked() {
+        if ui
+            .add_enabled(enabled, widgets::secondary_button(label))
+            .clicked()
+        {
             actions.push(LibraryAction::Favourite {
-                ids: ids.clone(),
+                ids: ids(),
                 favourite: !all_favourite,
             });
         }
     }
     let n = state.selection.len();
-    ui.label(
-        RichText::new(format!("{} selected", format::thousands(n as f64)))
-            .strong()
-            .color(tokens::ACCENT_HOVER),
-    );
+    let status = if state.selection.all_pending {
+        format!(
+            "Selecting all… {} of {}",
+            format::thousands(n as f64),
+            format::thousands(state.items.len() as f64)
+        )
+    } else {
+        format!("{} selected", format::thousands(n as f64))
+    };
+    ui.label(RichText::new(status).strong().color(tokens::ACCENT_HOVER));
 }
