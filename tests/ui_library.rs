@@ -436,3 +436,27 @@ fn select_all_takes_every_item_including_pages_not_loaded_yet() {
     settle(&mut harness, "the trash listing");
     assert_eq!(harness.state().library_len(), total);
 }
+
+#[test]
+fn thumbnails_of_the_next_rows_are_fetched_before_a_scroll() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    seed(&harness, 60);
+    open_library(&mut harness);
+    let visible = harness.state().library_visible();
+    let ids = harness.state().library_item_ids();
+    assert!(
+        visible.end < ids.len(),
+        "some tiles are below the viewport ({visible:?} of {})",
+        ids.len()
+    );
+    let just_below = ids[visible.end].clone();
+    step_until(&mut harness, "the off-screen row's thumbnail", |h| {
+        h.state().library_thumbnail_ready(&just_below)
+    });
+    assert_eq!(
+        harness.state().library_visible(),
+        visible,
+        "nothing scrolled: the thumbnail was prefetched"
+    );
+}

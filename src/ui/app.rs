@@ -131,6 +131,17 @@ impl StudioApp {
         self.model.credits.is_loaded()
     }
 
+    /// Display indices of the Library tiles on screen in the last layout.
+    pub fn library_visible(&self) -> std::ops::Range<usize> {
+        self.library.visible.clone()
+    }
+
+    /// A thumbnail texture of `item_id` is held, at the size the grid asks for.
+    pub fn library_thumbnail_ready(&self, item_id: &str) -> bool {
+        self.textures
+            .thumbnail_settled(item_id, self.library.thumb_request_px)
+    }
+
     /// Ids of the Library items loaded for the current query, in display order.
     pub fn library_item_ids(&self) -> Vec<String> {
         self.library
@@ -950,6 +961,14 @@ impl StudioApp {
                 ThumbnailPriority::Visible,
             );
         }
+        if self.view == View::Library {
+            let size_px = self.library.thumb_request_px;
+            for (item_id, url) in self.library.prefetch_thumbnails() {
+                if !self.textures.thumbnail_settled(&item_id, size_px) {
+                    pipeline.request(&item_id, &url, size_px, ThumbnailPriority::Nearby);
+                }
+            }
+        }
         let key = if self.view == View::Library {
             (
                 self.library.items.request_id(),
@@ -960,7 +979,7 @@ impl StudioApp {
         };
         if self.thumbnails_trimmed_for.as_ref() != Some(&key) {
             let keep = if self.view == View::Library {
-                self.library.visible_ids()
+                self.library.thumbnail_keep_ids()
             } else {
                 Default::default()
             };

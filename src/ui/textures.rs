@@ -110,6 +110,16 @@ impl TextureCache {
         TextureLookup::Loading
     }
 
+    /// True when nothing more is to be fetched for `item_id` at `size_px`: a texture at
+    /// least that large (or the full image) is held, or the fetch failed.
+    pub fn thumbnail_settled(&self, item_id: &str, size_px: u32) -> bool {
+        self.thumb_failed.contains_key(item_id)
+            || self
+                .thumbs
+                .get(item_id)
+                .is_some_and(|entry| entry.is_full_size || entry.loaded_max_side_px >= size_px)
+    }
+
     fn wish_thumbnail(&self, item_id: &str, url: &str, size_px: u32) {
         self.thumb_wanted.borrow_mut().push(ThumbnailWish {
             item_id: item_id.to_owned(),

@@ -73,6 +73,7 @@ pub fn grid_ui(
     let rows = geometry.rows(len);
     let row_h = geometry.row_height();
     let px = thumb_request_px(geometry.tile, ui.ctx().pixels_per_point());
+    state.thumb_request_px = px;
 
     let mut scroll = egui::ScrollArea::vertical()
         .id_salt("library_grid")

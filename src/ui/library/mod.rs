@@ -39,6 +39,8 @@ pub const SEARCH_DEBOUNCE_SECS: f64 = 0.3;
 pub const THUMB_MIN_PX: f32 = 96.0;
 pub const THUMB_MAX_PX: f32 = 320.0;
 pub const THUMB_DEFAULT_PX: f32 = 168.0;
+/// Rows above and below the viewport whose thumbnails are fetched ahead of a scroll.
+pub const PREFETCH_ROWS: usize = 2;
 
 /// The fixed sections of the sidebar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -253,6 +255,8 @@ pub struct LibraryState {
     pub scroll_offset_request: Option<f32>,
     /// Columns in the last layout (keyboard navigation moves by rows).
     pub columns: usize,
+    /// Thumbnail size the grid asked for in the last layout.
+    pub thumb_request_px: u32,
     started: bool,
     next_request_id: u64,
     next_op_id: u64,
@@ -285,6 +289,7 @@ impl Default for LibraryState {
             scroll_to_focus: false,
             scroll_offset_request: None,
             columns: 1,
+            thumb_request_px: 256,
             started: false,
             next_request_id: 1,
             next_op_id: 1,
@@ -315,16 +320,42 @@ impl LibraryState {
 
     /// Ids of the loaded items in the visible range, plus the detail pane's item: the
     /// thumbnails worth making now.
-    pub fn visible_ids(&self) -> HashSet<String> {
+    /// Items whose thumbnails are worth keeping in the pipeline's queue: the visible ones,
+    /// the prefetched rows around them and the item in the detail pane.
+    pub fn thumbnail_keep_ids(&self) -> HashSet<String> {
         let mut ids: HashSet<String> = self
-            .visible
-            .clone()
+            .nearby_range()
             .filter_map(|i| self.items.item(i).map(|item| item.id.clone()))
             .collect();
         if let Some(item) = self.single_selected() {
             ids.insert(item.id.clone());
         }
         ids
+    }
+
+    /// The visible items plus `PREFETCH_ROWS` rows on each side (display indices).
+    fn nearby_range(&self) -> Range<usize> {
+        let margin = PREFETCH_ROWS * self.columns.max(1);
+        let start = self.visible.start.saturating_sub(margin);
+        let end = (self.visible.end + margin).min(self.items.len());
+        start..end.max(start)
+    }
+
+    /// Loaded items just outside the viewport (the rows below first, where a scroll
+    /// usually goes), with their thumbnail source: fetched at low priority so a scroll
+    /// finds them ready.
+    pub fn prefetch_thumbnails(&self) -> Vec<(String, String)> {
+        if self.visible.is_empty() {
+            return Vec::new();
+        }
+        let nearby = self.nearby_range();
+        (self.visible.end..nearby.end)
+            .chain((nearby.start..self.visible.start).rev())
+            .filter_map(|index| {
+                let item = self.items.item(index)?;
+                Some((item.id.clone(), item.thumbnail_source()?.to_owned()))
+            })
+            .collect()
     }
 
     pub fn has_pending_ops(&self) -> bool {
