@@ -75,6 +75,29 @@ async fn list_clamps_paging_and_shows_the_organisation_palette() {
 }
 
 #[tokio::test]
+async fn every_page_of_palettes_is_read() {
+    let env = env();
+    let client = client(&env);
+    for n in 0..5 {
+        client
+            .create_palette(&palette(&format!("Page test {n}")))
+            .await
+            .expect("create");
+    }
+    let first = client.list_palettes(None, 1, 2).await.expect("page 1");
+    let total = first.pagination.total.expect("total") as usize;
+    assert!(total >= 6, "five personal + organisation: {total}");
+    // Two per page: every palette arrives once, newest first.
+    let all = client.list_all_palettes(None, 2).await.expect("all pages");
+    assert_eq!(all.palettes.len(), total);
+    let mut ids: Vec<&str> = all.palettes.iter().map(|p| p.id.as_str()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), total, "no palette twice");
+    assert_eq!(all.palettes[0].name, "Page test 4");
+}
+
+#[tokio::test]
 async fn create_is_validated_strictly_and_names_are_filled() {
     let env = env();
     let client = client(&env);

@@ -26,6 +26,9 @@ pub const MAX_ANALYZE_IMAGES: usize = 5;
 /// Default and largest page size of GET /color-palettes (larger is silently capped).
 pub const DEFAULT_PALETTE_PAGE_SIZE: u32 = 50;
 pub const MAX_PALETTE_PAGE_SIZE: u32 = 100;
+/// Pages read by `list_all_palettes` (10,000 palettes at the largest page size): a bound
+/// on the calls one refresh makes in the shared 120-a-minute bucket.
+pub const MAX_PALETTE_PAGES: u32 = 100;
 /// The roles the contract names, in display order.
 pub const COLOR_ROLES: [&str; 4] = ["dominant", "secondary", "accent", "background"];
 /// The role the service stores when none is sent.
@@ -450,6 +453,26 @@ impl ApiClient {
             palettes: wire.color_palettes,
             pagination: wire.pagination,
         })
+    }
+
+    /// Every palette the caller can see (GET /v1/color-palettes page by page, `page_size`
+    /// each, at most `MAX_PALETTE_PAGES` pages). The pagination of the answer is page 1's,
+    /// so `total` still tells how many exist.
+    pub async fn list_all_palettes(
+        &self,
+        project_id: Option<&str>,
+        page_size: u32,
+    ) -> Result<PalettePage, ApiError> {
+        let mut all = self.list_palettes(project_id, 1, page_size).await?;
+        let pages = all.pagination.pages.unwrap_or(1).min(MAX_PALETTE_PAGES);
+        for page in 2..=pages {
+            let next = self.list_palettes(project_id, page, page_size).await?;
+            if next.palettes.is_empty() {
+                break;
+            }
+            all.palettes.extend(next.palettes);
+        }
+        Ok(all)
     }
 
     /// POST /v1/color-palettes.

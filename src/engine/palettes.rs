@@ -27,7 +27,7 @@ pub(crate) fn handle(ctx: &Arc<Ctx>, command: Command) {
             tokio::spawn(async move {
                 let result = ctx
                     .client
-                    .list_palettes(project_id.as_deref(), 1, MAX_PALETTE_PAGE_SIZE)
+                    .list_all_palettes(project_id.as_deref(), MAX_PALETTE_PAGE_SIZE)
                     .await;
                 if let Err(e) = &result {
                     tracing::warn!("palette list failed: {e}");
