@@ -245,6 +245,9 @@ pub struct LibraryState {
     pub detail: Option<(String, Requested<MediaDetail>)>,
     pub folder_form: Option<FolderForm>,
     pub share: Option<ShareDialog>,
+    /// E-mail addresses of accounts this session shared folders with, by user id: the
+    /// service lists members by id only, and an id alone means nothing to a person.
+    pub known_members: HashMap<String, String>,
     pub confirm: Option<LibraryConfirm>,
     pub transfers: Vec<Transfer>,
     /// Rows visible in the last layout (display indices), for page requests.
@@ -283,6 +286,7 @@ impl Default for LibraryState {
             detail: None,
             folder_form: None,
             share: None,
+            known_members: HashMap::new(),
             confirm: None,
             transfers: Vec::new(),
             visible: 0..0,
@@ -1063,7 +1067,20 @@ impl LibraryState {
                         dialog.not_found = outcome.not_found.clone();
                         dialog.emails.clear();
                         let shared = outcome.shared_with_user_ids.len();
-                        dialog.note = Some(format!("Shared with {shared} people"));
+                        let people = if shared == 1 { "person" } else { "people" };
+                        dialog.note = Some(format!("Shared with {shared} {people}"));
+                        if let MediaMutation::ShareFolder { folder_id, emails } = &mutation {
+                            let before: Vec<String> = self
+                                .folders
+                                .value
+                                .as_deref()
+                                .unwrap_or_default()
+                                .iter()
+                                .find(|f| &f.id == folder_id)
+                                .map(|f| f.shared_with.clone())
+                                .unwrap_or_default();
+                            learn_member(&mut self.known_members, emails, &before, outcome);
+                        }
                     }
                     Ok(_) => dialog.note = Some("Shared".to_owned()),
                     Err(error) => dialog.error = Some(error.to_string()),
@@ -1184,6 +1201,56 @@ impl LibraryState {
             }
         }
         out
+    }
+}
+
+/// Name the account a share added when that is certain: one address found and one member
+/// more than `members_before`. (With several, the answer does not say which id belongs to
+/// which address; an address already a member, or the owner's own, adds nobody.)
+fn learn_member(
+    known: &mut HashMap<String, String>,
+    emails_sent: &[String],
+    members_before: &[String],
+    outcome: &crate::api::media::ShareOutcome,
+) {
+    let not_found: HashSet<String> = outcome
+        .not_found
+        .iter()
+        .map(|e| e.trim().to_lowercase())
+        .collect();
+    let mut found: Vec<String> = emails_sent
+        .iter()
+        .map(|e| e.trim().to_lowercase())
+        .filter(|e| !e.is_empty() && !not_found.contains(e))
+        .collect();
+    found.sort();
+    found.dedup();
+    let added: Vec<&String> = outcome
+        .shared_with_user_ids
+        .iter()
+        .filter(|id| !members_before.contains(id))
+        .collect();
+    if let ([email], [user_id]) = (found.as_slice(), added.as_slice()) {
+        known.insert((*user_id).clone(), email.clone());
+    }
+}
+
+/// How a folder member is shown: their address when this session learnt it, else a short
+/// form of the account id (the full id is in the tooltip).
+pub fn member_label(known: &HashMap<String, String>, user_id: &str) -> String {
+    match known.get(user_id) {
+        Some(email) => email.clone(),
+        None => {
+            let tail: String = user_id
+                .chars()
+                .rev()
+                .take(6)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            format!("Account …{tail}")
+        }
     }
 }
 
@@ -1415,4 +1482,57 @@ fn dialogs_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<LibraryActio
         actions.extend(sidebar::share_dialog_ui(ctx, state));
     }
     actions
+}
+
+#[cfg(test)]
+mod member_tests {
+    use super::*;
+    use crate::api::media::ShareOutcome;
+
+    fn outcome(ids: &[&str], not_found: &[&str]) -> ShareOutcome {
+        ShareOutcome {
+            folder: None,
+            shared_with_user_ids: ids.iter().map(|s| s.to_string()).collect(),
+            not_found: not_found.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_member_is_named_only_when_the_answer_is_unambiguous() {
+        let mut known = HashMap::new();
+        let sent = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // One address found, one member more: certain.
+        learn_member(
+            &mut known,
+            &sent(&[" Ana@Studio.test ", "nobody@x.test"]),
+            &["ben-id".to_owned()],
+            &outcome(&["ben-id", "ana-id"], &["nobody@x.test"]),
+        );
+        assert_eq!(
+            known.get("ana-id").map(String::as_str),
+            Some("ana@studio.test")
+        );
+        // Two at once: which id is whose is unknown, so nobody is named.
+        learn_member(
+            &mut known,
+            &sent(&["chloe@studio.test", "dev@studio.test"]),
+            &[],
+            &outcome(&["chloe-id", "dev-id"], &[]),
+        );
+        assert!(!known.contains_key("chloe-id") && !known.contains_key("dev-id"));
+        // The owner's own address adds nobody: an existing member is not renamed.
+        learn_member(
+            &mut known,
+            &sent(&["owner@studio.test"]),
+            &["ben-id".to_owned()],
+            &outcome(&["ben-id"], &[]),
+        );
+        assert!(!known.contains_key("ben-id"));
+
+        assert_eq!(member_label(&known, "ana-id"), "ana@studio.test");
+        assert_eq!(
+            member_label(&known, "6b022704491ecd638d8e405b"),
+            "Account …8e405b"
+        );
+    }
 }

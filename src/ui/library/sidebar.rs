@@ -420,14 +420,16 @@ pub fn share_dialog_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<Lib
                 }
                 Some(users) => {
                     for user in users {
+                        let label = super::member_label(&state.known_members, user);
                         ui.horizontal(|ui| {
-                            ui.label(RichText::new(user).monospace().color(tokens::TEXT_MUTED));
+                            ui.label(RichText::new(&label).color(tokens::TEXT_MUTED))
+                                .on_hover_text(format!("Account id {user}"));
                             ui.with_layout(
                                 egui::Layout::right_to_left(egui::Align::Center),
                                 |ui| {
                                     if ui
                                         .add(widgets::subtle_button("Stop sharing"))
-                                        .on_hover_text(format!("Stop sharing with {user}"))
+                                        .on_hover_text(format!("Stop sharing with {label}"))
                                         .clicked()
                                     {
                                         actions.push(LibraryAction::Unshare {
