@@ -661,6 +661,11 @@ fn decode_scan(header: &Header, data: &[u8]) -> Option<Vec<Plane>> {
     let mut restarts_seen = 0u8;
     let mut mcus_to_restart = header.restart_interval_mcus;
     for (mcu_y, mcu_x) in (0..mcus_down).flat_map(|y| (0..mcus_across).map(move |x| (y, x))) {
+        // Data ran out (a truncated file, or a header promising far more than it holds):
+        // stop now rather than decode zeros to the end of a huge frame.
+        if mcu_x == 0 && bits.overran() {
+            return None;
+        }
         if header.restart_interval_mcus > 0 {
             if mcus_to_restart == 0 {
                 bits.restart(restarts_seen % 8)?;
