@@ -32,6 +32,30 @@ fn seed(harness: &Harness<'static, StudioApp>, count: usize) {
     assert_eq!(seeded, count, "the sandbox seeded the items");
 }
 
+/// A studio on a fresh sandbox with `count` seeded items, showing the Library. Keep the
+/// folder alive (`_dir`, not `_`) until the harness is dropped: it stops the sandbox.
+fn library_with(count: usize) -> (tempfile::TempDir, Harness<'static, StudioApp>) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    seed(&harness, count);
+    open_library(&mut harness);
+    (dir, harness)
+}
+
+/// Open the folder `name` from the sidebar; the ids it shows, sorted.
+fn open_folder(harness: &mut Harness<'static, StudioApp>, name: &str) -> Vec<String> {
+    harness
+        .get_all_by_role_and_label(Role::Button, name)
+        .next()
+        .expect("the folder in the sidebar")
+        .click();
+    harness.step();
+    settle(harness, "the folder's contents");
+    let mut shown = harness.state().library_item_ids();
+    shown.sort();
+    shown
+}
+
 /// Open the Library from the rail and wait for its first page.
 fn open_library(harness: &mut Harness<'static, StudioApp>) {
     step_until(harness, "the service data", |h| {
@@ -50,19 +74,24 @@ fn click_sidebar(harness: &mut Harness<'static, StudioApp>, label: &str) {
     harness.step();
 }
 
-/// Click the tile of `item_id` (found by its accessible name), with modifiers.
-fn click_tile(
-    harness: &mut Harness<'static, StudioApp>,
-    item_id: &str,
-    modifiers: egui::Modifiers,
-) {
+/// A tile's accessible name: the item's display name and kind.
+fn tile_name(harness: &Harness<'static, StudioApp>, item_id: &str) -> String {
     let item = harness
         .state()
         .library_items()
         .into_iter()
         .find(|i| i.id == item_id)
         .expect("item loaded");
-    let name = format!("{}, {}", item.display_name(), item.kind());
+    format!("{}, {}", item.display_name(), item.kind())
+}
+
+/// Click the tile of `item_id` (found by its accessible name), with modifiers.
+fn click_tile(
+    harness: &mut Harness<'static, StudioApp>,
+    item_id: &str,
+    modifiers: egui::Modifiers,
+) {
+    let name = tile_name(harness, item_id);
     let node = harness
         .query_all_by_role_and_label(Role::Button, &name)
         .next()
@@ -125,10 +154,7 @@ fn a_file_dropped_on_the_library_uploads_and_appears_in_the_grid() {
 
 #[test]
 fn selected_items_go_to_the_trash_and_come_back() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir, View::Create);
-    seed(&harness, 12);
-    open_library(&mut harness);
+    let (_dir, mut harness) = library_with(12);
     let total = harness.state().library_len();
     assert!(total >= 12);
     harness.check_accessibility();
@@ -196,10 +222,7 @@ fn selected_items_go_to_the_trash_and_come_back() {
 
 #[test]
 fn the_delete_key_trashes_the_selection() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir, View::Create);
-    seed(&harness, 5);
-    open_library(&mut harness);
+    let (_dir, mut harness) = library_with(5);
     let ids = harness.state().library_item_ids();
     click_tile(&mut harness, &ids[0], egui::Modifiers::NONE);
     harness.key_press(egui::Key::Delete);
@@ -212,10 +235,7 @@ fn the_delete_key_trashes_the_selection() {
 
 #[test]
 fn a_folder_holds_exactly_the_items_added_to_it() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir, View::Create);
-    seed(&harness, 8);
-    open_library(&mut harness);
+    let (_dir, mut harness) = library_with(8);
 
     let folder = create_folder(&mut harness, "Moodboard", "#EC4899");
     assert_eq!(folder.color.as_deref(), Some("#EC4899"));
@@ -249,19 +269,11 @@ fn a_folder_holds_exactly_the_items_added_to_it() {
     });
 
     // Open the folder: exactly those items.
-    harness
-        .get_all_by_role_and_label(Role::Button, "Moodboard")
-        .next()
-        .expect("the folder in the sidebar")
-        .click();
-    harness.step();
+    let shown = open_folder(&mut harness, "Moodboard");
     assert_eq!(
         harness.state().library_place(),
         Place::Folder(folder.id.clone())
     );
-    settle(&mut harness, "the folder's contents");
-    let mut shown = harness.state().library_item_ids();
-    shown.sort();
     let mut expected = chosen.to_vec();
     expected.sort();
     assert_eq!(shown, expected);
@@ -303,13 +315,7 @@ fn create_folder(
 
 /// The tile of `item_id`, by its accessible name.
 fn tile_rect(harness: &Harness<'static, StudioApp>, item_id: &str) -> egui::Rect {
-    let item = harness
-        .state()
-        .library_items()
-        .into_iter()
-        .find(|i| i.id == item_id)
-        .expect("item loaded");
-    let name = format!("{}, {}", item.display_name(), item.kind());
+    let name = tile_name(harness, item_id);
     harness
         .query_all_by_role_and_label(Role::Button, &name)
         .next()
@@ -319,10 +325,7 @@ fn tile_rect(harness: &Harness<'static, StudioApp>, item_id: &str) -> egui::Rect
 
 #[test]
 fn undo_on_the_trash_toast_brings_the_items_back() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir, View::Create);
-    seed(&harness, 5);
-    open_library(&mut harness);
+    let (_dir, mut harness) = library_with(5);
     let ids = harness.state().library_item_ids();
     click_tile(&mut harness, &ids[1], egui::Modifiers::NONE);
     click_tile(&mut harness, &ids[3], egui::Modifiers::COMMAND);
@@ -350,10 +353,7 @@ fn undo_on_the_trash_toast_brings_the_items_back() {
 
 #[test]
 fn tiles_dragged_onto_a_folder_are_added_to_it() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir, View::Create);
-    seed(&harness, 6);
-    open_library(&mut harness);
+    let (_dir, mut harness) = library_with(6);
     let folder = create_folder(&mut harness, "Picks", "#EC4899");
     let ids = harness.state().library_item_ids();
     let chosen = [ids[0].clone(), ids[3].clone()];
@@ -385,15 +385,7 @@ fn tiles_dragged_onto_a_folder_are_added_to_it() {
                 .any(|f| f.id == folder.id && f.item_count == Some(2))
     });
 
-    harness
-        .get_all_by_role_and_label(Role::Button, "Picks")
-        .next()
-        .expect("the folder in the sidebar")
-        .click();
-    harness.step();
-    settle(&mut harness, "the folder's contents");
-    let mut shown = harness.state().library_item_ids();
-    shown.sort();
+    let shown = open_folder(&mut harness, "Picks");
     let mut expected = chosen.to_vec();
     expected.sort();
     assert_eq!(shown, expected, "exactly the dragged selection");
@@ -401,10 +393,7 @@ fn tiles_dragged_onto_a_folder_are_added_to_it() {
 
 #[test]
 fn select_all_takes_every_item_including_pages_not_loaded_yet() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir, View::Create);
-    seed(&harness, 230);
-    open_library(&mut harness);
+    let (_dir, mut harness) = library_with(230);
     let total = harness.state().library_len();
     assert!(total >= 230);
     let loaded = harness.state().library_item_ids().len();
@@ -439,10 +428,7 @@ fn select_all_takes_every_item_including_pages_not_loaded_yet() {
 
 #[test]
 fn thumbnails_of_the_next_rows_are_fetched_before_a_scroll() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut harness = studio(&dir, View::Create);
-    seed(&harness, 60);
-    open_library(&mut harness);
+    let (_dir, mut harness) = library_with(60);
     let visible = harness.state().library_visible();
     let ids = harness.state().library_item_ids();
     assert!(

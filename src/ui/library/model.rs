@@ -296,7 +296,14 @@ impl LibraryModel {
         } else {
             (last + 1).min(self.page_count().max(1))
         };
-        for page in first..=ahead.max(first) {
+        self.request_pages(first..=ahead.max(first))
+    }
+
+    /// Requests for those of `pages` that are missing or stale and not in flight, in
+    /// order, until `MAX_PAGES_IN_FLIGHT` are out.
+    fn request_pages(&mut self, pages: impl IntoIterator<Item = u32>) -> Vec<PageRequest> {
+        let mut out = Vec::new();
+        for page in pages {
             if self.in_flight.len() >= MAX_PAGES_IN_FLIGHT {
                 break;
             }
@@ -318,20 +325,10 @@ impl LibraryModel {
     /// in-flight cap. Page 1's total says how many there are; a last page that still has
     /// a next one raises the total, and with it this list.
     pub fn missing_pages(&mut self) -> Vec<PageRequest> {
-        let mut out = Vec::new();
         if self.server_total.is_none() || self.error.is_some() {
-            return out;
+            return Vec::new();
         }
-        for page in 1..=self.page_count() {
-            if self.in_flight.len() >= MAX_PAGES_IN_FLIGHT {
-                break;
-            }
-            let needed = self.pages.get(&page).is_none_or(|p| p.stale);
-            if needed && self.in_flight.insert(page) {
-                out.push(self.page_request(page));
-            }
-        }
-        out
+        self.request_pages(1..=self.page_count())
     }
 
     fn page_request(&self, page: u32) -> PageRequest {
