@@ -3,12 +3,11 @@
 //! it (and not when skipped); drop a photo and see its colours.
 
 mod support;
-use support::{DroppedPath, step_until, studio};
+use support::{DroppedPath, generate, step_until, studio};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use framewright::engine::JobPhase;
 use framewright::palette::{PaletteColor, Role as ColorRole, grading_directive};
 use framewright::ui::palettes::SwatchOrigin;
 use framewright::ui::{StudioApp, View};
@@ -35,31 +34,6 @@ fn click_button(harness: &mut Harness<'static, StudioApp>, label: &str) {
     harness.get_by_role_and_label(Role::Button, label).click();
     harness.step();
     harness.step();
-}
-
-fn generate(
-    harness: &mut Harness<'static, StudioApp>,
-    prompt: &str,
-) -> framewright::engine::JobRecord {
-    let before = harness.state().jobs().len();
-    harness.get_by_label("Prompt").click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.step();
-    harness.get_by_label("Prompt").type_text(prompt);
-    harness.step();
-    harness
-        .get_by(|node| {
-            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
-        })
-        .click();
-    step_until(harness, "the job to finish", |h| {
-        let jobs = h.state().jobs();
-        jobs.len() == before + 1 && jobs[0].phase.is_finished()
-    });
-    let job = harness.state().jobs()[0].clone();
-    assert_eq!(job.phase, JobPhase::Completed, "{job:?}");
-    job
 }
 
 fn prompt_used(job: &framewright::engine::JobRecord) -> String {

@@ -2,13 +2,12 @@
 //! against the studio with its embedded sandbox.
 
 mod support;
-use support::{step_until, studio};
+use support::{generate, step_until, studio};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use framewright::api::palettes::dimension_label;
-use framewright::engine::{JobPhase, JobRecord};
 use framewright::ui::{StudioApp, View};
 use std::collections::BTreeMap;
 
@@ -20,28 +19,6 @@ fn wait_for_data(harness: &mut Harness<'static, StudioApp>) {
     for _ in 0..3 {
         harness.step();
     }
-}
-
-fn generate(harness: &mut Harness<'static, StudioApp>, prompt: &str) -> JobRecord {
-    let before = harness.state().jobs().len();
-    harness.get_by_label("Prompt").click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.step();
-    harness.get_by_label("Prompt").type_text(prompt);
-    harness.step();
-    harness
-        .get_by(|node| {
-            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
-        })
-        .click_accesskit();
-    step_until(harness, "the job to finish", |h| {
-        let jobs = h.state().jobs();
-        jobs.len() == before + 1 && jobs[0].phase.is_finished()
-    });
-    let job = harness.state().jobs()[0].clone();
-    assert_eq!(job.phase, JobPhase::Completed, "{job:?}");
-    job
 }
 
 #[test]

@@ -124,19 +124,7 @@ pub fn cinematic_rows_ui(
     textures: &TextureCache,
     actions: &mut Vec<Action>,
 ) {
-    let Some(presets) = model.presets.value.as_ref() else {
-        if let Some(error) = &model.presets.error {
-            widgets::notice(
-                ui,
-                &format!("Could not load cinematic presets: {error}"),
-                tokens::WARNING,
-            );
-        } else {
-            ui.horizontal(|ui| {
-                ui.add(egui::Spinner::new().size(14.0));
-                widgets::muted(ui, "Loading presets…");
-            });
-        }
+    let Some(presets) = presets_or_status(ui, model, 14.0) else {
         return;
     };
     if presets.is_empty() {
@@ -245,19 +233,7 @@ pub fn presets_ui(
                 });
             });
             ui.add_space(tokens::SPACE_M);
-            let Some(presets) = model.presets.value.as_ref() else {
-                if let Some(error) = &model.presets.error {
-                    widgets::notice(
-                        ui,
-                        &format!("Could not load cinematic presets: {error}"),
-                        tokens::WARNING,
-                    );
-                } else {
-                    ui.horizontal(|ui| {
-                        ui.add(egui::Spinner::new().size(16.0));
-                        widgets::muted(ui, "Loading presets…");
-                    });
-                }
+            let Some(presets) = presets_or_status(ui, model, 16.0) else {
                 return;
             };
             for dimension in ordered_dimensions(presets) {
@@ -410,4 +386,28 @@ fn gallery_card_ui(
     } else {
         response.on_hover_text(preset.description.clone())
     }
+}
+
+/// The loaded presets, or (while there are none) the load error or a spinner of
+/// `spinner_px` shown in their place.
+fn presets_or_status<'m>(
+    ui: &mut Ui,
+    model: &'m Model,
+    spinner_px: f32,
+) -> Option<&'m CinematicPresets> {
+    if model.presets.value.is_none() {
+        if let Some(error) = &model.presets.error {
+            widgets::notice(
+                ui,
+                &format!("Could not load cinematic presets: {error}"),
+                tokens::WARNING,
+            );
+        } else {
+            ui.horizontal(|ui| {
+                ui.add(egui::Spinner::new().size(spinner_px));
+                widgets::muted(ui, "Loading presets…");
+            });
+        }
+    }
+    model.presets.value.as_ref()
 }

@@ -59,6 +59,36 @@ impl Default for TextureCache {
     }
 }
 
+/// A small square thumbnail of the image at `url` (fetched at 96 px): the picture when it
+/// is loaded, a spinner while it loads, a warning icon (error on hover) if it failed. Used by
+/// the source-image chips of Create and Palettes.
+pub fn small_thumbnail_ui(
+    ui: &mut egui::Ui,
+    textures: &TextureCache,
+    url: &str,
+    side: f32,
+    alt_text: &str,
+) {
+    use crate::ui::{icons, tokens};
+    match textures.get(url, 96) {
+        TextureLookup::Ready(texture) => {
+            ui.add(
+                egui::Image::from_texture(&texture)
+                    .fit_to_exact_size(egui::Vec2::splat(side))
+                    .corner_radius(egui::CornerRadius::same(tokens::RADIUS_S))
+                    .alt_text(alt_text),
+            );
+        }
+        TextureLookup::Loading => {
+            ui.add(egui::Spinner::new().size(16.0));
+        }
+        TextureLookup::Failed(error) => {
+            icons::icon_ui(ui, icons::Icon::BrokenImage, 20.0, tokens::WARNING)
+                .on_hover_text(error);
+        }
+    }
+}
+
 impl TextureCache {
     pub fn new(budget_bytes: usize) -> Self {
         Self {

@@ -4,7 +4,10 @@
 // Each UI test crate uses a different subset of these helpers.
 #![allow(dead_code)]
 
+use egui::accesskit::Role;
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use framewright::engine::{JobPhase, JobRecord};
 use framewright::session::{Session, SessionOptions};
 use framewright::settings::AppPaths;
 use framewright::ui::{StartupOptions, StudioApp, View};
@@ -88,4 +91,28 @@ pub fn drop_file(harness: &mut Studio, path: PathBuf) {
         .input_mut()
         .dropped_files
         .push(Arc::new(DroppedPath(path)));
+}
+
+/// Type `prompt` into Create's prompt (replacing what is there), press Generate and wait
+/// for the job to complete; the finished job.
+pub fn generate(harness: &mut Studio, prompt: &str) -> JobRecord {
+    let before = harness.state().jobs().len();
+    harness.get_by_label("Prompt").click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.get_by_label("Prompt").type_text(prompt);
+    harness.step();
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click_accesskit();
+    step_until(harness, "the job to finish", |h| {
+        let jobs = h.state().jobs();
+        jobs.len() == before + 1 && jobs[0].phase.is_finished()
+    });
+    let job = harness.state().jobs()[0].clone();
+    assert_eq!(job.phase, JobPhase::Completed, "{job:?}");
+    job
 }

@@ -9,7 +9,7 @@ use crate::api::GenerationKind;
 use crate::api::validate::Field;
 use crate::ui::format;
 use crate::ui::model::{Action, Model};
-use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{
@@ -402,28 +402,7 @@ fn source_chip_ui(
         .show(ui, |ui| {
             ui.horizontal(|ui| {
                 if let SourceState::Ready { url } = &source.state {
-                    match textures.get(url, 96) {
-                        TextureLookup::Ready(texture) => {
-                            ui.add(
-                                egui::Image::from_texture(&texture)
-                                    .fit_to_exact_size(Vec2::splat(32.0))
-                                    .corner_radius(CornerRadius::same(tokens::RADIUS_S))
-                                    .alt_text(source.label.clone()),
-                            );
-                        }
-                        TextureLookup::Loading => {
-                            ui.add(egui::Spinner::new().size(16.0));
-                        }
-                        TextureLookup::Failed(error) => {
-                            crate::ui::icons::icon_ui(
-                                ui,
-                                crate::ui::icons::Icon::BrokenImage,
-                                20.0,
-                                tokens::WARNING,
-                            )
-                            .on_hover_text(error);
-                        }
-                    }
+                    crate::ui::textures::small_thumbnail_ui(ui, textures, url, 32.0, &source.label);
                 }
                 ui.vertical(|ui| {
                     ui.label(

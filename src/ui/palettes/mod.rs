@@ -17,7 +17,7 @@ use crate::api::palettes::{
 use crate::palette::{Rgb, Role};
 use crate::ui::icons::Icon;
 use crate::ui::model::{Action, Confirm, Model};
-use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{Color32, ComboBox, CornerRadius, Key, RichText, Sense, Stroke, TextEdit, Ui, Vec2};
@@ -444,23 +444,13 @@ fn reference_chip_ui(
         .show(ui, |ui| {
             ui.horizontal(|ui| {
                 match &image.url {
-                    Some(url) => match textures.get(url, 96) {
-                        TextureLookup::Ready(texture) => {
-                            ui.add(
-                                egui::Image::from_texture(&texture)
-                                    .fit_to_exact_size(Vec2::splat(36.0))
-                                    .corner_radius(CornerRadius::same(tokens::RADIUS_S))
-                                    .alt_text(image.label.clone()),
-                            );
-                        }
-                        TextureLookup::Loading => {
-                            ui.add(egui::Spinner::new().size(16.0));
-                        }
-                        TextureLookup::Failed(error) => {
-                            crate::ui::icons::icon_ui(ui, Icon::BrokenImage, 20.0, tokens::WARNING)
-                                .on_hover_text(error);
-                        }
-                    },
+                    Some(url) => crate::ui::textures::small_thumbnail_ui(
+                        ui,
+                        textures,
+                        url,
+                        36.0,
+                        &image.label,
+                    ),
                     None => {
                         crate::ui::icons::icon_ui(ui, Icon::Image, 20.0, tokens::TEXT_MUTED)
                             .on_hover_text("Uploading to your media library…");
