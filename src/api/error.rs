@@ -108,6 +108,25 @@ impl ApiError {
     }
 
     /// Seconds to wait before trying again, when the service said so.
+    /// The same error with `prefix: ` before a service message (other kinds unchanged),
+    /// so a multi-step operation can say which step failed without losing status or code.
+    pub fn with_message_prefix(self, prefix: &str) -> ApiError {
+        match self {
+            ApiError::Status {
+                status,
+                message,
+                code,
+                retry_after_secs,
+            } => ApiError::Status {
+                status,
+                message: format!("{prefix}: {message}"),
+                code,
+                retry_after_secs,
+            },
+            other => other,
+        }
+    }
+
     pub fn retry_after_secs(&self) -> Option<f64> {
         match self {
             ApiError::Status {
@@ -290,6 +309,30 @@ fn header_retry_after(headers: &HeaderMap) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_prefix_keeps_status_and_code() {
+        let error = ApiError::Status {
+            status: 429,
+            message: "Too many requests".into(),
+            code: Some("RATE_LIMITED".into()),
+            retry_after_secs: Some(60.0),
+        }
+        .with_message_prefix("Upload of a.png failed");
+        assert_eq!(error.status(), Some(429));
+        assert!(error.is_rate_limited());
+        assert_eq!(error.retry_after_secs(), Some(60.0));
+        assert!(
+            error
+                .to_string()
+                .contains("Upload of a.png failed: Too many requests")
+        );
+        let other = ApiError::Invalid("bad".into()).with_message_prefix("x");
+        assert_eq!(
+            other.to_string(),
+            ApiError::Invalid("bad".into()).to_string()
+        );
+    }
     use reqwest::header::HeaderValue;
 
     fn err(status: u16, body: &str) -> Option<ApiError> {

@@ -11,7 +11,6 @@ use crate::api::media_client::MAX_BULK_IDS;
 use crate::api::{ApiClient, ApiError};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 /// List pages and favourite calls sent per window: below the service's 120 media calls a
 /// minute, leaving room for the unpaced detail, stats and folder calls (document 3, Limits).
@@ -21,8 +20,6 @@ const BULK_CALLS_PER_WINDOW: u32 = 20;
 const RATE_WINDOW_SECS: f64 = 60.0;
 /// 429s one call waits out before it reports the failure.
 const MAX_RATE_RETRIES: u32 = 3;
-/// Wait after a 429 that names no retry time (the contract's bodies say 60).
-const DEFAULT_RETRY_AFTER_SECS: f64 = 60.0;
 
 #[derive(Clone)]
 pub(crate) struct Library {
@@ -250,11 +247,8 @@ where
         match call().await {
             Err(error) if error.is_rate_limited() && rate_limited < MAX_RATE_RETRIES => {
                 rate_limited += 1;
-                let wait_secs = error.retry_after_secs().unwrap_or(DEFAULT_RETRY_AFTER_SECS);
+                let wait_secs = limiter.back_off_after(&error).await;
                 tracing::info!("rate limited; retrying in {wait_secs} s");
-                limiter
-                    .back_off(Duration::from_secs_f64(wait_secs.max(0.0)))
-                    .await;
             }
             result => return result,
         }

@@ -22,8 +22,6 @@ use tokio::sync::{Semaphore, watch};
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 /// 429s tolerated for one upload before it is reported as failed.
 const MAX_RATE_LIMIT_RETRIES: u32 = 5;
-/// Wait after a 429 that names no retry time (the contract's bodies say 60).
-const DEFAULT_RETRY_AFTER_SECS: f64 = 60.0;
 /// Newest uploads searched for the item a folder upload created.
 const FIND_UPLOAD_PAGE_SIZE: u32 = 50;
 /// Looks for the new library item (the list may lag the upload slightly).
@@ -180,11 +178,8 @@ impl LibraryTransfers {
             match result {
                 Err(error) if error.is_rate_limited() && retries < MAX_RATE_LIMIT_RETRIES => {
                     retries += 1;
-                    let wait_secs = error.retry_after_secs().unwrap_or(DEFAULT_RETRY_AFTER_SECS);
+                    let wait_secs = self.limiter.back_off_after(&error).await;
                     tracing::warn!(transfer_id, wait_secs, "upload rate limited; retrying");
-                    self.limiter
-                        .back_off(Duration::from_secs_f64(wait_secs.max(1.0)))
-                        .await;
                 }
                 Ok(media) => {
                     let total = counter.bytes_total.load(Ordering::Relaxed);
@@ -357,17 +352,7 @@ async fn cancelled(mut switch: watch::Receiver<bool>) {
 fn not_filed(error: ApiError) -> ApiError {
     let prefix = "The file was uploaded to the library but could not be added to the folder";
     match error {
-        ApiError::Status {
-            status,
-            message,
-            code,
-            retry_after_secs,
-        } => ApiError::Status {
-            status,
-            message: format!("{prefix}: {message}"),
-            code,
-            retry_after_secs,
-        },
+        status @ ApiError::Status { .. } => status.with_message_prefix(prefix),
         other => ApiError::Invalid(format!("{prefix}: {other}")),
     }
 }

@@ -5,9 +5,7 @@
 use super::protocol::{Command, Event, PaletteOpKind, PaletteSource, PresetsOrigin};
 use super::runtime::Ctx;
 use crate::api::palettes::{MAX_ANALYZE_IMAGES, MAX_PALETTE_PAGE_SIZE, presets_from_value};
-use crate::api::{
-    AnalyzedColors, ApiError, CinematicPresets, ColorSpec, PaletteUpdate, PresetsFetch,
-};
+use crate::api::{AnalyzedColors, CinematicPresets, ColorSpec, PaletteUpdate, PresetsFetch};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -162,20 +160,7 @@ async fn analyze(ctx: Arc<Ctx>, request_id: u64, sources: Vec<PaletteSource>) {
                         .file_name()
                         .map(|n| n.to_string_lossy().into_owned())
                         .unwrap_or_default();
-                    let error = match error {
-                        ApiError::Status {
-                            status,
-                            message,
-                            code,
-                            retry_after_secs,
-                        } => ApiError::Status {
-                            status,
-                            message: format!("Upload of {name} failed: {message}"),
-                            code,
-                            retry_after_secs,
-                        },
-                        other => other,
-                    };
+                    let error = error.with_message_prefix(&format!("Upload of {name} failed"));
                     ctx.emit(Event::PaletteAnalyzed {
                         request_id,
                         source_urls: urls,

@@ -4,6 +4,7 @@
 //! strictest form of "N per rolling window": the (N+1)th send waits until the oldest of
 //! the last N is a full window (plus a small margin for clock and transit skew) old.
 
+use crate::api::ApiError;
 use std::collections::VecDeque;
 use std::time::Duration;
 use tokio::sync::Mutex;
@@ -13,6 +14,8 @@ use tokio::time::Instant;
 pub const DEFAULT_UPLOADS_PER_WINDOW: u32 = 10;
 /// The contract's rate window.
 pub const DEFAULT_UPLOAD_WINDOW_SECS: f64 = 60.0;
+/// Wait after a 429 that names no retry time (the contract's bodies say 60).
+pub const DEFAULT_RETRY_AFTER_SECS: f64 = 60.0;
 /// Share of the window added to it (1.5 s of 60 s): the service's window starts when it
 /// receives the first request, which is a little after we sent it.
 const WINDOW_MARGIN_SHARE: f64 = 1.0 / 40.0;
@@ -81,6 +84,17 @@ impl RateLimiter {
             };
             tokio::time::sleep_until(wait_until).await;
         }
+    }
+
+    /// The service answered `error` (a 429): hold every send for the wait it names, or
+    /// `DEFAULT_RETRY_AFTER_SECS` when it names none, and at least a second.
+    pub async fn back_off_after(&self, error: &ApiError) -> f64 {
+        let wait_secs = error
+            .retry_after_secs()
+            .unwrap_or(DEFAULT_RETRY_AFTER_SECS)
+            .max(1.0);
+        self.back_off(Duration::from_secs_f64(wait_secs)).await;
+        wait_secs
     }
 
     /// The service said 429: hold every send for `retry_after` (the window is shared, so
