@@ -7,6 +7,7 @@ use crate::sandbox::{self, SandboxConfig, SandboxHandle};
 use crate::settings::secrets::mask_api_key;
 use crate::settings::{
     AppPaths, LOCAL_SANDBOX_PROFILE_ID, ProfileKind, SecretStore, ServiceProfile, Settings,
+    UiMemory,
 };
 use std::sync::Arc;
 
@@ -240,6 +241,24 @@ impl Session {
     pub fn set_last_project(&mut self, project_id: Option<String>) {
         if self.settings.last_project_id != project_id {
             self.settings.last_project_id = project_id;
+            if let Err(err) = self.save_settings() {
+                tracing::warn!("{err}");
+            }
+        }
+    }
+
+    /// What the screens remember between runs.
+    pub fn ui_memory(&self) -> &UiMemory {
+        &self.settings.ui
+    }
+
+    /// Changes what the screens remember and writes the settings file when it changed.
+    /// Callers change it on a user action or at most about once a second, never per frame.
+    pub fn update_ui_memory(&mut self, change: impl FnOnce(&mut UiMemory)) {
+        let mut memory = self.settings.ui.clone();
+        change(&mut memory);
+        if memory != self.settings.ui {
+            self.settings.ui = memory;
             if let Err(err) = self.save_settings() {
                 tracing::warn!("{err}");
             }

@@ -52,6 +52,30 @@ pub struct Settings {
     pub last_project_id: Option<String>,
     /// Reused so output URLs of earlier local jobs keep working after a restart.
     pub last_sandbox_port: Option<u16>,
+    /// Where the artist was: window, view, the panels' remembered choices.
+    pub ui: UiMemory,
+}
+
+/// What the studio's screens remember between runs. Each panel keeps its own part as a
+/// JSON value under its name (`"create"`, `"library"`), so settings need not know UI
+/// types and a panel's unreadable part falls back to that panel's defaults alone.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct UiMemory {
+    pub window: Option<WindowGeometry>,
+    /// The view shown last (`View`'s lower-case name).
+    pub last_view: Option<String>,
+    pub panels: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// The main window as last seen, in logical points.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowGeometry {
+    pub inner_width_pt: f32,
+    pub inner_height_pt: f32,
+    /// Outer top-left corner; `None` where the platform does not tell it (Wayland).
+    pub position_pt: Option<[f32; 2]>,
+    pub maximized: bool,
 }
 
 impl Default for Settings {
@@ -61,6 +85,7 @@ impl Default for Settings {
             active_profile_id: LOCAL_SANDBOX_PROFILE_ID.to_owned(),
             last_project_id: None,
             last_sandbox_port: None,
+            ui: UiMemory::default(),
         }
     }
 }

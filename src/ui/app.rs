@@ -24,6 +24,8 @@ use poll_promise::Promise;
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod results;
+
 /// How the studio starts (from the command line).
 #[derive(Clone, Debug, Default)]
 pub struct StartupOptions {
@@ -752,6 +754,7 @@ impl StudioApp {
                 self.toasts
                     .push(ToastKind::Info, "Prompt copied into Create");
             }
+            Action::Result(action) => self.apply_result_action(ctx, action),
             Action::PickDownloadFolder(items) => {
                 if self.download_pick.is_none() {
                     let promise = Promise::spawn_thread("download-folder-dialog", || {

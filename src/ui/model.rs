@@ -112,6 +112,39 @@ pub enum Confirm {
     DeletePalette { id: String, name: String },
 }
 
+/// One finished result, wherever it is shown (Create canvas, viewer, tray, library).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResultRef {
+    /// Output `index` of a job in the tray (this run's or restored from the journal).
+    Job { local_id: LocalJobId, index: usize },
+    /// A media-library item.
+    Media(Box<crate::api::media::MediaItem>),
+}
+
+/// What an artist can do with a finished result. The Create canvas, the viewer, the tray
+/// and the library emit these; `ui/results.rs` applies them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResultAction {
+    /// Open the in-app viewer on `list[index]`; the arrows step through `list`.
+    Open {
+        list: Vec<ResultRef>,
+        index: usize,
+    },
+    /// Put the result's prompt and settings (model, aspect, resolution, count, cinematic)
+    /// back into the Create form and show Create.
+    Reuse(ResultRef),
+    /// Switch Create to Image edit with this result as the source image.
+    UseAsEditSource(ResultRef),
+    /// Same settings, new seed: asks first (a new billed job, with its cost).
+    Vary(ResultRef),
+    SetFavourite {
+        result: ResultRef,
+        favourite: bool,
+    },
+    /// Move to the library's Trash (with Undo).
+    Trash(ResultRef),
+}
+
 /// Everything a panel can ask for. Applied by the shell after layout.
 #[derive(Debug)]
 pub enum Action {
@@ -164,6 +197,8 @@ pub enum Action {
     Palette(crate::ui::palettes::PaletteAction),
     /// Open the file dialog for palette reference images.
     PickPaletteImages,
+    /// Something done to a finished result; see [`ResultAction`].
+    Result(ResultAction),
     /// Choose a cinematic preset for Create (`None` = Auto for that dimension).
     SelectPreset {
         dimension: String,
