@@ -17,7 +17,7 @@ use crate::ui::shell::{self, StatusInfo};
 use crate::ui::textures::TextureCache;
 use crate::ui::toasts::{self, ToastKind, Toasts};
 use crate::ui::tokens;
-use crate::ui::viewer::{self, ViewerState};
+use crate::ui::viewer::ViewerState;
 use crate::ui::widgets;
 use egui::{RichText, Stroke};
 use poll_promise::Promise;
@@ -45,7 +45,7 @@ pub struct StudioApp {
     settings_snapshot: SettingsSnapshot,
     textures: TextureCache,
     toasts: Toasts,
-    viewer: Option<ViewerState>,
+    viewer: ViewerState,
     confirm: Option<Confirm>,
     tray_open: bool,
     epoch: u64,
@@ -82,7 +82,7 @@ impl StudioApp {
             settings_snapshot,
             textures: TextureCache::default(),
             toasts: Toasts::default(),
-            viewer: None,
+            viewer: ViewerState::default(),
             confirm: None,
             tray_open: true,
             file_pick: None,
@@ -117,8 +117,14 @@ impl StudioApp {
         &self.session
     }
 
+    /// The job whose output the viewer shows (None when closed or showing a library item).
     pub fn viewer_job(&self) -> Option<LocalJobId> {
-        self.viewer.map(|v| v.local_id)
+        self.viewer.job_shown()
+    }
+
+    /// The in-app viewer (read-only): what it shows, where in its list, its zoom.
+    pub fn viewer(&self) -> &ViewerState {
+        &self.viewer
     }
 
     pub fn catalog_loaded(&self) -> bool {
@@ -286,7 +292,7 @@ impl StudioApp {
         self.model = Model::default();
         self.textures.clear();
         self.library.reset_all();
-        self.viewer = None;
+        self.viewer.close();
         self.confirm = None;
         self.compose.model_id = None;
         self.compose.project_id = None;
@@ -399,9 +405,7 @@ impl StudioApp {
             Event::JobUpdated(record) => self.job_updated(record),
             Event::JobRemoved(local_id) => {
                 self.model.jobs.remove(&local_id);
-                if self.viewer.is_some_and(|v| v.local_id == local_id) {
-                    self.viewer = None;
-                }
+                self.viewer.forget_job(local_id);
             }
             Event::ImageLoaded { url, image } => self.textures.insert(ctx, &url, &image),
             Event::ImageFailed { url, error } => self.textures.fail(&url, error),
@@ -571,14 +575,16 @@ impl StudioApp {
             Action::SubmitCompose => self.submit(),
             Action::ToggleTray => self.tray_open = !self.tray_open,
             Action::OpenViewer { local_id, index } => {
-                self.viewer = Some(ViewerState { local_id, index });
+                let outputs = self.model.jobs.get(&local_id).map_or(0, |job| {
+                    job.result.as_ref().map_or(0, |result| result.urls.len())
+                });
+                let list = (0..outputs)
+                    .map(|index| crate::ui::model::ResultRef::Job { local_id, index })
+                    .collect();
+                self.viewer.open(list, index);
             }
-            Action::CloseViewer => self.viewer = None,
-            Action::ViewerStep(delta) => {
-                if let Some(state) = self.viewer.as_mut() {
-                    state.index = state.index.saturating_add_signed(delta);
-                }
-            }
+            Action::CloseViewer => self.viewer.close(),
+            Action::ViewerStep(delta) => self.viewer.step(delta),
             Action::CopyUrl(url) => {
                 ctx.copy_text(url);
                 self.toasts
@@ -800,6 +806,12 @@ impl StudioApp {
         let ctx = ui.ctx().clone();
         let now_ms = format::now_unix_ms();
 
+        // First, so the viewer's keys (arrows, Esc) never reach a panel underneath it.
+        let library_items = &self.library.items;
+        actions.extend(self.viewer.viewer_ui(&ctx, &self.model, &self.textures, |id| {
+            library_items.find(id)
+        }));
+
         let service_label = self.session.service_label();
         let connection_error = self.session.connection_error().map(str::to_owned);
         let project_name = self
@@ -906,9 +918,6 @@ impl StudioApp {
                 )),
             });
 
-        if let Some(state) = self.viewer {
-            actions.extend(viewer::viewer_ui(&ctx, &self.model, state, &self.textures));
-        }
         if let Some(confirm) = self.confirm.clone() {
             actions.extend(confirm_ui(&ctx, &confirm));
         }

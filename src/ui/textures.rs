@@ -26,6 +26,8 @@ struct Entry {
     loaded_max_side_px: u32,
     /// True when the decoded image is the source's full size (no further upgrade possible).
     is_full_size: bool,
+    /// The source image's size in pixels (the texture may be downscaled).
+    source_size_px: [u32; 2],
     last_used_frame: Cell<u64>,
 }
 
@@ -197,6 +199,7 @@ impl TextureCache {
             bytes,
             loaded_max_side_px: size_px,
             is_full_size: image.width >= image.source_width && image.height >= image.source_height,
+            source_size_px: [image.source_width, image.source_height],
             last_used_frame: Cell::new(self.frame),
         };
         if let Some(old) = self.thumbs.insert(item_id.to_owned(), entry) {
@@ -236,6 +239,11 @@ impl TextureCache {
         }
         self.want(url, max_side_px);
         TextureLookup::Loading
+    }
+
+    /// The real pixel size of the image loaded for `url` (its texture may be smaller).
+    pub fn source_size_px(&self, url: &str) -> Option<[u32; 2]> {
+        self.entries.get(url).map(|entry| entry.source_size_px)
     }
 
     fn want(&self, url: &str, max_side_px: u32) {
@@ -281,6 +289,7 @@ impl TextureCache {
             bytes,
             loaded_max_side_px: requested,
             is_full_size: image.width >= image.source_width && image.height >= image.source_height,
+            source_size_px: [image.source_width, image.source_height],
             last_used_frame: Cell::new(self.frame),
         };
         if let Some(old) = self.entries.insert(url.to_owned(), entry) {
@@ -413,6 +422,19 @@ mod tests {
             cache.thumbnail("a", "u", 16),
             TextureLookup::Loading
         ));
+    }
+
+    #[test]
+    fn a_downscaled_texture_knows_its_source_size_and_can_be_upgraded() {
+        let ctx = egui::Context::default();
+        let mut cache = TextureCache::default();
+        let _ = cache.get("big", 16);
+        let _ = cache.take_wanted();
+        cache.insert(&ctx, "big", &image(16));
+        assert_eq!(cache.source_size_px("big"), Some([64, 64]));
+        // Zooming in asks for more pixels while the small texture stays on screen.
+        assert!(matches!(cache.get("big", 64), TextureLookup::Ready(_)));
+        assert_eq!(cache.take_wanted(), vec![("big".to_owned(), 64)]);
     }
 
     #[test]

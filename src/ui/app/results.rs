@@ -8,14 +8,7 @@ use crate::ui::model::ResultAction;
 impl StudioApp {
     pub(super) fn apply_result_action(&mut self, _ctx: &egui::Context, action: ResultAction) {
         match action {
-            ResultAction::Open { list, index } => {
-                // Until the viewer takes any result: open job results, ignore the rest.
-                if let Some(crate::ui::model::ResultRef::Job { local_id, index }) =
-                    list.get(index).cloned()
-                {
-                    self.viewer = Some(crate::ui::viewer::ViewerState { local_id, index });
-                }
-            }
+            ResultAction::Open { list, index } => self.viewer.open(list, index),
             other => tracing::warn!("result action not handled yet: {other:?}"),
         }
     }

@@ -1,0 +1,184 @@
+//! What the viewer shows about one [`ResultRef`]: the image URL, a title, the prompt and
+//! the facts a person asks about (model, credits, created, size, dimensions, favourite).
+//! Job outputs read the job record; library items read the newest copy the library holds.
+
+use crate::api::media::MediaItem;
+use crate::ui::format;
+use crate::ui::library::detail::human_bytes;
+use crate::ui::model::{Model, ResultRef};
+
+/// One result, ready to lay out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Subject {
+    /// The full-size image (or the media file) URL; empty when the service gave none.
+    pub url: String,
+    /// Shown while the image itself loads, and for videos (a poster frame).
+    pub thumbnail_url: Option<String>,
+    /// Only images can be zoomed or used as an edit source.
+    pub is_image: bool,
+    pub title: String,
+    pub subtitle: Option<String>,
+    pub prompt: Option<String>,
+    /// Label, value pairs for the facts grid.
+    pub facts: Vec<(&'static str, String)>,
+    /// `None` when the studio does not know (a job output not yet seen in the library).
+    pub favourite: Option<bool>,
+}
+
+/// Resolve `result`. `live_media` is the library's current copy of a media item (its
+/// favourite state may have changed since the viewer opened). `None` when the job is gone.
+pub fn subject_of(
+    result: &ResultRef,
+    model: &Model,
+    live_media: Option<&MediaItem>,
+) -> Option<Subject> {
+    match result {
+        ResultRef::Job { local_id, index } => {
+            let job = model.jobs.get(local_id)?;
+            let output = job.result.clone().unwrap_or_default();
+            let url = output.urls.get(*index)?.clone();
+            let prompt = output
+                .prompt_used
+                .clone()
+                .filter(|p| !p.trim().is_empty())
+                .or_else(|| Some(job.spec.request.prompt.clone()))
+                .filter(|p| !p.trim().is_empty());
+            let model_ran = output
+                .model
+                .clone()
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| job.model_label.clone());
+            let mut facts = vec![("Model", model_ran)];
+            facts.push((
+                "Credits",
+                match (job.credits_used, job.credits_estimate) {
+                    (Some(used), _) => format::credits(used),
+                    (None, Some(estimate)) => format!("{} (est.)", format::credits(estimate)),
+                    _ => "–".to_owned(),
+                },
+            ));
+            if let Some(created) = &output.created_at {
+                facts.push(("Created", format::timestamp(created)));
+            }
+            if let Some(ratio) = output
+                .aspect_ratio
+                .clone()
+                .or_else(|| job.spec.request.aspect_ratio.clone())
+            {
+                facts.push(("Aspect ratio", ratio));
+            }
+            let count = output.urls.len();
+            Some(Subject {
+                thumbnail_url: (*index == 0)
+                    .then(|| output.thumbnail_url.clone())
+                    .flatten(),
+                url,
+                is_image: true,
+                title: format!("{} · {}", job.spec.kind.label(), job.model_label),
+                subtitle: (count > 1).then(|| format!("Output {} of {count}", index + 1)),
+                prompt,
+                facts,
+                favourite: None,
+            })
+        }
+        ResultRef::Media(snapshot) => {
+            let item = live_media.unwrap_or(snapshot);
+            let mut facts = Vec::new();
+            if let Some(model_name) = item.model() {
+                facts.push(("Model", model_name.to_owned()));
+            }
+            if let Some(credits) = item.credits_used() {
+                facts.push(("Credits", format::credits(credits)));
+            }
+            if let Some(created) = &item.created_at {
+                facts.push(("Created", format::timestamp(created)));
+            }
+            if let Some(size) = item.size {
+                facts.push(("Size", human_bytes(size)));
+            }
+            if let (Some(w), Some(h)) = (item.width, item.height)
+                && w > 0
+                && h > 0
+            {
+                facts.push(("Dimensions", format!("{w} × {h} px")));
+            }
+            let favourite = item.is_favorited.unwrap_or(false);
+            facts.push(("Favourite", if favourite { "Yes" } else { "No" }.to_owned()));
+            let mut subtitle = item.kind().to_owned();
+            if let Some(category) = item.category.as_deref().filter(|c| !c.is_empty()) {
+                subtitle.push_str(" · ");
+                subtitle.push_str(category);
+            }
+            Some(Subject {
+                url: item.url.clone(),
+                thumbnail_url: item.thumbnail_source().map(str::to_owned),
+                is_image: item.kind() == "image",
+                title: item.display_name().to_owned(),
+                subtitle: Some(subtitle),
+                prompt: item.prompt_text().map(str::to_owned),
+                facts,
+                favourite: Some(favourite),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(favourite: bool) -> MediaItem {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("model".into(), "Flux Schnell".into());
+        metadata.insert("creditsUsed".into(), 4.into());
+        MediaItem {
+            id: "m1".into(),
+            url: "http://x/m1.png".into(),
+            name: Some("Harbour".into()),
+            item_type: Some("image".into()),
+            size: Some(2_500_000),
+            width: Some(1024),
+            height: Some(768),
+            prompt: Some("a quiet harbour".into()),
+            is_favorited: Some(favourite),
+            metadata,
+            ..MediaItem::default()
+        }
+    }
+
+    #[test]
+    fn a_library_item_shows_what_it_has() {
+        let subject =
+            subject_of(&ResultRef::Media(Box::new(item(false))), &Model::default(), None)
+                .expect("subject");
+        assert_eq!(subject.title, "Harbour");
+        assert_eq!(subject.prompt.as_deref(), Some("a quiet harbour"));
+        let facts: Vec<&str> = subject.facts.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            facts,
+            ["Model", "Credits", "Size", "Dimensions", "Favourite"]
+        );
+        assert!(subject.is_image);
+    }
+
+    #[test]
+    fn the_library_copy_wins_over_the_snapshot() {
+        let live = item(true);
+        let subject = subject_of(
+            &ResultRef::Media(Box::new(item(false))),
+            &Model::default(),
+            Some(&live),
+        )
+        .expect("subject");
+        assert_eq!(subject.favourite, Some(true));
+    }
+
+    #[test]
+    fn a_vanished_job_has_no_subject() {
+        let result = ResultRef::Job {
+            local_id: 7,
+            index: 0,
+        };
+        assert_eq!(subject_of(&result, &Model::default(), None), None);
+    }
+}
