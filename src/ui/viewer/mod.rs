@@ -102,6 +102,12 @@ impl ViewerState {
         open.geometry.map(|g| open.zoom.percent(&g))
     }
 
+    /// Where the image was drawn in the last layout, in points (None before it loaded).
+    pub fn image_rect(&self) -> Option<egui::Rect> {
+        let open = self.open.as_ref()?;
+        open.geometry.map(|g| open.zoom.image_rect(&g))
+    }
+
     pub fn is_fit(&self) -> bool {
         self.open.as_ref().is_some_and(|o| o.zoom.is_fit())
     }
@@ -793,5 +799,66 @@ pub(crate) fn focus_ring(ui: &Ui, response: &egui::Response) {
             Stroke::new(2.0, tokens::ACCENT),
             egui::StrokeKind::Outside,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outputs(local_id: LocalJobId, count: usize) -> Vec<ResultRef> {
+        (0..count)
+            .map(|index| ResultRef::Job { local_id, index })
+            .collect()
+    }
+
+    #[test]
+    fn stepping_stops_at_the_ends_and_resets_the_zoom() {
+        let mut viewer = ViewerState::default();
+        viewer.open(outputs(1, 3), 5);
+        assert_eq!(viewer.position(), Some((2, 3)), "an index past the end is clamped");
+        viewer.step(1);
+        assert_eq!(viewer.position(), Some((2, 3)));
+        viewer.step(-1);
+        viewer.step(-1);
+        viewer.step(-1);
+        assert_eq!(viewer.position(), Some((0, 3)));
+        assert!(viewer.is_fit());
+    }
+
+    #[test]
+    fn a_removed_job_leaves_the_list_and_the_last_one_closes_it() {
+        let mut viewer = ViewerState::default();
+        let mut list = outputs(1, 2);
+        list.extend(outputs(2, 1));
+        viewer.open(list, 2);
+        viewer.forget_job(1);
+        assert_eq!(viewer.position(), Some((0, 1)));
+        assert_eq!(viewer.job_shown(), Some(2));
+        viewer.forget_job(2);
+        assert!(!viewer.is_open());
+    }
+
+    #[test]
+    fn trash_moves_on_and_reuse_closes() {
+        let mut viewer = ViewerState::default();
+        viewer.open(outputs(1, 2), 0);
+        viewer.after_actions(&[Action::Result(ResultAction::Trash(ResultRef::Job {
+            local_id: 1,
+            index: 0,
+        }))]);
+        assert_eq!(viewer.current(), Some(&ResultRef::Job { local_id: 1, index: 1 }));
+        viewer.after_actions(&[Action::Result(ResultAction::Reuse(ResultRef::Job {
+            local_id: 1,
+            index: 1,
+        }))]);
+        assert!(!viewer.is_open());
+    }
+
+    #[test]
+    fn an_empty_list_does_not_open() {
+        let mut viewer = ViewerState::default();
+        viewer.open(Vec::new(), 0);
+        assert!(!viewer.is_open());
     }
 }
