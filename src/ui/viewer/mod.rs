@@ -395,7 +395,7 @@ fn image_column_ui(
                     .size(tokens::TEXT_SMALL + 1.0)
                     .color(tokens::TEXT_MUTED),
             )
-            .on_hover_text("Wheel or +/− to zoom, drag to pan, 0 fit, 1 100 %");
+            .on_hover_text("Wheel or +/- to zoom, drag to pan, 0 fit, 1 100 %");
         }
         if count > 1 {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -774,7 +774,7 @@ fn info_column_ui(
             ui.add_space(tokens::SPACE_S);
             ui.label(
                 RichText::new(
-                    "←/→ previous/next · +/− zoom · 0 fit · 1 100 % · drag to pan · Esc close",
+                    "Left/Right previous/next · +/- zoom · 0 fit · 1 100 % · drag to pan · Esc close",
                 )
                 .size(tokens::TEXT_SMALL)
                 .color(tokens::TEXT_FAINT),
