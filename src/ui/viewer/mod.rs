@@ -359,7 +359,7 @@ fn image_column_ui(
         let fit_button = ui
             .add_enabled(
                 geometry.is_some() && subject.is_image,
-                egui::Button::selectable(fit, "Fit"),
+                zoom_toggle("Fit", fit),
             )
             .on_hover_text("Zoom to fit (0)")
             .on_disabled_hover_text("Nothing to zoom yet: the image is loading");
@@ -373,7 +373,7 @@ fn image_column_ui(
         let actual_button = ui
             .add_enabled(
                 geometry.is_some() && subject.is_image,
-                egui::Button::selectable(actual, "100 %"),
+                zoom_toggle("100 %", actual),
             )
             .on_hover_text("Zoom to 100 %: one image pixel per screen pixel (1)")
             .on_disabled_hover_text("Nothing to zoom yet: the image is loading");
@@ -515,7 +515,7 @@ fn image_area_ui(
         painter.rect_stroke(
             viewport.shrink(1.0),
             CornerRadius::same(tokens::RADIUS_M),
-            Stroke::new(2.0, tokens::ACCENT),
+            Stroke::new(1.5, tokens::ACCENT),
             egui::StrokeKind::Inside,
         );
     }
@@ -781,6 +781,18 @@ fn info_column_ui(
             );
         });
     close
+}
+
+/// Fit / 100 %: a small toggle that reads clearly when on (white on accent).
+fn zoom_toggle(text: &str, on: bool) -> egui::Button<'static> {
+    if on {
+        egui::Button::new(RichText::new(text).color(tokens::ON_ACCENT).strong())
+            .fill(tokens::ACCENT)
+            .stroke(Stroke::NONE)
+            .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+    } else {
+        widgets::secondary_button(text)
+    }
 }
 
 /// Give a widget whose visible text is short ("Fit") the full name screen readers and
