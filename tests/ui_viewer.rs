@@ -6,7 +6,7 @@ mod support;
 use support::{Studio, generate, step_until, studio};
 
 use egui::accesskit::Role;
-use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use egui_kittest::kittest::Queryable as _;
 use framewright::ui::View;
 
 /// Generate one image and open it in the viewer from the tray; waits until the image is
@@ -34,7 +34,11 @@ fn open_a_result(harness: &mut Studio) -> String {
 }
 
 fn zoom(harness: &Studio) -> f32 {
-    harness.state().viewer().zoom_percent().expect("the viewer is open")
+    harness
+        .state()
+        .viewer()
+        .zoom_percent()
+        .expect("the viewer is open")
 }
 
 fn press(harness: &mut Studio, key: egui::Key) {
@@ -91,7 +95,10 @@ fn keys_wheel_and_drag_zoom_and_pan_and_esc_closes() {
         harness.step();
     }
     let wheeled = zoom(&harness);
-    assert!(wheeled > fit * 1.5, "the wheel zooms in ({fit} -> {wheeled})");
+    assert!(
+        wheeled > fit * 1.5,
+        "the wheel zooms in ({fit} -> {wheeled})"
+    );
 
     // Deep enough that the image is larger than its area, then drag it.
     for _ in 0..4 {
@@ -115,8 +122,14 @@ fn keys_wheel_and_drag_zoom_and_pan_and_esc_closes() {
     // Zoomed in, the arrow keys pan instead of stepping.
     press(&mut harness, egui::Key::ArrowRight);
     let panned = harness.state().viewer().image_rect().expect("image rect");
-    assert!(panned.center().x < after.center().x, "→ looks further right");
-    assert!(harness.state().viewer_job().is_some(), "still the same image");
+    assert!(
+        panned.center().x < after.center().x,
+        "→ looks further right"
+    );
+    assert!(
+        harness.state().viewer_job().is_some(),
+        "still the same image"
+    );
 
     press(&mut harness, egui::Key::Escape);
     assert!(!harness.state().viewer().is_open(), "Esc closes the viewer");

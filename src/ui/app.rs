@@ -808,9 +808,12 @@ impl StudioApp {
 
         // First, so the viewer's keys (arrows, Esc) never reach a panel underneath it.
         let library_items = &self.library.items;
-        actions.extend(self.viewer.viewer_ui(&ctx, &self.model, &self.textures, |id| {
-            library_items.find(id)
-        }));
+        actions.extend(
+            self.viewer
+                .viewer_ui(&ctx, &self.model, &self.textures, |id| {
+                    library_items.find(id)
+                }),
+        );
 
         let service_label = self.session.service_label();
         let connection_error = self.session.connection_error().map(str::to_owned);

@@ -17,6 +17,26 @@ pub enum Placement {
     Menu,
 }
 
+/// One entry of the list, in display order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    Reuse,
+    EditSource,
+    Vary,
+    Favourite,
+    Trash,
+    CopyUrl,
+    Save,
+    OpenOutside,
+}
+
+const COLUMN_GROUPS: [&[Entry]; 3] = [
+    // Create-facing, then keeping or discarding, then the file itself.
+    &[Entry::Reuse, Entry::EditSource, Entry::Vary],
+    &[Entry::Favourite, Entry::Trash],
+    &[Entry::CopyUrl, Entry::Save, Entry::OpenOutside],
+];
+
 pub fn result_actions_ui(
     ui: &mut Ui,
     result: &ResultRef,
@@ -24,123 +44,110 @@ pub fn result_actions_ui(
     placement: Placement,
     actions: &mut Vec<Action>,
 ) {
-    let no_prompt = "This result has no recorded prompt";
-    let not_image = "Only images can be used as an edit source";
-    let no_url = "The service gave no address for this file";
-    let favourite = subject.favourite == Some(true);
-    let has_prompt = subject.prompt.is_some();
-    let has_url = !subject.url.is_empty();
-
-    let entries: [(&str, bool, &str, Box<dyn Fn() -> Action>); 8] = [
-        (
-            "Reuse prompt and settings",
-            has_prompt,
-            no_prompt,
-            Box::new(|| Action::Result(ResultAction::Reuse(result.clone()))),
-        ),
-        (
-            "Use as edit source",
-            subject.is_image && has_url,
-            not_image,
-            Box::new(|| Action::Result(ResultAction::UseAsEditSource(result.clone()))),
-        ),
-        (
-            "Vary…",
-            has_prompt,
-            no_prompt,
-            Box::new(|| Action::Result(ResultAction::Vary(result.clone()))),
-        ),
-        (
-            if favourite { "Unfavourite" } else { "Favourite" },
-            true,
-            "",
-            Box::new(move || {
-                Action::Result(ResultAction::SetFavourite {
-                    result: result.clone(),
-                    favourite: !favourite,
-                })
-            }),
-        ),
-        (
-            "Move to Trash",
-            true,
-            "",
-            Box::new(|| Action::Result(ResultAction::Trash(result.clone()))),
-        ),
-        (
-            "Copy URL",
-            has_url,
-            no_url,
-            Box::new(|| Action::CopyUrl(subject.url.clone())),
-        ),
-        (
-            "Save…",
-            has_url,
-            no_url,
-            Box::new(|| Action::SaveAs {
-                url: subject.url.clone(),
-            }),
-        ),
-        (
-            "Open in system viewer",
-            has_url,
-            no_url,
-            Box::new(|| {
-                Action::Send(Box::new(Command::OpenInSystemViewer {
-                    url: subject.url.clone(),
-                }))
-            }),
-        ),
-    ];
-
-    let hints = [
-        "Put this prompt and its settings back into Create",
-        "Switch Create to Image edit with this image as the source",
-        "Same settings, new seed: a new job (asks first, with its cost)",
-        "Mark as favourite in the library",
-        "Move to the library's Trash (can be undone)",
-        "Copy the image's address to the clipboard",
-        "Download the image to a file",
-        "Open the image in the system's image viewer",
-    ];
-
-    let mut add = |ui: &mut Ui, index: usize| {
-        let (label, enabled, why_not, make) = &entries[index];
-        let button = match (placement, index) {
-            (Placement::Column, 0) => widgets::small_primary_button(*label),
-            (Placement::Column, 4) => widgets::danger_button_small(*label),
-            (Placement::Column, _) => widgets::secondary_button(*label),
-            (Placement::Menu, _) => Button::new(*label),
-        };
-        let response = ui
-            .add_enabled(*enabled, button)
-            .on_hover_text(hints[index])
-            .on_disabled_hover_text(*why_not);
-        focus_ring(ui, &response);
-        if response.clicked() {
-            actions.push(make());
-        }
-    };
-
     match placement {
         Placement::Column => {
-            // Create-facing actions, then keeping/discarding, then the file itself.
-            for group in [&[0, 1, 2][..], &[3, 4][..], &[5, 6, 7][..]] {
+            for group in COLUMN_GROUPS {
                 ui.horizontal_wrapped(|ui| {
                     ui.spacing_mut().item_spacing = egui::vec2(6.0, 6.0);
-                    for index in group {
-                        add(ui, *index);
+                    for entry in group {
+                        entry_ui(ui, *entry, result, subject, placement, actions);
                     }
                 });
             }
         }
         Placement::Menu => {
-            for index in 0..entries.len() {
-                if index == 3 || index == 5 {
+            for (index, group) in COLUMN_GROUPS.iter().enumerate() {
+                if index > 0 {
                     ui.separator();
                 }
-                add(ui, index);
+                for entry in *group {
+                    entry_ui(ui, *entry, result, subject, placement, actions);
+                }
             }
         }
     }
+}
+
+fn entry_ui(
+    ui: &mut Ui,
+    entry: Entry,
+    result: &ResultRef,
+    subject: &Subject,
+    placement: Placement,
+    actions: &mut Vec<Action>,
+) {
+    const NO_PROMPT: &str = "This result has no recorded prompt";
+    const NO_URL: &str = "The service gave no address for this file";
+    let favourite = subject.favourite == Some(true);
+    let has_prompt = subject.prompt.is_some();
+    let has_url = !subject.url.is_empty();
+    let (label, enabled, why_not, hint) = match entry {
+        Entry::Reuse => (
+            "Reuse prompt and settings",
+            has_prompt,
+            NO_PROMPT,
+            "Put this prompt and its settings back into Create",
+        ),
+        Entry::EditSource => (
+            "Use as edit source",
+            subject.is_image && has_url,
+            "Only images can be used as an edit source",
+            "Switch Create to Image edit with this image as the source",
+        ),
+        Entry::Vary => (
+            "Vary…",
+            has_prompt,
+            NO_PROMPT,
+            "Same settings, new seed: a new job (asks first, with its cost)",
+        ),
+        Entry::Favourite if favourite => ("Unfavourite", true, "", "Remove from favourites"),
+        Entry::Favourite => ("Favourite", true, "", "Mark as a favourite in the library"),
+        Entry::Trash => (
+            "Move to Trash",
+            true,
+            "",
+            "Move to the library's Trash (can be undone)",
+        ),
+        Entry::CopyUrl => (
+            "Copy URL",
+            has_url,
+            NO_URL,
+            "Copy the file's address to the clipboard",
+        ),
+        Entry::Save => ("Save…", has_url, NO_URL, "Download the file"),
+        Entry::OpenOutside => (
+            "Open in system viewer",
+            has_url,
+            NO_URL,
+            "Open the file in the system's viewer",
+        ),
+    };
+    let button = match (placement, entry) {
+        (Placement::Column, Entry::Reuse) => widgets::small_primary_button(label),
+        (Placement::Column, Entry::Trash) => widgets::danger_button_small(label),
+        (Placement::Column, _) => widgets::secondary_button(label),
+        (Placement::Menu, _) => Button::new(label),
+    };
+    let response = ui
+        .add_enabled(enabled, button)
+        .on_hover_text(hint)
+        .on_disabled_hover_text(why_not);
+    focus_ring(ui, &response);
+    if !response.clicked() {
+        return;
+    }
+    let url = subject.url.clone();
+    actions.push(match entry {
+        Entry::Reuse => Action::Result(ResultAction::Reuse(result.clone())),
+        Entry::EditSource => Action::Result(ResultAction::UseAsEditSource(result.clone())),
+        Entry::Vary => Action::Result(ResultAction::Vary(result.clone())),
+        Entry::Favourite => Action::Result(ResultAction::SetFavourite {
+            result: result.clone(),
+            favourite: !favourite,
+        }),
+        Entry::Trash => Action::Result(ResultAction::Trash(result.clone())),
+        Entry::CopyUrl => Action::CopyUrl(url),
+        Entry::Save => Action::SaveAs { url },
+        Entry::OpenOutside => Action::Send(Box::new(Command::OpenInSystemViewer { url })),
+    });
 }

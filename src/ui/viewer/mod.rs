@@ -203,10 +203,11 @@ impl ViewerState {
             self.retain(|r| *r != gone);
             return actions;
         };
-        if subject.favourite.is_none() || live.is_none() {
-            if let Some((_, echo)) = open.favourite_echo.iter().find(|(r, _)| *r == result) {
-                subject.favourite = Some(*echo);
-            }
+        // The library's own copy (when it has one) is the truth; else what we asked for.
+        if live.is_none()
+            && let Some((_, echo)) = open.favourite_echo.iter().find(|(r, _)| *r == result)
+        {
+            subject.favourite = Some(*echo);
         }
 
         let keys = keyboard_input(ctx, open);
@@ -449,7 +450,11 @@ fn image_area_ui(
     });
 
     let painter = ui.painter_at(viewport);
-    painter.rect_filled(viewport, CornerRadius::same(tokens::RADIUS_M), tokens::BG_APP);
+    painter.rect_filled(
+        viewport,
+        CornerRadius::same(tokens::RADIUS_M),
+        tokens::BG_APP,
+    );
 
     let pixels_per_point = ui.ctx().pixels_per_point();
     let texture = displayed_texture(ui, open, subject, textures, pixels_per_point);
@@ -538,7 +543,8 @@ fn image_area_ui(
             button_size,
         );
         if index > 0 {
-            let previous = widgets::round_icon_button(ui, left, Icon::ChevronLeft, "Previous image");
+            let previous =
+                widgets::round_icon_button(ui, left, Icon::ChevronLeft, "Previous image");
             focus_ring(ui, &previous);
             if previous.clicked() {
                 actions.push(Action::ViewerStep(-1));
@@ -635,13 +641,8 @@ fn zoom_and_pan_input(
     geometry: &Geometry,
 ) {
     if response.contains_pointer() {
-        let (scroll, zoom_delta, pointer) = ui.input(|i| {
-            (
-                i.smooth_scroll_delta,
-                i.zoom_delta(),
-                i.pointer.hover_pos(),
-            )
-        });
+        let (scroll, zoom_delta, pointer) =
+            ui.input(|i| (i.smooth_scroll_delta, i.zoom_delta(), i.pointer.hover_pos()));
         let factor = zoom_delta * (scroll.y / WHEEL_POINTS_PER_DOUBLING).exp2();
         if (factor - 1.0).abs() > f32::EPSILON {
             let anchor = pointer.unwrap_or(geometry.viewport.center());
@@ -828,7 +829,11 @@ mod tests {
     fn stepping_stops_at_the_ends_and_resets_the_zoom() {
         let mut viewer = ViewerState::default();
         viewer.open(outputs(1, 3), 5);
-        assert_eq!(viewer.position(), Some((2, 3)), "an index past the end is clamped");
+        assert_eq!(
+            viewer.position(),
+            Some((2, 3)),
+            "an index past the end is clamped"
+        );
         viewer.step(1);
         assert_eq!(viewer.position(), Some((2, 3)));
         viewer.step(-1);
@@ -859,7 +864,13 @@ mod tests {
             local_id: 1,
             index: 0,
         }))]);
-        assert_eq!(viewer.current(), Some(&ResultRef::Job { local_id: 1, index: 1 }));
+        assert_eq!(
+            viewer.current(),
+            Some(&ResultRef::Job {
+                local_id: 1,
+                index: 1
+            })
+        );
         viewer.after_actions(&[Action::Result(ResultAction::Reuse(ResultRef::Job {
             local_id: 1,
             index: 1,

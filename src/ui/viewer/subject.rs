@@ -148,9 +148,12 @@ mod tests {
 
     #[test]
     fn a_library_item_shows_what_it_has() {
-        let subject =
-            subject_of(&ResultRef::Media(Box::new(item(false))), &Model::default(), None)
-                .expect("subject");
+        let subject = subject_of(
+            &ResultRef::Media(Box::new(item(false))),
+            &Model::default(),
+            None,
+        )
+        .expect("subject");
         assert_eq!(subject.title, "Harbour");
         assert_eq!(subject.prompt.as_deref(), Some("a quiet harbour"));
         let facts: Vec<&str> = subject.facts.iter().map(|(k, _)| *k).collect();
