@@ -6,7 +6,7 @@ mod support;
 use support::{Studio, generate, step_until, studio};
 
 use egui::accesskit::Role;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use framewright::ui::View;
 
 /// Generate one image and open it in the viewer from the tray; waits until the image is
@@ -149,6 +149,28 @@ fn the_viewer_buttons_zoom_copy_and_reuse() {
     harness.step();
     harness.step();
     assert!(harness.state().viewer().is_fit(), "Zoom to fit button");
+
+    // Keyboard only: Tab walks the viewer's buttons and never leaves the viewer.
+    let mut reached = Vec::new();
+    for _ in 0..16 {
+        harness.key_press(egui::Key::Tab);
+        harness.step();
+        if let Some(node) = harness.query_by(|node| node.is_focused()) {
+            reached.push(node.accesskit_node().label().unwrap_or_default());
+        }
+    }
+    for name in ["Zoom to fit", "Reuse prompt and settings", "Copy URL"] {
+        assert!(
+            reached.iter().any(|label| label == name),
+            "Tab reaches {name}: {reached:?}"
+        );
+    }
+    assert!(
+        !reached
+            .iter()
+            .any(|label| label.starts_with("Generate") || label == "Prompt"),
+        "Tab stays inside the viewer: {reached:?}"
+    );
 
     // Every action of the brief is there, by name.
     for name in [
