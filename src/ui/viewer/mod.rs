@@ -735,53 +735,57 @@ fn info_column_ui(
         .id_salt("viewer_info")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            ui.spacing_mut().item_spacing.y = 6.0;
-            actions::result_actions_ui(ui, result, subject, actions::Placement::Column, actions);
-            ui.add_space(tokens::SPACE_S);
-
-            widgets::section_label(ui, "Prompt");
-            match &subject.prompt {
-                Some(prompt) => {
-                    ui.add(
-                        egui::Label::new(RichText::new(prompt).color(tokens::TEXT))
-                            .wrap()
-                            .selectable(true),
-                    );
-                }
-                None => {
-                    ui.label(
-                        RichText::new("No prompt (uploaded or not recorded)")
-                            .color(tokens::TEXT_FAINT),
-                    );
-                }
-            }
-            ui.add_space(tokens::SPACE_S);
-            egui::Grid::new("viewer_facts")
-                .num_columns(2)
-                .spacing(Vec2::new(tokens::SPACE_M, 6.0))
-                .show(ui, |ui| {
-                    for (key, value) in &subject.facts {
-                        ui.label(
-                            RichText::new(*key)
-                                .size(tokens::TEXT_SMALL)
-                                .color(tokens::TEXT_FAINT),
-                        );
-                        ui.add(
-                            egui::Label::new(RichText::new(value).color(tokens::TEXT)).wrap(),
-                        );
-                        ui.end_row();
-                    }
-                });
-            ui.add_space(tokens::SPACE_S);
-            ui.label(
-                RichText::new(
-                    "Left/Right previous/next · +/- zoom · 0 fit · 1 100 % · drag to pan · Esc close",
-                )
-                .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_FAINT),
-            );
+            // Room for the focus ring of the buttons at the column's edges.
+            egui::Frame::new()
+                .inner_margin(egui::Margin::symmetric(4, 4))
+                .show(ui, |ui| info_body_ui(ui, result, subject, actions));
         });
     close
+}
+
+fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mut Vec<Action>) {
+    ui.spacing_mut().item_spacing.y = 6.0;
+    actions::result_actions_ui(ui, result, subject, actions::Placement::Column, actions);
+    ui.add_space(tokens::SPACE_S);
+
+    widgets::section_label(ui, "Prompt");
+    match &subject.prompt {
+        Some(prompt) => {
+            ui.add(
+                egui::Label::new(RichText::new(prompt).color(tokens::TEXT))
+                    .wrap()
+                    .selectable(true),
+            );
+        }
+        None => {
+            ui.label(
+                RichText::new("No prompt (uploaded or not recorded)").color(tokens::TEXT_FAINT),
+            );
+        }
+    }
+    ui.add_space(tokens::SPACE_S);
+    egui::Grid::new("viewer_facts")
+        .num_columns(2)
+        .spacing(Vec2::new(tokens::SPACE_M, 6.0))
+        .show(ui, |ui| {
+            for (key, value) in &subject.facts {
+                ui.label(
+                    RichText::new(*key)
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::TEXT_FAINT),
+                );
+                ui.add(egui::Label::new(RichText::new(value).color(tokens::TEXT)).wrap());
+                ui.end_row();
+            }
+        });
+    ui.add_space(tokens::SPACE_S);
+    ui.label(
+        RichText::new(
+            "Left/Right previous/next · +/- zoom · 0 fit · 1 100 % · drag to pan · Esc close",
+        )
+        .size(tokens::TEXT_SMALL)
+        .color(tokens::TEXT_FAINT),
+    );
 }
 
 /// Fit / 100 %: a small toggle that reads clearly when on (white on accent).
