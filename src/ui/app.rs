@@ -575,16 +575,9 @@ impl StudioApp {
             Action::SubmitCompose => self.submit(),
             Action::ToggleTray => self.tray_open = !self.tray_open,
             Action::OpenViewer { local_id, index } => {
-                let outputs = self.model.jobs.get(&local_id).map_or(0, |job| {
-                    job.result.as_ref().map_or(0, |result| result.urls.len())
-                });
-                let list = (0..outputs)
-                    .map(|index| crate::ui::model::ResultRef::Job { local_id, index })
-                    .collect();
-                self.viewer.open(list, index);
+                self.viewer.open_job(&self.model, local_id, index);
             }
             Action::CloseViewer => self.viewer.close(),
-            Action::ViewerStep(delta) => self.viewer.step(delta),
             Action::CopyUrl(url) => {
                 ctx.copy_text(url);
                 self.toasts

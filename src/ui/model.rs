@@ -159,7 +159,6 @@ pub enum Action {
         index: usize,
     },
     CloseViewer,
-    ViewerStep(isize),
     CopyUrl(String),
     /// Ask where to save `url` (dialog off the UI thread), then download it there.
     SaveAs {

@@ -1,0 +1,381 @@
+//! The image column: the Fit / 100 % toolbar with the zoom readout, and the image area
+//! (wheel and pinch zoom about the pointer, drag to pan, double click Fit <-> 100 %, the
+//! right-click menu, previous/next arrows).
+
+use super::actions;
+use super::subject::Subject;
+use super::zoom::{self, Geometry, Zoom};
+use super::{OpenViewer, VIEWER_FULL_SIDE_CAP_PX, VIEWER_MAX_SIDE_PX, focus_ring};
+use crate::ui::icons::{Icon, paint_icon};
+use crate::ui::model::{Action, ResultRef};
+use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{CornerRadius, RichText, Stroke, Ui, Vec2};
+
+/// Mouse-wheel points that double (or halve) the zoom.
+const WHEEL_POINTS_PER_DOUBLING: f32 = 240.0;
+
+pub(super) fn image_column_ui(
+    ui: &mut Ui,
+    open: &mut OpenViewer,
+    result: &ResultRef,
+    subject: &Subject,
+    textures: &TextureCache,
+    (index, count): (usize, usize),
+    actions: &mut Vec<Action>,
+) {
+    // Toolbar: Fit, 100 %, the zoom readout, and where we are in the list.
+    ui.horizontal(|ui| {
+        ui.spacing_mut().item_spacing.x = 6.0;
+        let fit = open.zoom.is_fit();
+        let geometry = open.geometry;
+        let fit_button = ui
+            .add_enabled(
+                geometry.is_some() && subject.is_image,
+                zoom_toggle("Fit", fit),
+            )
+            .on_hover_text("Zoom to fit (0)")
+            .on_disabled_hover_text("Nothing to zoom yet: the image is loading");
+        name_widget(&fit_button, "Zoom to fit");
+        focus_ring(ui, &fit_button);
+        if fit_button.clicked() {
+            open.zoom.set_fit();
+        }
+        let percent = geometry.map(|g| open.zoom.percent(&g));
+        let actual = percent.is_some_and(|p| (p - 100.0).abs() < 0.5);
+        let actual_button = ui
+            .add_enabled(
+                geometry.is_some() && subject.is_image,
+                zoom_toggle("100 %", actual),
+            )
+            .on_hover_text("Zoom to 100 %: one image pixel per screen pixel (1)")
+            .on_disabled_hover_text("Nothing to zoom yet: the image is loading");
+        name_widget(&actual_button, "Zoom to 100 %");
+        focus_ring(ui, &actual_button);
+        if actual_button.clicked()
+            && let Some(g) = geometry
+        {
+            open.zoom.set_actual_size(&g);
+        }
+        if let Some(percent) = percent {
+            let readout = if fit {
+                format!("Fit · {percent:.0} %")
+            } else {
+                format!("{percent:.0} %")
+            };
+            ui.label(
+                RichText::new(readout)
+                    .size(tokens::TEXT_SMALL + 1.0)
+                    .color(tokens::TEXT_MUTED),
+            )
+            .on_hover_text("Wheel or +/- to zoom, drag to pan, 0 fit, 1 100 %");
+        }
+        if count > 1 {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                widgets::muted(ui, format!("{} of {count}", index + 1));
+            });
+        }
+    });
+    ui.add_space(tokens::SPACE_XS);
+    let viewport_size = ui.available_size().max(Vec2::splat(64.0));
+    image_area_ui(
+        ui,
+        open,
+        result,
+        subject,
+        textures,
+        viewport_size,
+        (index, count),
+        actions,
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+fn image_area_ui(
+    ui: &mut Ui,
+    open: &mut OpenViewer,
+    result: &ResultRef,
+    subject: &Subject,
+    textures: &TextureCache,
+    size: Vec2,
+    (index, count): (usize, usize),
+    actions: &mut Vec<Action>,
+) {
+    let (viewport, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+    let id = ui.scope_id().with("viewer_image");
+    let response = ui.interact(viewport, id, egui::Sense::click_and_drag());
+    let name = format!("Image {} of {count}: {}", index + 1, subject.title);
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &name));
+    if std::mem::take(&mut open.focus_image) {
+        response.request_focus();
+    }
+    // While the image has focus the arrows belong to the viewer, not to focus movement.
+    ui.memory_mut(|m| {
+        m.set_focus_lock_filter(
+            id,
+            egui::EventFilter {
+                horizontal_arrows: true,
+                vertical_arrows: true,
+                ..Default::default()
+            },
+        )
+    });
+
+    let painter = ui.painter_at(viewport);
+    painter.rect_filled(
+        viewport,
+        CornerRadius::same(tokens::RADIUS_M),
+        tokens::BG_APP,
+    );
+
+    let pixels_per_point = ui.ctx().pixels_per_point();
+    let texture = displayed_texture(ui, open, subject, textures);
+    match &texture {
+        Shown::Texture {
+            texture,
+            image_size_px,
+            preview,
+        } => {
+            let geometry = Geometry {
+                viewport,
+                image_size_px: *image_size_px,
+                pixels_per_point,
+            };
+            if subject.is_image && !preview {
+                zoom_and_pan_input(ui, open, &response, &geometry);
+            }
+            let zoom = if *preview { Zoom::default() } else { open.zoom };
+            let rect = zoom.image_rect(&geometry);
+            painter.image(
+                texture.id(),
+                rect,
+                egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                egui::Color32::WHITE,
+            );
+            if *preview && subject.is_image {
+                spinner_at(ui, viewport.center());
+            }
+            open.geometry = (!preview).then_some(geometry);
+            if !subject.is_image {
+                caption(
+                    &painter,
+                    viewport,
+                    "Only images open here — use Open in system viewer to play it",
+                );
+            }
+        }
+        Shown::Loading => {
+            open.geometry = None;
+            spinner_at(ui, viewport.center());
+        }
+        Shown::Failed(error) => {
+            open.geometry = None;
+            paint_icon(
+                &painter,
+                egui::Rect::from_center_size(
+                    viewport.center() - egui::vec2(0.0, 30.0),
+                    Vec2::splat(40.0),
+                ),
+                Icon::BrokenImage,
+                tokens::TEXT_FAINT,
+            );
+            painter.text(
+                viewport.center() + egui::vec2(0.0, 16.0),
+                egui::Align2::CENTER_TOP,
+                format!("The image could not be loaded\n{error}"),
+                egui::FontId::proportional(14.0),
+                tokens::TEXT_MUTED,
+            );
+        }
+    }
+    if response.has_focus() {
+        painter.rect_stroke(
+            viewport.shrink(1.0),
+            CornerRadius::same(tokens::RADIUS_M),
+            Stroke::new(1.5, tokens::ACCENT),
+            egui::StrokeKind::Inside,
+        );
+    }
+    response.context_menu(|ui| {
+        ui.set_min_width(220.0);
+        actions::result_actions_ui(ui, result, subject, actions::Placement::Menu, actions);
+        if !actions.is_empty() {
+            ui.close();
+        }
+    });
+
+    if count > 1 {
+        let button_size = Vec2::splat(36.0);
+        let left = egui::Rect::from_center_size(
+            egui::pos2(viewport.left() + 28.0, viewport.center().y),
+            button_size,
+        );
+        let right = egui::Rect::from_center_size(
+            egui::pos2(viewport.right() - 28.0, viewport.center().y),
+            button_size,
+        );
+        if index > 0 {
+            let previous =
+                widgets::round_icon_button(ui, left, Icon::ChevronLeft, "Previous image");
+            focus_ring(ui, &previous);
+            if previous.clicked() {
+                open.step_after_layout = -1;
+            }
+        }
+        if index + 1 < count {
+            let next = widgets::round_icon_button(ui, right, Icon::ChevronRight, "Next image");
+            focus_ring(ui, &next);
+            if next.clicked() {
+                open.step_after_layout = 1;
+            }
+        }
+    }
+}
+
+enum Shown {
+    Texture {
+        texture: egui::TextureHandle,
+        image_size_px: Vec2,
+        /// A smaller stand-in (the thumbnail) while the image loads: not zoomable.
+        preview: bool,
+    },
+    Loading,
+    Failed(String),
+}
+
+/// The texture to draw: the image at the resolution the zoom needs (asking for more when
+/// zoomed in, showing what is loaded meanwhile), else the thumbnail while it loads.
+fn displayed_texture(
+    ui: &Ui,
+    open: &OpenViewer,
+    subject: &Subject,
+    textures: &TextureCache,
+) -> Shown {
+    let preview = |failed: Option<String>| {
+        let thumbnail = subject.thumbnail_url.as_deref().filter(|u| !u.is_empty());
+        match thumbnail.map(|url| textures.get(url, 512)) {
+            Some(TextureLookup::Ready(texture)) => Shown::Texture {
+                image_size_px: texture.size_vec2(),
+                texture,
+                preview: true,
+            },
+            _ => failed.map_or(Shown::Loading, Shown::Failed),
+        }
+    };
+    if !subject.is_image || subject.url.is_empty() {
+        return preview(
+            subject
+                .url
+                .is_empty()
+                .then(|| "The service gave no address for this file.".to_owned()),
+        );
+    }
+    let side_px = match (open.geometry, textures.source_size_px(&subject.url)) {
+        (Some(geometry), Some([w, h])) => {
+            let gpu_cap = u32::try_from(ui.ctx().input(|i| i.max_texture_side)).unwrap_or(0);
+            zoom::texture_side_for(
+                w.max(h) as f32,
+                open.zoom.percent(&geometry),
+                VIEWER_MAX_SIDE_PX,
+                VIEWER_FULL_SIDE_CAP_PX.min(gpu_cap.max(VIEWER_MAX_SIDE_PX)),
+            )
+        }
+        _ => VIEWER_MAX_SIDE_PX,
+    };
+    match textures.get(&subject.url, side_px) {
+        TextureLookup::Ready(texture) => {
+            let image_size_px = textures
+                .source_size_px(&subject.url)
+                .map(|[w, h]| Vec2::new(w as f32, h as f32))
+                .unwrap_or_else(|| texture.size_vec2());
+            Shown::Texture {
+                texture,
+                image_size_px,
+                preview: false,
+            }
+        }
+        TextureLookup::Loading => preview(None),
+        TextureLookup::Failed(error) => match preview(None) {
+            Shown::Loading => Shown::Failed(error),
+            shown => shown,
+        },
+    }
+}
+
+/// Wheel (and Ctrl+wheel / pinch) zooms around the pointer; a drag pans; a double click
+/// toggles Fit and 100 % at the pointer.
+fn zoom_and_pan_input(
+    ui: &mut Ui,
+    open: &mut OpenViewer,
+    response: &egui::Response,
+    geometry: &Geometry,
+) {
+    if response.contains_pointer() {
+        let (scroll, zoom_delta, pointer) =
+            ui.input(|i| (i.smooth_scroll_delta, i.zoom_delta(), i.pointer.hover_pos()));
+        let factor = zoom_delta * (scroll.y / WHEEL_POINTS_PER_DOUBLING).exp2();
+        if (factor - 1.0).abs() > f32::EPSILON {
+            let anchor = pointer.unwrap_or(geometry.viewport.center());
+            open.zoom.zoom_by(factor, anchor, geometry);
+        }
+        // The wheel was for the image, not for a panel underneath.
+        ui.input_mut(|i| i.smooth_scroll_delta = Vec2::ZERO);
+    }
+    if response.dragged() {
+        open.zoom.pan_by(response.drag_delta(), geometry);
+        ui.ctx().set_cursor_icon(egui::CursorIcon::Grabbing);
+    } else if open.zoom.is_past_fit(geometry) && response.hovered() {
+        ui.ctx().set_cursor_icon(egui::CursorIcon::Grab);
+    }
+    if response.double_clicked() {
+        if open.zoom.is_fit() {
+            let anchor = response
+                .interact_pointer_pos()
+                .unwrap_or(geometry.viewport.center());
+            let factor = geometry.actual_scale() / open.zoom.scale(geometry);
+            open.zoom.zoom_by(factor, anchor, geometry);
+        } else {
+            open.zoom.set_fit();
+        }
+    }
+    if response.clicked() || response.drag_started() {
+        response.request_focus();
+    }
+}
+
+fn spinner_at(ui: &mut Ui, centre: egui::Pos2) {
+    egui::Spinner::new()
+        .size(28.0)
+        .color(tokens::TEXT_MUTED)
+        .paint_at(ui, egui::Rect::from_center_size(centre, Vec2::splat(28.0)));
+}
+
+fn caption(painter: &egui::Painter, viewport: egui::Rect, text: &str) {
+    painter.text(
+        viewport.center_bottom() - egui::vec2(0.0, 16.0),
+        egui::Align2::CENTER_BOTTOM,
+        text,
+        egui::FontId::proportional(13.0),
+        tokens::TEXT_MUTED,
+    );
+}
+
+/// Fit / 100 %: a small toggle that reads clearly when on (white on accent).
+fn zoom_toggle(text: &str, on: bool) -> egui::Button<'static> {
+    if on {
+        egui::Button::new(RichText::new(text).color(tokens::ON_ACCENT).strong())
+            .fill(tokens::ACCENT)
+            .stroke(Stroke::NONE)
+            .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+    } else {
+        widgets::secondary_button(text)
+    }
+}
+
+/// Give a widget whose visible text is short ("Fit") the full name screen readers and
+/// tests use ("Zoom to fit").
+fn name_widget(response: &egui::Response, name: &str) {
+    let enabled = response.enabled();
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, enabled, name));
+}

@@ -1,0 +1,109 @@
+//! The info column: title, Close, where we are in the list, the actions, the prompt, the
+//! facts and a line of keyboard hints. Scrolls when the window is short.
+
+use super::actions;
+use super::focus_ring;
+use super::subject::Subject;
+use crate::ui::icons::Icon;
+use crate::ui::model::{Action, ResultRef};
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{RichText, Ui, Vec2};
+
+/// The side column: title, close, where we are, the actions, the prompt and the facts.
+/// Returns true when Close was pressed.
+pub(super) fn info_column_ui(
+    ui: &mut Ui,
+    result: &ResultRef,
+    subject: &Subject,
+    (index, count): (usize, usize),
+    actions: &mut Vec<Action>,
+) -> bool {
+    let mut close = false;
+    ui.horizontal_top(|ui| {
+        let title_width = (ui.available_width() - 34.0).max(60.0);
+        ui.allocate_ui(Vec2::new(title_width, 0.0), |ui| {
+            ui.add(
+                egui::Label::new(
+                    RichText::new(&subject.title)
+                        .size(tokens::TEXT_TITLE)
+                        .strong()
+                        .color(tokens::TEXT),
+                )
+                .wrap(),
+            );
+        });
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Min), |ui| {
+            let close_button = widgets::icon_button(ui, Icon::Close, "Close viewer");
+            focus_ring(ui, &close_button);
+            close = close_button.clicked();
+        });
+    });
+    let mut where_line = Vec::new();
+    if let Some(subtitle) = &subject.subtitle {
+        where_line.push(subtitle.clone());
+    }
+    if count > 1 {
+        where_line.push(format!("Image {} of {count}", index + 1));
+    }
+    if !where_line.is_empty() {
+        widgets::muted(ui, where_line.join(" · "));
+    }
+    ui.add_space(tokens::SPACE_S);
+
+    egui::ScrollArea::vertical()
+        .id_salt("viewer_info")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            // Room for the focus ring of the buttons at the column's edges.
+            egui::Frame::new()
+                .inner_margin(egui::Margin::symmetric(4, 4))
+                .show(ui, |ui| info_body_ui(ui, result, subject, actions));
+        });
+    close
+}
+
+fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mut Vec<Action>) {
+    ui.spacing_mut().item_spacing.y = 6.0;
+    actions::result_actions_ui(ui, result, subject, actions::Placement::Column, actions);
+    ui.add_space(tokens::SPACE_S);
+
+    widgets::section_label(ui, "Prompt");
+    match &subject.prompt {
+        Some(prompt) => {
+            ui.add(
+                egui::Label::new(RichText::new(prompt).color(tokens::TEXT))
+                    .wrap()
+                    .selectable(true),
+            );
+        }
+        None => {
+            ui.label(
+                RichText::new("No prompt (uploaded or not recorded)").color(tokens::TEXT_FAINT),
+            );
+        }
+    }
+    ui.add_space(tokens::SPACE_S);
+    egui::Grid::new("viewer_facts")
+        .num_columns(2)
+        .spacing(Vec2::new(tokens::SPACE_M, 6.0))
+        .show(ui, |ui| {
+            for (key, value) in &subject.facts {
+                ui.label(
+                    RichText::new(*key)
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::TEXT_FAINT),
+                );
+                ui.add(egui::Label::new(RichText::new(value).color(tokens::TEXT)).wrap());
+                ui.end_row();
+            }
+        });
+    ui.add_space(tokens::SPACE_S);
+    ui.label(
+        RichText::new(
+            "Left/Right previous/next · +/- zoom · 0 fit · 1 100 % · drag to pan · Esc close",
+        )
+        .size(tokens::TEXT_SMALL)
+        .color(tokens::TEXT_FAINT),
+    );
+}
