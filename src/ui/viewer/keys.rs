@@ -9,16 +9,14 @@ use egui::{Key, Modifiers, Vec2};
 const ARROW_PAN_SHARE: f32 = 0.15;
 
 /// What the keyboard asked for this frame (zoom and pan are applied directly).
+#[derive(Default)]
 pub(super) struct Keys {
     pub close: bool,
     pub step: isize,
 }
 
 pub(super) fn keyboard_input(ctx: &egui::Context, open: &mut OpenViewer) -> Keys {
-    let mut keys = Keys {
-        close: false,
-        step: 0,
-    };
+    let mut keys = Keys::default();
     // A context menu takes Esc and arrows for itself.
     if egui::Popup::is_any_open(ctx) {
         return keys;

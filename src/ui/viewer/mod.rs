@@ -47,6 +47,9 @@ struct OpenViewer {
     focus_image: bool,
     /// Previous/Next pressed during layout; applied after it.
     step_after_layout: isize,
+    /// False while a dialog opened from the viewer (e.g. Vary's confirmation) sits above
+    /// it: its keys (Esc) are that dialog's.
+    is_top_modal: bool,
 }
 
 impl ViewerState {
@@ -64,6 +67,7 @@ impl ViewerState {
             favourite_echo: Vec::new(),
             focus_image: true,
             step_after_layout: 0,
+            is_top_modal: true,
         });
     }
 
@@ -223,7 +227,11 @@ impl ViewerState {
             subject.favourite = Some(*echo);
         }
 
-        let keys = keys::keyboard_input(ctx, open);
+        let keys = if open.is_top_modal {
+            keys::keyboard_input(ctx, open)
+        } else {
+            keys::Keys::default()
+        };
         let mut close = keys.close;
 
         let content = ctx.content_rect();
@@ -274,6 +282,7 @@ impl ViewerState {
                     );
                 });
             });
+        open.is_top_modal = response.is_top_modal;
         if response.backdrop_response.clicked() {
             close = true;
         }
