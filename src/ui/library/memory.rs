@@ -182,4 +182,14 @@ mod tests {
         assert_eq!(fallback.sort, MediaSort::CreatedDesc);
         assert_eq!(fallback.thumb_px, THUMB_MAX_PX);
     }
+
+    #[test]
+    fn a_remembered_folder_that_is_gone_falls_back_to_all() {
+        let memory = serde_json::json!({"section": "folder", "folder_id": "gone"});
+        let mut state = LibraryState::default();
+        state.restore_from(Some(&memory));
+        assert_eq!(state.place, Place::Folder("gone".into()));
+        state.handle_event(crate::engine::Event::Folders(Ok(Vec::new())));
+        assert_eq!(state.place, Place::Section(Section::All));
+    }
 }
