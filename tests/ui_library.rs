@@ -771,7 +771,9 @@ fn the_library_place_sort_and_thumbnail_size_survive_a_restart() {
         let mut harness = studio(&dir, View::Create);
         open_library(&mut harness);
         harness.get_by_label("Sort").click();
-        harness.step();
+        step_until(&mut harness, "the sort menu", |h| {
+            h.query_by_label("Name A–Z").is_some()
+        });
         harness.get_by_label("Name A–Z").click();
         harness.step();
         harness

@@ -10,6 +10,9 @@ use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{RichText, Ui};
 
+/// Why the actions wait during a select all.
+const WAIT: &str = "Wait until every item of the selection has loaded";
+
 /// How the actions are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
@@ -60,7 +63,7 @@ pub fn item_actions_ui(
     let mut out = Vec::new();
     let ids = target.ids;
     let enabled = !target.pending && target.count > 0;
-    let wait = "Wait until every item of the selection has loaded";
+    let wait = WAIT;
     let lib = |a: LibraryAction| Action::Library(a);
 
     if let Some((index, item)) = target.single {
@@ -136,31 +139,32 @@ fn add_to_folder_ui(
     out: &mut Vec<Action>,
 ) {
     let folders = state.folders.value.as_deref().unwrap_or_default();
-    ui.add_enabled_ui(enabled, |ui| {
-        let response = submenu(ui, style, "Add to folder…", |ui| {
-            ui.set_min_width(180.0);
-            if folders.is_empty() {
-                ui.label(
-                    RichText::new("No folders yet: create one in the sidebar.")
-                        .size(12.5)
-                        .color(tokens::TEXT_MUTED),
-                );
+    if !enabled {
+        button(ui, style, "Add to folder…", false, WAIT);
+        return;
+    }
+    submenu(ui, style, "Add to folder…", |ui| {
+        ui.set_min_width(180.0);
+        if folders.is_empty() {
+            ui.label(
+                RichText::new("No folders yet: create one in the sidebar.")
+                    .size(12.5)
+                    .color(tokens::TEXT_MUTED),
+            );
+        }
+        for folder in folders {
+            let name = if folder.name.is_empty() {
+                "Untitled folder"
+            } else {
+                folder.name.as_str()
+            };
+            if ui.button(name).clicked() {
+                out.push(Action::Library(LibraryAction::AddToFolder {
+                    folder_id: folder.id.clone(),
+                    ids: ids(),
+                }));
             }
-            for folder in folders {
-                let name = if folder.name.is_empty() {
-                    "Untitled folder"
-                } else {
-                    folder.name.as_str()
-                };
-                if ui.button(name).clicked() {
-                    out.push(Action::Library(LibraryAction::AddToFolder {
-                        folder_id: folder.id.clone(),
-                        ids: ids(),
-                    }));
-                }
-            }
-        });
-        response.on_disabled_hover_text("Wait until every item of the selection has loaded");
+        }
     });
 }
 
@@ -173,33 +177,36 @@ fn move_to_project_ui(
     out: &mut Vec<Action>,
 ) {
     let projects = model.projects.value.as_deref().unwrap_or_default();
-    ui.add_enabled_ui(enabled && !projects.is_empty(), |ui| {
-        let response = submenu(ui, style, "Move to project…", |ui| {
-            ui.set_min_width(180.0);
-            for project in projects {
-                if ui.button(&project.name).clicked() {
-                    out.push(Action::Library(LibraryAction::MoveToProject {
-                        ids: ids(),
-                        project_id: project.id.clone(),
-                    }));
-                }
-            }
-        });
-        response.on_disabled_hover_text(if projects.is_empty() {
+    if !enabled || projects.is_empty() {
+        let why = if projects.is_empty() {
             "No projects to move to yet"
         } else {
-            "Wait until every item of the selection has loaded"
-        });
+            WAIT
+        };
+        button(ui, style, "Move to project…", false, why);
+        return;
+    }
+    submenu(ui, style, "Move to project…", |ui| {
+        ui.set_min_width(180.0);
+        for project in projects {
+            if ui.button(&project.name).clicked() {
+                out.push(Action::Library(LibraryAction::MoveToProject {
+                    ids: ids(),
+                    project_id: project.id.clone(),
+                }));
+            }
+        }
     });
 }
 
-fn submenu(ui: &mut Ui, style: Style, label: &str, add: impl FnOnce(&mut Ui)) -> egui::Response {
+fn submenu(ui: &mut Ui, style: Style, label: &str, add: impl FnOnce(&mut Ui)) {
     match style {
-        Style::Menu => ui.menu_button(label, add).response,
+        Style::Menu => {
+            ui.menu_button(label, add);
+        }
         Style::Buttons => {
             egui::containers::menu::MenuButton::from_button(widgets::secondary_button(label))
-                .ui(ui, add)
-                .0
+                .ui(ui, add);
         }
     }
 }
