@@ -12,12 +12,14 @@ pub fn footer_ui(ui: &mut Ui, state: &LibraryState) {
     ui.horizontal_centered(|ui| {
         ui.spacing_mut().item_spacing.x = tokens::SPACE_S;
         let small = |text: String| RichText::new(text).size(12.0).color(tokens::TEXT_FAINT);
-        for part in counts(state) {
-            ui.label(small(part));
+        let counts = counts(state).join("  ");
+        ui.add(egui::Label::new(small(counts)).truncate());
+        // The hints only where they fit beside the counts; the counts come first.
+        if ui.available_width() > 220.0 {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.add(egui::Label::new(small(hints(state).to_owned())).truncate());
+            });
         }
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            ui.add(egui::Label::new(small(hints(state).to_owned())).truncate());
-        });
     });
 }
 

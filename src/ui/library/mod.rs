@@ -47,6 +47,8 @@ pub const PREFETCH_ROWS: usize = 2;
 /// The detail pane never gets narrower than this: the minimum window still shows a
 /// readable preview and wrapped action buttons.
 pub const DETAIL_MIN_WIDTH_PT: f32 = 240.0;
+/// The grid keeps at least this width (two small tiles and the scrollbar) beside the pane.
+pub const GRID_MIN_WIDTH_PT: f32 = 300.0;
 /// The in-app viewer steps through at most this many library items around the opened one.
 pub const VIEWER_LIST_MAX: usize = 500;
 
@@ -1453,6 +1455,9 @@ pub fn library_ui(
 ) -> Vec<Action> {
     let mut actions = Vec::new();
     let wrap = |a: LibraryAction| Action::Library(a);
+    // Reserved whether or not anything is selected: selecting must not change the grid's
+    // width (its column count) under the pointer.
+    let detail_width = detail_width_pt(ui.available_width());
 
     egui::Panel::left("library_sidebar")
         .exact_size(tokens::LIBRARY_SIDEBAR_WIDTH)
@@ -1494,10 +1499,7 @@ pub fn library_ui(
             });
     }
 
-    // Reserved whether or not anything is selected: selecting must not change the grid's
-    // width (its column count) under the pointer.
-    let detail_width = detail_width_pt(ui.available_width());
-    {
+    if detail_width > 0.0 {
         egui::Panel::right("library_detail")
             .exact_size(detail_width)
             .resizable(false)
@@ -1531,10 +1533,18 @@ pub fn library_ui(
 }
 
 /// Width of the detail pane for the Library's whole width (sidebar included): a share of
-/// what the sidebar leaves, within bounds, so the grid keeps most of a narrow window.
+/// what the sidebar leaves, within bounds, so the grid keeps most of a narrow window. When
+/// even the narrowest pane would squeeze the grid below `GRID_MIN_WIDTH_PT`, there is no
+/// pane (0): the tile's context menu and the keys still act on the selection. The width
+/// depends on the window only, never on the selection.
 pub fn detail_width_pt(library_width_pt: f32) -> f32 {
     let beside_sidebar = library_width_pt - tokens::LIBRARY_SIDEBAR_WIDTH;
-    (beside_sidebar * 0.32).clamp(DETAIL_MIN_WIDTH_PT, tokens::LIBRARY_DETAIL_WIDTH)
+    let wanted = (beside_sidebar * 0.32).clamp(DETAIL_MIN_WIDTH_PT, tokens::LIBRARY_DETAIL_WIDTH);
+    if beside_sidebar - wanted >= GRID_MIN_WIDTH_PT {
+        wanted
+    } else {
+        0.0
+    }
 }
 
 /// The library's modal dialogs: confirmations and folder sharing.

@@ -32,6 +32,8 @@ fn sort_label(sort: MediaSort) -> &'static str {
 
 /// Below this width the toolbar stacks: search on its own row, bulk actions wrapped below.
 const WIDE_TOOLBAR_PX: f32 = 860.0;
+/// Below this width the sort and size leave the title's row for one of their own.
+const COMPACT_TOOLBAR_PX: f32 = 520.0;
 /// Width of the search box when it shares the first row.
 const SEARCH_WIDTH_PX: f32 = 240.0;
 
@@ -42,6 +44,7 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
     // Narrow when the detail pane and the job tray share the window: the search gets its
     // own row and the bulk actions wrap, so nothing overflows and widens the grid.
     let wide = ui.available_width() >= WIDE_TOOLBAR_PX;
+    let compact = ui.available_width() < COMPACT_TOOLBAR_PX;
 
     // Row 1: title and count; (search,) sort and size on the right.
     ui.horizontal(|ui| {
@@ -52,11 +55,14 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
                 .map(|f| f.name.clone())
                 .unwrap_or_else(|| "Folder".to_owned()),
         };
-        ui.label(
-            RichText::new(title)
-                .size(tokens::TEXT_TITLE + 3.0)
-                .strong()
-                .color(tokens::TEXT),
+        ui.add(
+            egui::Label::new(
+                RichText::new(title)
+                    .size(tokens::TEXT_TITLE + 3.0)
+                    .strong()
+                    .color(tokens::TEXT),
+            )
+            .truncate(),
         );
         if state.items.first_page_done() && state.items.error().is_none() {
             let n = state.items.len();
@@ -70,15 +76,25 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
             }
             ui.label(RichText::new(text).size(12.5).color(tokens::TEXT_FAINT));
         }
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            size_slider_ui(ui, state, &mut actions);
-            ui.add_space(tokens::SPACE_XS);
-            sort_ui(ui, state, &mut actions);
-            if wide {
-                search_ui(ui, state, now, SEARCH_WIDTH_PX, &mut actions);
-            }
-        });
+        if !compact {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                size_slider_ui(ui, state, &mut actions);
+                ui.add_space(tokens::SPACE_XS);
+                sort_ui(ui, state, &mut actions);
+                if wide {
+                    search_ui(ui, state, now, SEARCH_WIDTH_PX, &mut actions);
+                }
+            });
+        }
     });
+    if compact {
+        ui.horizontal(|ui| {
+            sort_ui(ui, state, &mut actions);
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                size_slider_ui(ui, state, &mut actions);
+            });
+        });
+    }
     if !wide {
         ui.add_space(tokens::SPACE_XS);
         let width = ui.available_width();
