@@ -1684,3 +1684,20 @@ mod member_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    #[test]
+    fn the_detail_pane_is_bounded_and_gives_way_to_a_squeezed_grid() {
+        // 1440 wide without the tray: the widest pane.
+        assert_eq!(detail_width_pt(1356.0), tokens::LIBRARY_DETAIL_WIDTH);
+        // 960 wide without the tray: the narrowest pane, the grid keeps its minimum.
+        let width = detail_width_pt(876.0);
+        assert_eq!(width, DETAIL_MIN_WIDTH_PT);
+        assert!(876.0 - tokens::LIBRARY_SIDEBAR_WIDTH - width >= GRID_MIN_WIDTH_PT);
+        // Too narrow for both: no pane rather than a grid of slivers.
+        assert_eq!(detail_width_pt(536.0), 0.0);
+    }
+}
