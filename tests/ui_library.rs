@@ -39,7 +39,21 @@ fn library_with(count: usize) -> (tempfile::TempDir, Harness<'static, StudioApp>
     let mut harness = studio(&dir, View::Create);
     seed(&harness, count);
     open_library(&mut harness);
+    hide_jobs_tray(&mut harness);
     (dir, harness)
+}
+
+/// Close the jobs tray when it is open, so the grid has the window's width (the flows
+/// click tiles in the first rows, which must be on screen).
+fn hide_jobs_tray(harness: &mut Harness<'static, StudioApp>) {
+    let hide = harness.query_by(|node| {
+        node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Hide jobs"))
+    });
+    if let Some(hide) = hide {
+        hide.click();
+        harness.step();
+        harness.step();
+    }
 }
 
 /// Open the folder `name` from the sidebar; the ids it shows, sorted.
@@ -444,5 +458,382 @@ fn thumbnails_of_the_next_rows_are_fetched_before_a_scroll() {
         harness.state().library_visible(),
         visible,
         "nothing scrolled: the thumbnail was prefetched"
+    );
+}
+
+// ---- issue 8: a library that stays put, the Trash, confirmations, memory ----------------
+
+/// Trash the items `ids` with the Delete key (click the first, Ctrl+click the rest).
+fn trash_with_delete_key(harness: &mut Harness<'static, StudioApp>, ids: &[String]) {
+    for (n, id) in ids.iter().enumerate() {
+        let modifiers = if n == 0 {
+            egui::Modifiers::NONE
+        } else {
+            egui::Modifiers::COMMAND
+        };
+        click_tile(harness, id, modifiers);
+    }
+    harness.key_press(egui::Key::Delete);
+    harness.step();
+    settle(harness, "the trash to be confirmed");
+}
+
+/// Show the Trash and wait for its listing.
+fn open_trash(harness: &mut Harness<'static, StudioApp>) {
+    click_sidebar(harness, "Trash");
+    settle(harness, "the trash listing");
+}
+
+/// Whether the confirmation titled `title` shows (after the frame that opens it).
+fn confirm_shown(harness: &mut Harness<'static, StudioApp>, title: &str) -> bool {
+    // A new window is measured in its first frame and shown in the next.
+    for _ in 0..3 {
+        harness.step();
+    }
+    harness.query_by_label(title).is_some()
+}
+
+#[test]
+fn selecting_a_tile_in_a_scrolled_library_keeps_it_in_view_and_the_columns() {
+    let (_dir, mut harness) = library_with(60);
+    let viewport = harness.state().library().grid_viewport;
+    harness.hover_at(viewport.center());
+    harness.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -(viewport.height() * 0.6)),
+        modifiers: egui::Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Unknown,
+    });
+    step_until(&mut harness, "the grid to scroll", |h| {
+        h.state().library_visible().start > 0
+    });
+    for _ in 0..5 {
+        harness.step();
+    }
+    let columns = harness.state().library().columns;
+    let visible = harness.state().library_visible();
+    let ids = harness.state().library_item_ids();
+
+    // A tile fully in view: selecting it moves nothing and keeps the column count.
+    let inside = visible
+        .clone()
+        .map(|i| ids[i].clone())
+        .find(|id| viewport.contains_rect(tile_rect(&harness, id)))
+        .expect("a tile fully inside the viewport");
+    let before = tile_rect(&harness, &inside);
+    click_tile(&mut harness, &inside, egui::Modifiers::NONE);
+    assert_eq!(harness.state().library_selection(), vec![inside.clone()]);
+    assert_eq!(
+        harness.state().library().columns,
+        columns,
+        "the detail pane does not change the column count"
+    );
+    assert_eq!(
+        tile_rect(&harness, &inside),
+        before,
+        "the selected tile did not move under the pointer"
+    );
+    assert!(harness.query_by_label("Move to trash").is_some());
+
+    // A tile cut by the bottom edge scrolls fully into view when selected.
+    let cut = visible.map(|i| ids[i].clone()).find(|id| {
+        let rect = tile_rect(&harness, id);
+        viewport.contains(rect.center()) && rect.bottom() > viewport.bottom()
+    });
+    if let Some(cut) = cut {
+        click_tile(&mut harness, &cut, egui::Modifiers::NONE);
+        for _ in 0..3 {
+            harness.step();
+        }
+        let rect = tile_rect(&harness, &cut);
+        assert!(
+            viewport.expand(0.5).contains_rect(rect),
+            "the selected tile {rect:?} is inside the visible grid {viewport:?}"
+        );
+        assert_eq!(harness.state().library().columns, columns);
+    }
+    harness.check_accessibility();
+}
+
+#[test]
+fn the_trash_shows_a_trashed_items_details_and_counts_itself() {
+    let (_dir, mut harness) = library_with(3);
+    let ids = harness.state().library_item_ids();
+    let chosen = ids[0].clone();
+    trash_with_delete_key(&mut harness, std::slice::from_ref(&chosen));
+    open_trash(&mut harness);
+    assert_eq!(harness.state().library_item_ids(), vec![chosen.clone()]);
+
+    let item = harness.state().library_items()[0].clone();
+    click_tile(&mut harness, &chosen, egui::Modifiers::NONE);
+    step_until(&mut harness, "the detail pane", |h| {
+        h.query_by_label_contains("· in the trash").is_some()
+    });
+    for _ in 0..5 {
+        harness.step();
+    }
+    assert!(
+        harness
+            .query_by_label_contains("Details unavailable")
+            .is_none(),
+        "no 404 from the single-item route"
+    );
+    assert!(
+        harness.query_all_by_label(item.display_name()).count() >= 1,
+        "the item's name shows"
+    );
+    if let Some(prompt) = item.prompt.as_deref().filter(|p| !p.is_empty()) {
+        assert!(
+            harness.query_all_by_label(prompt).count() >= 1,
+            "the prompt shows"
+        );
+    }
+    assert!(harness.query_by_label("Restore").is_some());
+    assert!(harness.query_by_label("Delete forever…").is_some());
+    assert!(
+        harness.query_by_label("1 item in the trash").is_some(),
+        "the footer counts the Trash, not the library"
+    );
+    assert!(
+        harness
+            .query_by_label_contains("Del delete forever · R restore")
+            .is_some()
+    );
+    harness.check_accessibility();
+
+    // R restores.
+    harness.key_press(egui::Key::R);
+    harness.step();
+    settle(&mut harness, "the restore");
+    assert_eq!(harness.state().library_len(), 0);
+    assert!(harness.query_by_label("Trash is empty").is_some());
+}
+
+#[test]
+fn empty_trash_deletes_everything_after_confirmation_and_nothing_before() {
+    let (_dir, mut harness) = library_with(4);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    step_until(&mut harness, "select all", |h| {
+        !h.state().library_select_all_pending()
+    });
+    let total = harness.state().library_len();
+    harness.key_press(egui::Key::Delete);
+    harness.step();
+    settle(&mut harness, "the trash to be confirmed");
+    open_trash(&mut harness);
+    assert_eq!(harness.state().library_len(), total);
+
+    // Asked first; cancelling deletes nothing.
+    harness
+        .get_by_role_and_label(Role::Button, "Empty trash…")
+        .click();
+    harness.step();
+    assert!(confirm_shown(&mut harness, "Empty the trash?"));
+    assert_eq!(
+        harness.state().library_len(),
+        total,
+        "nothing before the answer"
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Cancel")
+        .click();
+    harness.step();
+    assert!(!confirm_shown(&mut harness, "Empty the trash?"));
+    click_sidebar(&mut harness, "All media");
+    settle(&mut harness, "all media");
+    open_trash(&mut harness);
+    assert_eq!(
+        harness.state().library_len(),
+        total,
+        "cancel kept everything"
+    );
+
+    // Confirmed: everything goes, on the service too.
+    harness
+        .get_by_role_and_label(Role::Button, "Empty trash…")
+        .click();
+    assert!(confirm_shown(&mut harness, "Empty the trash?"));
+    harness
+        .get_by_role_and_label(Role::Button, "Empty trash")
+        .click();
+    harness.step();
+    settle(&mut harness, "the trash to be emptied");
+    assert_eq!(harness.state().library_len(), 0);
+    click_sidebar(&mut harness, "All media");
+    settle(&mut harness, "all media");
+    assert_eq!(harness.state().library_len(), 0, "not restored either");
+    open_trash(&mut harness);
+    assert_eq!(
+        harness.state().library_len(),
+        0,
+        "the service's trash is empty"
+    );
+    assert!(harness.query_by_label("Trash is empty").is_some());
+}
+
+#[test]
+fn delete_forever_always_asks_and_trashing_always_offers_undo() {
+    let (_dir, mut harness) = library_with(3);
+    let ids = harness.state().library_item_ids();
+
+    // Trash from the tile's context menu: the toast offers Undo.
+    harness
+        .query_all_by_role_and_label(Role::Button, &tile_name(&harness, &ids[0]))
+        .next()
+        .expect("tile")
+        .click_secondary();
+    step_until(&mut harness, "the context menu", |h| {
+        h.query_all_by_role_and_label(Role::Button, "Move to trash")
+            .count()
+            == 2
+    });
+    harness
+        .get_all_by_role_and_label(Role::Button, "Move to trash")
+        .last()
+        .expect("the menu entry")
+        .click();
+    step_until(&mut harness, "the Undo toast", |h| {
+        h.query_by_label("Undo").is_some()
+    });
+    settle(&mut harness, "the trash to be confirmed");
+    open_trash(&mut harness);
+    assert_eq!(harness.state().library_item_ids(), vec![ids[0].clone()]);
+
+    // Del in the Trash asks; Cancel keeps the item.
+    click_tile(&mut harness, &ids[0], egui::Modifiers::NONE);
+    harness.key_press(egui::Key::Delete);
+    harness.step();
+    assert!(confirm_shown(&mut harness, "Delete forever?"));
+    harness
+        .get_by_role_and_label(Role::Button, "Cancel")
+        .click();
+    harness.step();
+    assert_eq!(harness.state().library_len(), 1);
+
+    // The detail pane's button asks too.
+    harness
+        .get_by_role_and_label(Role::Button, "Delete forever…")
+        .click();
+    harness.step();
+    assert!(confirm_shown(&mut harness, "Delete forever?"));
+    assert!(
+        harness
+            .query_by_label_contains("This item will be removed")
+            .is_some(),
+        "it says how many"
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Cancel")
+        .click();
+    harness.step();
+    assert_eq!(harness.state().library_len(), 1);
+
+    // And the context menu's; confirming deletes.
+    harness
+        .query_all_by_role_and_label(Role::Button, &tile_name(&harness, &ids[0]))
+        .next()
+        .expect("tile")
+        .click_secondary();
+    step_until(&mut harness, "the context menu", |h| {
+        h.query_all_by_role_and_label(Role::Button, "Delete forever…")
+            .count()
+            == 2
+    });
+    harness
+        .get_all_by_role_and_label(Role::Button, "Delete forever…")
+        .last()
+        .expect("the menu entry")
+        .click();
+    harness.step();
+    assert!(confirm_shown(&mut harness, "Delete forever?"));
+    assert_eq!(
+        harness.state().library_len(),
+        1,
+        "nothing before the answer"
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Delete forever")
+        .click();
+    harness.step();
+    settle(&mut harness, "the deletion");
+    assert_eq!(harness.state().library_len(), 0);
+}
+
+#[test]
+fn the_new_folder_field_has_keyboard_focus_when_opened() {
+    let (_dir, mut harness) = library_with(1);
+    harness
+        .get_by_role_and_label(Role::Button, "New folder")
+        .click();
+    harness.step();
+    harness.step();
+    assert!(harness.get_by_label("Folder name").is_focused());
+}
+
+#[test]
+#[ignore = "needs the viewer branch"]
+fn double_click_or_enter_opens_the_in_app_viewer() {
+    let (_dir, mut harness) = library_with(3);
+    let ids = harness.state().library_item_ids();
+    let tile = tile_name(&harness, &ids[1]);
+    let node = harness
+        .query_all_by_role_and_label(Role::Button, &tile)
+        .next()
+        .expect("tile");
+    node.click();
+    node.click();
+    harness.step();
+    step_until(&mut harness, "the viewer", |h| {
+        h.query_by_label("Close viewer").is_some()
+    });
+    harness
+        .get_by_role_and_label(Role::Button, "Close viewer")
+        .click();
+    harness.step();
+    click_tile(&mut harness, &ids[2], egui::Modifiers::NONE);
+    harness.key_press(egui::Key::Enter);
+    step_until(&mut harness, "the viewer from Enter", |h| {
+        h.query_by_label("Close viewer").is_some()
+    });
+}
+
+#[test]
+fn the_library_place_sort_and_thumbnail_size_survive_a_restart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        let mut harness = studio(&dir, View::Create);
+        open_library(&mut harness);
+        harness.get_by_label("Sort").click();
+        step_until(&mut harness, "the sort menu", |h| {
+            h.query_by_label("Name A–Z").is_some()
+        });
+        harness.get_by_label("Name A–Z").click();
+        harness.step();
+        harness
+            .get_by_label("Thumbnail size")
+            .set_value_accesskit(240.0);
+        harness.step();
+        click_sidebar(&mut harness, "Favourites");
+        settle(&mut harness, "favourites");
+        harness.step();
+        let library = harness.state().library();
+        assert_eq!(library.place, Place::Section(Section::Favourites));
+        assert_eq!(library.sort, framewright::api::media::MediaSort::NameAsc);
+        assert_eq!(library.thumb_px, 240.0);
+    }
+
+    let mut harness = studio(&dir, View::Create);
+    let library = harness.state().library();
+    assert_eq!(library.place, Place::Section(Section::Favourites));
+    assert_eq!(library.sort, framewright::api::media::MediaSort::NameAsc);
+    assert_eq!(library.thumb_px, 240.0);
+    open_library(&mut harness);
+    let query = harness.state().library().items.query().clone();
+    assert_eq!(query.sort, framewright::api::media::MediaSort::NameAsc);
+    assert_eq!(
+        query.category,
+        framewright::api::media::MediaCategory::Favorites
     );
 }

@@ -96,6 +96,12 @@ impl StudioApp {
             palettes: PalettesState::default(),
             palette_pick: None,
         };
+        let remembered = app
+            .session
+            .ui_memory()
+            .panels
+            .get(library::memory::PANEL_KEY);
+        app.library.restore_from(remembered);
         app.thumbnails = start_thumbnails(ctx, &app.session);
         app.request_service_data();
         app
@@ -137,6 +143,11 @@ impl StudioApp {
 
     pub fn credits_loaded(&self) -> bool {
         self.model.credits.is_loaded()
+    }
+
+    /// The Library's state (tests: selection, layout, place).
+    pub fn library(&self) -> &LibraryState {
+        &self.library
     }
 
     /// Display indices of the Library tiles on screen in the last layout.
@@ -1078,6 +1089,12 @@ impl eframe::App for StudioApp {
             for command in self.library.page_commands() {
                 self.send(command);
             }
+        }
+        let dragging = ctx.input(|i| i.pointer.any_down());
+        if let Some(value) = self.library.memory_to_write(!dragging) {
+            let key = library::memory::PANEL_KEY.to_owned();
+            self.session
+                .update_ui_memory(|m| _ = m.panels.insert(key, value));
         }
         self.request_thumbnails();
         for (url, max_side_px) in self.textures.take_wanted() {

@@ -1,10 +1,12 @@
-//! The detail pane: a larger preview and what the service knows about one item (prompt,
-//! model, credits, size, dimensions, dates, project), with Reuse prompt, Copy URL, Save…
-//! and Open in viewer.
+//! The detail pane: space reserved beside the grid whatever is selected (so selecting
+//! never changes the grid's width or column count). With one item it shows a larger
+//! preview, what the service knows about it (prompt, model, credits, size, dimensions,
+//! dates, project) and its actions; with several, their count and the bulk actions; with
+//! none, how to select.
 
+use super::item_actions::{self, Style, Target};
 use super::{LibraryAction, LibraryState};
 use crate::api::media::{MediaDetail, MediaItem};
-use crate::engine::Command;
 use crate::ui::format;
 use crate::ui::model::{Action, Model};
 use crate::ui::textures::{TextureCache, TextureLookup};
@@ -21,156 +23,231 @@ pub fn detail_ui(
     textures: &TextureCache,
 ) -> Vec<Action> {
     let mut actions = Vec::new();
-    let Some(item) = state.single_selected() else {
-        return actions;
+    egui::ScrollArea::vertical()
+        .id_salt("library_detail_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.spacing_mut().item_spacing.y = 6.0;
+            match state.single_selected() {
+                Some(item) => actions.extend(single_ui(ui, state, model, textures, item)),
+                None if state.selection.is_empty() => nothing_selected_ui(ui, state),
+                None => actions.extend(several_ui(ui, state, model)),
+            }
+        });
+    actions
+}
+
+fn nothing_selected_ui(ui: &mut Ui, state: &LibraryState) {
+    ui.add_space(tokens::SPACE_L);
+    ui.label(
+        RichText::new("Nothing selected")
+            .size(tokens::TEXT_TITLE)
+            .strong()
+            .color(tokens::TEXT),
+    );
+    let hint = if state.in_trash() {
+        "Click an item to see its details, restore it or delete it forever. Ctrl+click \
+         or Shift+click selects several."
+    } else {
+        "Click an item to see its details and act on it; double-click or Enter opens it. \
+         Ctrl+click or Shift+click selects several; right-click for a menu."
     };
+    ui.add(egui::Label::new(RichText::new(hint).color(tokens::TEXT_MUTED)).wrap());
+}
+
+fn several_ui(ui: &mut Ui, state: &LibraryState, model: &Model) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let n = state.selection.len();
+    let status = if state.selection.all_pending {
+        format!(
+            "Selecting all… {} of {}",
+            format::thousands(n as f64),
+            format::thousands(state.items.len() as f64)
+        )
+    } else {
+        format!("{} selected", format::thousands(n as f64))
+    };
+    ui.add_space(tokens::SPACE_XS);
+    ui.horizontal(|ui| {
+        ui.label(
+            RichText::new(status)
+                .size(tokens::TEXT_TITLE)
+                .strong()
+                .color(tokens::TEXT),
+        );
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            if widgets::icon_button(ui, crate::ui::icons::Icon::Close, "Clear selection").clicked()
+            {
+                actions.push(Action::Library(LibraryAction::ClearSelection));
+            }
+        });
+    });
+    ui.add_space(tokens::SPACE_XS);
+    let ids = || state.selection.ordered_ids(&state.items);
+    let target = Target {
+        ids: &ids,
+        count: n,
+        single: None,
+        pending: state.selection.all_pending,
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing = Vec2::new(6.0, 6.0);
+        actions.extend(item_actions::item_actions_ui(
+            ui,
+            state,
+            model,
+            &target,
+            Style::Buttons,
+        ));
+    });
+    actions
+}
+
+fn single_ui(
+    ui: &mut Ui,
+    state: &LibraryState,
+    model: &Model,
+    textures: &TextureCache,
+    item: &MediaItem,
+) -> Vec<Action> {
+    let mut actions = Vec::new();
+    // In the Trash the single-item route answers 404: only the list's fields are shown.
     let detail: Option<&MediaDetail> = state
         .detail
         .as_ref()
         .filter(|(id, _)| *id == item.id)
         .and_then(|(_, d)| d.value.as_ref());
 
-    egui::ScrollArea::vertical()
-        .id_salt("library_detail_scroll")
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            ui.spacing_mut().item_spacing.y = 6.0;
-            preview_ui(ui, item, textures);
-            ui.add_space(tokens::SPACE_XS);
+    preview_ui(ui, item, textures);
+    ui.add_space(tokens::SPACE_XS);
+    ui.horizontal(|ui| {
+        ui.add(
+            egui::Label::new(
+                RichText::new(item.display_name())
+                    .size(tokens::TEXT_TITLE)
+                    .strong()
+                    .color(tokens::TEXT),
+            )
+            .truncate(),
+        );
+    });
+    let mut sub = item.kind().to_owned();
+    if let Some(category) = item.category.as_deref().filter(|c| !c.is_empty()) {
+        sub.push_str(" · ");
+        sub.push_str(category);
+    }
+    if state.in_trash() {
+        sub.push_str(" · in the trash");
+    }
+    ui.label(RichText::new(sub).size(12.5).color(tokens::TEXT_FAINT));
+    ui.add_space(tokens::SPACE_XS);
+
+    let index = state.items.index_of(&item.id).unwrap_or(0);
+    let ids = || vec![item.id.clone()];
+    let target = Target {
+        ids: &ids,
+        count: 1,
+        single: Some((index, item)),
+        pending: false,
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing = Vec2::new(6.0, 6.0);
+        actions.extend(item_actions::item_actions_ui(
+            ui,
+            state,
+            model,
+            &target,
+            Style::Buttons,
+        ));
+    });
+    let prompt = prompt_of(item, detail);
+    ui.add_space(tokens::SPACE_S);
+
+    widgets::section_label(ui, "Prompt");
+    match prompt.as_ref() {
+        Some(prompt) => {
             ui.add(
-                egui::Label::new(
-                    RichText::new(item.display_name())
-                        .size(tokens::TEXT_TITLE)
-                        .strong()
-                        .color(tokens::TEXT),
-                )
-                .wrap(),
+                egui::Label::new(RichText::new(prompt).color(tokens::TEXT).size(13.0))
+                    .wrap()
+                    .selectable(true),
             );
-            let mut sub = item.kind().to_owned();
-            if let Some(category) = item.category.as_deref().filter(|c| !c.is_empty()) {
-                sub.push_str(" · ");
-                sub.push_str(category);
+        }
+        None => {
+            ui.label(
+                RichText::new("No prompt (uploaded or not recorded)").color(tokens::TEXT_FAINT),
+            );
+        }
+    }
+    ui.add_space(tokens::SPACE_S);
+
+    egui::Grid::new("library_detail_fields")
+        .num_columns(2)
+        .spacing([12.0, 6.0])
+        .show(ui, |ui| {
+            let model_name = item
+                .model()
+                .map(str::to_owned)
+                .or_else(|| detail.and_then(|d| meta_str(&d.metadata, &["model", "modelName"])));
+            field(ui, "Model", model_name);
+            let credits = item
+                .credits_used()
+                .or_else(|| detail.and_then(|d| d.credits_used));
+            field(ui, "Credits", credits.map(format::credits));
+            field(
+                ui,
+                "Size",
+                item.size.or(detail.and_then(|d| d.size)).map(human_bytes),
+            );
+            let dims = match (item.width, item.height) {
+                (Some(w), Some(h)) if w > 0 && h > 0 => Some(format!("{w} × {h}")),
+                _ => None,
+            };
+            field(ui, "Dimensions", dims);
+            if matches!(item.kind(), "video" | "audio") {
+                field(
+                    ui,
+                    "Duration",
+                    item.duration
+                        .filter(|d| d.is_finite() && *d >= 0.0)
+                        .map(|d| format::elapsed((d * 1000.0) as i64)),
+                );
             }
-            ui.label(RichText::new(sub).size(12.5).color(tokens::TEXT_FAINT));
-            ui.add_space(tokens::SPACE_XS);
-
-            let prompt = prompt_of(item, detail);
-            ui.horizontal_wrapped(|ui| {
-                ui.spacing_mut().item_spacing = Vec2::new(6.0, 6.0);
-                if let Some(prompt) = prompt.as_ref()
-                    && ui
-                        .add(widgets::small_primary_button("Reuse prompt"))
-                        .clicked()
-                {
-                    actions.push(Action::Library(LibraryAction::ReusePrompt(prompt.clone())));
-                }
-                if !item.url.is_empty() {
-                    if ui.add(widgets::secondary_button("Copy URL")).clicked() {
-                        actions.push(Action::CopyUrl(item.url.clone()));
-                    }
-                    if ui.add(widgets::secondary_button("Save…")).clicked() {
-                        actions.push(Action::SaveAs {
-                            url: item.url.clone(),
-                        });
-                    }
-                    if ui
-                        .add(widgets::secondary_button("Open in viewer"))
-                        .clicked()
-                    {
-                        actions.push(Action::Send(Box::new(Command::OpenInSystemViewer {
-                            url: item.url.clone(),
-                        })));
-                    }
-                }
-            });
-            ui.add_space(tokens::SPACE_S);
-
-            widgets::section_label(ui, "Prompt");
-            match prompt.as_ref() {
-                Some(prompt) => {
-                    ui.add(
-                        egui::Label::new(RichText::new(prompt).color(tokens::TEXT).size(13.0))
-                            .wrap()
-                            .selectable(true),
-                    );
-                }
-                None => {
-                    ui.label(
-                        RichText::new("No prompt (uploaded or not recorded)")
-                            .color(tokens::TEXT_FAINT),
-                    );
-                }
-            }
-            ui.add_space(tokens::SPACE_S);
-
-            egui::Grid::new("library_detail_fields")
-                .num_columns(2)
-                .spacing([12.0, 6.0])
-                .show(ui, |ui| {
-                    let model_name = item.model().map(str::to_owned).or_else(|| {
-                        detail.and_then(|d| meta_str(&d.metadata, &["model", "modelName"]))
-                    });
-                    field(ui, "Model", model_name);
-                    let credits = item
-                        .credits_used()
-                        .or_else(|| detail.and_then(|d| d.credits_used));
-                    field(ui, "Credits", credits.map(format::credits));
-                    field(
-                        ui,
-                        "Size",
-                        item.size.or(detail.and_then(|d| d.size)).map(human_bytes),
-                    );
-                    let dims = match (item.width, item.height) {
-                        (Some(w), Some(h)) if w > 0 && h > 0 => Some(format!("{w} × {h}")),
-                        _ => None,
-                    };
-                    field(ui, "Dimensions", dims);
-                    if matches!(item.kind(), "video" | "audio") {
-                        field(
-                            ui,
-                            "Duration",
-                            item.duration
-                                .filter(|d| d.is_finite() && *d >= 0.0)
-                                .map(|d| format::elapsed((d * 1000.0) as i64)),
-                        );
-                    }
-                    let created = item
-                        .created_at
-                        .clone()
-                        .or_else(|| detail.and_then(|d| d.created.clone()));
-                    field(ui, "Created", created.map(|c| format::timestamp(&c)));
-                    let project = item
-                        .project_id
-                        .clone()
-                        .or_else(|| detail.and_then(|d| d.project_id.clone()));
-                    let project =
-                        project.map(|id| model.project_name(&id).map(str::to_owned).unwrap_or(id));
-                    field(ui, "Project", project);
-                    if let Some(generation) = item
-                        .generation_type
-                        .clone()
-                        .or_else(|| detail.and_then(|d| d.generation_type.clone()))
-                    {
-                        field(ui, "Generation", Some(generation));
-                    }
-                });
-            if let Some((_, requested)) = state.detail.as_ref().filter(|(id, _)| *id == item.id) {
-                if requested.pending {
-                    ui.add_space(tokens::SPACE_XS);
-                    ui.label(
-                        RichText::new("Loading details…")
-                            .size(12.0)
-                            .color(tokens::TEXT_FAINT),
-                    );
-                } else if let Some(error) = &requested.error {
-                    widgets::notice(
-                        ui,
-                        &format!("Details unavailable: {error}"),
-                        tokens::WARNING,
-                    );
-                }
+            let created = item
+                .created_at
+                .clone()
+                .or_else(|| detail.and_then(|d| d.created.clone()));
+            field(ui, "Created", created.map(|c| format::timestamp(&c)));
+            let project = item
+                .project_id
+                .clone()
+                .or_else(|| detail.and_then(|d| d.project_id.clone()));
+            let project =
+                project.map(|id| model.project_name(&id).map(str::to_owned).unwrap_or(id));
+            field(ui, "Project", project);
+            if let Some(generation) = item
+                .generation_type
+                .clone()
+                .or_else(|| detail.and_then(|d| d.generation_type.clone()))
+            {
+                field(ui, "Generation", Some(generation));
             }
         });
+    if let Some((_, requested)) = state.detail.as_ref().filter(|(id, _)| *id == item.id) {
+        if requested.pending {
+            ui.add_space(tokens::SPACE_XS);
+            ui.label(
+                RichText::new("Loading details…")
+                    .size(12.0)
+                    .color(tokens::TEXT_FAINT),
+            );
+        } else if let Some(error) = &requested.error {
+            widgets::notice(
+                ui,
+                &format!("Details unavailable: {error}"),
+                tokens::WARNING,
+            );
+        }
+    }
     actions
 }
 
@@ -235,7 +312,7 @@ fn meta_str(
         .map(str::to_owned)
 }
 
-fn prompt_of(item: &MediaItem, detail: Option<&MediaDetail>) -> Option<String> {
+pub(super) fn prompt_of(item: &MediaItem, detail: Option<&MediaDetail>) -> Option<String> {
     item.prompt
         .clone()
         .filter(|p| !p.trim().is_empty())

@@ -2,9 +2,11 @@
 //! painted, so a frame costs O(visible tiles) whatever the library's size. Tiles whose page
 //! has not loaded yet are neutral placeholders (no widget, nothing to name).
 
+use super::item_actions::{self, Style, Target};
 use super::{LibraryAction, LibraryState, Section};
 use crate::api::media::MediaItem;
 use crate::ui::icons::{Icon, paint_icon};
+use crate::ui::model::{Action, Model};
 use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
 use egui::{
@@ -52,8 +54,9 @@ fn thumb_request_px(tile: f32, pixels_per_point: f32) -> u32 {
 pub fn grid_ui(
     ui: &mut Ui,
     state: &mut LibraryState,
+    model: &Model,
     textures: &TextureCache,
-) -> Vec<LibraryAction> {
+) -> Vec<Action> {
     let mut actions = Vec::new();
     let len = state.items.len();
 
@@ -63,7 +66,9 @@ pub fn grid_ui(
         return actions;
     }
 
-    keyboard_ui(ui, state, &mut actions);
+    let mut keys = Vec::new();
+    keyboard_ui(ui, state, &mut keys);
+    actions.extend(keys.into_iter().map(Action::Library));
 
     let geometry = GridGeometry::new(
         ui.available_width() - tokens::SCROLLBAR_ALLOWANCE,
@@ -84,7 +89,7 @@ pub fn grid_ui(
     let scroll_to_focus = std::mem::take(&mut state.scroll_to_focus);
     let drag_active = egui::DragAndDrop::has_payload_of_type::<DraggedMedia>(ui.ctx());
 
-    scroll.show_viewport(ui, |ui, viewport| {
+    let output = scroll.show_viewport(ui, |ui, viewport| {
         let total_h = (rows as f32 * row_h - geometry.gap).max(0.0);
         ui.set_height(total_h);
         ui.set_width(ui.available_width());
@@ -114,17 +119,20 @@ pub fn grid_ui(
                 );
             let rect = Rect::from_min_size(min, Vec2::splat(geometry.tile));
             match state.items.item(index) {
-                Some(item) => {
-                    if let Some(action) =
-                        tile_ui(ui, state, textures, index, item, rect, px, drag_active)
-                    {
-                        actions.push(action);
-                    }
-                }
+                Some(item) => actions.extend(tile_ui(
+                    ui,
+                    state,
+                    model,
+                    textures,
+                    TileAt { index, rect, px },
+                    item,
+                    drag_active,
+                )),
                 None => paint_placeholder(ui, rect),
             }
         }
     });
+    state.grid_viewport = output.inner_rect;
 
     if drag_active {
         drag_preview_ui(ui.ctx());
@@ -132,21 +140,29 @@ pub fn grid_ui(
     actions
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Where a tile is drawn: its display index, rectangle and thumbnail size bucket.
+struct TileAt {
+    index: usize,
+    rect: Rect,
+    px: u32,
+}
+
 fn tile_ui(
     ui: &mut Ui,
     state: &LibraryState,
+    model: &Model,
     textures: &TextureCache,
-    index: usize,
+    at: TileAt,
     item: &MediaItem,
-    rect: Rect,
-    px: u32,
     drag_active: bool,
-) -> Option<LibraryAction> {
+) -> Vec<Action> {
+    let TileAt { index, rect, px } = at;
     let id = ui.scope_id().with(("tile", index));
     let response = ui.interact(rect, id, Sense::click_and_drag());
     let selected = state.selection.contains(&item.id);
-    let focused = state.selection.focus == Some(index);
+    // The ring shows where the keyboard is: arrows move the library's focus, Tab egui's.
+    let focused =
+        response.has_focus() || (state.keyboard_focus && state.selection.focus == Some(index));
     let kind = item.kind();
 
     if ui.is_rect_visible(rect) {
@@ -196,6 +212,15 @@ fn tile_ui(
             paint_icon(painter, star.shrink(4.0), Icon::Star, tokens::FAVOURITE);
         }
 
+        if focused {
+            // Outside the tile, so it reads apart from the selection's inner outline.
+            painter.rect_stroke(
+                rect.expand(3.0),
+                CornerRadius::same(tokens::RADIUS_M + 3),
+                Stroke::new(2.0, tokens::ACCENT_HOVER),
+                StrokeKind::Outside,
+            );
+        }
         if selected {
             painter.rect_filled(rect, radius, tokens::SELECTION_TINT);
             painter.rect_stroke(
@@ -211,13 +236,6 @@ fn tile_ui(
                 Rect::from_center_size(check, Vec2::splat(11.0)),
                 Icon::Check,
                 tokens::ON_ACCENT,
-            );
-        } else if focused {
-            painter.rect_stroke(
-                rect,
-                radius,
-                Stroke::new(1.5, tokens::ACCENT_HOVER),
-                StrokeKind::Inside,
             );
         } else if response.hovered() && !drag_active {
             painter.rect_stroke(
@@ -238,7 +256,7 @@ fn tile_ui(
         )
     });
 
-    let mut action = None;
+    let mut actions = Vec::new();
     // A selection still being completed by select all is not dragged (it would miss items).
     if response.drag_started() && !(selected && state.selection.all_pending) {
         let ids = if selected {
@@ -248,18 +266,57 @@ fn tile_ui(
         };
         response.dnd_set_drag_payload(DraggedMedia(ids));
     }
-    if response.clicked() {
+    if response.double_clicked() {
+        actions.push(Action::Library(LibraryAction::OpenViewer(index)));
+    } else if response.clicked() {
         let modifiers = ui.input(|i| i.modifiers);
-        action = Some(LibraryAction::Click {
+        actions.push(Action::Library(LibraryAction::Click {
             index,
             ctrl: modifiers.command || modifiers.ctrl,
             shift: modifiers.shift,
-        });
+        }));
     }
+    // Right-click on a tile outside the selection acts on that tile alone (and selects it,
+    // so the detail pane shows what the menu acts on), as file managers do.
+    if response.secondary_clicked() && !selected {
+        actions.push(Action::Library(LibraryAction::Click {
+            index,
+            ctrl: false,
+            shift: false,
+        }));
+    }
+    response.context_menu(|ui| {
+        ui.set_min_width(190.0);
+        let acts_on_selection = selected && state.selection.len() > 1;
+        let selection_ids = || state.selection.ordered_ids(&state.items);
+        let tile_ids = || vec![item.id.clone()];
+        let target = if acts_on_selection {
+            Target {
+                ids: &selection_ids,
+                count: state.selection.len(),
+                single: None,
+                pending: state.selection.all_pending,
+            }
+        } else {
+            Target {
+                ids: &tile_ids,
+                count: 1,
+                single: Some((index, item)),
+                pending: false,
+            }
+        };
+        actions.extend(item_actions::item_actions_ui(
+            ui,
+            state,
+            model,
+            &target,
+            Style::Menu,
+        ));
+    });
     if response.hovered() && !drag_active {
         response.on_hover_text_at_pointer(item.display_name());
     }
-    action
+    actions
 }
 
 fn paint_placeholder(ui: &Ui, rect: Rect) {
@@ -388,6 +445,9 @@ fn keyboard_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryActio
         // order only when a key acts (not every frame).
         let can_act = !state.selection.is_empty() && !state.selection.all_pending;
         let selected = || state.selection.ordered_ids(&state.items);
+        if can_act && state.in_trash() && i.consume_key(Modifiers::NONE, Key::R) {
+            actions.push(LibraryAction::Restore(selected()));
+        }
         if can_act && i.consume_key(Modifiers::NONE, Key::Delete) {
             if state.in_trash() {
                 actions.push(LibraryAction::AskDeleteForever(selected()));
@@ -410,11 +470,7 @@ fn keyboard_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryActio
         if i.consume_key(Modifiers::NONE, Key::Enter)
             && let Some(focus) = state.selection.focus
         {
-            actions.push(LibraryAction::Click {
-                index: focus,
-                ctrl: false,
-                shift: false,
-            });
+            actions.push(LibraryAction::OpenViewer(focus));
         }
     });
 }
@@ -436,8 +492,9 @@ fn empty_ui(ui: &mut Ui, state: &LibraryState) {
         )
     } else if state.place == super::Place::Section(Section::Trash) {
         (
-            "The trash is empty",
-            "Trashed items stay recoverable here for 30 days.",
+            "Trash is empty",
+            "Items you move to the trash wait here for 30 days, then are deleted for good. \
+             Until then you can restore them.",
         )
     } else if state.place == super::Place::Section(Section::Favourites) {
         (

@@ -12,6 +12,8 @@
 pub mod detail;
 pub mod footer;
 pub mod grid;
+pub mod item_actions;
+pub mod memory;
 pub mod model;
 pub mod sidebar;
 pub mod toolbar;
@@ -25,7 +27,8 @@ use crate::engine::protocol::{
     DownloadItem, MediaMutation, MutationOutcome, TransferOutcome, UploadRequest,
 };
 use crate::engine::{Command, Event};
-use crate::ui::model::{Action, Model, Requested};
+use crate::ui::format;
+use crate::ui::model::{Action, Model, Requested, ResultAction, ResultRef};
 use crate::ui::textures::TextureCache;
 use crate::ui::toasts::ToastKind;
 use crate::ui::tokens;
@@ -41,6 +44,13 @@ pub const THUMB_MAX_PX: f32 = 320.0;
 pub const THUMB_DEFAULT_PX: f32 = 168.0;
 /// Rows above and below the viewport whose thumbnails are fetched ahead of a scroll.
 pub const PREFETCH_ROWS: usize = 2;
+/// The detail pane never gets narrower than this: the minimum window still shows a
+/// readable preview and wrapped action buttons.
+pub const DETAIL_MIN_WIDTH_PT: f32 = 240.0;
+/// The grid keeps at least this width (two small tiles and the scrollbar) beside the pane.
+pub const GRID_MIN_WIDTH_PT: f32 = 300.0;
+/// The in-app viewer steps through at most this many library items around the opened one.
+pub const VIEWER_LIST_MAX: usize = 500;
 
 /// The fixed sections of the sidebar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -111,6 +121,13 @@ pub enum LibraryAction {
         ctrl: bool,
         shift: bool,
     },
+    /// Open the in-app viewer on the item at this display index (double-click, Enter).
+    OpenViewer(usize),
+    CopyUrl(String),
+    /// Ask before permanently deleting everything in the Trash.
+    AskEmptyTrash,
+    /// Confirmed: load every page of the Trash, then delete it all forever.
+    EmptyTrash,
     SelectAll,
     ClearSelection,
     MoveFocus {
@@ -169,6 +186,8 @@ pub struct FolderForm {
     pub color_hex: String,
     pub icon: String,
     pub error: Option<String>,
+    /// Give the name field keyboard focus at the next layout (the form just opened).
+    pub focus_name: bool,
 }
 
 /// The share dialog for one folder.
@@ -187,6 +206,7 @@ pub struct ShareDialog {
 pub enum LibraryConfirm {
     DeleteForever(Vec<String>),
     DeleteFolder(String),
+    EmptyTrash,
 }
 
 /// One upload or download in the uploads strip.
@@ -260,6 +280,16 @@ pub struct LibraryState {
     pub columns: usize,
     /// Thumbnail size the grid asked for in the last layout.
     pub thumb_request_px: u32,
+    /// The grid's visible rectangle in the last layout (screen points).
+    pub grid_viewport: egui::Rect,
+    /// The last selection change came from the keyboard: the focused tile shows a ring.
+    pub keyboard_focus: bool,
+    /// Empty trash was confirmed: the Trash is loading every page, then deleted.
+    pub emptying_trash: bool,
+    /// What the settings file holds for the library (written when it changes).
+    remembered: Option<memory::LibraryMemory>,
+    /// A folder restored from the settings: checked against the folder list once it loads.
+    check_restored_folder: bool,
     started: bool,
     next_request_id: u64,
     next_op_id: u64,
@@ -294,6 +324,11 @@ impl Default for LibraryState {
             scroll_offset_request: None,
             columns: 1,
             thumb_request_px: 256,
+            grid_viewport: egui::Rect::NOTHING,
+            keyboard_focus: false,
+            emptying_trash: false,
+            remembered: None,
+            check_restored_folder: false,
             started: false,
             next_request_id: 1,
             next_op_id: 1,
@@ -452,9 +487,11 @@ impl LibraryState {
     /// Forget everything (the connection changed).
     pub fn reset_all(&mut self) {
         let transfers = std::mem::take(&mut self.transfers);
-        let thumb_px = self.thumb_px;
+        let remembered = self.memory();
         *self = Self::default();
-        self.thumb_px = thumb_px;
+        // Another service has other folders: the section, sort and size carry over.
+        self.restore_memory(&remembered);
+        self.remembered = Some(remembered);
         self.transfers = transfers;
     }
 
@@ -464,6 +501,7 @@ impl LibraryState {
         self.items.reset(self.query(), id);
         self.selection.clear();
         self.detail = None;
+        self.emptying_trash = false;
         self.scroll_offset_request = Some(0.0);
     }
 
@@ -628,7 +666,30 @@ impl LibraryState {
                 } else {
                     self.selection.select_only(index, &id);
                 }
+                self.keyboard_focus = false;
+                // A tile cut by the viewport's edge scrolls fully into view; a visible one
+                // stays exactly where it is.
+                self.scroll_to_focus = true;
                 out.extend(self.load_detail_if_single());
+            }
+            LibraryAction::OpenViewer(index) => {
+                if let Some(open) = self.viewer_list(index) {
+                    out.push(Action::Result(open));
+                }
+            }
+            LibraryAction::CopyUrl(url) => out.push(Action::CopyUrl(url)),
+            LibraryAction::AskEmptyTrash => {
+                if self.in_trash() && !self.items.is_empty() {
+                    self.confirm = Some(LibraryConfirm::EmptyTrash);
+                }
+            }
+            LibraryAction::EmptyTrash => {
+                self.confirm = None;
+                if self.in_trash() {
+                    self.emptying_trash = true;
+                    self.selection.select_all(&self.items);
+                    out.extend(self.empty_trash_when_loaded());
+                }
             }
             LibraryAction::SelectAll => self.selection.select_all(&self.items),
             LibraryAction::ClearSelection => {
@@ -656,11 +717,13 @@ impl LibraryState {
                         self.selection.select_only(to, &id);
                     }
                     self.scroll_to_focus = true;
+                    self.keyboard_focus = true;
                     out.extend(self.load_detail_if_single());
                 } else {
                     // Not loaded yet: move the focus; the page loads and the next press selects.
                     self.selection.focus = Some(to);
                     self.scroll_to_focus = true;
+                    self.keyboard_focus = true;
                 }
             }
             LibraryAction::Favourite { ids, favourite } => {
@@ -761,6 +824,7 @@ impl LibraryState {
                     color_hex: FOLDER_PALETTE[0].to_owned(),
                     icon: FOLDER_ICONS[0].to_owned(),
                     error: None,
+                    focus_name: true,
                 });
             }
             LibraryAction::EditFolder(id) => {
@@ -774,6 +838,7 @@ impl LibraryState {
                             .unwrap_or_else(|| FOLDER_PALETTE[0].to_owned()),
                         icon: folder.icon.clone().unwrap_or_else(|| "folder".to_owned()),
                         error: None,
+                        focus_name: true,
                     });
                 }
             }
@@ -947,7 +1012,42 @@ impl LibraryState {
         vec![self.mutate(mutation)]
     }
 
+    /// The viewer's list for the item at `index`: the loaded items around it (at most
+    /// `VIEWER_LIST_MAX`), with the index of the opened one in that list.
+    fn viewer_list(&self, index: usize) -> Option<ResultAction> {
+        self.items.item(index)?;
+        let start = index.saturating_sub(VIEWER_LIST_MAX / 2);
+        let end = (start + VIEWER_LIST_MAX).min(self.items.len());
+        let mut list = Vec::new();
+        let mut at = 0;
+        for i in start..end {
+            if let Some(item) = self.items.item(i) {
+                if i == index {
+                    at = list.len();
+                }
+                list.push(ResultRef::Media(Box::new(item.clone())));
+            }
+        }
+        Some(ResultAction::Open { list, index: at })
+    }
+
+    /// Empty trash, once select all has every page of the Trash: delete it all forever
+    /// (the engine sends it in chunks the service accepts, paced to its bulk limit).
+    fn empty_trash_when_loaded(&mut self) -> Vec<Action> {
+        if !self.emptying_trash || self.selection.all_pending {
+            return Vec::new();
+        }
+        self.emptying_trash = false;
+        let ids = self.selection.ordered_ids(&self.items);
+        self.remove_and_send(ids, BulkAction::DeleteForever, "empty the trash")
+    }
+
     fn load_detail_if_single(&mut self) -> Vec<Action> {
+        // The single-item route answers 404 for trashed items: the pane shows what the
+        // list page says about them.
+        if self.in_trash() {
+            return Vec::new();
+        }
         let Some(id) = self.single_selected().map(|i| i.id.clone()) else {
             return Vec::new();
         };
@@ -978,6 +1078,17 @@ impl LibraryState {
                 if accepted {
                     self.selection
                         .page_arrived(&self.items, page, error.is_some());
+                    if self.emptying_trash && error.is_some() {
+                        self.emptying_trash = false;
+                        out.push(Action::Toast(
+                            ToastKind::Error,
+                            "The trash was not emptied: part of it could not be loaded. \
+                             Nothing was deleted; try again."
+                                .to_owned(),
+                        ));
+                    } else {
+                        out.extend(self.empty_trash_when_loaded());
+                    }
                 }
                 if accepted
                     && page > 1
@@ -996,7 +1107,10 @@ impl LibraryState {
                     detail.set(result.map_err(|e| e.to_string()));
                 }
             }
-            Event::Folders(result) => self.folders.set(result.map_err(|e| e.to_string())),
+            Event::Folders(result) => {
+                self.folders.set(result.map_err(|e| e.to_string()));
+                self.forget_missing_restored_folder();
+            }
             Event::MediaStats { result, .. } => self.stats.set(result.map_err(|e| e.to_string())),
             Event::MediaMutationDone {
                 op_id,
@@ -1341,6 +1455,9 @@ pub fn library_ui(
 ) -> Vec<Action> {
     let mut actions = Vec::new();
     let wrap = |a: LibraryAction| Action::Library(a);
+    // Reserved whether or not anything is selected: selecting must not change the grid's
+    // width (its column count) under the pointer.
+    let detail_width = detail_width_pt(ui.available_width());
 
     egui::Panel::left("library_sidebar")
         .exact_size(tokens::LIBRARY_SIDEBAR_WIDTH)
@@ -1382,10 +1499,9 @@ pub fn library_ui(
             });
     }
 
-    let show_detail = state.single_selected().is_some();
-    if show_detail {
+    if detail_width > 0.0 {
         egui::Panel::right("library_detail")
-            .exact_size(tokens::LIBRARY_DETAIL_WIDTH)
+            .exact_size(detail_width)
             .resizable(false)
             .show_separator_line(false)
             .frame(
@@ -1407,13 +1523,28 @@ pub fn library_ui(
             bottom: 0,
         }))
         .show(ui, |ui| {
-            actions.extend(toolbar::toolbar_ui(ui, state, model).into_iter().map(wrap));
+            actions.extend(toolbar::toolbar_ui(ui, state).into_iter().map(wrap));
             ui.add_space(tokens::SPACE_S);
-            actions.extend(grid::grid_ui(ui, state, textures).into_iter().map(wrap));
+            actions.extend(grid::grid_ui(ui, state, model, textures));
         });
 
     actions.extend(dialogs_ui(ui.ctx(), state).into_iter().map(wrap));
     actions
+}
+
+/// Width of the detail pane for the Library's whole width (sidebar included): a share of
+/// what the sidebar leaves, within bounds, so the grid keeps most of a narrow window. When
+/// even the narrowest pane would squeeze the grid below `GRID_MIN_WIDTH_PT`, there is no
+/// pane (0): the tile's context menu and the keys still act on the selection. The width
+/// depends on the window only, never on the selection.
+pub fn detail_width_pt(library_width_pt: f32) -> f32 {
+    let beside_sidebar = library_width_pt - tokens::LIBRARY_SIDEBAR_WIDTH;
+    let wanted = (beside_sidebar * 0.32).clamp(DETAIL_MIN_WIDTH_PT, tokens::LIBRARY_DETAIL_WIDTH);
+    if beside_sidebar - wanted >= GRID_MIN_WIDTH_PT {
+        wanted
+    } else {
+        0.0
+    }
 }
 
 /// The library's modal dialogs: confirmations and folder sharing.
@@ -1435,6 +1566,23 @@ fn dialogs_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<LibraryActio
                 "Delete forever",
                 LibraryAction::DeleteForever(ids.clone()),
             ),
+            LibraryConfirm::EmptyTrash => {
+                let n = state.items.len();
+                (
+                    "Empty the trash?".to_owned(),
+                    format!(
+                        "{} in the trash will be deleted forever, with their files, folder \
+                         memberships and source generations. This cannot be undone.",
+                        if n == 1 {
+                            "The 1 item".to_owned()
+                        } else {
+                            format!("All {} items", format::thousands(n as f64))
+                        }
+                    ),
+                    "Empty trash",
+                    LibraryAction::EmptyTrash,
+                )
+            }
             LibraryConfirm::DeleteFolder(id) => (
                 format!(
                     "Delete the folder “{}”?",
@@ -1534,5 +1682,22 @@ mod member_tests {
             member_label(&known, "6b022704491ecd638d8e405b"),
             "Account …8e405b"
         );
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    #[test]
+    fn the_detail_pane_is_bounded_and_gives_way_to_a_squeezed_grid() {
+        // 1440 wide without the tray: the widest pane.
+        assert_eq!(detail_width_pt(1356.0), tokens::LIBRARY_DETAIL_WIDTH);
+        // 960 wide without the tray: the narrowest pane, the grid keeps its minimum.
+        let width = detail_width_pt(876.0);
+        assert_eq!(width, DETAIL_MIN_WIDTH_PT);
+        assert!(876.0 - tokens::LIBRARY_SIDEBAR_WIDTH - width >= GRID_MIN_WIDTH_PT);
+        // Too narrow for both: no pane rather than a grid of slivers.
+        assert_eq!(detail_width_pt(536.0), 0.0);
     }
 }

@@ -293,6 +293,10 @@ fn folder_form_ui(ui: &mut Ui, state: &mut LibraryState, actions: &mut Vec<Libra
                     .char_limit(100),
             );
             widgets::name_widget(&name, "Folder name");
+            // Opening the form (new folder, rename) puts the cursor in the name.
+            if std::mem::take(&mut form.focus_name) {
+                name.request_focus();
+            }
             let submit = name.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             swatches_ui(ui, form);
             ui.horizontal(|ui| {

@@ -1,10 +1,10 @@
 //! The Library toolbar: title and count, debounced search, sort, thumbnail size, the type
-//! filter, and the selection's bulk actions.
+//! filter, and Empty trash in the Trash. Its height never depends on the selection (the
+//! selection's actions live in the detail pane), so selecting never moves the grid.
 
 use super::{LibraryAction, LibraryState, Place, THUMB_MAX_PX, THUMB_MIN_PX};
 use crate::api::media::{MediaSort, MediaTypeFilter};
 use crate::ui::format;
-use crate::ui::model::Model;
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{CornerRadius, RichText, Stroke, Ui, Vec2};
@@ -32,18 +32,19 @@ fn sort_label(sort: MediaSort) -> &'static str {
 
 /// Below this width the toolbar stacks: search on its own row, bulk actions wrapped below.
 const WIDE_TOOLBAR_PX: f32 = 860.0;
-/// Height of one row of bulk-action buttons.
-const BULK_ROW_HEIGHT_PX: f32 = 30.0;
+/// Below this width the sort and size leave the title's row for one of their own.
+const COMPACT_TOOLBAR_PX: f32 = 520.0;
 /// Width of the search box when it shares the first row.
 const SEARCH_WIDTH_PX: f32 = 240.0;
 
-pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState, model: &Model) -> Vec<LibraryAction> {
+pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
     let mut actions = Vec::new();
     let now = ui.input(|i| i.time);
 
     // Narrow when the detail pane and the job tray share the window: the search gets its
     // own row and the bulk actions wrap, so nothing overflows and widens the grid.
     let wide = ui.available_width() >= WIDE_TOOLBAR_PX;
+    let compact = ui.available_width() < COMPACT_TOOLBAR_PX;
 
     // Row 1: title and count; (search,) sort and size on the right.
     ui.horizontal(|ui| {
@@ -54,11 +55,14 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState, model: &Model) -> Vec<L
                 .map(|f| f.name.clone())
                 .unwrap_or_else(|| "Folder".to_owned()),
         };
-        ui.label(
-            RichText::new(title)
-                .size(tokens::TEXT_TITLE + 3.0)
-                .strong()
-                .color(tokens::TEXT),
+        ui.add(
+            egui::Label::new(
+                RichText::new(title)
+                    .size(tokens::TEXT_TITLE + 3.0)
+                    .strong()
+                    .color(tokens::TEXT),
+            )
+            .truncate(),
         );
         if state.items.first_page_done() && state.items.error().is_none() {
             let n = state.items.len();
@@ -72,15 +76,25 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState, model: &Model) -> Vec<L
             }
             ui.label(RichText::new(text).size(12.5).color(tokens::TEXT_FAINT));
         }
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            size_slider_ui(ui, state, &mut actions);
-            ui.add_space(tokens::SPACE_XS);
-            sort_ui(ui, state, &mut actions);
-            if wide {
-                search_ui(ui, state, now, SEARCH_WIDTH_PX, &mut actions);
-            }
-        });
+        if !compact {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                size_slider_ui(ui, state, &mut actions);
+                ui.add_space(tokens::SPACE_XS);
+                sort_ui(ui, state, &mut actions);
+                if wide {
+                    search_ui(ui, state, now, SEARCH_WIDTH_PX, &mut actions);
+                }
+            });
+        }
     });
+    if compact {
+        ui.horizontal(|ui| {
+            sort_ui(ui, state, &mut actions);
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                size_slider_ui(ui, state, &mut actions);
+            });
+        });
+    }
     if !wide {
         ui.add_space(tokens::SPACE_XS);
         let width = ui.available_width();
@@ -88,28 +102,32 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState, model: &Model) -> Vec<L
     }
     ui.add_space(tokens::SPACE_XS);
 
-    // Row 2: type filter; selection and bulk actions (beside it when wide, else below,
-    // wrapping right-aligned so their order stays the same).
+    // Row 2: the type filter; Empty trash on the right in the Trash.
     ui.horizontal(|ui| {
         ui.set_min_height(30.0);
         type_filter_ui(ui, state, &mut actions);
-        if wide && !state.selection.is_empty() {
+        if state.in_trash() {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                bulk_actions_ui(ui, state, model, &mut actions);
+                let has_items = !state.items.is_empty();
+                let busy = state.emptying_trash;
+                let label = if busy {
+                    "Emptying…"
+                } else {
+                    "Empty trash…"
+                };
+                let response = ui
+                    .add_enabled(has_items && !busy, widgets::danger_button_small(label))
+                    .on_disabled_hover_text(if busy {
+                        "The trash is being emptied"
+                    } else {
+                        "The trash is already empty"
+                    });
+                if response.clicked() {
+                    actions.push(LibraryAction::AskEmptyTrash);
+                }
             });
         }
     });
-    if !wide && !state.selection.is_empty() {
-        ui.add_space(tokens::SPACE_XS);
-        // Bounded to a row's height so the layout does not claim the grid's space; wrapped
-        // rows extend below it.
-        let row = egui::vec2(ui.available_width(), BULK_ROW_HEIGHT_PX);
-        ui.allocate_ui_with_layout(
-            row,
-            egui::Layout::right_to_left(egui::Align::Center).with_main_wrap(true),
-            |ui| bulk_actions_ui(ui, state, model, &mut actions),
-        );
-    }
     actions
 }
 
@@ -212,131 +230,4 @@ fn type_filter_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryAc
                 }
             }
         });
-}
-
-fn bulk_actions_ui(
-    ui: &mut Ui,
-    state: &LibraryState,
-    model: &Model,
-    actions: &mut Vec<LibraryAction>,
-) {
-    // Right-to-left: the last added is leftmost. Ids are put in order only on a click (a
-    // select-all of 100,000 items must not be sorted every frame). Until select all has
-    // every page the actions wait: they would miss the items still loading.
-    let ids = || state.selection.ordered_ids(&state.items);
-    let enabled = !state.selection.all_pending;
-    if widgets::icon_button(ui, crate::ui::icons::Icon::Close, "Clear selection").clicked() {
-        actions.push(LibraryAction::ClearSelection);
-    }
-    if state.in_trash() {
-        if ui
-            .add_enabled(enabled, widgets::danger_button_small("Delete forever…"))
-            .clicked()
-        {
-            actions.push(LibraryAction::AskDeleteForever(ids()));
-        }
-        if ui
-            .add_enabled(enabled, widgets::secondary_button("Restore"))
-            .clicked()
-        {
-            actions.push(LibraryAction::Restore(ids()));
-        }
-    } else {
-        if ui
-            .add_enabled(enabled, widgets::secondary_button("Move to trash"))
-            .clicked()
-        {
-            actions.push(LibraryAction::Trash(ids()));
-        }
-        if ui
-            .add(widgets::secondary_button("Save to folder…"))
-            .clicked()
-        {
-            actions.push(LibraryAction::SaveToDisk(ids()));
-        }
-        let projects = model.projects.value.as_deref().unwrap_or_default();
-        ui.add_enabled_ui(enabled && !projects.is_empty(), |ui| {
-            ui.menu_button("Move to project…", |ui| {
-                ui.set_min_width(180.0);
-                for project in projects {
-                    if ui.button(&project.name).clicked() {
-                        actions.push(LibraryAction::MoveToProject {
-                            ids: ids(),
-                            project_id: project.id.clone(),
-                        });
-                    }
-                }
-            });
-        });
-        let folders = state.folders.value.as_deref().unwrap_or_default();
-        if let Place::Folder(folder_id) = &state.place
-            && ui
-                .add(widgets::secondary_button("Remove from folder"))
-                .clicked()
-        {
-            actions.push(LibraryAction::RemoveFromFolder {
-                folder_id: folder_id.clone(),
-                ids: ids(),
-            });
-        }
-        if !enabled {
-            ui.add_enabled(false, widgets::secondary_button("Add to folder…"));
-        } else {
-            ui.menu_button("Add to folder…", |ui| {
-                ui.set_min_width(180.0);
-                if folders.is_empty() {
-                    ui.label(
-                        RichText::new("No folders yet: create one in the sidebar.")
-                            .size(12.5)
-                            .color(tokens::TEXT_MUTED),
-                    );
-                }
-                for folder in folders {
-                    let name = if folder.name.is_empty() {
-                        "Untitled folder"
-                    } else {
-                        folder.name.as_str()
-                    };
-                    if ui.button(name).clicked() {
-                        actions.push(LibraryAction::AddToFolder {
-                            folder_id: folder.id.clone(),
-                            ids: ids(),
-                        });
-                    }
-                }
-            });
-        }
-        let all_favourite = !state.selection.is_empty()
-            && state.selection.ids.iter().all(|id| {
-                state
-                    .items
-                    .find(id)
-                    .is_some_and(|i| i.is_favorited == Some(true))
-            });
-        let label = if all_favourite {
-            "Unfavourite"
-        } else {
-            "Favourite"
-        };
-        if ui
-            .add_enabled(enabled, widgets::secondary_button(label))
-            .clicked()
-        {
-            actions.push(LibraryAction::Favourite {
-                ids: ids(),
-                favourite: !all_favourite,
-            });
-        }
-    }
-    let n = state.selection.len();
-    let status = if state.selection.all_pending {
-        format!(
-            "Selecting all… {} of {}",
-            format::thousands(n as f64),
-            format::thousands(state.items.len() as f64)
-        )
-    } else {
-        format!("{} selected", format::thousands(n as f64))
-    };
-    ui.label(RichText::new(status).strong().color(tokens::ACCENT_HOVER));
 }
