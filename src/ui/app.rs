@@ -780,10 +780,11 @@ impl StudioApp {
                 });
         }
 
-        let central_margin = if matches!(self.view, View::Library | View::Palettes) {
-            0
-        } else {
-            24
+        let central_margin = match self.view {
+            View::Library | View::Palettes => 0,
+            // Create's two columns need the width.
+            View::Create => 16,
+            _ => 24,
         };
         let project = self.current_project();
         egui::CentralPanel::default()

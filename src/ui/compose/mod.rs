@@ -110,27 +110,23 @@ fn form_ui(
 
 fn header_ui(ui: &mut Ui, form: &mut ComposeForm) {
     ui.horizontal(|ui| {
-        ui.vertical(|ui| {
-            ui.label(
-                RichText::new("Create")
-                    .size(tokens::TEXT_HEADING)
-                    .strong()
-                    .color(tokens::TEXT),
-            );
-            widgets::muted(
-                ui,
-                match form.kind {
-                    GenerationKind::Image => "Describe an image; results appear on the right.",
-                    GenerationKind::ImageEdit => {
-                        "Add source images and describe the change you want."
-                    }
-                },
-            );
-        });
+        ui.label(
+            RichText::new("Create")
+                .size(tokens::TEXT_HEADING)
+                .strong()
+                .color(tokens::TEXT),
+        );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             segmented_kind_ui(ui, form);
         });
     });
+    widgets::muted(
+        ui,
+        match form.kind {
+            GenerationKind::Image => "Describe an image; results appear as they finish.",
+            GenerationKind::ImageEdit => "Add source images and describe the change you want.",
+        },
+    );
 }
 
 fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
