@@ -195,7 +195,10 @@ pub fn price_breakdown(model: &ModelRecord, inputs: &PriceInputs) -> Option<Stri
     {
         factors.push(format!("{} ({resolution})", number_text(m)));
     }
-    if let Some(quality) = inputs.quality.as_deref().or(model.default_quality.as_deref())
+    if let Some(quality) = inputs
+        .quality
+        .as_deref()
+        .or(model.default_quality.as_deref())
         && let Some(m) = lookup(&model.quality_multipliers, quality)
         && m != 1.0
     {

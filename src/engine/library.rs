@@ -150,8 +150,7 @@ impl Library {
                 let limiter = self.media_limiter.clone();
                 tokio::spawn(async move {
                     let result =
-                        locate_result(&ctx.client, &limiter, &url, generation_id, project_id)
-                            .await;
+                        locate_result(&ctx.client, &limiter, &url, generation_id, project_id).await;
                     if let Err(e) = &result {
                         tracing::info!("looking up a result in the library failed: {e}");
                     }

@@ -342,8 +342,7 @@ impl StudioApp {
                     mutation, result, ..
                 } = &event
                 {
-                    self.create
-                        .observe_media_mutation(mutation, result.is_ok());
+                    self.create.observe_media_mutation(mutation, result.is_ok());
                 }
                 for action in self.library.handle_event(event) {
                     self.apply(ctx, action);
@@ -412,7 +411,10 @@ impl StudioApp {
                     .push(ToastKind::Success, format!("Saved to {}", path.display())),
                 Err(error) => self.toasts.push(
                     ToastKind::Error,
-                    format!("Could not save {}: {error}", compose::state::file_name(&path)),
+                    format!(
+                        "Could not save {}: {error}",
+                        compose::state::file_name(&path)
+                    ),
                 ),
             },
             Event::OpenFailed { error, .. } => self.toasts.push(

@@ -102,7 +102,11 @@ fn actions_of(result: &ResultRef, favourite: bool) -> Vec<(Icon, &'static str, R
 }
 
 /// Lay out one tile: `tile.side` wide, the image square plus the button row if any.
-pub fn result_tile_ui(ui: &mut Ui, textures: &TextureCache, tile: &ResultTile) -> Option<TileEvent> {
+pub fn result_tile_ui(
+    ui: &mut Ui,
+    textures: &TextureCache,
+    tile: &ResultTile,
+) -> Option<TileEvent> {
     let mut event = None;
     ui.vertical(|ui| {
         ui.spacing_mut().item_spacing.y = 2.0;

@@ -44,10 +44,9 @@ impl StudioApp {
                     self.toasts
                         .push(ToastKind::Info, "Added as the source of an image edit");
                 }
-                None => self.toasts.push(
-                    ToastKind::Error,
-                    "This result's image is no longer known.",
-                ),
+                None => self
+                    .toasts
+                    .push(ToastKind::Error, "This result's image is no longer known."),
             },
             ResultAction::Vary(result) => match self.variation_of(&result) {
                 Some(spec) => {
@@ -210,8 +209,7 @@ impl StudioApp {
                 let Some(job) = self.model.jobs.get(&local_id) else {
                     return;
                 };
-                let Some(url) = job.result.as_ref().and_then(|r| r.urls.get(index)).cloned()
-                else {
+                let Some(url) = job.result.as_ref().and_then(|r| r.urls.get(index)).cloned() else {
                     return;
                 };
                 let generation_id = job.generation_id.clone();

@@ -367,7 +367,11 @@ mod tests {
 
     #[test]
     fn tiles_are_at_least_256_and_fill_the_width() {
-        assert_eq!(grid_for_width(200.0), (1, 200.0), "narrower than a tile: one");
+        assert_eq!(
+            grid_for_width(200.0),
+            (1, 200.0),
+            "narrower than a tile: one"
+        );
         assert_eq!(grid_for_width(600.0), (2, 294.0));
         let (columns, side) = grid_for_width(2000.0);
         assert_eq!(columns, 7);

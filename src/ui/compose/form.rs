@@ -394,7 +394,11 @@ impl ComposeForm {
                 .iter()
                 .map(|url| SourceImage {
                     path: None,
-                    label: url.rsplit('/').find(|s| !s.is_empty()).unwrap_or(url).to_owned(),
+                    label: url
+                        .rsplit('/')
+                        .find(|s| !s.is_empty())
+                        .unwrap_or(url)
+                        .to_owned(),
                     state: SourceState::Ready { url: url.clone() },
                 })
                 .collect();

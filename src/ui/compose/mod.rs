@@ -19,8 +19,8 @@ use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{
-    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, Rect, RichText, Stroke, TextEdit,
-    Ui, Vec2,
+    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, Rect, RichText, Stroke, TextEdit, Ui,
+    Vec2,
 };
 
 pub const SUBMIT_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Enter);
@@ -53,8 +53,10 @@ pub fn create_ui(
     let side_by_side = full.width() - form_width - COLUMN_GAP >= canvas_min;
     if side_by_side {
         let form_rect = Rect::from_min_size(full.min, Vec2::new(form_width, full.height()));
-        let canvas_rect =
-            Rect::from_min_max(egui::pos2(form_rect.max.x + COLUMN_GAP, full.min.y), full.max);
+        let canvas_rect = Rect::from_min_max(
+            egui::pos2(form_rect.max.x + COLUMN_GAP, full.min.y),
+            full.max,
+        );
         ui.scope_builder(egui::UiBuilder::new().max_rect(form_rect), |ui| {
             egui::ScrollArea::vertical()
                 .id_salt("create_form")

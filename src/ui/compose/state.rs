@@ -215,7 +215,8 @@ impl CreateState {
     pub fn use_as_edit_source(&mut self, url: &str, label: &str) {
         let form = &mut self.form;
         form.kind = GenerationKind::ImageEdit;
-        form.sources.retain(|s| !matches!(&s.state, SourceState::Ready { url: u } if u == url));
+        form.sources
+            .retain(|s| !matches!(&s.state, SourceState::Ready { url: u } if u == url));
         form.sources.push(SourceImage {
             path: None,
             label: label.to_owned(),
