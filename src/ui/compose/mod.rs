@@ -29,6 +29,8 @@ pub const SUBMIT_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::C
 pub const FORM_MIN_WIDTH: f32 = 280.0;
 /// Widest the form column gets: a comfortable line length for the prompt.
 pub const FORM_MAX_WIDTH: f32 = 440.0;
+/// Width from which aspect ratio, resolution and count sit side by side.
+const OUTPUT_ROW_MIN_WIDTH: f32 = 440.0;
 /// Space between the form column and the results.
 const COLUMN_GAP: f32 = 16.0;
 
@@ -241,7 +243,14 @@ fn model_card_ui(
         ui.add_space(tokens::SPACE_S);
 
         let options = form.output_options(model);
-        ui.horizontal_wrapped(|ui| {
+        // Side by side when there is room, else one above the other (a wrapped row of
+        // groups would grow the card past the form column instead).
+        let layout = if ui.available_width() >= OUTPUT_ROW_MIN_WIDTH {
+            egui::Layout::left_to_right(egui::Align::Min)
+        } else {
+            egui::Layout::top_down(egui::Align::Min)
+        };
+        ui.with_layout(layout, |ui| {
             ui.spacing_mut().item_spacing.x = tokens::SPACE_L;
             if !options.aspect_ratios.is_empty() {
                 ui.vertical(|ui| {
@@ -295,8 +304,8 @@ fn choice_row_ui(ui: &mut Ui, choices: &[String], current: &mut String) {
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::same(3))
         .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.spacing_mut().item_spacing.x = 2.0;
+            ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing = Vec2::splat(2.0);
                 for choice in choices {
                     if segment(ui, current == choice, choice).clicked() {
                         *current = choice.clone();
