@@ -5,7 +5,7 @@ use super::state::CreateState;
 use crate::api::JobState;
 use crate::engine::{JobPhase, JobRecord};
 use crate::ui::format;
-use crate::ui::model::{Action, Confirm, Model, ResultRef};
+use crate::ui::model::{Action, Model, ResultRef};
 use crate::ui::result_tile::{self, Fit, ResultTile};
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
@@ -145,7 +145,7 @@ pub fn canvas_ui(
                         }
                         Cell::Problem(job) => {
                             ui.push_id(("problem", job.local_id), |ui| {
-                                problem_tile_ui(ui, job, side, actions);
+                                problem_tile_ui(ui, job, side);
                             });
                         }
                     }
@@ -270,7 +270,7 @@ fn running_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
     });
 }
 
-fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32, actions: &mut Vec<Action>) {
+fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
     status_frame(ui, side, tokens::DANGER, |ui| {
         let (title, message, note) = match &job.phase {
             JobPhase::Failed { failure } => (
@@ -314,13 +314,12 @@ fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32, actions: &mut Vec<Ac
         }
         ui.add_space(tokens::SPACE_S);
         prompt_excerpt_ui(ui, job);
-        if matches!(
-            job.phase,
-            JobPhase::Failed { .. } | JobPhase::Rejected { .. }
-        ) && ui.add(widgets::secondary_button("Retry…")).clicked()
-        {
-            actions.push(Action::Ask(Confirm::Retry(job.local_id)));
-        }
+        // Retry stays in the tray's card, beside why the job failed and whether a retry helps.
+        ui.label(
+            RichText::new("Retry from the job tray.")
+                .size(tokens::TEXT_SMALL)
+                .color(tokens::TEXT_FAINT),
+        );
     });
 }
 

@@ -306,6 +306,7 @@ fn choice_row_ui(ui: &mut Ui, choices: &[String], current: &mut String) {
         .show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 ui.spacing_mut().item_spacing = Vec2::splat(2.0);
+                ui.spacing_mut().button_padding.x = 6.0;
                 for choice in choices {
                     if segment(ui, current == choice, choice).clicked() {
                         *current = choice.clone();
@@ -347,6 +348,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
     let inner = ComboBox::from_id_salt(("model_picker", form.kind.catalog_type()))
         .selected_text(selected_text.clone())
         .width(width)
+        .truncate()
         .height(420.0)
         .show_ui(ui, |ui| {
             ui.set_min_width(width - 8.0);
@@ -660,6 +662,7 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                 let inner = ComboBox::from_id_salt("project_picker")
                     .selected_text(selected_text.clone())
                     .width(width)
+                    .truncate()
                     .show_ui(ui, |ui| {
                         ui.set_min_width(width - 8.0);
                         for project in projects {
