@@ -31,6 +31,8 @@ pub const FORM_MIN_WIDTH: f32 = 280.0;
 pub const FORM_MAX_WIDTH: f32 = 440.0;
 /// Width from which aspect ratio, resolution and count sit side by side.
 const OUTPUT_ROW_MIN_WIDTH: f32 = 440.0;
+/// Height kept under the form for the Generate button, its hint and the error line.
+const GENERATE_FOOTER_HEIGHT: f32 = 96.0;
 /// Space between the form column and the results.
 const COLUMN_GAP: f32 = 16.0;
 
@@ -53,36 +55,54 @@ pub fn create_ui(
         .min(full.width() - COLUMN_GAP - canvas_min)
         .max(FORM_MIN_WIDTH);
     let side_by_side = full.width() - form_width - COLUMN_GAP >= canvas_min;
-    if side_by_side {
-        let form_rect = Rect::from_min_size(full.min, Vec2::new(form_width, full.height()));
-        let canvas_rect = Rect::from_min_max(
-            egui::pos2(form_rect.max.x + COLUMN_GAP, full.min.y),
-            full.max,
-        );
-        ui.scope_builder(egui::UiBuilder::new().max_rect(form_rect), |ui| {
-            egui::ScrollArea::vertical()
-                .id_salt("create_form")
-                .auto_shrink([false, false])
-                .show(ui, |ui| {
-                    ui.set_width(ui.available_width() - tokens::SCROLLBAR_ALLOWANCE);
-                    form_ui(ui, model, state, textures, &mut actions);
-                });
-        });
-        ui.scope_builder(egui::UiBuilder::new().max_rect(canvas_rect), |ui| {
-            canvas::canvas_ui(ui, model, state, textures, true, &mut actions);
-        });
-        ui.allocate_rect(full, egui::Sense::hover());
+    // The Generate button stays in view under the form, however long the form gets.
+    let column_width = if side_by_side {
+        form_width
     } else {
-        // Too narrow for a results column: the results follow the form.
+        full.width()
+    };
+    let scroll_rect = Rect::from_min_size(
+        full.min,
+        Vec2::new(
+            column_width,
+            (full.height() - GENERATE_FOOTER_HEIGHT).max(0.0),
+        ),
+    );
+    let footer_rect = Rect::from_min_max(
+        egui::pos2(full.min.x, scroll_rect.max.y),
+        egui::pos2(full.min.x + column_width, full.max.y),
+    );
+    ui.scope_builder(egui::UiBuilder::new().max_rect(scroll_rect), |ui| {
         egui::ScrollArea::vertical()
-            .id_salt("create_stacked")
+            .id_salt(if side_by_side {
+                "create_form"
+            } else {
+                "create_stacked"
+            })
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 ui.set_width(ui.available_width() - tokens::SCROLLBAR_ALLOWANCE);
                 form_ui(ui, model, state, textures, &mut actions);
-                canvas::canvas_ui(ui, model, state, textures, false, &mut actions);
+                if !side_by_side {
+                    // Too narrow for a results column: the results follow the form.
+                    canvas::canvas_ui(ui, model, state, textures, false, &mut actions);
+                }
             });
+    });
+    ui.scope_builder(
+        egui::UiBuilder::new().max_rect(footer_rect.shrink2(Vec2::new(0.0, tokens::SPACE_S))),
+        |ui| generate_row_ui(ui, model, &state.form, &mut actions),
+    );
+    if side_by_side {
+        let canvas_rect = Rect::from_min_max(
+            egui::pos2(full.min.x + form_width + COLUMN_GAP, full.min.y),
+            full.max,
+        );
+        ui.scope_builder(egui::UiBuilder::new().max_rect(canvas_rect), |ui| {
+            canvas::canvas_ui(ui, model, state, textures, true, &mut actions);
+        });
     }
+    ui.allocate_rect(full, egui::Sense::hover());
     actions
 }
 
@@ -107,9 +127,7 @@ fn form_ui(
     }
     ui.add_space(tokens::SPACE_M);
     project_card_ui(ui, model, form, actions);
-    ui.add_space(tokens::SPACE_M);
-    generate_row_ui(ui, model, form, actions);
-    ui.add_space(tokens::SPACE_XL);
+    ui.add_space(tokens::SPACE_L);
 }
 
 fn header_ui(ui: &mut Ui, form: &mut ComposeForm) {
