@@ -405,6 +405,10 @@ pub fn sort_presets(presets: &mut [CinematicPreset]) {
 
 /// "focal_length" -> "Focal length".
 pub fn dimension_label(dimension: &str) -> String {
+    // The cinematic colour palette, told apart from the project's colour grade by name.
+    if dimension == "color_palette" {
+        return "Colour palette".to_owned();
+    }
     let text = dimension.replace(['_', '-'], " ");
     let mut chars = text.chars();
     match chars.next() {

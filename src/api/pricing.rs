@@ -161,6 +161,86 @@ pub fn price(model: &ModelRecord, inputs: &PriceInputs) -> Option<f64> {
     ))
 }
 
+/// How [`price`] arrives at its figure, in words: "Flat price for 2K: 20 credits" or
+/// "2 credits × 1.5 (2K) × 3 images = 9 credits". `None` when the model has no price.
+pub fn price_breakdown(model: &ModelRecord, inputs: &PriceInputs) -> Option<String> {
+    let total = price(model, inputs)?;
+    if !model.flat_credit_by_resolution.is_empty() {
+        let resolution = inputs
+            .resolution
+            .clone()
+            .or_else(|| model.supported_resolutions.first().cloned());
+        if let Some(resolution) = resolution
+            && lookup(&model.flat_credit_by_resolution, &resolution).is_some()
+        {
+            return Some(format!(
+                "Flat price for {resolution}: {}",
+                credits_text(total)
+            ));
+        }
+    }
+    let Some(credit) = model.credit else {
+        return Some(format!("Estimated {}", credits_text(total)));
+    };
+    if model.video_input_credit.is_some() && !inputs.input_video_secs.is_empty() {
+        return Some(format!(
+            "Priced by input and output seconds: {}",
+            credits_text(total)
+        ));
+    }
+    let mut factors = vec![credits_text(credit)];
+    if let Some(resolution) = inputs.resolution.as_deref()
+        && let Some(m) = lookup(&model.resolution_multipliers, resolution)
+        && m != 1.0
+    {
+        factors.push(format!("{} ({resolution})", number_text(m)));
+    }
+    if let Some(quality) = inputs
+        .quality
+        .as_deref()
+        .or(model.default_quality.as_deref())
+        && let Some(m) = lookup(&model.quality_multipliers, quality)
+        && m != 1.0
+    {
+        factors.push(format!("{} ({quality} quality)", number_text(m)));
+    }
+    if inputs.sound_enabled
+        && let Some(m) = model.sound_credit_multiplier.filter(|m| *m != 1.0)
+    {
+        factors.push(format!("{} (sound)", number_text(m)));
+    }
+    match PriceUnit::for_catalog_type(&inputs.catalog_type) {
+        PriceUnit::PerGeneration if is_image_tool(&inputs.catalog_type) => {
+            let n = inputs.num_images.max(1);
+            if n > 1 {
+                factors.push(format!("{n} images"));
+            }
+        }
+        PriceUnit::PerOutputSecond => {
+            let secs = inputs
+                .duration_secs
+                .or(model.default_duration)
+                .unwrap_or(DEFAULT_VIDEO_DURATION_SECS);
+            factors.push(format!("{} s", number_text(secs)));
+        }
+        _ => {}
+    }
+    if factors.len() == 1 {
+        return Some(format!("Base price: {}", credits_text(total)));
+    }
+    Some(format!("{} = {}", factors.join(" × "), credits_text(total)))
+}
+
+fn number_text(value: f64) -> String {
+    let text = format!("{:.2}", tidy(value));
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+fn credits_text(value: f64) -> String {
+    let unit = if value == 1.0 { "credit" } else { "credits" };
+    format!("{} {unit}", number_text(value))
+}
+
 /// Estimate for a generation spec sent to `model`.
 pub fn estimate_credits(model: &ModelRecord, spec: &GenerationSpec) -> Option<f64> {
     price(model, &inputs_for_spec(spec))
@@ -245,6 +325,48 @@ mod tests {
                 ..GenerationRequest::default()
             },
         }
+    }
+
+    #[test]
+    fn breakdown_names_base_multipliers_and_count() {
+        let mut m = model(2.0, &["text_to_img"]);
+        m.resolution_multipliers.insert("2K".into(), 1.5);
+        let mut i = inputs("text_to_img");
+        assert_eq!(
+            price_breakdown(&m, &i).as_deref(),
+            Some("Base price: 2 credits")
+        );
+        i.resolution = Some("2K".into());
+        i.num_images = 3;
+        assert_eq!(
+            price_breakdown(&m, &i).as_deref(),
+            Some("2 credits × 1.5 (2K) × 3 images = 9 credits")
+        );
+        // A tier without a multiplier is not listed.
+        i.resolution = Some("1K".into());
+        assert_eq!(
+            price_breakdown(&m, &i).as_deref(),
+            Some("2 credits × 3 images = 6 credits")
+        );
+    }
+
+    #[test]
+    fn breakdown_of_a_flat_price_names_the_resolution() {
+        let mut m = model(5.0, &["text_to_img"]);
+        m.flat_credit_by_resolution.insert("1K".into(), 8.0);
+        m.flat_credit_by_resolution.insert("4K".into(), 20.5);
+        let mut i = inputs("text_to_img");
+        i.resolution = Some("4K".into());
+        i.num_images = 2;
+        assert_eq!(
+            price_breakdown(&m, &i).as_deref(),
+            Some("Flat price for 4K: 20.5 credits")
+        );
+        let free = ModelRecord {
+            credit: None,
+            ..model(0.0, &["text_to_img"])
+        };
+        assert_eq!(price_breakdown(&free, &i), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::library_transfers::{LibraryTransfers, TransferTuning};
 use super::protocol::{Command, Event, MediaMutation, MutationOutcome};
 use super::rate_limit::RateLimiter;
 use super::runtime::Ctx;
-use crate::api::media::BulkOutcome;
+use crate::api::media::{BulkOutcome, MediaCategory, MediaItem, MediaQuery};
 use crate::api::media_client::MAX_BULK_IDS;
 use crate::api::{ApiClient, ApiError};
 use std::sync::Arc;
@@ -142,11 +142,59 @@ impl Library {
             Command::CancelTransfer { transfer_id } => {
                 self.transfers.cancel(transfer_id);
             }
+            Command::LocateResult {
+                url,
+                generation_id,
+                project_id,
+            } => {
+                let limiter = self.media_limiter.clone();
+                tokio::spawn(async move {
+                    let result =
+                        locate_result(&ctx.client, &limiter, &url, generation_id, project_id).await;
+                    if let Err(e) = &result {
+                        tracing::info!("looking up a result in the library failed: {e}");
+                    }
+                    ctx.emit(Event::ResultLocated { url, result }).await;
+                });
+            }
             other => {
                 tracing::error!("not a library command: {other:?}");
             }
         }
     }
+}
+
+/// Newest AI items looked through for a job's output (a result is looked up soon after
+/// it finished, so it is among the newest).
+const LOCATE_PAGE_SIZE: u32 = 50;
+
+/// The library item whose `url` is the job output `url` (else, with one output per
+/// generation, the item naming `generation_id`), among the newest AI items of the project.
+async fn locate_result(
+    client: &ApiClient,
+    limiter: &RateLimiter,
+    url: &str,
+    generation_id: Option<String>,
+    project_id: Option<String>,
+) -> Result<Option<MediaItem>, ApiError> {
+    let query = MediaQuery {
+        project_id,
+        category: MediaCategory::Ai,
+        ..MediaQuery::default()
+    };
+    let page = paced(limiter, || client.list_media(&query, 1, LOCATE_PAGE_SIZE)).await?;
+    let by_url = page.items.iter().find(|item| item.url == url);
+    let by_generation = || {
+        let id = generation_id.as_deref()?;
+        let mut same: Vec<&MediaItem> = page
+            .items
+            .iter()
+            .filter(|item| item.generation_id() == Some(id))
+            .collect();
+        // Only unambiguous: several outputs of one generation need the url to tell apart.
+        (same.len() == 1).then(|| same.remove(0))
+    };
+    Ok(by_url.or_else(by_generation).cloned())
 }
 
 async fn refresh_folders(ctx: Arc<Ctx>) {

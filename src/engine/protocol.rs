@@ -2,8 +2,8 @@
 //! Both travel over bounded channels; the engine calls the repaint hook after each event.
 
 use crate::api::media::{
-    BulkAction, BulkOutcome, Folder, FolderAddOutcome, FolderFields, MediaDetail, MediaPage,
-    MediaQuery, MediaStats, ShareOutcome,
+    BulkAction, BulkOutcome, Folder, FolderAddOutcome, FolderFields, MediaDetail, MediaItem,
+    MediaPage, MediaQuery, MediaStats, ShareOutcome,
 };
 use crate::api::{
     AnalyzedColors, ApiError, CinematicPresets, ColorPalette, Credits, Failure, GenerationSpec,
@@ -102,6 +102,13 @@ pub enum Command {
     /// Stop a queued or running upload/download; answered by `TransferFinished` (cancelled).
     CancelTransfer {
         transfer_id: u64,
+    },
+    /// Find the library item that holds a job's output `url` (to favourite or trash a
+    /// Create result). Answered by one `ResultLocated`.
+    LocateResult {
+        url: String,
+        generation_id: Option<String>,
+        project_id: Option<String>,
     },
     // ---- Colour palettes (document 2) and cinematic presets ----
     /// GET /color-palettes (first page, 100) with the project whose grade to mark;
@@ -387,6 +394,11 @@ pub enum Event {
     TransferFinished {
         transfer_id: u64,
         outcome: TransferOutcome,
+    },
+    /// The library item holding the job output `url`; `Ok(None)` when none was found.
+    ResultLocated {
+        url: String,
+        result: Result<Option<MediaItem>, ApiError>,
     },
     Palettes {
         project_id: Option<String>,

@@ -249,7 +249,8 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
             | Command::MutateMedia { .. }
             | Command::UploadFiles { .. }
             | Command::DownloadToFolder { .. }
-            | Command::CancelTransfer { .. }) => {
+            | Command::CancelTransfer { .. }
+            | Command::LocateResult { .. }) => {
                 library.handle(library_command);
             }
             palette_command @ (Command::RefreshPalettes { .. }

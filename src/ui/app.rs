@@ -4,7 +4,7 @@
 use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use crate::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority};
 use crate::session::Session;
-use crate::ui::compose::{self, ComposeForm};
+use crate::ui::compose::{self, CreateState};
 use crate::ui::format;
 use crate::ui::jobs;
 use crate::ui::library::{self, LibraryState, Place};
@@ -34,13 +34,11 @@ pub struct StartupOptions {
     pub screenshot_to: Option<PathBuf>,
 }
 
-const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "bmp"];
-
 pub struct StudioApp {
     session: Session,
     view: View,
     model: Model,
-    compose: ComposeForm,
+    create: CreateState,
     settings_form: SettingsForm,
     settings_snapshot: SettingsSnapshot,
     textures: TextureCache,
@@ -72,12 +70,15 @@ impl StudioApp {
     pub fn new(ctx: &egui::Context, session: Session, options: StartupOptions) -> Self {
         tokens::apply_theme(ctx);
         let settings_snapshot = SettingsSnapshot::of(&session);
+        let create_memory = compose::memory::CreateMemory::from_value(
+            session.ui_memory().panels.get(compose::memory::PANEL_KEY),
+        );
         let mut app = Self {
             epoch: session.connection_epoch(),
             session,
             view: options.initial_view,
             model: Model::default(),
-            compose: ComposeForm::default(),
+            create: CreateState::new(create_memory),
             settings_form: SettingsForm::default(),
             settings_snapshot,
             textures: TextureCache::default(),
@@ -228,17 +229,22 @@ impl StudioApp {
 
     /// The prompt in the Create form.
     pub fn compose_prompt(&self) -> &str {
-        &self.compose.prompt
+        &self.create.form.prompt
+    }
+
+    /// The Create form (kind, model, output settings, sources).
+    pub fn compose_form(&self) -> &compose::ComposeForm {
+        &self.create.form
     }
 
     /// The project Create submits into.
     pub fn compose_project_id(&self) -> Option<&str> {
-        self.compose.project_id.as_deref()
+        self.create.form.project_id.as_deref()
     }
 
     /// Cinematic presets chosen in Create (dimension -> preset id).
     pub fn compose_cinematic(&self) -> &std::collections::BTreeMap<String, String> {
-        &self.compose.cinematic
+        &self.create.form.cinematic
     }
 
     /// The palettes as last listed (`is_active` relative to the current project).
@@ -250,13 +256,13 @@ impl StudioApp {
     pub fn palettes_loaded_for_project(&self) -> bool {
         self.model.palettes.is_loaded()
             && !self.model.palettes.pending
-            && self.model.palettes_project == self.compose.project_id
+            && self.model.palettes_project == self.create.form.project_id
     }
 
     /// The palette grading the current project, as listed.
     pub fn active_palette(&self) -> Option<crate::api::ColorPalette> {
         self.model
-            .active_palette(self.compose.project_id.as_deref())
+            .active_palette(self.create.form.project_id.as_deref())
             .cloned()
     }
 
@@ -305,14 +311,7 @@ impl StudioApp {
         self.library.reset_all();
         self.viewer.close();
         self.confirm = None;
-        self.compose.model_id = None;
-        self.compose.project_id = None;
-        self.compose.sources.clear();
-        self.compose.tracked_job = None;
-        self.compose.awaiting_job = false;
-        self.compose.server_errors.clear();
-        self.compose.cinematic.clear();
-        self.compose.skip_palette = false;
+        self.create.on_connection_changed();
         self.palettes = PalettesState::default();
         self.settings_snapshot = SettingsSnapshot::of(&self.session);
         self.request_service_data();
@@ -320,7 +319,7 @@ impl StudioApp {
 
     /// The current project as the Palettes panel needs it.
     fn current_project(&self) -> Option<ProjectRef> {
-        let id = self.compose.project_id.clone()?;
+        let id = self.create.form.project_id.clone()?;
         let name = self
             .model
             .project_name(&id)
@@ -336,14 +335,14 @@ impl StudioApp {
         if self.session.connection_error().is_some() || !self.model.projects.is_loaded() {
             return;
         }
-        let wanted = Some(self.compose.project_id.clone());
+        let wanted = Some(self.create.form.project_id.clone());
         if self.palettes.list_requested_for == wanted {
             return;
         }
         self.palettes.list_requested_for = wanted;
         self.model.palettes.request();
         let _ = self.session.send(Command::RefreshPalettes {
-            project_id: self.compose.project_id.clone(),
+            project_id: self.create.form.project_id.clone(),
         });
     }
 
@@ -356,6 +355,12 @@ impl StudioApp {
             | Event::MediaMutationDone { .. }
             | Event::TransferProgress { .. }
             | Event::TransferFinished { .. }) => {
+                if let Event::MediaMutationDone {
+                    mutation, result, ..
+                } = &event
+                {
+                    self.create.observe_media_mutation(mutation, result.is_ok());
+                }
                 for action in self.library.handle_event(event) {
                     self.apply(ctx, action);
                 }
@@ -388,24 +393,19 @@ impl StudioApp {
                 self.choose_project();
             }
             Event::ProjectCreated(result) => {
-                self.compose.project_creating = false;
-                match result {
-                    Ok(project) => {
-                        let list = self.model.projects.value.get_or_insert_with(Vec::new);
-                        if !list.iter().any(|p| p.id == project.id) {
-                            list.push(project.clone());
-                        }
-                        self.compose.project_id = Some(project.id.clone());
-                        self.compose.new_project_open = false;
-                        self.compose.new_project_name.clear();
-                        self.compose.project_error = None;
-                        self.session.set_last_project(Some(project.id.clone()));
-                        self.toasts.push(
-                            ToastKind::Success,
-                            format!("Project “{}” created", project.name),
-                        );
+                if let Ok(project) = &result {
+                    let list = self.model.projects.value.get_or_insert_with(Vec::new);
+                    if !list.iter().any(|p| p.id == project.id) {
+                        list.push(project.clone());
                     }
-                    Err(error) => self.compose.project_error = Some(error.to_string()),
+                }
+                for action in self.create.handle_event(Event::ProjectCreated(result)) {
+                    self.apply(ctx, action);
+                }
+            }
+            event @ (Event::SourceUploaded { .. } | Event::ResultLocated { .. }) => {
+                for action in self.create.handle_event(event) {
+                    self.apply(ctx, action);
                 }
             }
             Event::JobsRestored(records) => {
@@ -420,23 +420,16 @@ impl StudioApp {
             }
             Event::ImageLoaded { url, image } => self.textures.insert(ctx, &url, &image),
             Event::ImageFailed { url, error } => self.textures.fail(&url, error),
-            Event::SourceUploaded { path, result } => {
-                if let Err(error) = &result {
-                    self.toasts.push(
-                        ToastKind::Error,
-                        format!("Upload of {} failed: {error}", file_name(&path)),
-                    );
-                }
-                self.compose
-                    .upload_finished(&path, result.map_err(|e| e.to_string()));
-            }
             Event::FileSaved { path, result } => match result {
                 Ok(()) => self
                     .toasts
                     .push(ToastKind::Success, format!("Saved to {}", path.display())),
                 Err(error) => self.toasts.push(
                     ToastKind::Error,
-                    format!("Could not save {}: {error}", file_name(&path)),
+                    format!(
+                        "Could not save {}: {error}",
+                        compose::state::file_name(&path)
+                    ),
                 ),
             },
             Event::OpenFailed { error, .. } => self.toasts.push(
@@ -449,26 +442,15 @@ impl StudioApp {
     fn job_updated(&mut self, record: JobRecord) {
         let local_id = record.local_id;
         let is_new = !self.model.jobs.contains_key(&local_id);
-        if is_new && self.compose.awaiting_job && !self.model.restored.contains(&local_id) {
-            self.compose.awaiting_job = false;
-            self.compose.tracked_job = Some(local_id);
-        }
-        let rejected_now = match &record.phase {
-            JobPhase::Rejected { error } => Some(error.clone()),
-            _ => None,
-        };
+        let restored = self.model.restored.contains(&local_id);
         let finished_now = record.phase.is_finished();
         let completed_now = record.phase == JobPhase::Completed;
         let accepted_now = matches!(record.phase, JobPhase::Running { .. });
-        let previous = self.model.upsert_job(record);
+        let previous = self.model.upsert_job(record.clone());
         let was_finished = previous.as_ref().is_some_and(JobPhase::is_finished);
         let was_running = matches!(previous, Some(JobPhase::Running { .. }));
-        if let Some(error) = rejected_now
-            && !was_finished
-            && self.compose.tracked_job == Some(local_id)
-        {
-            self.compose.note_rejection(&error);
-        }
+        self.create
+            .on_job_updated(&record, is_new, restored, was_finished);
         // Balances move when a job is accepted (reservation) and when it ends.
         if (finished_now && !was_finished) || (accepted_now && !was_running) {
             let _ = self.session.send(Command::RefreshCredits);
@@ -486,7 +468,7 @@ impl StudioApp {
             return;
         };
         let exists = |id: &str| projects.iter().any(|p| p.id == id);
-        if self.compose.project_id.as_deref().is_some_and(exists) {
+        if self.create.form.project_id.as_deref().is_some_and(exists) {
             return;
         }
         let remembered = self
@@ -495,7 +477,7 @@ impl StudioApp {
             .last_project_id
             .clone()
             .filter(|id| exists(id));
-        self.compose.project_id =
+        self.create.form.project_id =
             remembered.or_else(|| self.model.default_project().map(|p| p.id.clone()));
     }
 
@@ -513,7 +495,11 @@ impl StudioApp {
         }
         if let Some(promise) = self.file_pick.take() {
             match promise.try_take() {
-                Ok(Some(paths)) => self.add_source_files(paths),
+                Ok(Some(paths)) => {
+                    for action in self.create.add_source_files(paths) {
+                        self.apply(ctx, action);
+                    }
+                }
                 Ok(None) => {}
                 Err(promise) => self.file_pick = Some(promise),
             }
@@ -549,29 +535,6 @@ impl StudioApp {
         }
     }
 
-    fn add_source_files(&mut self, paths: Vec<PathBuf>) {
-        let mut skipped = Vec::new();
-        for path in paths {
-            let is_image = path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
-            if !is_image {
-                skipped.push(file_name(&path));
-                continue;
-            }
-            self.compose.kind = crate::api::GenerationKind::ImageEdit;
-            self.compose.add_upload(path.clone());
-            self.send(Command::UploadSource { path });
-        }
-        if !skipped.is_empty() {
-            self.toasts.push(
-                ToastKind::Info,
-                format!("Only images can be edited; skipped {}", skipped.join(", ")),
-            );
-        }
-    }
-
     // ---- actions -----------------------------------------------------------------------
 
     fn apply(&mut self, ctx: &egui::Context, action: Action) {
@@ -581,9 +544,16 @@ impl StudioApp {
                 if view == View::Settings {
                     self.settings_snapshot = SettingsSnapshot::of(&self.session);
                 }
+                if view == View::Create && self.view != View::Create {
+                    self.create.on_shown();
+                }
                 self.view = view;
             }
-            Action::SubmitCompose => self.submit(),
+            Action::SubmitCompose => {
+                for action in self.create.submit(&self.model) {
+                    self.apply(ctx, action);
+                }
+            }
             Action::ToggleTray => self.tray_open = !self.tray_open,
             Action::OpenViewer { local_id, index } => {
                 self.viewer.open_job(&self.model, local_id, index);
@@ -613,23 +583,22 @@ impl StudioApp {
                     self.file_pick = Some(Promise::spawn_thread("source-dialog", || {
                         rfd::FileDialog::new()
                             .set_title("Add images to edit")
-                            .add_filter("Images", &IMAGE_EXTENSIONS)
+                            .add_filter("Images", &compose::state::IMAGE_EXTENSIONS)
                             .pick_files()
                     }));
                 }
             }
-            Action::AddSourceUrl(url) => match self.compose.add_url_source(&url) {
-                Ok(()) => {
-                    self.compose.url_input.clear();
-                    self.compose.url_error = None;
-                }
-                Err(error) => self.compose.url_error = Some(error),
-            },
-            Action::RemoveSource(index) => {
-                if index < self.compose.sources.len() {
-                    self.compose.sources.remove(index);
+            action @ (Action::AddSourceUrl(_)
+            | Action::RemoveSource(_)
+            | Action::SelectPreset { .. }
+            | Action::SelectProject(_)
+            | Action::CreateProject(_)
+            | Action::ReusePrompt(_)) => {
+                for follow_up in self.create.apply(action) {
+                    self.apply(ctx, follow_up);
                 }
             }
+            Action::RememberProject(id) => self.session.set_last_project(Some(id)),
             Action::Palette(action) => {
                 let palettes = self.model.palettes.value.clone().unwrap_or_default();
                 let project = self.current_project();
@@ -647,27 +616,6 @@ impl StudioApp {
                     }));
                 }
             }
-            Action::SelectPreset {
-                dimension,
-                preset_id,
-            } => match preset_id {
-                Some(id) => {
-                    self.compose.cinematic.insert(dimension, id);
-                }
-                None => {
-                    self.compose.cinematic.remove(&dimension);
-                }
-            },
-            Action::SelectProject(id) => {
-                self.compose.skip_palette = false;
-                self.compose.project_id = Some(id.clone());
-                self.session.set_last_project(Some(id));
-            }
-            Action::CreateProject(name) => {
-                self.compose.project_creating = true;
-                self.compose.project_error = None;
-                self.send(Command::CreateProject { name });
-            }
             Action::Ask(confirm) => self.confirm = Some(confirm),
             Action::CancelConfirm => self.confirm = None,
             Action::Confirmed(Confirm::DeletePalette { .. }) => {
@@ -681,6 +629,10 @@ impl StudioApp {
                 ) {
                     self.apply(ctx, follow_up);
                 }
+            }
+            Action::Confirmed(Confirm::Vary { result, .. }) => {
+                self.confirm = None;
+                self.submit_variation(&result);
             }
             Action::Confirmed(confirm) => {
                 self.confirm = None;
@@ -757,13 +709,6 @@ impl StudioApp {
                 label,
                 action,
             } => self.toasts.push_with_action(kind, text, label, action),
-            Action::ReusePrompt(prompt) => {
-                self.compose.prompt = prompt;
-                self.compose.kind = crate::api::GenerationKind::Image;
-                self.view = View::Create;
-                self.toasts
-                    .push(ToastKind::Info, "Prompt copied into Create");
-            }
             Action::Result(action) => self.apply_result_action(ctx, action),
             Action::PickDownloadFolder(items) => {
                 if self.download_pick.is_none() {
@@ -775,31 +720,6 @@ impl StudioApp {
                     self.download_pick = Some((items, promise));
                 }
             }
-        }
-    }
-
-    fn submit(&mut self) {
-        self.compose.server_errors.clear();
-        let errors = self.compose.validation_errors(&self.model);
-        if !errors.is_empty() {
-            self.compose.errors = errors;
-            self.compose.show_validation = true;
-            return;
-        }
-        self.compose.errors.clear();
-        self.compose.show_validation = false;
-        let spec = self.compose.build_spec(&self.model);
-        let credits_estimate = self.compose.estimate(&self.model).for_job();
-        let model_label = self.compose.model_label(&self.model);
-        match self.session.send(Command::Submit {
-            spec,
-            model_label,
-            credits_estimate,
-        }) {
-            Ok(()) => self.compose.awaiting_job = true,
-            Err(error) => self
-                .toasts
-                .push(ToastKind::Error, format!("Could not submit: {error}")),
         }
     }
 
@@ -822,7 +742,8 @@ impl StudioApp {
         let service_label = self.session.service_label();
         let connection_error = self.session.connection_error().map(str::to_owned);
         let project_name = self
-            .compose
+            .create
+            .form
             .project_id
             .as_deref()
             .and_then(|id| self.model.project_name(id))
@@ -880,10 +801,11 @@ impl StudioApp {
                 });
         }
 
-        let central_margin = if matches!(self.view, View::Library | View::Palettes) {
-            0
-        } else {
-            24
+        let central_margin = match self.view {
+            View::Library | View::Palettes => 0,
+            // Create's two columns need the width.
+            View::Create => 16,
+            _ => 24,
         };
         let project = self.current_project();
         egui::CentralPanel::default()
@@ -893,10 +815,10 @@ impl StudioApp {
                     .inner_margin(egui::Margin::symmetric(central_margin, 0)),
             )
             .show(ui, |ui| match self.view {
-                View::Create => actions.extend(compose::compose_ui(
+                View::Create => actions.extend(compose::create_ui(
                     ui,
                     &self.model,
-                    &mut self.compose,
+                    &mut self.create,
                     &self.textures,
                 )),
                 View::Library => actions.extend(library::library_ui(
@@ -920,7 +842,7 @@ impl StudioApp {
                 View::Presets => actions.extend(presets::presets_ui(
                     ui,
                     &self.model,
-                    &self.compose.cinematic,
+                    &self.create.form.cinematic,
                     &self.textures,
                 )),
             });
@@ -951,13 +873,15 @@ impl StudioApp {
                     self.apply(ctx, action);
                 }
             } else if library {
-                let project = self.compose.project_id.clone();
+                let project = self.create.form.project_id.clone();
                 for action in self.library.upload_paths(dropped, project) {
                     self.apply(ctx, action);
                 }
             } else {
                 self.view = View::Create;
-                self.add_source_files(dropped);
+                for action in self.create.add_source_files(dropped) {
+                    self.apply(ctx, action);
+                }
             }
         }
         if hovering && !palettes_view {
@@ -1072,7 +996,14 @@ impl eframe::App for StudioApp {
         let ctx = ui.ctx().clone();
         self.textures.begin_frame();
         self.toasts.tick(ctx.input(|i| i.time));
-        self.compose.normalize(&self.model);
+        self.create.form.normalize(&self.model);
+        let now_secs = ctx.input(|i| i.time);
+        if let Some(memory) = self.create.memory_to_save(now_secs) {
+            self.session.update_ui_memory(|m| {
+                m.panels
+                    .insert(compose::memory::PANEL_KEY.to_owned(), memory.to_value());
+            });
+        }
         self.refresh_palettes_if_needed();
         if self.view == View::Library && self.session.connection_error().is_none() {
             for command in self.library.start() {
@@ -1134,16 +1065,22 @@ fn start_thumbnails(ctx: &egui::Context, session: &Session) -> Option<ThumbnailP
     }
 }
 
-fn file_name(path: &std::path::Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
-}
-
 fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
     let mut actions = Vec::new();
     let delete_body;
+    let vary_body;
     let (title, body, yes) = match confirm {
+        Confirm::Vary { credits, .. } => {
+            let cost = match credits {
+                Some(credits) => format!("It costs about {}.", format::credits(*credits)),
+                None => "Its price is not known until it finishes.".to_owned(),
+            };
+            vary_body = format!(
+                "This submits a new job with the same prompt and settings and a new seed. \
+                 It is billed like any other job: {cost}"
+            );
+            ("Vary this result?", vary_body.as_str(), "Submit new job")
+        }
         Confirm::DeletePalette { name, .. } => {
             delete_body = format!(
                 "“{name}” is removed from your library and every project it grades loses \

@@ -3,15 +3,13 @@
 
 use crate::engine::{Command, JobPhase, JobRecord};
 use crate::ui::format;
-use crate::ui::icons::{Icon, paint_icon};
-use crate::ui::model::{Action, Confirm, Model};
-use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::icons::Icon;
+use crate::ui::model::{Action, Confirm, Model, ResultRef};
+use crate::ui::result_tile::{Fit, ResultTile, job_result_refs, result_tile_ui};
+use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::widgets;
-use egui::{Color32, CornerRadius, RichText, Role, Sense, Stroke, Ui, Vec2, WidgetInfo};
-
-/// Longest side requested for tray thumbnails.
-pub const THUMB_MAX_SIDE_PX: u32 = 256;
+use egui::{Color32, CornerRadius, RichText, Ui, Vec2};
 
 pub fn phase_color(phase: &JobPhase) -> Color32 {
     match phase {
@@ -230,84 +228,26 @@ fn job_card_ui(
                             url
                         };
                         let name = format!("Open result {} of {}", index + 1, result.urls.len());
-                        if thumbnail_ui(ui, textures, source, &name).clicked() {
-                            actions.push(Action::OpenViewer {
-                                local_id: job.local_id,
-                                index,
-                            });
+                        let result_ref = ResultRef::Job {
+                            local_id: job.local_id,
+                            index,
+                        };
+                        let tile = ResultTile {
+                            result: &result_ref,
+                            image_url: source,
+                            name: &name,
+                            favourite: false,
+                            side: tokens::THUMB_SIDE,
+                            fit: Fit::Cover,
+                            buttons: false,
+                        };
+                        if let Some(event) = result_tile_ui(ui, textures, &tile) {
+                            let action = event.into_action(|| job_result_refs(job), index);
+                            actions.push(Action::Result(action));
                         }
                     }
                 });
             }
         }
     });
-}
-
-/// A clickable square thumbnail with an accessible name; a broken-image glyph with the
-/// error on hover when loading failed.
-pub fn thumbnail_ui(ui: &mut Ui, textures: &TextureCache, url: &str, name: &str) -> egui::Response {
-    let side = tokens::THUMB_SIDE;
-    let (rect, response) = ui.allocate_exact_size(Vec2::splat(side), Sense::click());
-    let lookup = textures.get(url, THUMB_MAX_SIDE_PX);
-    if ui.is_rect_visible(rect) {
-        let painter = ui.painter();
-        let radius = CornerRadius::same(tokens::RADIUS_M);
-        painter.rect_filled(rect, radius, tokens::BG_ELEVATED);
-        match &lookup {
-            TextureLookup::Ready(texture) => {
-                // Cover-crop the texture into the square.
-                let size = texture.size_vec2();
-                let aspect = size.x / size.y.max(1.0);
-                let uv = if aspect > 1.0 {
-                    let w = 1.0 / aspect;
-                    egui::Rect::from_min_max(
-                        egui::pos2((1.0 - w) / 2.0, 0.0),
-                        egui::pos2((1.0 + w) / 2.0, 1.0),
-                    )
-                } else {
-                    let h = aspect;
-                    egui::Rect::from_min_max(
-                        egui::pos2(0.0, (1.0 - h) / 2.0),
-                        egui::pos2(1.0, (1.0 + h) / 2.0),
-                    )
-                };
-                egui::Image::from_texture(texture)
-                    .uv(uv)
-                    .corner_radius(radius)
-                    .paint_at(ui, rect);
-            }
-            TextureLookup::Loading => {
-                egui::Spinner::new()
-                    .size(18.0)
-                    .color(tokens::TEXT_FAINT)
-                    .paint_at(
-                        ui,
-                        egui::Rect::from_center_size(rect.center(), Vec2::splat(18.0)),
-                    );
-            }
-            TextureLookup::Failed(_) => {
-                paint_icon(
-                    painter,
-                    egui::Rect::from_center_size(rect.center(), Vec2::splat(28.0)),
-                    Icon::BrokenImage,
-                    tokens::TEXT_FAINT,
-                );
-            }
-        }
-        let stroke = if response.hovered() {
-            Stroke::new(1.5, tokens::ACCENT)
-        } else {
-            Stroke::new(1.0, tokens::BORDER)
-        };
-        painter.rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
-    }
-    let name = name.to_owned();
-    response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &name));
-    let response = response.on_hover_cursor(egui::CursorIcon::PointingHand);
-    match lookup {
-        TextureLookup::Failed(error) => {
-            response.on_hover_text(format!("Image failed to load: {error}"))
-        }
-        _ => response,
-    }
 }

@@ -12,6 +12,7 @@ pub mod library;
 pub mod model;
 pub mod palettes;
 pub mod presets;
+pub mod result_tile;
 pub mod screenshot;
 pub mod settings;
 pub mod shell;

@@ -110,6 +110,12 @@ pub enum Confirm {
     SubmitAgain(LocalJobId),
     /// Delete a palette (clears the grade of every project using it).
     DeletePalette { id: String, name: String },
+    /// Vary a result: the same settings with a new seed, a new billed job costing about
+    /// `credits` (`None`: the price is unknown).
+    Vary {
+        result: ResultRef,
+        credits: Option<f64>,
+    },
 }
 
 /// One finished result, wherever it is shown (Create canvas, viewer, tray, library).
@@ -190,6 +196,8 @@ pub enum Action {
     },
     /// Put this prompt into Create and switch there.
     ReusePrompt(String),
+    /// Remember the project Create submits into for the next start.
+    RememberProject(String),
     /// Ask for a folder (dialog off the UI thread), then download these items into it.
     PickDownloadFolder(Vec<crate::engine::protocol::DownloadItem>),
     /// A Palettes panel action, applied by [`crate::ui::palettes::PalettesState::apply`].

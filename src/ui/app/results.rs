@@ -3,13 +3,223 @@
 //! or the library.
 
 use super::StudioApp;
-use crate::ui::model::ResultAction;
+use crate::api::pricing::{estimate_credits, estimate_range_for_auto};
+use crate::api::{GenerationKind, GenerationRequest, GenerationSpec};
+use crate::engine::Command;
+use crate::ui::library::LibraryAction;
+use crate::ui::model::{Action, Confirm, ResultAction, ResultRef, View};
+use crate::ui::toasts::ToastKind;
+
+/// One output of a result: its url and a short label (for source chips).
+struct Output {
+    url: String,
+    label: String,
+}
 
 impl StudioApp {
-    pub(super) fn apply_result_action(&mut self, _ctx: &egui::Context, action: ResultAction) {
+    pub(super) fn apply_result_action(&mut self, ctx: &egui::Context, action: ResultAction) {
         match action {
             ResultAction::Open { list, index } => self.viewer.open(list, index),
-            other => tracing::warn!("result action not handled yet: {other:?}"),
+            ResultAction::Reuse(result) => match self.request_of(&result) {
+                Some((kind, request)) => {
+                    self.create.reuse(kind, &request);
+                    self.show_create(ctx);
+                    self.toasts
+                        .push(ToastKind::Info, "Prompt and settings copied into Create");
+                }
+                None => self.toasts.push(
+                    ToastKind::Error,
+                    "This result's prompt and settings are no longer known.",
+                ),
+            },
+            ResultAction::UseAsEditSource(result) => match self.output_of(&result) {
+                Some(output) => {
+                    self.create.use_as_edit_source(&output.url, &output.label);
+                    self.show_create(ctx);
+                    self.toasts
+                        .push(ToastKind::Info, "Added as the source of an image edit");
+                }
+                None => self
+                    .toasts
+                    .push(ToastKind::Error, "This result's image is no longer known."),
+            },
+            ResultAction::Vary(result) => match self.variation_of(&result) {
+                Some(spec) => {
+                    let credits = self.cost_of(&spec, &result);
+                    self.confirm = Some(Confirm::Vary { result, credits });
+                }
+                None => self.toasts.push(
+                    ToastKind::Error,
+                    "This result's prompt and settings are no longer known, so it can't be varied.",
+                ),
+            },
+            ResultAction::SetFavourite { result, favourite } => {
+                self.change_in_library(ctx, result, Some(favourite));
+            }
+            ResultAction::Trash(result) => self.change_in_library(ctx, result, None),
         }
     }
+
+    /// Submit the variation the artist confirmed: the same request with a new seed.
+    pub(super) fn submit_variation(&mut self, result: &ResultRef) {
+        let Some(spec) = self.variation_of(result) else {
+            return;
+        };
+        let credits_estimate = self.cost_of(&spec, result);
+        let model_label = match result {
+            ResultRef::Job { local_id, .. } => self
+                .model
+                .jobs
+                .get(local_id)
+                .map(|job| job.model_label.clone()),
+            ResultRef::Media(_) => None,
+        }
+        .or_else(|| {
+            let id = spec.request.model.as_deref()?;
+            Some(self.model.model_by_id(id)?.display_name().to_owned())
+        })
+        .unwrap_or_else(|| "Auto".to_owned());
+        self.send(Command::Submit {
+            spec,
+            model_label,
+            credits_estimate,
+        });
+    }
+
+    fn show_create(&mut self, ctx: &egui::Context) {
+        self.apply(ctx, Action::CloseViewer);
+        self.apply(ctx, Action::Navigate(View::Create));
+        self.create.on_shown();
+    }
+
+    /// The kind and request that made `result`.
+    fn request_of(&self, result: &ResultRef) -> Option<(GenerationKind, GenerationRequest)> {
+        match result {
+            ResultRef::Job { local_id, .. } => {
+                let job = self.model.jobs.get(local_id)?;
+                Some((job.spec.kind, job.spec.request.clone()))
+            }
+            ResultRef::Media(item) => {
+                let text = |keys: &[&str]| {
+                    keys.iter()
+                        .filter_map(|k| item.metadata.get(*k)?.as_str())
+                        .find(|v| !v.trim().is_empty())
+                        .map(str::to_owned)
+                };
+                let kind = match item.generation_type.as_deref() {
+                    Some(t) if t.contains("edit") => GenerationKind::ImageEdit,
+                    _ => GenerationKind::Image,
+                };
+                let num_images = ["numImages", "num_images"]
+                    .iter()
+                    .find_map(|k| item.metadata.get(*k)?.as_u64())
+                    .and_then(|n| u32::try_from(n).ok());
+                let request = GenerationRequest {
+                    kind_hint: Some(kind),
+                    prompt: item.prompt_text()?.to_owned(),
+                    model: text(&["model", "modelIdentifier", "model_identifier"]),
+                    aspect_ratio: text(&["aspectRatio", "aspect_ratio"]),
+                    resolution: text(&["resolution"]),
+                    num_images,
+                    project_id: item.project_id.clone(),
+                    ..GenerationRequest::default()
+                };
+                Some((kind, request))
+            }
+        }
+    }
+
+    /// The output `result` stands for.
+    fn output_of(&self, result: &ResultRef) -> Option<Output> {
+        match result {
+            ResultRef::Job { local_id, index } => {
+                let job = self.model.jobs.get(local_id)?;
+                let url = job.result.as_ref()?.urls.get(*index)?.clone();
+                let label = format!(
+                    "{} · result {}",
+                    crate::ui::format::excerpt(&job.spec.request.prompt, 20),
+                    index + 1
+                );
+                Some(Output { url, label })
+            }
+            ResultRef::Media(item) => Some(Output {
+                url: item.url.clone(),
+                label: item.display_name().to_owned(),
+            }),
+        }
+    }
+
+    /// The request for a variation of `result`: the same kind and settings, a new seed.
+    /// The contract leaves the seed to the service when it is omitted (the local sandbox
+    /// then derives it from the prompt), so a variation sends a fresh one explicitly.
+    fn variation_of(&self, result: &ResultRef) -> Option<GenerationSpec> {
+        let (kind, mut request) = self.request_of(result)?;
+        request.seed = Some(new_seed());
+        request.kind_hint = Some(kind);
+        Some(GenerationSpec { kind, request })
+    }
+
+    /// What a new job of `spec` costs, as well as it can be told before it runs.
+    fn cost_of(&self, spec: &GenerationSpec, result: &ResultRef) -> Option<f64> {
+        let estimate = match spec.request.model.as_deref() {
+            Some(id) => self
+                .model
+                .model_by_id(id)
+                .and_then(|record| estimate_credits(record, spec)),
+            None => {
+                let candidates: Vec<_> = self
+                    .model
+                    .models_of_kind(spec.kind.catalog_type())
+                    .into_iter()
+                    .cloned()
+                    .collect();
+                estimate_range_for_auto(&candidates, spec).map(|(_, high)| high)
+            }
+        };
+        estimate.or_else(|| match result {
+            ResultRef::Job { local_id, .. } => {
+                let job = self.model.jobs.get(local_id)?;
+                job.credits_used.or(job.credits_estimate)
+            }
+            ResultRef::Media(item) => item.credits_used(),
+        })
+    }
+
+    /// Favourite (`Some`) or trash (`None`) the library item of a result.
+    fn change_in_library(
+        &mut self,
+        ctx: &egui::Context,
+        result: ResultRef,
+        favourite: Option<bool>,
+    ) {
+        let follow_ups = match result {
+            ResultRef::Media(item) => vec![Action::Library(match favourite {
+                Some(favourite) => LibraryAction::Favourite {
+                    ids: vec![item.id.clone()],
+                    favourite,
+                },
+                None => LibraryAction::Trash(vec![item.id.clone()]),
+            })],
+            ResultRef::Job { local_id, index } => {
+                let Some(job) = self.model.jobs.get(&local_id) else {
+                    return;
+                };
+                let Some(url) = job.result.as_ref().and_then(|r| r.urls.get(index)).cloned() else {
+                    return;
+                };
+                let generation_id = job.generation_id.clone();
+                let project_id = job.spec.request.project_id.clone();
+                self.create
+                    .change_job_result(&url, generation_id, project_id, favourite)
+            }
+        };
+        for action in follow_ups {
+            self.apply(ctx, action);
+        }
+    }
+}
+
+/// A fresh seed for a variation (any non-negative 32-bit value is accepted).
+fn new_seed() -> u64 {
+    u64::from(uuid::Uuid::new_v4().as_u128() as u32)
 }

@@ -174,6 +174,11 @@ impl ComposeForm {
 
     /// Keep the choices inside what the selected model supports. Call before layout.
     pub fn normalize(&mut self, model: &Model) {
+        // A remembered or reused model's limits are unknown until the catalog is in: keep
+        // the choices as they are rather than clamp them to Auto's.
+        if self.model_id.is_some() && !model.catalog.is_loaded() {
+            return;
+        }
         if model.catalog.is_loaded()
             && self.model_id.is_some()
             && self.selected_model(model).is_none()
@@ -360,6 +365,47 @@ impl ComposeForm {
         if let Some(field) = field {
             self.server_errors.push(FieldError { field, message });
         }
+    }
+
+    /// Put a request's prompt and settings (model, aspect, resolution, count, enhance,
+    /// cinematic, edit sources) into the form, as for "Reuse prompt and settings".
+    pub fn fill_from_request(&mut self, kind: GenerationKind, request: &GenerationRequest) {
+        self.kind = kind;
+        self.prompt = request.prompt.clone();
+        self.model_id = request.model.clone();
+        if let Some(aspect_ratio) = &request.aspect_ratio {
+            self.aspect_ratio = aspect_ratio.clone();
+        }
+        if let Some(resolution) = &request.resolution {
+            self.resolution = resolution.clone();
+        }
+        self.num_images = request.num_images.unwrap_or(1).max(1);
+        self.enhance_prompt = request.enhance_prompt.unwrap_or(true);
+        self.cinematic = request
+            .cinematic
+            .iter()
+            .flatten()
+            .filter_map(|(dimension, id)| Some((dimension.clone(), id.clone()?)))
+            .collect();
+        self.cinematic_open |= !self.cinematic.is_empty();
+        if kind == GenerationKind::ImageEdit {
+            self.sources = request
+                .source_images
+                .iter()
+                .map(|url| SourceImage {
+                    path: None,
+                    label: url
+                        .rsplit('/')
+                        .find(|s| !s.is_empty())
+                        .unwrap_or(url)
+                        .to_owned(),
+                    state: SourceState::Ready { url: url.clone() },
+                })
+                .collect();
+        }
+        self.errors.clear();
+        self.server_errors.clear();
+        self.show_validation = false;
     }
 
     pub fn add_url_source(&mut self, url: &str) -> Result<(), String> {

@@ -1,9 +1,15 @@
-//! The Create view: type picker, prompt, model and output controls, source images,
-//! project, and the Generate button with its live credit estimate.
+//! The Create view: the form (type picker, prompt, model and output controls, source
+//! images, project, and the Generate button with its live credit estimate) on the left,
+//! the session's results as large tiles on the right ([`canvas`]). [`CreateState`] owns
+//! the form and handles Create's events; this module only lays it out.
 
+pub mod canvas;
 pub mod form;
+pub mod memory;
+pub mod state;
 
 pub use form::{ComposeForm, Estimate, SourceImage, SourceState};
+pub use state::CreateState;
 
 use crate::api::GenerationKind;
 use crate::api::validate::Field;
@@ -13,77 +19,136 @@ use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{
-    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, RichText, Stroke, TextEdit, Ui, Vec2,
+    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, Rect, RichText, Stroke, TextEdit, Ui,
+    Vec2,
 };
 
 pub const SUBMIT_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Enter);
 
-/// Lay out the Create view. Text fields edit `form` in place; everything else is returned
-/// as actions.
-pub fn compose_ui(
+/// Narrowest the form column gets beside the results.
+pub const FORM_MIN_WIDTH: f32 = 280.0;
+/// Widest the form column gets: a comfortable line length for the prompt.
+pub const FORM_MAX_WIDTH: f32 = 440.0;
+/// Width from which aspect ratio, resolution and count sit side by side.
+const OUTPUT_ROW_MIN_WIDTH: f32 = 440.0;
+/// Height kept under the form for the Generate button, its hint and the error line.
+const GENERATE_FOOTER_HEIGHT: f32 = 96.0;
+/// Space between the form column and the results.
+const COLUMN_GAP: f32 = 16.0;
+
+/// Lay out the Create view. Text fields edit the form in place; everything else is
+/// returned as actions.
+pub fn create_ui(
     ui: &mut Ui,
     model: &Model,
-    form: &mut ComposeForm,
+    state: &mut CreateState,
     textures: &TextureCache,
 ) -> Vec<Action> {
     let mut actions = Vec::new();
     if ui.input_mut(|i| i.consume_shortcut(&SUBMIT_SHORTCUT)) {
         actions.push(Action::SubmitCompose);
     }
-
-    egui::ScrollArea::vertical()
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            let width = ui.available_width().min(tokens::FORM_MAX_WIDTH);
-            let side = ((ui.available_width() - width) / 2.0).max(0.0);
-            ui.horizontal_top(|ui| {
-                ui.add_space(side);
-                ui.vertical(|ui| {
-                    ui.set_width(width);
-                    ui.add_space(tokens::SPACE_L);
-                    header_ui(ui, form, &mut actions);
-                    ui.add_space(tokens::SPACE_M);
-                    prompt_card_ui(ui, model, form);
-                    ui.add_space(tokens::SPACE_M);
-                    model_card_ui(ui, model, form, textures, &mut actions);
-                    if form.kind == GenerationKind::ImageEdit {
-                        ui.add_space(tokens::SPACE_M);
-                        sources_card_ui(ui, form, textures, &mut actions);
-                    }
-                    ui.add_space(tokens::SPACE_M);
-                    project_card_ui(ui, model, form, &mut actions);
-                    ui.add_space(tokens::SPACE_M);
-                    generate_row_ui(ui, model, form, &mut actions);
-                    ui.add_space(tokens::SPACE_XL);
-                });
+    let full = ui.available_rect_before_wrap();
+    let canvas_min = canvas::MIN_TILE_SIDE + tokens::SCROLLBAR_ALLOWANCE;
+    let form_width = (full.width() * 0.4)
+        .clamp(FORM_MIN_WIDTH, FORM_MAX_WIDTH)
+        .min(full.width() - COLUMN_GAP - canvas_min)
+        .max(FORM_MIN_WIDTH);
+    let side_by_side = full.width() - form_width - COLUMN_GAP >= canvas_min;
+    // The Generate button stays in view under the form, however long the form gets.
+    let column_width = if side_by_side {
+        form_width
+    } else {
+        full.width()
+    };
+    let scroll_rect = Rect::from_min_size(
+        full.min,
+        Vec2::new(
+            column_width,
+            (full.height() - GENERATE_FOOTER_HEIGHT).max(0.0),
+        ),
+    );
+    let footer_rect = Rect::from_min_max(
+        egui::pos2(full.min.x, scroll_rect.max.y),
+        egui::pos2(full.min.x + column_width, full.max.y),
+    );
+    ui.scope_builder(egui::UiBuilder::new().max_rect(scroll_rect), |ui| {
+        egui::ScrollArea::vertical()
+            .id_salt(if side_by_side {
+                "create_form"
+            } else {
+                "create_stacked"
+            })
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width() - tokens::SCROLLBAR_ALLOWANCE);
+                form_ui(ui, model, state, textures, &mut actions);
+                if !side_by_side {
+                    // Too narrow for a results column: the results follow the form.
+                    canvas::canvas_ui(ui, model, state, textures, false, &mut actions);
+                }
             });
+    });
+    ui.scope_builder(
+        egui::UiBuilder::new().max_rect(footer_rect.shrink2(Vec2::new(0.0, tokens::SPACE_S))),
+        |ui| generate_row_ui(ui, model, &state.form, &mut actions),
+    );
+    if side_by_side {
+        let canvas_rect = Rect::from_min_max(
+            egui::pos2(full.min.x + form_width + COLUMN_GAP, full.min.y),
+            full.max,
+        );
+        ui.scope_builder(egui::UiBuilder::new().max_rect(canvas_rect), |ui| {
+            canvas::canvas_ui(ui, model, state, textures, true, &mut actions);
         });
+    }
+    ui.allocate_rect(full, egui::Sense::hover());
     actions
 }
 
-fn header_ui(ui: &mut Ui, form: &mut ComposeForm, _actions: &mut [Action]) {
+fn form_ui(
+    ui: &mut Ui,
+    model: &Model,
+    state: &mut CreateState,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
+    ui.add_space(tokens::SPACE_L);
+    header_ui(ui, &mut state.form);
+    ui.add_space(tokens::SPACE_M);
+    let focus = std::mem::take(&mut state.focus_prompt);
+    prompt_card_ui(ui, model, &mut state.form, focus);
+    let form = &mut state.form;
+    ui.add_space(tokens::SPACE_M);
+    model_card_ui(ui, model, form, textures, actions);
+    if form.kind == GenerationKind::ImageEdit {
+        ui.add_space(tokens::SPACE_M);
+        sources_card_ui(ui, form, textures, actions);
+    }
+    ui.add_space(tokens::SPACE_M);
+    project_card_ui(ui, model, form, actions);
+    ui.add_space(tokens::SPACE_L);
+}
+
+fn header_ui(ui: &mut Ui, form: &mut ComposeForm) {
     ui.horizontal(|ui| {
-        ui.vertical(|ui| {
-            ui.label(
-                RichText::new("Create")
-                    .size(tokens::TEXT_HEADING)
-                    .strong()
-                    .color(tokens::TEXT),
-            );
-            widgets::muted(
-                ui,
-                match form.kind {
-                    GenerationKind::Image => "Describe an image; finished jobs land in the tray.",
-                    GenerationKind::ImageEdit => {
-                        "Add source images and describe the change you want."
-                    }
-                },
-            );
-        });
+        ui.label(
+            RichText::new("Create")
+                .size(tokens::TEXT_HEADING)
+                .strong()
+                .color(tokens::TEXT),
+        );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             segmented_kind_ui(ui, form);
         });
     });
+    widgets::muted(
+        ui,
+        match form.kind {
+            GenerationKind::Image => "Describe an image; results appear as they finish.",
+            GenerationKind::ImageEdit => "Add source images and describe the change you want.",
+        },
+    );
 }
 
 fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
@@ -121,7 +186,7 @@ fn segment(ui: &mut Ui, selected: bool, text: &str) -> egui::Response {
     )
 }
 
-fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
+fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, focus: bool) {
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         let label = widgets::section_label(ui, "Prompt");
@@ -143,6 +208,9 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
             .show(ui, |ui| {
                 let output = edit.show(ui);
                 widgets::name_widget(&output.response.response, "Prompt");
+                if focus {
+                    output.response.response.request_focus();
+                }
             });
         let _ = label;
         ui.horizontal(|ui| {
@@ -193,7 +261,14 @@ fn model_card_ui(
         ui.add_space(tokens::SPACE_S);
 
         let options = form.output_options(model);
-        ui.horizontal_wrapped(|ui| {
+        // Side by side when there is room, else one above the other (a wrapped row of
+        // groups would grow the card past the form column instead).
+        let layout = if ui.available_width() >= OUTPUT_ROW_MIN_WIDTH {
+            egui::Layout::left_to_right(egui::Align::Min)
+        } else {
+            egui::Layout::top_down(egui::Align::Min)
+        };
+        ui.with_layout(layout, |ui| {
             ui.spacing_mut().item_spacing.x = tokens::SPACE_L;
             if !options.aspect_ratios.is_empty() {
                 ui.vertical(|ui| {
@@ -228,15 +303,11 @@ fn model_card_ui(
             }
         });
         ui.add_space(tokens::SPACE_S);
-        ui.horizontal(|ui| {
-            ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
-                .on_hover_text("Let the service expand the prompt before generating.");
-            if form.kind_takes_presets() {
-                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    cinematic_toggle_ui(ui, model, form);
-                });
-            }
-        });
+        ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
+            .on_hover_text("Let the service expand the prompt before generating.");
+        if form.kind_takes_presets() {
+            cinematic_toggle_ui(ui, model, form);
+        }
         if form.kind_takes_presets() && form.cinematic_open {
             cinematic_section_ui(ui, model, form, textures, actions);
         }
@@ -251,8 +322,9 @@ fn choice_row_ui(ui: &mut Ui, choices: &[String], current: &mut String) {
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::same(3))
         .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.spacing_mut().item_spacing.x = 2.0;
+            ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing = Vec2::splat(2.0);
+                ui.spacing_mut().button_padding.x = 6.0;
                 for choice in choices {
                     if segment(ui, current == choice, choice).clicked() {
                         *current = choice.clone();
@@ -294,6 +366,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
     let inner = ComboBox::from_id_salt(("model_picker", form.kind.catalog_type()))
         .selected_text(selected_text.clone())
         .width(width)
+        .truncate()
         .height(420.0)
         .show_ui(ui, |ui| {
             ui.set_min_width(width - 8.0);
@@ -363,7 +436,9 @@ fn sources_card_ui(
             if ui.add(widgets::secondary_button("Add images…")).clicked() {
                 actions.push(Action::PickSourceFiles);
             }
-            ui.label(RichText::new("or").color(tokens::TEXT_FAINT));
+            ui.label(RichText::new("or drop them here, or add a URL:").color(tokens::TEXT_FAINT));
+        });
+        ui.horizontal(|ui| {
             let button_width = 84.0;
             let response = ui.add(
                 TextEdit::singleline(&mut form.url_input)
@@ -450,7 +525,7 @@ fn cinematic_toggle_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
     let summary = if chosen.is_empty() {
         "all Auto".to_owned()
     } else {
-        crate::ui::format::excerpt(&chosen.join(" · "), 48)
+        crate::ui::format::excerpt(&chosen.join(" · "), 32)
     };
     let verb = if form.cinematic_open {
         "hide"
@@ -509,80 +584,78 @@ fn cinematic_section_ui(
     });
 }
 
-/// The project's grade beside the project picker: name and swatches (click: Palettes),
-/// and the per-request "Skip palette" toggle.
+/// The project's colour grade under the project picker: name and swatches (click:
+/// Palettes), and the per-request "Skip palette" toggle. Told apart by name from the
+/// cinematic "Colour palette" dimension.
 fn project_palette_ui(
     ui: &mut Ui,
     model: &Model,
     form: &mut ComposeForm,
     actions: &mut Vec<Action>,
 ) {
-    // Laid out right to left (the row's right end): widgets are added last-first.
     let Some(palette) = model.active_palette(form.project_id.as_deref()) else {
         if form.project_id.is_some() && model.palettes.is_loaded() {
-            if ui
-                .add(widgets::subtle_button("Set one in Palettes"))
-                .clicked()
-            {
-                actions.push(Action::Navigate(crate::ui::model::View::Palettes));
-            }
-            ui.label(
-                RichText::new("No colour grade on this project.")
-                    .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_FAINT),
-            );
+            ui.horizontal_wrapped(|ui| {
+                ui.label(
+                    RichText::new("Colour grade (project): none")
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::TEXT_MUTED),
+                );
+                if ui
+                    .add(widgets::subtle_button("Set one in Palettes"))
+                    .clicked()
+                {
+                    actions.push(Action::Navigate(crate::ui::model::View::Palettes));
+                }
+            });
         }
         return;
     };
+    ui.horizontal_wrapped(|ui| {
+        ui.label(
+            RichText::new("Colour grade (project)")
+                .size(tokens::TEXT_SMALL)
+                .color(tokens::TEXT_MUTED),
+        );
+        let colors: Vec<egui::Color32> = palette
+            .colors
+            .iter()
+            .map(|c| widgets::hex_color(&c.hex))
+            .collect();
+        let width = (colors.len() as f32 * 16.0).clamp(32.0, 128.0);
+        let strip = widgets::swatch_strip(ui, &colors, Vec2::new(width, 16.0));
+        let strip = ui.interact(
+            strip.rect,
+            ui.scope_id().with("active_palette_strip"),
+            egui::Sense::click(),
+        );
+        let name = format!("Active palette {}: open Palettes", palette.name);
+        strip.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &name));
+        let link = ui.add(
+            egui::Button::new(
+                RichText::new(crate::ui::format::excerpt(&palette.name, 28))
+                    .size(12.5)
+                    .color(tokens::TEXT),
+            )
+            .frame_when_inactive(false),
+        );
+        if strip.on_hover_text("Open Palettes").clicked() || link.clicked() {
+            actions.push(Action::Navigate(crate::ui::model::View::Palettes));
+        }
+    });
     if form.skip_palette_available(model) {
         ui.checkbox(&mut form.skip_palette, "Skip palette")
             .on_hover_text(
                 "Send the next generations without this project's colour grade \
                  (skip_color_palette).",
             );
-        ui.add_space(tokens::SPACE_S);
-    }
-    let link = ui.add(
-        egui::Button::new(
-            RichText::new(crate::ui::format::excerpt(&palette.name, 32))
-                .size(12.5)
-                .color(tokens::TEXT),
-        )
-        .frame_when_inactive(false),
-    );
-    let colors: Vec<egui::Color32> = palette
-        .colors
-        .iter()
-        .map(|c| widgets::hex_color(&c.hex))
-        .collect();
-    let width = (colors.len() as f32 * 16.0).clamp(32.0, 160.0);
-    let strip = widgets::swatch_strip(ui, &colors, Vec2::new(width, 16.0));
-    let strip = ui.interact(
-        strip.rect,
-        ui.scope_id().with("active_palette_strip"),
-        egui::Sense::click(),
-    );
-    let name = format!("Active palette {}: open Palettes", palette.name);
-    strip.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &name));
-    ui.label(
-        RichText::new("Graded by")
-            .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_MUTED),
-    );
-    if strip.on_hover_text("Open Palettes").clicked() || link.clicked() {
-        actions.push(Action::Navigate(crate::ui::model::View::Palettes));
     }
 }
 
 fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: &mut Vec<Action>) {
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
-        ui.horizontal(|ui| {
-            widgets::section_label(ui, "Project");
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                project_palette_ui(ui, model, form, actions);
-            });
-        });
+        widgets::section_label(ui, "Project");
         let projects = model.projects.value.as_deref().unwrap_or_default();
         let selected_text = match form.project_id.as_deref() {
             Some(id) => model
@@ -603,10 +676,11 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                     form.new_project_open = true;
                     form.project_error = None;
                 }
-                let width = ui.available_width().max(200.0);
+                let width = ui.available_width().max(120.0);
                 let inner = ComboBox::from_id_salt("project_picker")
                     .selected_text(selected_text.clone())
                     .width(width)
+                    .truncate()
                     .show_ui(ui, |ui| {
                         ui.set_min_width(width - 8.0);
                         for project in projects {
@@ -631,23 +705,29 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
             },
         );
         if form.new_project_open {
+            let response = ui.add(
+                TextEdit::singleline(&mut form.new_project_name)
+                    .hint_text("Project name")
+                    .desired_width(ui.available_width()),
+            );
+            widgets::name_widget(&response, "New project name");
+            let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
             ui.horizontal(|ui| {
-                let response = ui.add(
-                    TextEdit::singleline(&mut form.new_project_name)
-                        .hint_text("Project name")
-                        .desired_width((ui.available_width() - 170.0).max(160.0)),
-                );
-                widgets::name_widget(&response, "New project name");
-                let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
                 let can_create = !form.project_creating && !form.new_project_name.trim().is_empty();
-                let create = ui.add_enabled(
-                    can_create,
-                    widgets::secondary_button(if form.project_creating {
-                        "Creating…"
+                let create = ui
+                    .add_enabled(
+                        can_create,
+                        widgets::secondary_button(if form.project_creating {
+                            "Creating…"
+                        } else {
+                            "Create"
+                        }),
+                    )
+                    .on_disabled_hover_text(if form.project_creating {
+                        "The project is being created."
                     } else {
-                        "Create"
-                    }),
-                );
+                        "Type a name for the project first."
+                    });
                 if (create.clicked() || enter) && can_create {
                     actions.push(Action::CreateProject(
                         form.new_project_name.trim().to_owned(),
@@ -673,11 +753,45 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                     .color(tokens::WARNING),
             );
         }
+        project_palette_ui(ui, model, form, actions);
     });
+}
+
+/// What the Generate button's figure is made of, for its hover text.
+fn estimate_breakdown(model: &Model, form: &ComposeForm) -> String {
+    let spec = form.build_spec(model);
+    match form.selected_model(model) {
+        Some(record) => crate::api::pricing::price_breakdown(
+            record,
+            &crate::api::pricing::inputs_for_spec(&spec),
+        )
+        .unwrap_or_else(|| "This model lists no price; the job shows its cost when done.".into()),
+        None => match form.estimate(model) {
+            Estimate::Range(lo, hi) => format!(
+                "Auto: {} to {}, depending on the model the service picks.",
+                format::credits(lo),
+                format::credits(hi)
+            ),
+            Estimate::Exact(v) => format!("Auto: {} with any model.", format::credits(v)),
+            Estimate::Unknown if model.catalog.is_loaded() => {
+                "Auto: no price known for this type.".into()
+            }
+            Estimate::Unknown => "The price shows once the model catalog has loaded.".into(),
+        },
+    }
 }
 
 fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut Vec<Action>) {
     let estimate = form.estimate(model);
+    let button = widgets::primary_button(estimate.button_text())
+        .min_size(Vec2::new(ui.available_width(), 40.0));
+    if ui
+        .add(button)
+        .on_hover_text(estimate_breakdown(model, form))
+        .clicked()
+    {
+        actions.push(Action::SubmitCompose);
+    }
     ui.horizontal(|ui| {
         let hint = format!("{} to generate", ui.ctx().format_shortcut(&SUBMIT_SHORTCUT));
         ui.label(
@@ -685,29 +799,21 @@ fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut
                 .size(tokens::TEXT_SMALL)
                 .color(tokens::TEXT_FAINT),
         );
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            let button =
-                widgets::primary_button(estimate.button_text()).min_size(Vec2::new(220.0, 40.0));
-            if ui.add(button).clicked() {
-                actions.push(Action::SubmitCompose);
-            }
-            if let Some(balance) = model.credits.value.as_ref().and_then(|c| c.spendable()) {
+        if let Some(balance) = model.credits.value.as_ref().and_then(|c| c.spendable()) {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 ui.label(
                     RichText::new(format!("Balance {}", format::credits(balance)))
                         .size(tokens::TEXT_SMALL)
                         .color(tokens::TEXT_MUTED),
                 );
-            }
-        });
+            });
+        }
     });
-    let has_errors = !form.errors.is_empty();
-    if has_errors {
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Min), |ui| {
-            ui.label(
-                RichText::new("Fix the highlighted fields to generate.")
-                    .size(12.5)
-                    .color(tokens::DANGER),
-            );
-        });
+    if !form.errors.is_empty() {
+        ui.label(
+            RichText::new("Fix the highlighted fields to generate.")
+                .size(12.5)
+                .color(tokens::DANGER),
+        );
     }
 }

@@ -1,0 +1,380 @@
+//! The results canvas beside the Create form: this session's image results as large tiles,
+//! newest first — running jobs with their progress, failed and refused ones as they are.
+
+use super::state::CreateState;
+use crate::api::JobState;
+use crate::engine::{JobPhase, JobRecord};
+use crate::ui::format;
+use crate::ui::model::{Action, Model, ResultRef};
+use crate::ui::result_tile::{self, Fit, ResultTile};
+use crate::ui::textures::TextureCache;
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{CornerRadius, Rect, RichText, Stroke, Ui, Vec2};
+
+/// Smallest tile side: results are shown large.
+pub const MIN_TILE_SIDE: f32 = 256.0;
+/// Space between tiles.
+pub const TILE_GAP: f32 = 12.0;
+
+/// One cell of the canvas.
+enum Cell<'a> {
+    /// Output `index` of a completed job.
+    Output {
+        job: &'a JobRecord,
+        index: usize,
+        image_url: &'a str,
+    },
+    /// Submitting, unconfirmed or running: progress.
+    Running(&'a JobRecord),
+    /// Failed, refused, cancelled, or finished without an output.
+    Problem(&'a JobRecord),
+}
+
+/// Columns and tile side for `width`: as many ≥ 256 pt columns as fit, grown to fill.
+pub fn grid_for_width(width: f32) -> (usize, f32) {
+    let columns = ((width + TILE_GAP) / (MIN_TILE_SIDE + TILE_GAP))
+        .floor()
+        .max(1.0) as usize;
+    let side = ((width - TILE_GAP * (columns as f32 - 1.0)) / columns as f32).floor();
+    (columns, side.max(1.0))
+}
+
+fn cells<'a>(model: &'a Model, state: &CreateState) -> Vec<Cell<'a>> {
+    let mut cells = Vec::new();
+    for job in model
+        .tray_jobs()
+        .filter(|job| CreateState::makes(job.spec.kind))
+    {
+        match &job.phase {
+            JobPhase::Completed => {
+                let Some(result) = job.result.as_ref().filter(|r| !r.urls.is_empty()) else {
+                    cells.push(Cell::Problem(job));
+                    continue;
+                };
+                for (index, url) in result.urls.iter().enumerate() {
+                    if state.is_trashed(url) {
+                        continue;
+                    }
+                    // The service's thumbnail is of the first output only.
+                    let image_url = match (&result.thumbnail_url, index) {
+                        (Some(thumbnail), 0) if !thumbnail.is_empty() => thumbnail.as_str(),
+                        _ => url.as_str(),
+                    };
+                    cells.push(Cell::Output {
+                        job,
+                        index,
+                        image_url,
+                    });
+                }
+            }
+            phase if phase.is_finished() => cells.push(Cell::Problem(job)),
+            _ => cells.push(Cell::Running(job)),
+        }
+    }
+    cells
+}
+
+/// The canvas. `scroll`: give it its own scroll area (beside the form); stacked under the
+/// form it scrolls with it.
+pub fn canvas_ui(
+    ui: &mut Ui,
+    model: &Model,
+    state: &CreateState,
+    textures: &TextureCache,
+    scroll: bool,
+    actions: &mut Vec<Action>,
+) {
+    let cells = cells(model, state);
+    let outputs: Vec<ResultRef> = cells
+        .iter()
+        .filter_map(|cell| match cell {
+            Cell::Output { job, index, .. } => Some(ResultRef::Job {
+                local_id: job.local_id,
+                index: *index,
+            }),
+            _ => None,
+        })
+        .collect();
+
+    ui.add_space(tokens::SPACE_L);
+    ui.horizontal(|ui| {
+        ui.label(
+            RichText::new("Results")
+                .size(tokens::TEXT_TITLE)
+                .strong()
+                .color(tokens::TEXT),
+        );
+        if !outputs.is_empty() {
+            widgets::muted(ui, format!("{} this session · newest first", outputs.len()));
+        }
+    });
+    ui.add_space(tokens::SPACE_S);
+
+    if cells.is_empty() {
+        empty_state_ui(ui, model);
+        return;
+    }
+    let mut grid = |ui: &mut Ui| {
+        let width = ui.available_width() - tokens::SCROLLBAR_ALLOWANCE;
+        let (columns, side) = grid_for_width(width);
+        let mut output_index = 0;
+        for row in cells.chunks(columns) {
+            ui.horizontal_top(|ui| {
+                ui.spacing_mut().item_spacing.x = TILE_GAP;
+                for cell in row {
+                    match cell {
+                        Cell::Output {
+                            job,
+                            index,
+                            image_url,
+                        } => {
+                            let this = output_index;
+                            output_index += 1;
+                            ui.push_id(("result", job.local_id, *index), |ui| {
+                                output_tile_ui(
+                                    ui, state, textures, job, *index, image_url, side, this,
+                                    &outputs, actions,
+                                );
+                            });
+                        }
+                        Cell::Running(job) => {
+                            ui.push_id(("running", job.local_id), |ui| {
+                                running_tile_ui(ui, job, side);
+                            });
+                        }
+                        Cell::Problem(job) => {
+                            ui.push_id(("problem", job.local_id), |ui| {
+                                problem_tile_ui(ui, job, side);
+                            });
+                        }
+                    }
+                }
+            });
+            ui.add_space(TILE_GAP);
+        }
+        ui.add_space(tokens::SPACE_L);
+    };
+    if scroll {
+        egui::ScrollArea::vertical()
+            .id_salt("create_results")
+            .auto_shrink([false, false])
+            .show(ui, grid);
+    } else {
+        grid(ui);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn output_tile_ui(
+    ui: &mut Ui,
+    state: &CreateState,
+    textures: &TextureCache,
+    job: &JobRecord,
+    index: usize,
+    image_url: &str,
+    side: f32,
+    position: usize,
+    outputs: &[ResultRef],
+    actions: &mut Vec<Action>,
+) {
+    let url = job
+        .result
+        .as_ref()
+        .and_then(|r| r.urls.get(index))
+        .map(String::as_str)
+        .unwrap_or(image_url);
+    let result = ResultRef::Job {
+        local_id: job.local_id,
+        index,
+    };
+    let name = format!(
+        "Result {} of {}: {}",
+        position + 1,
+        outputs.len(),
+        format::excerpt(&job.spec.request.prompt, 60)
+    );
+    let tile = ResultTile {
+        result: &result,
+        image_url,
+        name: &name,
+        favourite: state.is_favourite(url),
+        side,
+        fit: Fit::Contain,
+        buttons: true,
+    };
+    if let Some(event) = result_tile::result_tile_ui(ui, textures, &tile) {
+        let action = event.into_action(|| outputs.to_vec(), position);
+        actions.push(Action::Result(action));
+    }
+}
+
+/// A placeholder square with the job's state written in it.
+fn status_frame(ui: &mut Ui, side: f32, border: egui::Color32, add: impl FnOnce(&mut Ui)) {
+    let (rect, _) = ui.allocate_exact_size(
+        Vec2::new(side, side + result_tile::BUTTON_ROW_HEIGHT + 2.0),
+        egui::Sense::hover(),
+    );
+    let square = Rect::from_min_size(rect.min, Vec2::splat(side));
+    let radius = CornerRadius::same(tokens::RADIUS_M);
+    ui.painter()
+        .rect_filled(square, radius, tokens::TILE_PLACEHOLDER);
+    ui.painter().rect_stroke(
+        square,
+        radius,
+        Stroke::new(1.0, border),
+        egui::StrokeKind::Inside,
+    );
+    let inner = square.shrink(tokens::SPACE_M);
+    ui.scope_builder(
+        egui::UiBuilder::new()
+            .max_rect(inner)
+            .layout(egui::Layout::top_down(egui::Align::Min)),
+        add,
+    );
+}
+
+fn running_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
+    status_frame(ui, side, tokens::BORDER, |ui| {
+        let (title, detail) = match &job.phase {
+            JobPhase::Submitting => ("Submitting…".to_owned(), "Sending the request"),
+            JobPhase::Unconfirmed { .. } => (
+                "Not confirmed".to_owned(),
+                "The service did not answer the submit; see the tray",
+            ),
+            JobPhase::Running {
+                state: JobState::Pending,
+            } => ("Queued".to_owned(), "Waiting for the service to start it"),
+            _ => (
+                format!("{:.0} %", job.progress_percent.clamp(0.0, 100.0)),
+                "Generating",
+            ),
+        };
+        ui.label(
+            RichText::new(title)
+                .size(tokens::TEXT_HEADING)
+                .strong()
+                .color(tokens::TEXT),
+        );
+        ui.label(RichText::new(detail).color(tokens::TEXT_MUTED));
+        let fraction = (job.progress_percent / 100.0).clamp(0.0, 1.0);
+        ui.add(
+            egui::ProgressBar::new(fraction)
+                .desired_height(6.0)
+                .fill(tokens::ACCENT)
+                .corner_radius(CornerRadius::same(3))
+                .animate(fraction <= 0.0),
+        );
+        ui.add_space(tokens::SPACE_S);
+        prompt_excerpt_ui(ui, job);
+    });
+}
+
+fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
+    status_frame(ui, side, tokens::DANGER, |ui| {
+        let (title, message, note) = match &job.phase {
+            JobPhase::Failed { failure } => (
+                "Failed",
+                if failure.message.is_empty() {
+                    "The job failed without a message.".to_owned()
+                } else {
+                    failure.message.clone()
+                },
+                "A failed job is refunded.",
+            ),
+            JobPhase::Rejected { error } => (
+                "Not accepted",
+                error.to_string(),
+                "No job was created and nothing was billed.",
+            ),
+            JobPhase::Cancelled => ("Cancelled", "You cancelled this job.".to_owned(), ""),
+            _ => (
+                "No image",
+                "The job finished without an output.".to_owned(),
+                "",
+            ),
+        };
+        ui.label(
+            RichText::new(title)
+                .size(tokens::TEXT_TITLE)
+                .strong()
+                .color(tokens::DANGER),
+        );
+        ui.add(
+            egui::Label::new(RichText::new(format::excerpt(&message, 160)).color(tokens::TEXT))
+                .wrap(),
+        )
+        .on_hover_text(message.clone());
+        if !note.is_empty() {
+            ui.label(
+                RichText::new(note)
+                    .size(tokens::TEXT_SMALL)
+                    .color(tokens::TEXT_MUTED),
+            );
+        }
+        ui.add_space(tokens::SPACE_S);
+        prompt_excerpt_ui(ui, job);
+        // Retry stays in the tray's card, beside why the job failed and whether a retry helps.
+        ui.label(
+            RichText::new("Retry from the job tray.")
+                .size(tokens::TEXT_SMALL)
+                .color(tokens::TEXT_FAINT),
+        );
+    });
+}
+
+fn prompt_excerpt_ui(ui: &mut Ui, job: &JobRecord) {
+    let prompt = &job.spec.request.prompt;
+    ui.add(
+        egui::Label::new(
+            RichText::new(format::excerpt(prompt, 120))
+                .size(12.5)
+                .italics()
+                .color(tokens::TEXT_MUTED),
+        )
+        .wrap(),
+    )
+    .on_hover_text(prompt.clone());
+}
+
+fn empty_state_ui(ui: &mut Ui, model: &Model) {
+    ui.add_space(tokens::SPACE_XL);
+    ui.vertical_centered(|ui| {
+        let title = if model.jobs_restored || !model.jobs.is_empty() {
+            "No results yet"
+        } else {
+            "Loading this session's jobs…"
+        };
+        ui.label(
+            RichText::new(title)
+                .size(tokens::TEXT_TITLE)
+                .color(tokens::TEXT_MUTED),
+        );
+        ui.label(
+            RichText::new(
+                "Describe an image and press Generate. Results appear here as large tiles, \
+                 newest first, while they run and when they finish.",
+            )
+            .color(tokens::TEXT_FAINT),
+        );
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_are_at_least_256_and_fill_the_width() {
+        assert_eq!(
+            grid_for_width(200.0),
+            (1, 200.0),
+            "narrower than a tile: one"
+        );
+        assert_eq!(grid_for_width(600.0), (2, 294.0));
+        let (columns, side) = grid_for_width(2000.0);
+        assert_eq!(columns, 7);
+        assert!(side >= MIN_TILE_SIDE);
+        assert!(columns as f32 * side + (columns as f32 - 1.0) * TILE_GAP <= 2000.0);
+    }
+}

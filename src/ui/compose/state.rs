@@ -1,0 +1,482 @@
+//! The Create panel's state: the form, the results it shows and what it knows about them
+//! in the library. Handles its own engine events and returns [`Action`]s; no I/O here.
+
+use super::form::{ComposeForm, SourceImage, SourceState};
+use super::memory::{CreateMemory, SAVE_INTERVAL_SECS};
+use crate::api::media::BulkAction;
+use crate::api::{ApiError, GenerationKind, GenerationRequest};
+use crate::engine::protocol::MediaMutation;
+use crate::engine::{Command, Event, JobRecord};
+use crate::ui::library::LibraryAction;
+use crate::ui::model::{Action, Model, View};
+use crate::ui::toasts::ToastKind;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+pub const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "bmp"];
+
+/// A library change asked for on a job result before its library item was known.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PendingResultOp {
+    Favourite(bool),
+    Trash,
+}
+
+pub struct CreateState {
+    pub form: ComposeForm,
+    /// Give the prompt keyboard focus on the next frame (start, switching to Create).
+    pub focus_prompt: bool,
+    /// Job output url -> the library item holding it, once looked up.
+    located: HashMap<String, String>,
+    /// Changes waiting for the library lookup of their output url.
+    awaiting_location: HashMap<String, Vec<PendingResultOp>>,
+    /// Output urls whose library item is a favourite.
+    favourites: HashSet<String>,
+    /// Output urls moved to the Trash (hidden from the canvas until restored).
+    trashed: HashSet<String>,
+    /// The form as last written to the settings file, and when it was written (UI time).
+    saved_memory: CreateMemory,
+    saved_at_secs: f64,
+}
+
+impl CreateState {
+    /// Create as remembered from the last run.
+    pub fn new(memory: CreateMemory) -> Self {
+        let mut form = ComposeForm::default();
+        memory.restore_into(&mut form);
+        Self {
+            saved_memory: CreateMemory::of(&form),
+            form,
+            focus_prompt: true,
+            located: HashMap::new(),
+            awaiting_location: HashMap::new(),
+            favourites: HashSet::new(),
+            trashed: HashSet::new(),
+            saved_at_secs: f64::NEG_INFINITY,
+        }
+    }
+
+    /// Job kinds whose results the canvas shows.
+    pub fn makes(kind: GenerationKind) -> bool {
+        matches!(kind, GenerationKind::Image | GenerationKind::ImageEdit)
+    }
+
+    pub fn is_favourite(&self, url: &str) -> bool {
+        self.favourites.contains(url)
+    }
+
+    pub fn is_trashed(&self, url: &str) -> bool {
+        self.trashed.contains(url)
+    }
+
+    /// The active service changed: forget what belonged to the old one.
+    pub fn on_connection_changed(&mut self) {
+        let form = &mut self.form;
+        form.model_id = None;
+        form.project_id = None;
+        form.sources.clear();
+        form.tracked_job = None;
+        form.awaiting_job = false;
+        form.server_errors.clear();
+        form.cinematic.clear();
+        form.skip_palette = false;
+        self.located.clear();
+        self.awaiting_location.clear();
+        self.favourites.clear();
+        self.trashed.clear();
+    }
+
+    /// Create was shown (rail, shortcut, another panel's link).
+    pub fn on_shown(&mut self) {
+        self.focus_prompt = true;
+    }
+
+    /// The form to write to the settings file, when it changed and the last write is at
+    /// least [`SAVE_INTERVAL_SECS`] old.
+    pub fn memory_to_save(&mut self, now_secs: f64) -> Option<CreateMemory> {
+        if now_secs - self.saved_at_secs < SAVE_INTERVAL_SECS {
+            return None;
+        }
+        let memory = CreateMemory::of(&self.form);
+        if memory == self.saved_memory {
+            return None;
+        }
+        self.saved_memory = memory.clone();
+        self.saved_at_secs = now_secs;
+        Some(memory)
+    }
+
+    // ---- form actions ------------------------------------------------------------------
+
+    /// Apply one of Create's own actions; anything else is returned untouched.
+    pub fn apply(&mut self, action: Action) -> Vec<Action> {
+        let form = &mut self.form;
+        match action {
+            Action::AddSourceUrl(url) => match form.add_url_source(&url) {
+                Ok(()) => {
+                    form.url_input.clear();
+                    form.url_error = None;
+                }
+                Err(error) => form.url_error = Some(error),
+            },
+            Action::RemoveSource(index) => {
+                if index < form.sources.len() {
+                    form.sources.remove(index);
+                }
+            }
+            Action::SelectPreset {
+                dimension,
+                preset_id,
+            } => match preset_id {
+                Some(id) => {
+                    form.cinematic.insert(dimension, id);
+                }
+                None => {
+                    form.cinematic.remove(&dimension);
+                }
+            },
+            Action::SelectProject(id) => {
+                form.skip_palette = false;
+                form.project_id = Some(id.clone());
+                return vec![Action::RememberProject(id)];
+            }
+            Action::CreateProject(name) => {
+                form.project_creating = true;
+                form.project_error = None;
+                return vec![send(Command::CreateProject { name })];
+            }
+            Action::ReusePrompt(prompt) => {
+                form.prompt = prompt;
+                form.kind = GenerationKind::Image;
+                self.focus_prompt = true;
+                return vec![
+                    Action::Navigate(View::Create),
+                    Action::Toast(ToastKind::Info, "Prompt copied into Create".to_owned()),
+                ];
+            }
+            other => return vec![other],
+        }
+        Vec::new()
+    }
+
+    /// Validate and submit the form: the submit command, or nothing (errors shown inline).
+    pub fn submit(&mut self, model: &Model) -> Vec<Action> {
+        let form = &mut self.form;
+        form.server_errors.clear();
+        let errors = form.validation_errors(model);
+        if !errors.is_empty() {
+            form.errors = errors;
+            form.show_validation = true;
+            return Vec::new();
+        }
+        form.errors.clear();
+        form.show_validation = false;
+        form.awaiting_job = true;
+        vec![send(Command::Submit {
+            spec: form.build_spec(model),
+            model_label: form.model_label(model),
+            credits_estimate: form.estimate(model).for_job(),
+        })]
+    }
+
+    /// Images dropped or picked for an edit: switch to Image edit and upload them.
+    pub fn add_source_files(&mut self, paths: Vec<PathBuf>) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let mut skipped = Vec::new();
+        for path in paths {
+            let is_image = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
+            if !is_image {
+                skipped.push(file_name(&path));
+                continue;
+            }
+            self.form.kind = GenerationKind::ImageEdit;
+            self.form.add_upload(path.clone());
+            actions.push(send(Command::UploadSource { path }));
+        }
+        if !skipped.is_empty() {
+            actions.push(Action::Toast(
+                ToastKind::Info,
+                format!("Only images can be edited; skipped {}", skipped.join(", ")),
+            ));
+        }
+        actions
+    }
+
+    /// Put a finished job's prompt and settings back into the form.
+    pub fn reuse(&mut self, kind: GenerationKind, request: &GenerationRequest) {
+        self.form.fill_from_request(kind, request);
+        self.focus_prompt = true;
+    }
+
+    /// Switch to Image edit with `url` as the one ready source.
+    pub fn use_as_edit_source(&mut self, url: &str, label: &str) {
+        let form = &mut self.form;
+        form.kind = GenerationKind::ImageEdit;
+        form.sources
+            .retain(|s| !matches!(&s.state, SourceState::Ready { url: u } if u == url));
+        form.sources.push(SourceImage {
+            path: None,
+            label: label.to_owned(),
+            state: SourceState::Ready {
+                url: url.to_owned(),
+            },
+        });
+        self.focus_prompt = true;
+    }
+
+    // ---- results in the library ---------------------------------------------------------
+
+    /// Favourite or trash the library item of job output `url`: at once when it is known,
+    /// else after the engine has looked it up.
+    pub fn change_job_result(
+        &mut self,
+        url: &str,
+        generation_id: Option<String>,
+        project_id: Option<String>,
+        favourite: Option<bool>,
+    ) -> Vec<Action> {
+        let op = match favourite {
+            Some(favourite) => PendingResultOp::Favourite(favourite),
+            None => PendingResultOp::Trash,
+        };
+        if let Some(media_id) = self.located.get(url) {
+            return vec![library_change(media_id.clone(), op)];
+        }
+        let waiting = self.awaiting_location.entry(url.to_owned()).or_default();
+        waiting.push(op);
+        if waiting.len() > 1 {
+            // A lookup is already under way; this change follows it.
+            return Vec::new();
+        }
+        vec![send(Command::LocateResult {
+            url: url.to_owned(),
+            generation_id,
+            project_id,
+        })]
+    }
+
+    // ---- engine events -------------------------------------------------------------------
+
+    /// Create's engine events (`SourceUploaded`, `ProjectCreated`, `ResultLocated`).
+    pub fn handle_event(&mut self, event: Event) -> Vec<Action> {
+        match event {
+            Event::SourceUploaded { path, result } => {
+                let mut actions = Vec::new();
+                if let Err(error) = &result {
+                    actions.push(Action::Toast(
+                        ToastKind::Error,
+                        format!("Upload of {} failed: {error}", file_name(&path)),
+                    ));
+                }
+                self.form
+                    .upload_finished(&path, result.map_err(|e| e.to_string()));
+                actions
+            }
+            Event::ProjectCreated(result) => self.project_created(result),
+            Event::ResultLocated { url, result } => self.result_located(url, result),
+            other => {
+                tracing::debug!("not a Create event: {other:?}");
+                Vec::new()
+            }
+        }
+    }
+
+    fn project_created(&mut self, result: Result<crate::api::Project, ApiError>) -> Vec<Action> {
+        let form = &mut self.form;
+        form.project_creating = false;
+        match result {
+            Ok(project) => {
+                form.project_id = Some(project.id.clone());
+                form.new_project_open = false;
+                form.new_project_name.clear();
+                form.project_error = None;
+                vec![
+                    Action::RememberProject(project.id),
+                    Action::Toast(
+                        ToastKind::Success,
+                        format!("Project “{}” created", project.name),
+                    ),
+                ]
+            }
+            Err(error) => {
+                form.project_error = Some(error.to_string());
+                Vec::new()
+            }
+        }
+    }
+
+    fn result_located(
+        &mut self,
+        url: String,
+        result: Result<Option<crate::api::media::MediaItem>, ApiError>,
+    ) -> Vec<Action> {
+        let waiting = self.awaiting_location.remove(&url).unwrap_or_default();
+        match result {
+            Ok(Some(item)) => {
+                if item.is_favorited == Some(true) {
+                    self.favourites.insert(url.clone());
+                }
+                self.located.insert(url, item.id.clone());
+                waiting
+                    .into_iter()
+                    .map(|op| library_change(item.id.clone(), op))
+                    .collect()
+            }
+            Ok(None) if waiting.is_empty() => Vec::new(),
+            Ok(None) => vec![Action::Toast(
+                ToastKind::Error,
+                "This result isn't in the library yet, so it can't be favourited or trashed. \
+                 Try again in a moment."
+                    .to_owned(),
+            )],
+            Err(error) if waiting.is_empty() => {
+                tracing::info!("result lookup failed: {error}");
+                Vec::new()
+            }
+            Err(error) => vec![Action::Toast(
+                ToastKind::Error,
+                format!("Couldn't find this result in the library: {error}"),
+            )],
+        }
+    }
+
+    /// A job changed (the shell has already stored it): track the job this form submitted
+    /// and repeat a refusal of it under the field it is about.
+    /// `was_finished`: the job had already ended before this update.
+    pub fn on_job_updated(
+        &mut self,
+        record: &JobRecord,
+        is_new: bool,
+        restored: bool,
+        was_finished: bool,
+    ) {
+        let form = &mut self.form;
+        if is_new && form.awaiting_job && !restored {
+            form.awaiting_job = false;
+            form.tracked_job = Some(record.local_id);
+        }
+        if let crate::engine::JobPhase::Rejected { error } = &record.phase
+            && form.tracked_job == Some(record.local_id)
+            && !was_finished
+        {
+            form.note_rejection(error);
+        }
+    }
+
+    /// A library change finished (whoever asked for it): keep the canvas's favourite and
+    /// trash marks in step with the library.
+    pub fn observe_media_mutation(&mut self, mutation: &MediaMutation, ok: bool) {
+        if !ok {
+            return;
+        }
+        let (ids, change): (&[String], fn(&mut Self, &str)) = match mutation {
+            MediaMutation::Favorite {
+                ids,
+                favorited: true,
+            } => (ids, |s, url| {
+                s.favourites.insert(url.to_owned());
+            }),
+            MediaMutation::Favorite {
+                ids,
+                favorited: false,
+            } => (ids, |s, url| {
+                s.favourites.remove(url);
+            }),
+            MediaMutation::Bulk {
+                action: BulkAction::Trash | BulkAction::DeleteForever,
+                ids,
+            } => (ids, |s, url| {
+                s.trashed.insert(url.to_owned());
+            }),
+            MediaMutation::Bulk {
+                action: BulkAction::Restore,
+                ids,
+            } => (ids, |s, url| {
+                s.trashed.remove(url);
+            }),
+            _ => return,
+        };
+        let urls: Vec<String> = self
+            .located
+            .iter()
+            .filter(|(_, media_id)| ids.contains(media_id))
+            .map(|(url, _)| url.clone())
+            .collect();
+        for url in urls {
+            change(self, &url);
+        }
+    }
+}
+
+fn library_change(media_id: String, op: PendingResultOp) -> Action {
+    Action::Library(match op {
+        PendingResultOp::Favourite(favourite) => LibraryAction::Favourite {
+            ids: vec![media_id],
+            favourite,
+        },
+        PendingResultOp::Trash => LibraryAction::Trash(vec![media_id]),
+    })
+}
+
+fn send(command: Command) -> Action {
+    Action::Send(Box::new(command))
+}
+
+pub fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_is_written_when_changed_and_at_most_once_a_second() {
+        let mut state = CreateState::new(CreateMemory::default());
+        assert_eq!(state.memory_to_save(10.0), None, "nothing changed");
+        state.form.prompt = "a harbour".into();
+        assert!(state.memory_to_save(10.0).is_some());
+        state.form.prompt = "a harbour at dawn".into();
+        assert_eq!(state.memory_to_save(10.5), None, "too soon");
+        let saved = state.memory_to_save(11.1).map(|m| m.prompt);
+        assert_eq!(saved.as_deref(), Some("a harbour at dawn"));
+    }
+
+    #[test]
+    fn a_second_change_waits_for_the_same_lookup() {
+        let mut state = CreateState::new(CreateMemory::default());
+        let first = state.change_job_result("http://x/1.png", None, None, Some(true));
+        assert!(matches!(first.as_slice(), [Action::Send(_)]));
+        let second = state.change_job_result("http://x/1.png", None, None, None);
+        assert!(second.is_empty());
+        let item = crate::api::media::MediaItem {
+            id: "m1".into(),
+            url: "http://x/1.png".into(),
+            ..Default::default()
+        };
+        let actions = state.handle_event(Event::ResultLocated {
+            url: "http://x/1.png".into(),
+            result: Ok(Some(item)),
+        });
+        assert!(matches!(
+            actions.as_slice(),
+            [
+                Action::Library(LibraryAction::Favourite { .. }),
+                Action::Library(LibraryAction::Trash(_))
+            ]
+        ));
+        state.observe_media_mutation(
+            &MediaMutation::Bulk {
+                action: BulkAction::Trash,
+                ids: vec!["m1".into()],
+            },
+            true,
+        );
+        assert!(state.is_trashed("http://x/1.png"));
+    }
+}

@@ -1,0 +1,225 @@
+//! One finished result as a tile: the image (click opens the viewer), and the things an
+//! artist does with a result — as buttons under large tiles and as a right-click menu on
+//! every tile. Shared by the Create canvas, the job tray and the viewer.
+
+use crate::ui::icons::{Icon, paint_icon};
+use crate::ui::model::{ResultAction, ResultRef};
+use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{CornerRadius, Rect, Role, Sense, Stroke, Ui, Vec2, WidgetInfo, pos2};
+
+/// How the image fills the tile's square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// Crop to fill (small thumbnails).
+    Cover,
+    /// The whole image, letterboxed (large tiles: nothing of the result is hidden).
+    Contain,
+}
+
+/// Height of the button row under a tile with buttons.
+pub const BUTTON_ROW_HEIGHT: f32 = 30.0;
+
+pub struct ResultTile<'a> {
+    pub result: &'a ResultRef,
+    /// What to draw: the thumbnail, else the output itself.
+    pub image_url: &'a str,
+    /// Accessible name and hover text of the image ("Open result 1 of 2 in viewer").
+    pub name: &'a str,
+    pub favourite: bool,
+    /// Side of the image square in points.
+    pub side: f32,
+    pub fit: Fit,
+    /// Show the action buttons under the image; the context menu is always there.
+    pub buttons: bool,
+}
+
+/// What the artist did with a tile this frame.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TileEvent {
+    /// Open the viewer on this result (the caller knows the list it belongs to).
+    Open,
+    Action(ResultAction),
+}
+
+impl TileEvent {
+    /// The result action this event asks for; `Open` opens `list[index]`.
+    pub fn into_action(self, list: impl FnOnce() -> Vec<ResultRef>, index: usize) -> ResultAction {
+        match self {
+            TileEvent::Open => ResultAction::Open {
+                list: list(),
+                index,
+            },
+            TileEvent::Action(action) => action,
+        }
+    }
+}
+
+/// One ref per output of a finished job, in output order.
+pub fn job_result_refs(job: &crate::engine::JobRecord) -> Vec<ResultRef> {
+    let count = job.result.as_ref().map_or(0, |r| r.urls.len());
+    (0..count)
+        .map(|index| ResultRef::Job {
+            local_id: job.local_id,
+            index,
+        })
+        .collect()
+}
+
+/// The actions of a result in menu order: (icon, accessible name, action).
+fn actions_of(result: &ResultRef, favourite: bool) -> Vec<(Icon, &'static str, ResultAction)> {
+    vec![
+        (
+            Icon::Upload,
+            "Reuse prompt and settings",
+            ResultAction::Reuse(result.clone()),
+        ),
+        (
+            Icon::Edit,
+            "Use as edit source",
+            ResultAction::UseAsEditSource(result.clone()),
+        ),
+        (Icon::Create, "Vary…", ResultAction::Vary(result.clone())),
+        (
+            Icon::Star,
+            if favourite {
+                "Remove from favourites"
+            } else {
+                "Favourite"
+            },
+            ResultAction::SetFavourite {
+                result: result.clone(),
+                favourite: !favourite,
+            },
+        ),
+        (
+            Icon::Trash,
+            "Move to Trash",
+            ResultAction::Trash(result.clone()),
+        ),
+    ]
+}
+
+/// Lay out one tile: `tile.side` wide, the image square plus the button row if any.
+pub fn result_tile_ui(
+    ui: &mut Ui,
+    textures: &TextureCache,
+    tile: &ResultTile,
+) -> Option<TileEvent> {
+    let mut event = None;
+    ui.vertical(|ui| {
+        ui.spacing_mut().item_spacing.y = 2.0;
+        let (rect, response) = ui.allocate_exact_size(Vec2::splat(tile.side), Sense::click());
+        let max_side_px = (tile.side * ui.ctx().pixels_per_point()).ceil() as u32;
+        let lookup = textures.get(tile.image_url, max_side_px.max(64));
+        if ui.is_rect_visible(rect) {
+            paint_image(ui, rect, &lookup, tile.fit, response.hovered());
+            if tile.favourite {
+                let badge = Rect::from_min_size(rect.min + Vec2::splat(6.0), Vec2::splat(18.0));
+                paint_icon(ui.painter(), badge, Icon::Star, tokens::FAVOURITE);
+            }
+        }
+        let name = tile.name.to_owned();
+        response.widget_info(|| WidgetInfo::labeled(Role::Button, true, &name));
+        let response = response.on_hover_cursor(egui::CursorIcon::PointingHand);
+        let response = match &lookup {
+            TextureLookup::Failed(error) => {
+                response.on_hover_text(format!("Image failed to load: {error}"))
+            }
+            _ => response.on_hover_text(tile.name),
+        };
+        if response.clicked() {
+            event = Some(TileEvent::Open);
+        }
+        response.context_menu(|ui| {
+            if ui.button("Open in viewer").clicked() {
+                event = Some(TileEvent::Open);
+                ui.close();
+            }
+            ui.separator();
+            for (_, label, action) in actions_of(tile.result, tile.favourite) {
+                if ui.button(label).clicked() {
+                    event = Some(TileEvent::Action(action));
+                    ui.close();
+                }
+            }
+        });
+        if tile.buttons {
+            ui.allocate_ui_with_layout(
+                Vec2::new(tile.side, BUTTON_ROW_HEIGHT),
+                egui::Layout::left_to_right(egui::Align::Center),
+                |ui| {
+                    ui.spacing_mut().item_spacing.x = 2.0;
+                    if widgets::icon_button(ui, Icon::Image, "Open in viewer").clicked() {
+                        event = Some(TileEvent::Open);
+                    }
+                    for (icon, label, action) in actions_of(tile.result, tile.favourite) {
+                        if widgets::icon_button(ui, icon, label).clicked() {
+                            event = Some(TileEvent::Action(action));
+                        }
+                    }
+                },
+            );
+        }
+    });
+    event
+}
+
+fn paint_image(ui: &Ui, rect: Rect, lookup: &TextureLookup, fit: Fit, hovered: bool) {
+    let painter = ui.painter();
+    let radius = CornerRadius::same(tokens::RADIUS_M);
+    painter.rect_filled(rect, radius, tokens::TILE_PLACEHOLDER);
+    match lookup {
+        TextureLookup::Ready(texture) => {
+            let size = texture.size_vec2();
+            let aspect = size.x / size.y.max(1.0);
+            match fit {
+                Fit::Cover => {
+                    let uv = if aspect > 1.0 {
+                        let w = 1.0 / aspect;
+                        Rect::from_min_max(pos2((1.0 - w) / 2.0, 0.0), pos2((1.0 + w) / 2.0, 1.0))
+                    } else {
+                        let h = aspect;
+                        Rect::from_min_max(pos2(0.0, (1.0 - h) / 2.0), pos2(1.0, (1.0 + h) / 2.0))
+                    };
+                    egui::Image::from_texture(texture)
+                        .uv(uv)
+                        .corner_radius(radius)
+                        .paint_at(ui, rect);
+                }
+                Fit::Contain => {
+                    let side = rect.width();
+                    let fitted = if aspect >= 1.0 {
+                        Vec2::new(side, side / aspect)
+                    } else {
+                        Vec2::new(side * aspect, side)
+                    };
+                    egui::Image::from_texture(texture)
+                        .corner_radius(radius)
+                        .paint_at(ui, Rect::from_center_size(rect.center(), fitted));
+                }
+            }
+        }
+        TextureLookup::Loading => {
+            egui::Spinner::new()
+                .size(18.0)
+                .color(tokens::TEXT_FAINT)
+                .paint_at(ui, Rect::from_center_size(rect.center(), Vec2::splat(18.0)));
+        }
+        TextureLookup::Failed(_) => {
+            paint_icon(
+                painter,
+                Rect::from_center_size(rect.center(), Vec2::splat(28.0)),
+                Icon::BrokenImage,
+                tokens::TEXT_FAINT,
+            );
+        }
+    }
+    let stroke = if hovered {
+        Stroke::new(1.5, tokens::ACCENT)
+    } else {
+        Stroke::new(1.0, tokens::BORDER)
+    };
+    painter.rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
+}

@@ -1,0 +1,328 @@
+//! The Create view as an artist uses it, through egui_kittest against the real studio on a
+//! sandbox on loopback: results as large tiles, Reuse, Use as edit source, Vary, Favourite
+//! and Trash on a result, the prompt's focus, and the form remembered across a restart.
+
+mod support;
+use support::{generate, step_until, studio};
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use framewright::api::GenerationKind;
+use framewright::engine::JobRecord;
+use framewright::ui::compose::SourceState;
+use framewright::ui::{StudioApp, View};
+
+type Studio = Harness<'static, StudioApp>;
+
+fn wait_for_service_data(harness: &mut Studio) {
+    step_until(harness, "catalog, projects, credits and presets", |h| {
+        let app = h.state();
+        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
+    });
+    for _ in 0..3 {
+        harness.step();
+    }
+}
+
+fn steps(harness: &mut Studio, count: usize) {
+    for _ in 0..count {
+        harness.step();
+    }
+}
+
+fn click_button(harness: &mut Studio, label: &str) {
+    harness
+        .get_by_role_and_label(Role::Button, label)
+        .click_accesskit();
+    steps(harness, 2);
+}
+
+fn output_url(job: &JobRecord) -> String {
+    job.result
+        .as_ref()
+        .and_then(|r| r.urls.first())
+        .cloned()
+        .expect("the job has an output")
+}
+
+/// The Create tile of the newest result (its accessible name starts "Result 1 of").
+fn first_tile_rect(harness: &Studio) -> egui::Rect {
+    harness
+        .query_all_by_role(Role::Button)
+        .find(|node| {
+            node.accesskit_node()
+                .label()
+                .is_some_and(|l| l.starts_with("Result 1 of"))
+        })
+        .expect("a result tile")
+        .rect()
+}
+
+fn prompt_focused(harness: &Studio) -> bool {
+    harness.get_by_label("Prompt").accesskit_node().is_focused()
+}
+
+#[test]
+fn a_finished_result_is_a_large_tile_and_reuse_fills_the_form() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    assert!(
+        harness.query_by_label_contains("No results yet").is_some(),
+        "an honest empty state"
+    );
+
+    click_button(&mut harness, "16:9");
+    click_button(&mut harness, "2K");
+    step_until(&mut harness, "the cinematic presets", |h| {
+        h.state().presets().is_some()
+    });
+    let lighting = harness.state().presets().expect("presets")["lighting"][0].clone();
+    click_button(&mut harness, "Cinematic presets");
+    click_button(&mut harness, &format!("Lighting: {}", lighting.name));
+    let prompt = "A lighthouse on a basalt cliff at blue hour";
+    let job = generate(&mut harness, prompt);
+    assert_eq!(job.spec.request.aspect_ratio.as_deref(), Some("16:9"));
+
+    step_until(&mut harness, "the result tile", |h| {
+        h.query_all_by_role(Role::Button).any(|node| {
+            node.accesskit_node()
+                .label()
+                .is_some_and(|l| l.starts_with("Result 1 of 1"))
+        })
+    });
+    let rect = first_tile_rect(&harness);
+    assert!(
+        rect.width() >= 256.0 && rect.height() >= 256.0,
+        "results are large tiles, got {rect:?}"
+    );
+    harness.check_accessibility();
+
+    // Change everything, then take it back from the result.
+    click_button(&mut harness, "1:1");
+    click_button(&mut harness, "1K");
+    click_button(&mut harness, "Lighting: Auto");
+    harness.get_by_label("Prompt").click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.get_by_label("Prompt").type_text("something else");
+    steps(&mut harness, 2);
+    assert_eq!(harness.state().compose_prompt(), "something else");
+
+    click_button(&mut harness, "Reuse prompt and settings");
+    let form = harness.state().compose_form();
+    assert_eq!(form.prompt, prompt);
+    assert_eq!(form.kind, GenerationKind::Image);
+    assert_eq!(form.model_id, job.spec.request.model);
+    assert_eq!(form.aspect_ratio, "16:9");
+    assert_eq!(form.resolution, "2K");
+    assert_eq!(Some(form.num_images), job.spec.request.num_images);
+    assert_eq!(
+        form.cinematic.get("lighting"),
+        Some(&lighting.id),
+        "the cinematic picks come back"
+    );
+}
+
+#[test]
+fn use_as_edit_source_and_vary_act_on_that_result() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    let job = generate(&mut harness, "Paper lanterns over a night market");
+    let url = output_url(&job);
+    let sandbox_jobs = |h: &Studio| {
+        h.state()
+            .session()
+            .local_sandbox()
+            .expect("local profile")
+            .generation_count()
+    };
+    assert_eq!(sandbox_jobs(&harness), 1);
+
+    // Vary asks first, naming the cost; cancelling sends nothing.
+    click_button(&mut harness, "Vary…");
+    step_until(&mut harness, "the confirmation", |h| {
+        h.query_by_role_and_label(Role::Button, "Submit new job")
+            .is_some()
+    });
+    assert!(harness.query_by_label_contains("new seed").is_some());
+    assert!(
+        harness.query_by_label_contains("It costs about").is_some()
+            && harness
+                .query_by_label_contains("credits.")
+                .or_else(|| harness.query_by_label_contains("credit."))
+                .is_some(),
+        "the confirmation names the cost in credits"
+    );
+    harness.check_accessibility();
+    click_button(&mut harness, "Cancel");
+    steps(&mut harness, 5);
+    assert_eq!(
+        harness.state().jobs().len(),
+        1,
+        "nothing without confirming"
+    );
+
+    click_button(&mut harness, "Vary…");
+    step_until(&mut harness, "the confirmation", |h| {
+        h.query_by_role_and_label(Role::Button, "Submit new job")
+            .is_some()
+    });
+    click_button(&mut harness, "Submit new job");
+    step_until(&mut harness, "the variation to finish", |h| {
+        let jobs = h.state().jobs();
+        jobs.len() == 2 && jobs[0].phase.is_finished()
+    });
+    let variation = harness.state().jobs()[0].clone();
+    assert_eq!(variation.spec.request.prompt, job.spec.request.prompt);
+    assert_eq!(
+        variation.spec.request.aspect_ratio,
+        job.spec.request.aspect_ratio
+    );
+    assert_ne!(
+        variation.spec.request.seed, job.spec.request.seed,
+        "a new seed"
+    );
+    assert!(variation.spec.request.seed.is_some());
+    assert_eq!(sandbox_jobs(&harness), 2, "exactly one new job");
+    assert_ne!(output_url(&variation), url, "a different image");
+
+    // Use the first job's output as an edit source (it is now "Result 2 of 2").
+    let edit_source = harness
+        .query_all_by_role_and_label(Role::Button, "Use as edit source")
+        .nth(1)
+        .expect("the older result's button");
+    edit_source.click_accesskit();
+    steps(&mut harness, 2);
+    let form = harness.state().compose_form();
+    assert_eq!(form.kind, GenerationKind::ImageEdit);
+    assert_eq!(form.sources.len(), 1);
+    assert_eq!(
+        form.sources[0].state,
+        SourceState::Ready { url: url.clone() }
+    );
+    assert_eq!(harness.state().view(), View::Create);
+}
+
+#[test]
+fn favourite_and_trash_on_a_result_reach_the_library() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    let job = generate(&mut harness, "A fisherman's cottage by the sea");
+    let url = output_url(&job);
+
+    click_button(&mut harness, "Favourite");
+    step_until(&mut harness, "the favourite to be confirmed", |h| {
+        h.query_by_role_and_label(Role::Button, "Remove from favourites")
+            .is_some()
+    });
+
+    click_button(&mut harness, "Library");
+    step_until(&mut harness, "the library to list the result", |h| {
+        h.state().library_settled() && h.state().library_items().iter().any(|i| i.url == url)
+    });
+    let item = harness
+        .state()
+        .library_items()
+        .into_iter()
+        .find(|i| i.url == url)
+        .expect("the result's library item");
+    assert_eq!(item.is_favorited, Some(true), "favourited in the library");
+
+    click_button(&mut harness, "Create");
+    click_button(&mut harness, "Move to Trash");
+    step_until(&mut harness, "the result to leave the canvas", |h| {
+        h.query_by_role_and_label(Role::Button, "Move to Trash")
+            .is_none()
+    });
+    assert!(
+        harness
+            .query_by_role_and_label(Role::Button, "Undo")
+            .is_some(),
+        "trashing offers Undo"
+    );
+
+    click_button(&mut harness, "Library");
+    step_until(&mut harness, "the library without the result", |h| {
+        h.state().library_settled() && !h.state().library_busy()
+    });
+    assert!(
+        !harness
+            .state()
+            .library_items()
+            .iter()
+            .any(|i| i.id == item.id),
+        "no longer in All media"
+    );
+    click_button(&mut harness, "Trash");
+    step_until(&mut harness, "the trash listing", |h| {
+        h.state().library_settled() && h.state().library_item_ids().contains(&item.id)
+    });
+}
+
+#[test]
+fn the_prompt_has_focus_at_start_and_after_switching_to_create() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    steps(&mut harness, 3);
+    assert!(prompt_focused(&harness), "focused at start");
+
+    click_button(&mut harness, "Library");
+    click_button(&mut harness, "Create");
+    steps(&mut harness, 2);
+    assert!(prompt_focused(&harness), "focused after switching back");
+}
+
+#[test]
+fn the_create_form_is_restored_after_a_restart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let prompt = "Tide pools at low water, long exposure";
+    {
+        let mut harness = studio(&dir, View::Create);
+        wait_for_service_data(&mut harness);
+        harness.get_by_label("Prompt").type_text(prompt);
+        steps(&mut harness, 2);
+        click_button(&mut harness, "9:16");
+        click_button(&mut harness, "4K");
+        harness.get_by_label("Enhance prompt").click();
+        steps(&mut harness, 2);
+        step_until(
+            &mut harness,
+            "the form to be written to the settings",
+            |h| {
+                let memory = h
+                    .state()
+                    .session()
+                    .ui_memory()
+                    .panels
+                    .get("create")
+                    .cloned();
+                memory.is_some_and(|m| {
+                    m["prompt"] == prompt
+                        && m["aspect_ratio"] == "9:16"
+                        && m["resolution"] == "4K"
+                        && m["enhance_prompt"] == false
+                })
+            },
+        );
+    }
+
+    let mut harness = studio(&dir, View::Create);
+    steps(&mut harness, 2);
+    let form = harness.state().compose_form();
+    assert_eq!(form.prompt, prompt);
+    assert_eq!(form.kind, GenerationKind::Image);
+    assert_eq!(form.aspect_ratio, "9:16");
+    assert_eq!(form.resolution, "4K");
+    assert!(!form.enhance_prompt);
+    wait_for_service_data(&mut harness);
+    let form = harness.state().compose_form();
+    assert_eq!(
+        (form.aspect_ratio.as_str(), form.resolution.as_str()),
+        ("9:16", "4K"),
+        "still there once the catalog is in"
+    );
+}
