@@ -8,6 +8,7 @@ pub mod library_transfers;
 pub mod palettes;
 pub mod protocol;
 pub mod rate_limit;
+pub mod reachability;
 pub mod runtime;
 pub mod tracker;
 pub mod transfers;

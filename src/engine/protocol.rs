@@ -139,6 +139,8 @@ pub enum Command {
     /// Show the cached cinematic presets at once, then revalidate them with the service
     /// (If-None-Match); answered by one or two `Presets` events.
     RefreshPresets,
+    /// The service is unreachable and the user asked to try now (cuts the back-off short).
+    RetryConnection,
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
     Shutdown,
 }
@@ -418,4 +420,11 @@ pub enum Event {
         url: String,
         error: String,
     },
+    /// Reads stopped getting answers (connection refused, DNS, timeout). Sent once; the
+    /// engine probes with back-off until `ServiceReachable`.
+    ServiceUnreachable {
+        error: String,
+    },
+    /// The service answers again after `ServiceUnreachable`.
+    ServiceReachable,
 }

@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 mod results;
+mod service;
 
 /// How the studio starts (from the command line).
 #[derive(Clone, Debug, Default)]
@@ -115,6 +116,16 @@ impl StudioApp {
     /// The session (read-only), e.g. for the local sandbox's controls in tests.
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// The session, e.g. to stop and restart the local sandbox in tests.
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// Whether the service is shown as unreachable.
+    pub fn service_offline(&self) -> bool {
+        self.model.service.is_offline()
     }
 
     pub fn viewer_job(&self) -> Option<LocalJobId> {
@@ -428,6 +439,8 @@ impl StudioApp {
                 ToastKind::Error,
                 format!("Could not open the image: {error}"),
             ),
+            Event::ServiceUnreachable { error } => self.service_unreachable(error),
+            Event::ServiceReachable => self.service_reachable(),
         }
     }
 
@@ -1065,6 +1078,7 @@ impl eframe::App for StudioApp {
         }
 
         let actions = self.layout(ui);
+        self.forward_retry_request(&ctx);
         self.handle_file_drops(&ctx);
         for action in actions {
             self.apply(&ctx, action);

@@ -10,6 +10,7 @@ pub mod icons;
 pub mod jobs;
 pub mod library;
 pub mod model;
+pub mod offline;
 pub mod palettes;
 pub mod presets;
 pub mod screenshot;

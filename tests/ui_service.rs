@@ -1,0 +1,62 @@
+//! The service going away and coming back, file dialogs that cannot open, and the job
+//! tray's wording: egui_kittest flows against the real studio on a loopback sandbox.
+
+mod support;
+use support::{step_until, studio};
+
+use egui_kittest::kittest::Queryable as _;
+use framewright::ui::{StudioApp, View};
+
+type Studio = egui_kittest::Harness<'static, StudioApp>;
+
+fn wait_for_service_data(harness: &mut Studio) {
+    step_until(harness, "catalog, projects and credits", |h| {
+        let app = h.state();
+        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
+    });
+    harness.step();
+}
+
+#[test]
+fn service_stopped_mid_session_shows_offline_and_recovers_by_itself() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    let base_url = harness
+        .state()
+        .session()
+        .base_url()
+        .expect("connected")
+        .to_owned();
+
+    assert!(harness.state_mut().session_mut().stop_local_sandbox());
+    // Opening the Library reads a page: it cannot connect.
+    harness.get_by_label("Library").click();
+    step_until(&mut harness, "the service to show as offline", |h| {
+        h.state().service_offline()
+    });
+    harness.step();
+    harness.get_by_label("Offline — retrying");
+    harness.get_by_label(&format!("Can't reach the service at {base_url} — retrying"));
+    assert!(
+        harness
+            .query_by_label_contains("Could not reach the service")
+            .is_none(),
+        "the raw networking error stays in the collapsed details"
+    );
+    assert_eq!(harness.state().library_len(), 0);
+
+    harness
+        .state_mut()
+        .session_mut()
+        .restart_local_sandbox()
+        .expect("sandbox restarts on the same port");
+    // No Retry pressed: the engine's probe notices and everything refreshes.
+    step_until(&mut harness, "online again with the library loaded", |h| {
+        let app = h.state();
+        !app.service_offline() && app.library_settled() && app.library_len() > 0
+    });
+    harness.step();
+    assert!(harness.query_by_label("Offline — retrying").is_none());
+    assert!(harness.state().catalog_loaded() && harness.state().credits_loaded());
+}
