@@ -60,3 +60,38 @@ fn service_stopped_mid_session_shows_offline_and_recovers_by_itself() {
     assert!(harness.query_by_label("Offline — retrying").is_none());
     assert!(harness.state().catalog_loaded() && harness.state().credits_loaded());
 }
+
+#[test]
+fn a_file_dialog_that_cannot_open_says_why_and_offers_a_path_field() {
+    // SAFETY: set before the studio starts any thread that reads the environment; no other
+    // test in this binary reads this variable.
+    unsafe { std::env::set_var(framewright::ui::dialogs::NO_FILE_DIALOGS_ENV, "1") };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    harness.get_by_label("Image edit").click();
+    harness.step();
+    harness.get_by_label("Add images…").click();
+    step_until(&mut harness, "the dialog's failure toast", |h| {
+        h.state()
+            .toast_texts()
+            .iter()
+            .any(|t| t.starts_with("The file dialog could not open"))
+    });
+    let toast = harness.state().toast_texts().join("\n");
+    assert!(toast.contains("drag and drop"), "{toast}");
+    assert!(harness.state().path_prompt_open());
+
+    let photo = support::fixture_photo("coffee.png");
+    harness.step();
+    harness.get_by_label("Path").click();
+    harness.step();
+    harness
+        .get_by_label("Path")
+        .type_text(&photo.display().to_string());
+    harness.step();
+    harness.get_by_label("Use path").click();
+    step_until(&mut harness, "the typed image to become a source", |h| {
+        !h.state().path_prompt_open() && h.state().compose_source_count() == 1
+    });
+}

@@ -5,6 +5,7 @@ use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use crate::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority};
 use crate::session::Session;
 use crate::ui::compose::{self, ComposeForm};
+use crate::ui::dialogs::{DialogKind, FileDialogs};
 use crate::ui::format;
 use crate::ui::jobs;
 use crate::ui::library::{self, LibraryState, Place};
@@ -20,10 +21,10 @@ use crate::ui::tokens;
 use crate::ui::viewer::{self, ViewerState};
 use crate::ui::widgets;
 use egui::{RichText, Stroke};
-use poll_promise::Promise;
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod dialogs;
 mod results;
 mod service;
 
@@ -34,8 +35,6 @@ pub struct StartupOptions {
     /// Capture the window to this PNG once the view has loaded, then quit.
     pub screenshot_to: Option<PathBuf>,
 }
-
-const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "bmp"];
 
 pub struct StudioApp {
     session: Session,
@@ -50,23 +49,16 @@ pub struct StudioApp {
     confirm: Option<Confirm>,
     tray_open: bool,
     epoch: u64,
-    file_pick: Option<Promise<Option<Vec<PathBuf>>>>,
-    save_dialogs: Vec<(String, Promise<Option<PathBuf>>)>,
+    /// File dialogs and the "type a path" prompt when none can open.
+    dialogs: FileDialogs,
     library: LibraryState,
     /// Library thumbnails: fetched, decoded and downscaled off the UI thread, disk-cached.
     thumbnails: Option<ThumbnailPipeline>,
     /// The visible range the pipeline's queue was last trimmed to.
     thumbnails_trimmed_for: Option<(u64, std::ops::Range<usize>)>,
-    /// "Save to folder…": the folder dialog and the items to download there.
-    download_pick: Option<(
-        Vec<crate::engine::protocol::DownloadItem>,
-        Promise<Option<PathBuf>>,
-    )>,
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
     palettes: PalettesState,
-    /// The file dialog for palette reference images.
-    palette_pick: Option<Promise<Option<Vec<PathBuf>>>>,
 }
 
 impl StudioApp {
@@ -86,16 +78,13 @@ impl StudioApp {
             viewer: None,
             confirm: None,
             tray_open: true,
-            file_pick: None,
-            save_dialogs: Vec::new(),
+            dialogs: FileDialogs::default(),
             library: LibraryState::default(),
             thumbnails: None,
             thumbnails_trimmed_for: None,
-            download_pick: None,
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
             palettes: PalettesState::default(),
-            palette_pick: None,
         };
         app.thumbnails = start_thumbnails(ctx, &app.session);
         app.request_service_data();
@@ -497,47 +486,6 @@ impl StudioApp {
             remembered.or_else(|| self.model.default_project().map(|p| p.id.clone()));
     }
 
-    fn poll_dialogs(&mut self, ctx: &egui::Context) {
-        if let Some(promise) = self.palette_pick.take() {
-            match promise.try_take() {
-                Ok(Some(paths)) => {
-                    for action in self.palettes.add_images(paths) {
-                        self.apply(ctx, action);
-                    }
-                }
-                Ok(None) => {}
-                Err(promise) => self.palette_pick = Some(promise),
-            }
-        }
-        if let Some(promise) = self.file_pick.take() {
-            match promise.try_take() {
-                Ok(Some(paths)) => self.add_source_files(paths),
-                Ok(None) => {}
-                Err(promise) => self.file_pick = Some(promise),
-            }
-        }
-        let mut pending = Vec::new();
-        for (url, promise) in std::mem::take(&mut self.save_dialogs) {
-            match promise.try_take() {
-                Ok(Some(path)) => self.send(Command::SaveUrlToFile { url, path }),
-                Ok(None) => {}
-                Err(promise) => pending.push((url, promise)),
-            }
-        }
-        self.save_dialogs = pending;
-        if let Some((items, promise)) = self.download_pick.take() {
-            match promise.try_take() {
-                Ok(Some(folder)) => {
-                    for action in self.library.download_to(items, folder) {
-                        self.apply_plain(action);
-                    }
-                }
-                Ok(None) => {}
-                Err(promise) => self.download_pick = Some((items, promise)),
-            }
-        }
-    }
-
     /// Apply an action that needs no egui context (from dialogs and events).
     fn apply_plain(&mut self, action: Action) {
         match action {
@@ -550,10 +498,9 @@ impl StudioApp {
     fn add_source_files(&mut self, paths: Vec<PathBuf>) {
         let mut skipped = Vec::new();
         for path in paths {
-            let is_image = path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
+            let is_image = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                crate::ui::dialogs::IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())
+            });
             if !is_image {
                 skipped.push(file_name(&path));
                 continue;
@@ -597,30 +544,8 @@ impl StudioApp {
                 self.toasts
                     .push(ToastKind::Info, "URL copied to the clipboard");
             }
-            Action::SaveAs { url } => {
-                let suggested = url
-                    .rsplit('/')
-                    .find(|s| !s.is_empty())
-                    .unwrap_or("image.png")
-                    .to_owned();
-                let promise = Promise::spawn_thread("save-dialog", move || {
-                    rfd::FileDialog::new()
-                        .set_title("Save image")
-                        .set_file_name(suggested)
-                        .save_file()
-                });
-                self.save_dialogs.push((url, promise));
-            }
-            Action::PickSourceFiles => {
-                if self.file_pick.is_none() {
-                    self.file_pick = Some(Promise::spawn_thread("source-dialog", || {
-                        rfd::FileDialog::new()
-                            .set_title("Add images to edit")
-                            .add_filter("Images", &IMAGE_EXTENSIONS)
-                            .pick_files()
-                    }));
-                }
-            }
+            Action::SaveAs { url } => self.dialogs.open(DialogKind::SaveImage { url }),
+            Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             Action::AddSourceUrl(url) => match self.compose.add_url_source(&url) {
                 Ok(()) => {
                     self.compose.url_input.clear();
@@ -640,16 +565,7 @@ impl StudioApp {
                     self.apply(ctx, follow_up);
                 }
             }
-            Action::PickPaletteImages => {
-                if self.palette_pick.is_none() {
-                    self.palette_pick = Some(Promise::spawn_thread("palette-dialog", || {
-                        rfd::FileDialog::new()
-                            .set_title("Reference images for a palette")
-                            .add_filter("Images", &palettes::state::IMAGE_EXTENSIONS)
-                            .pick_files()
-                    }));
-                }
-            }
+            Action::PickPaletteImages => self.dialogs.open(DialogKind::PaletteImages),
             Action::SelectPreset {
                 dimension,
                 preset_id,
@@ -769,14 +685,7 @@ impl StudioApp {
             }
             Action::Result(action) => self.apply_result_action(ctx, action),
             Action::PickDownloadFolder(items) => {
-                if self.download_pick.is_none() {
-                    let promise = Promise::spawn_thread("download-folder-dialog", || {
-                        rfd::FileDialog::new()
-                            .set_title("Save to folder")
-                            .pick_folder()
-                    });
-                    self.download_pick = Some((items, promise));
-                }
+                self.dialogs.open(DialogKind::DownloadFolder { items })
             }
         }
     }
@@ -925,6 +834,9 @@ impl StudioApp {
         if let Some(confirm) = self.confirm.clone() {
             actions.extend(confirm_ui(&ctx, &confirm));
         }
+        if let Some(outcome) = self.dialogs.path_prompt_ui(&ctx) {
+            self.dialog_outcome(&ctx, outcome);
+        }
         actions.extend(toasts::toasts_ui(&ctx, &self.toasts));
         actions
     }
@@ -1056,11 +968,7 @@ impl eframe::App for StudioApp {
                 }
             }
         }
-        if self.file_pick.is_some()
-            || self.palette_pick.is_some()
-            || !self.save_dialogs.is_empty()
-            || self.download_pick.is_some()
-        {
+        if self.dialogs.is_waiting() {
             ctx.request_repaint_after(Duration::from_millis(150));
         }
     }

@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod compose;
+pub mod dialogs;
 pub mod format;
 pub mod icons;
 pub mod jobs;
