@@ -832,7 +832,7 @@ impl StudioApp {
             actions.extend(viewer::viewer_ui(&ctx, &self.model, state, &self.textures));
         }
         if let Some(confirm) = self.confirm.clone() {
-            actions.extend(confirm_ui(&ctx, &confirm));
+            actions.extend(confirm_ui(&ctx, &confirm, &self.model));
         }
         if let Some(outcome) = self.dialogs.path_prompt_ui(&ctx) {
             self.dialog_outcome(&ctx, outcome);
@@ -1040,9 +1040,10 @@ fn file_name(path: &std::path::Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
+fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Action> {
     let mut actions = Vec::new();
     let delete_body;
+    let retry_body;
     let (title, body, yes) = match confirm {
         Confirm::DeletePalette { name, .. } => {
             delete_body = format!(
@@ -1055,11 +1056,10 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
                 "Delete palette",
             )
         }
-        Confirm::Retry(_) => (
-            "Retry this job?",
-            "This submits a new job and will be billed again. Continue?",
-            "Submit new job",
-        ),
+        Confirm::Retry(local_id) => {
+            retry_body = crate::ui::job_wording::retry_body(model.jobs.get(local_id));
+            ("Retry this job?", retry_body.as_str(), "Submit new job")
+        }
         Confirm::SubmitAgain(_) => (
             "Submit again?",
             "The first submission may have reached the service. Submitting again may bill \

@@ -4,6 +4,7 @@
 use crate::engine::{Command, JobPhase, JobRecord};
 use crate::ui::format;
 use crate::ui::icons::{Icon, paint_icon};
+use crate::ui::job_wording;
 use crate::ui::model::{Action, Confirm, Model};
 use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
@@ -63,7 +64,7 @@ pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64)
         .show(ui, |ui| {
             for job in model.tray_jobs() {
                 ui.push_id(job.local_id, |ui| {
-                    job_card_ui(ui, job, textures, now_ms, &mut actions);
+                    job_card_ui(ui, job, model, textures, now_ms, &mut actions);
                 });
                 ui.add_space(tokens::SPACE_S);
             }
@@ -71,28 +72,93 @@ pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64)
     actions
 }
 
+/// What can be done with a job, in the order its buttons and context menu list them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobCommand {
+    Open,
+    Cancel,
+    Retry,
+    CheckAgain,
+    SubmitAgain,
+    Dismiss,
+    CopyPrompt,
+}
+
+impl JobCommand {
+    pub fn label(self) -> &'static str {
+        match self {
+            JobCommand::Open => "Open",
+            JobCommand::Cancel => "Cancel",
+            JobCommand::Retry => "Retry…",
+            JobCommand::CheckAgain => "Check again",
+            JobCommand::SubmitAgain => "Submit again…",
+            JobCommand::Dismiss => "Dismiss",
+            JobCommand::CopyPrompt => "Copy prompt",
+        }
+    }
+}
+
+/// The commands that apply to `job` now.
+pub fn job_commands(job: &JobRecord) -> Vec<JobCommand> {
+    let mut out = Vec::new();
+    if job.result.as_ref().is_some_and(|r| !r.urls.is_empty()) {
+        out.push(JobCommand::Open);
+    }
+    match &job.phase {
+        JobPhase::Running { .. } => out.push(JobCommand::Cancel),
+        JobPhase::Failed { .. } | JobPhase::Rejected { .. } => out.push(JobCommand::Retry),
+        JobPhase::Unconfirmed { .. } => {
+            out.extend([JobCommand::CheckAgain, JobCommand::SubmitAgain]);
+        }
+        _ => {}
+    }
+    if job.phase.is_finished() {
+        out.push(JobCommand::Dismiss);
+    }
+    out.push(JobCommand::CopyPrompt);
+    out
+}
+
+/// The action a command asks of the shell (copying happens right here, on the UI thread).
+fn command_action(ui: &Ui, job: &JobRecord, command: JobCommand) -> Action {
+    let local_id = job.local_id;
+    match command {
+        JobCommand::Open => Action::OpenViewer { local_id, index: 0 },
+        JobCommand::Cancel => Action::Send(Box::new(Command::Cancel { local_id })),
+        JobCommand::Retry => Action::Ask(Confirm::Retry(local_id)),
+        JobCommand::CheckAgain => Action::Send(Box::new(Command::Reconcile { local_id })),
+        JobCommand::SubmitAgain => Action::Ask(Confirm::SubmitAgain(local_id)),
+        JobCommand::Dismiss => Action::Send(Box::new(Command::Dismiss { local_id })),
+        JobCommand::CopyPrompt => {
+            ui.ctx().copy_text(job.spec.request.prompt.clone());
+            Action::Toast(
+                crate::ui::toasts::ToastKind::Info,
+                "Prompt copied to the clipboard".to_owned(),
+            )
+        }
+    }
+}
+
 fn job_card_ui(
     ui: &mut Ui,
     job: &JobRecord,
+    model: &Model,
     textures: &TextureCache,
     now_ms: i64,
     actions: &mut Vec<Action>,
 ) {
-    tokens::card_frame().show(ui, |ui| {
+    let card = tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.spacing_mut().item_spacing.y = 6.0;
 
-        // Title row: type · model, and the state pill.
+        // Title row: "Image · Flux Schnell · a quiet harbour…", and the state pill.
+        let prompt = &job.spec.request.prompt;
         ui.horizontal(|ui| {
-            let ran = job
-                .result
-                .as_ref()
-                .and_then(|r| r.model.clone())
-                .filter(|m| !m.is_empty() && *m != job.model_label);
-            let mut title = format!("{} · {}", job.spec.kind.label(), job.model_label);
-            if let Some(ran) = &ran {
-                title.push_str(&format!(" · ran {ran}"));
-            }
+            let title = job_wording::job_title(
+                job.spec.kind.label(),
+                &job_wording::model_name(job, model),
+                prompt,
+            );
             let row = Vec2::new(ui.available_width(), 22.0);
             ui.allocate_ui_with_layout(
                 row,
@@ -103,23 +169,12 @@ fn job_card_ui(
                         ui.add(
                             egui::Label::new(RichText::new(title).strong().color(tokens::TEXT))
                                 .truncate(),
-                        );
+                        )
+                        .on_hover_text(prompt.clone());
                     });
                 },
             );
         });
-
-        // Prompt excerpt, one line.
-        let prompt = &job.spec.request.prompt;
-        ui.add(
-            egui::Label::new(
-                RichText::new(format::excerpt(prompt, 200))
-                    .size(12.5)
-                    .color(tokens::TEXT_MUTED),
-            )
-            .truncate(),
-        )
-        .on_hover_text(prompt.clone());
 
         if matches!(job.phase, JobPhase::Running { .. } | JobPhase::Submitting) {
             let fraction = (job.progress_percent / 100.0).clamp(0.0, 1.0);
@@ -129,6 +184,17 @@ fn job_card_ui(
                     .fill(tokens::ACCENT)
                     .corner_radius(CornerRadius::same(3))
                     .animate(fraction <= 0.0),
+            );
+            let elapsed_secs = (now_ms - job.submitted_at_unix_ms).max(0) as f64 / 1000.0;
+            let estimate_secs = job_wording::estimated_duration_secs(job, model);
+            ui.label(
+                RichText::new(job_wording::progress_text(
+                    job.progress_percent,
+                    elapsed_secs,
+                    estimate_secs,
+                ))
+                .size(tokens::TEXT_SMALL)
+                .color(tokens::TEXT_MUTED),
             );
         }
 
@@ -150,23 +216,16 @@ fn job_card_ui(
                     .color(tokens::TEXT_FAINT),
             );
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let running = matches!(job.phase, JobPhase::Running { .. });
-                if running && ui.add(widgets::subtle_button("Cancel")).clicked() {
-                    actions.push(Action::Send(Box::new(Command::Cancel {
-                        local_id: job.local_id,
-                    })));
-                }
-                if job.phase.is_finished() && ui.add(widgets::subtle_button("Dismiss")).clicked() {
-                    actions.push(Action::Send(Box::new(Command::Dismiss {
-                        local_id: job.local_id,
-                    })));
-                }
-                if matches!(
-                    job.phase,
-                    JobPhase::Failed { .. } | JobPhase::Rejected { .. }
-                ) && ui.add(widgets::subtle_button("Retry…")).clicked()
-                {
-                    actions.push(Action::Ask(Confirm::Retry(job.local_id)));
+                // Open is the thumbnails, Copy prompt and the unconfirmed pair live
+                // elsewhere on the card; the context menu lists them all.
+                for command in job_commands(job) {
+                    if matches!(
+                        command,
+                        JobCommand::Cancel | JobCommand::Dismiss | JobCommand::Retry
+                    ) && ui.add(widgets::subtle_button(command.label())).clicked()
+                    {
+                        actions.push(command_action(ui, job, command));
+                    }
                 }
             });
         });
@@ -205,13 +264,13 @@ fn job_card_ui(
             JobPhase::Unconfirmed { note } => {
                 ui.label(RichText::new(note).size(12.5).color(tokens::WARNING));
                 ui.horizontal(|ui| {
-                    if ui.add(widgets::secondary_button("Check again")).clicked() {
-                        actions.push(Action::Send(Box::new(Command::Reconcile {
-                            local_id: job.local_id,
-                        })));
+                    let check = JobCommand::CheckAgain;
+                    if ui.add(widgets::secondary_button(check.label())).clicked() {
+                        actions.push(command_action(ui, job, check));
                     }
-                    if ui.add(widgets::subtle_button("Submit again…")).clicked() {
-                        actions.push(Action::Ask(Confirm::SubmitAgain(job.local_id)));
+                    let again = JobCommand::SubmitAgain;
+                    if ui.add(widgets::subtle_button(again.label())).clicked() {
+                        actions.push(command_action(ui, job, again));
                     }
                 });
             }
@@ -238,6 +297,14 @@ fn job_card_ui(
                         }
                     }
                 });
+            }
+        }
+    });
+    card.response.container_context_menu(|ui| {
+        for command in job_commands(job) {
+            if ui.button(command.label()).clicked() {
+                actions.push(command_action(ui, job, command));
+                ui.close();
             }
         }
     });

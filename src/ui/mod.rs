@@ -8,6 +8,7 @@ pub mod compose;
 pub mod dialogs;
 pub mod format;
 pub mod icons;
+pub mod job_wording;
 pub mod jobs;
 pub mod library;
 pub mod model;
