@@ -35,10 +35,10 @@ impl Reachability {
     /// service offline (once); a successful read while offline asks for an early probe.
     pub fn observe(&self, event: &Event) {
         match read_outcome(event) {
-            Some(Err(error)) if is_unreachable(error) => {
-                if !self.offline.swap(true, Ordering::SeqCst) {
-                    self.went_offline.notify_one();
-                }
+            Some(Err(error))
+                if is_unreachable(error) && !self.offline.swap(true, Ordering::SeqCst) =>
+            {
+                self.went_offline.notify_one();
             }
             Some(Ok(())) if self.is_offline() => self.probe_now.notify_one(),
             _ => {}

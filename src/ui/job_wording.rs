@@ -71,7 +71,8 @@ pub fn progress_text(percent: f32, elapsed_secs: f64, estimate_secs: Option<f64>
     let shown_percent = format!("{} %", percent.round() as u32);
     let by_catalog = estimate_secs.map(|total| total - elapsed_secs);
     // Early progress figures are too noisy to extrapolate from.
-    let by_progress = (percent >= 5.0 && percent < 100.0)
+    let by_progress = (5.0..100.0)
+        .contains(&percent)
         .then(|| elapsed_secs * f64::from(100.0 - percent) / f64::from(percent));
     let (low, high) = match (by_catalog, by_progress) {
         (Some(catalog), Some(progress)) => (catalog.min(progress), catalog.max(progress)),
@@ -92,7 +93,10 @@ pub fn progress_text(percent: f32, elapsed_secs: f64, estimate_secs: Option<f64>
     if low == high {
         format!("{shown_percent} · about {} left", duration_words(high))
     } else if high < 60.0 {
-        format!("{shown_percent} · about {}–{} s left", low as u64, high as u64)
+        format!(
+            "{shown_percent} · about {}–{} s left",
+            low as u64, high as u64
+        )
     } else {
         format!(
             "{shown_percent} · about {}–{} left",
@@ -122,8 +126,7 @@ fn duration_words(secs: f64) -> String {
 /// The retry confirmation's body: the new job's cost and what happened to the failed one.
 pub fn retry_body(job: Option<&JobRecord>) -> String {
     let Some(job) = job else {
-        return "This submits a new job with the same settings and it will be billed."
-            .to_owned();
+        return "This submits a new job with the same settings and it will be billed.".to_owned();
     };
     let cost = match job.credits_estimate {
         Some(credits) => format!("It costs about {}.", format::credits(credits)),
@@ -164,9 +167,15 @@ mod tests {
     #[test]
     fn eta_is_a_range_from_catalog_and_progress() {
         // 30 s expected, 10 s in, 42 %: ~20 s by the catalog, ~14 s by progress.
-        assert_eq!(progress_text(42.0, 10.0, Some(30.0)), "42 % · about 15–20 s left");
+        assert_eq!(
+            progress_text(42.0, 10.0, Some(30.0)),
+            "42 % · about 15–20 s left"
+        );
         // Only the catalog: ±30 % around 20 s.
-        assert_eq!(progress_text(0.0, 10.0, Some(30.0)), "0 % · about 15–30 s left");
+        assert_eq!(
+            progress_text(0.0, 10.0, Some(30.0)),
+            "0 % · about 15–30 s left"
+        );
         // Long jobs speak in minutes.
         assert_eq!(
             progress_text(10.0, 30.0, Some(300.0)),
