@@ -95,3 +95,50 @@ fn a_file_dialog_that_cannot_open_says_why_and_offers_a_path_field() {
         !h.state().path_prompt_open() && h.state().compose_source_count() == 1
     });
 }
+
+#[test]
+fn tray_starts_as_a_strip_and_the_retry_dialog_names_the_cost() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    // No jobs yet: the collapsed strip with its accessible button.
+    harness.get_by_label("Show job tray");
+    assert!(harness.query_by_label("Hide job tray").is_none());
+
+    harness
+        .state()
+        .session()
+        .local_sandbox()
+        .expect("local sandbox")
+        .fail_next_jobs(1, true);
+    harness.get_by_label("Prompt").click();
+    harness.step();
+    harness
+        .get_by_label("Prompt")
+        .type_text("a quiet harbour at dawn");
+    harness.step();
+    harness
+        .get_by(|node| {
+            node.role() == egui::accesskit::Role::Button
+                && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click_accesskit();
+    step_until(&mut harness, "the job to fail", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|j| j.phase.is_finished())
+    });
+    harness.step();
+    // Submitting in a wide window expanded the tray; the title reads as a person says it.
+    harness.get_by_label("Hide job tray");
+    harness.get_by_label_contains("Image · ");
+    harness.get_by_label_contains("a quiet harbour at dawn");
+
+    harness.get_by_label("Retry…").click();
+    step_until(&mut harness, "the retry confirmation", |h| {
+        h.query_by_label("Submit new job").is_some()
+    });
+    harness.get_by_label_contains("It is billed again: about");
+    harness.get_by_label_contains("The failed job was not billed");
+}

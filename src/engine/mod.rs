@@ -5,6 +5,7 @@
 pub mod journal;
 pub mod library;
 pub mod library_transfers;
+pub mod notices;
 pub mod palettes;
 pub mod protocol;
 pub mod rate_limit;

@@ -248,6 +248,9 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
         match command {
             Command::Shutdown => break,
             Command::RetryConnection => ctx.reachability.retry_now(),
+            Command::Notify(notice) => {
+                tokio::spawn(super::notices::show(ctx.clone(), transfers.clone(), notice));
+            }
             library_command @ (Command::LoadMediaPage { .. }
             | Command::LoadMediaDetail { .. }
             | Command::RefreshFolders

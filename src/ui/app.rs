@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 mod dialogs;
+mod notices;
 mod results;
 mod service;
 
@@ -47,7 +48,9 @@ pub struct StudioApp {
     toasts: Toasts,
     viewer: Option<ViewerState>,
     confirm: Option<Confirm>,
-    tray_open: bool,
+    tray: jobs::TrayState,
+    /// The window title last sent (it carries the running count).
+    window_title: String,
     epoch: u64,
     /// File dialogs and the "type a path" prompt when none can open.
     dialogs: FileDialogs,
@@ -77,7 +80,8 @@ impl StudioApp {
             toasts: Toasts::default(),
             viewer: None,
             confirm: None,
-            tray_open: true,
+            tray: jobs::TrayState::default(),
+            window_title: String::new(),
             dialogs: FileDialogs::default(),
             library: LibraryState::default(),
             thumbnails: None,
@@ -396,7 +400,10 @@ impl StudioApp {
                 self.model.jobs = records.into_iter().map(|r| (r.local_id, r)).collect();
                 self.model.jobs_restored = true;
             }
-            Event::JobUpdated(record) => self.job_updated(record),
+            Event::JobUpdated(record) => {
+                self.notice_if_in_background(ctx, &record);
+                self.job_updated(record);
+            }
             Event::JobRemoved(local_id) => {
                 self.model.jobs.remove(&local_id);
                 if self.viewer.is_some_and(|v| v.local_id == local_id) {
@@ -430,12 +437,16 @@ impl StudioApp {
             ),
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
+            Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
         }
     }
 
     fn job_updated(&mut self, record: JobRecord) {
         let local_id = record.local_id;
         let is_new = !self.model.jobs.contains_key(&local_id);
+        if is_new && !self.model.restored.contains(&local_id) {
+            self.tray.job_submitted();
+        }
         if is_new && self.compose.awaiting_job && !self.model.restored.contains(&local_id) {
             self.compose.awaiting_job = false;
             self.compose.tracked_job = Some(local_id);
@@ -529,7 +540,7 @@ impl StudioApp {
                 self.view = view;
             }
             Action::SubmitCompose => self.submit(),
-            Action::ToggleTray => self.tray_open = !self.tray_open,
+            Action::ToggleTray => self.tray.toggle(),
             Action::OpenViewer { local_id, index } => {
                 self.viewer = Some(ViewerState { local_id, index });
             }
@@ -748,7 +759,7 @@ impl StudioApp {
                         service_label: &service_label,
                         connection_error: connection_error.as_deref(),
                         project_name: project_name.as_deref(),
-                        tray_open: self.tray_open,
+                        tray_open: self.tray.expanded,
                     },
                 ));
             });
@@ -766,7 +777,22 @@ impl StudioApp {
                 actions.extend(shell::rail_ui(ui, self.view, self.model.running_count()));
             });
 
-        if self.tray_open {
+        self.tray
+            .update(ctx.content_rect().width(), self.model.jobs.len());
+        if !self.tray.expanded {
+            egui::Panel::right("job_tray_strip")
+                .exact_size(jobs::TRAY_STRIP_WIDTH_PT)
+                .resizable(false)
+                .show_separator_line(false)
+                .frame(
+                    egui::Frame::new()
+                        .fill(tokens::BG_PANEL)
+                        .stroke(Stroke::new(1.0, tokens::BORDER)),
+                )
+                .show(ui, |ui| {
+                    actions.extend(jobs::tray_strip_ui(ui, &self.model))
+                });
+        } else {
             egui::Panel::right("job_tray")
                 .default_size(tokens::TRAY_WIDTH)
                 .size_range(280.0..=560.0)
@@ -987,6 +1013,7 @@ impl eframe::App for StudioApp {
 
         let actions = self.layout(ui);
         self.forward_retry_request(&ctx);
+        self.update_window_title(&ctx);
         self.handle_file_drops(&ctx);
         for action in actions {
             self.apply(&ctx, action);

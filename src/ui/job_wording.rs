@@ -129,8 +129,8 @@ pub fn retry_body(job: Option<&JobRecord>) -> String {
         return "This submits a new job with the same settings and it will be billed.".to_owned();
     };
     let cost = match job.credits_estimate {
-        Some(credits) => format!("It costs about {}.", format::credits(credits)),
-        None => "Its cost is not known in advance.".to_owned(),
+        Some(credits) => format!("It is billed again: about {}.", format::credits(credits)),
+        None => "It is billed again; its cost is not known in advance.".to_owned(),
     };
     let earlier = match &job.phase {
         JobPhase::Rejected { .. } => {
@@ -150,6 +150,11 @@ pub fn retry_body(job: Option<&JobRecord>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_without_a_job_still_says_it_bills() {
+        assert!(retry_body(None).contains("billed"));
+    }
 
     #[test]
     fn title_reads_kind_model_and_prompt_excerpt() {

@@ -378,3 +378,145 @@ pub fn thumbnail_ui(ui: &mut Ui, textures: &TextureCache, url: &str, name: &str)
         _ => response,
     }
 }
+
+/// Narrower windows get the collapsed strip so the panels keep their room.
+pub const TRAY_COLLAPSE_BELOW_PT: f32 = 1200.0;
+/// Width of the collapsed strip.
+pub const TRAY_STRIP_WIDTH_PT: f32 = 44.0;
+
+/// Whether the tray is expanded or a narrow strip. It collapses by itself when the window
+/// becomes narrow or the last job goes, and expands when a job is submitted while the
+/// window is wide enough; a click on the strip or the hide button always wins until the
+/// next such change.
+#[derive(Clone, Debug, Default)]
+pub struct TrayState {
+    pub expanded: bool,
+    /// Window width and job count seen last frame (`None` before the first frame).
+    last_seen: Option<(bool, bool)>,
+    wide: bool,
+}
+
+impl TrayState {
+    /// Called once per frame before layout.
+    pub fn update(&mut self, window_width_pt: f32, job_count: usize) {
+        let wide = window_width_pt >= TRAY_COLLAPSE_BELOW_PT;
+        let has_jobs = job_count > 0;
+        match self.last_seen {
+            None => self.expanded = wide && has_jobs,
+            Some((was_wide, had_jobs)) => {
+                if (was_wide && !wide) || (had_jobs && !has_jobs) {
+                    self.expanded = false;
+                }
+                if !had_jobs && has_jobs && wide {
+                    self.expanded = true;
+                }
+            }
+        }
+        self.wide = wide;
+        self.last_seen = Some((wide, has_jobs));
+    }
+
+    /// A job was submitted in this run: show it when there is room.
+    pub fn job_submitted(&mut self) {
+        if self.wide {
+            self.expanded = true;
+        }
+    }
+
+    pub fn toggle(&mut self) {
+        self.expanded = !self.expanded;
+    }
+}
+
+/// The collapsed tray: a badge with the running count and a "Show job tray" button.
+pub fn tray_strip_ui(ui: &mut Ui, model: &Model) -> Vec<Action> {
+    let mut actions = Vec::new();
+    ui.vertical_centered(|ui| {
+        ui.add_space(tokens::SPACE_S);
+        let response = ui
+            .allocate_exact_size(Vec2::new(32.0, 32.0), Sense::click())
+            .1;
+        let rect = response.rect;
+        let painter = ui.painter();
+        let hovered = response.hovered();
+        if hovered {
+            painter.rect_filled(
+                rect,
+                CornerRadius::same(tokens::RADIUS_M),
+                tokens::BG_ELEVATED,
+            );
+        }
+        let color = if hovered {
+            tokens::TEXT
+        } else {
+            tokens::TEXT_MUTED
+        };
+        // The expand glyph: the collapse icon mirrored is not available, so a chevron.
+        paint_icon(painter, rect.shrink(7.0), Icon::ChevronLeft, color);
+        let running = model.running_count();
+        if running > 0 {
+            let center = egui::pos2(rect.right() - 3.0, rect.top() + 3.0);
+            painter.circle_filled(center, 8.0, tokens::ACCENT);
+            painter.text(
+                center,
+                egui::Align2::CENTER_CENTER,
+                running.min(99).to_string(),
+                egui::FontId::proportional(10.0),
+                tokens::ON_ACCENT,
+            );
+        }
+        let name = if running > 0 {
+            format!("Show job tray ({running} running)")
+        } else {
+            "Show job tray".to_owned()
+        };
+        response.widget_info(|| WidgetInfo::labeled(Role::Button, true, "Show job tray"));
+        let response = response
+            .on_hover_cursor(egui::CursorIcon::PointingHand)
+            .on_hover_text(name);
+        if response.clicked() {
+            actions.push(Action::ToggleTray);
+        }
+    });
+    actions
+}
+
+#[cfg(test)]
+mod tray_tests {
+    use super::*;
+
+    #[test]
+    fn tray_starts_collapsed_when_narrow_or_empty() {
+        let mut tray = TrayState::default();
+        tray.update(1440.0, 0);
+        assert!(!tray.expanded);
+        let mut tray = TrayState::default();
+        tray.update(1024.0, 3);
+        assert!(!tray.expanded);
+        let mut tray = TrayState::default();
+        tray.update(1440.0, 3);
+        assert!(tray.expanded);
+    }
+
+    #[test]
+    fn tray_collapses_when_the_window_narrows_and_expands_on_submit_when_wide() {
+        let mut tray = TrayState::default();
+        tray.update(1440.0, 1);
+        tray.update(1000.0, 1);
+        assert!(!tray.expanded);
+        // A click while narrow is respected.
+        tray.toggle();
+        tray.update(1000.0, 1);
+        assert!(tray.expanded);
+        tray.toggle();
+        // Submitting while narrow leaves the strip; while wide it opens.
+        tray.job_submitted();
+        assert!(!tray.expanded);
+        tray.update(1440.0, 1);
+        tray.job_submitted();
+        assert!(tray.expanded);
+        // The last job dismissed: back to the strip.
+        tray.update(1440.0, 0);
+        assert!(!tray.expanded);
+    }
+}
