@@ -62,7 +62,7 @@ fn unreachable_ui(ui: &mut Ui, unreachable: &Unreachable, raw_error: &str) {
                 tokens::WARNING,
             );
             let retry = ui
-                .add(widgets::subtle_button("Retry"))
+                .add(widgets::secondary_button("Retry").small())
                 .on_hover_text("Try to reach the service now instead of waiting");
             if retry.clicked() {
                 request_retry(ui.ctx());
