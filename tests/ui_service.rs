@@ -45,6 +45,7 @@ fn service_stopped_mid_session_shows_offline_and_recovers_by_itself() {
         "the raw networking error stays in the collapsed details"
     );
     assert_eq!(harness.state().library_len(), 0);
+    harness.check_accessibility();
 
     harness
         .state_mut()
@@ -81,6 +82,8 @@ fn a_file_dialog_that_cannot_open_says_why_and_offers_a_path_field() {
     let toast = harness.state().toast_texts().join("\n");
     assert!(toast.contains("drag and drop"), "{toast}");
     assert!(harness.state().path_prompt_open());
+    harness.step();
+    harness.check_accessibility();
 
     let photo = support::fixture_photo("coffee.png");
     harness.step();
@@ -103,6 +106,7 @@ fn tray_starts_as_a_strip_and_the_retry_dialog_names_the_cost() {
     wait_for_service_data(&mut harness);
     // No jobs yet: the collapsed strip with its accessible button.
     harness.get_by_label("Show job tray");
+    harness.check_accessibility();
     assert!(harness.query_by_label("Hide job tray").is_none());
 
     harness

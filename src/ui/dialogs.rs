@@ -71,11 +71,14 @@ impl DialogKind {
 
 /// The file name a save dialog suggests for an output URL.
 pub fn suggested_file_name(url: &str) -> String {
-    url.split(['?', '#'])
-        .next()
-        .unwrap_or(url)
-        .rsplit('/')
-        .find(|s| !s.is_empty() && !s.contains(':'))
+    let without_query = url.split(['?', '#']).next().unwrap_or(url);
+    // Only the path names the file, never the host.
+    let path = match without_query.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_, path)| path),
+        None => without_query,
+    };
+    path.rsplit('/')
+        .find(|s| !s.is_empty())
         .unwrap_or("image.png")
         .to_owned()
 }
