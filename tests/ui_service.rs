@@ -139,6 +139,24 @@ fn tray_starts_as_a_strip_and_the_retry_dialog_names_the_cost() {
     harness.get_by_label_contains("Image · ");
     harness.get_by_label_contains("a quiet harbour at dawn");
 
+    // Right-click on the job: the same commands as its buttons, plus Copy prompt.
+    harness.get_by_label_contains("Image · ").click_secondary();
+    step_until(&mut harness, "the job's context menu", |h| {
+        h.query_by_label("Copy prompt").is_some()
+    });
+    assert_eq!(harness.query_all_by_label("Retry…").count(), 2);
+    assert_eq!(harness.query_all_by_label("Dismiss").count(), 2);
+    harness.get_by_label("Copy prompt").click();
+    step_until(&mut harness, "the copy toast", |h| {
+        h.state()
+            .toast_texts()
+            .iter()
+            .any(|t| t == "Prompt copied to the clipboard")
+    });
+    step_until(&mut harness, "the menu to close", |h| {
+        h.query_by_label("Copy prompt").is_none()
+    });
+
     harness.get_by_label("Retry…").click();
     step_until(&mut harness, "the retry confirmation", |h| {
         h.query_by_label("Submit new job").is_some()
