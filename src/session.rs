@@ -61,6 +61,8 @@ struct Connection {
     /// Kept alive for as long as the local profile is active; dropped = stopped.
     sandbox: Option<SandboxHandle>,
     label: String,
+    /// Where the engine sends requests (for "can't reach …" messages).
+    base_url: String,
 }
 
 pub struct Session {
@@ -110,6 +112,43 @@ impl Session {
     /// credit controls serve demos and tests).
     pub fn local_sandbox(&self) -> Option<&SandboxHandle> {
         self.connection.as_ref()?.sandbox.as_ref()
+    }
+
+    /// The service address the engine talks to, while connected.
+    pub fn base_url(&self) -> Option<&str> {
+        self.connection.as_ref().map(|c| c.base_url.as_str())
+    }
+
+    /// Stops the embedded sandbox while the engine keeps running, as if the service went
+    /// away mid-session (tests, demos). False when the local profile is not active.
+    pub fn stop_local_sandbox(&mut self) -> bool {
+        let Some(sandbox) = self.connection.as_mut().and_then(|c| c.sandbox.take()) else {
+            return false;
+        };
+        sandbox.shutdown();
+        true
+    }
+
+    /// Starts the embedded sandbox again on the port the engine already talks to, after
+    /// [`Session::stop_local_sandbox`]. Same data folder, so the same key and data.
+    pub fn restart_local_sandbox(&mut self) -> Result<(), String> {
+        let Some(connection) = self.connection.as_mut() else {
+            return Err("not connected".to_owned());
+        };
+        if connection.sandbox.is_some() {
+            return Ok(());
+        }
+        let port = self
+            .settings
+            .last_sandbox_port
+            .ok_or_else(|| "the sandbox never ran in this session".to_owned())?;
+        let mut config = SandboxConfig::new(self.paths.sandbox_dir());
+        config.port = port;
+        config.port_fallback = false;
+        config.speed = self.options.sandbox_speed;
+        let sandbox = sandbox::start(config).map_err(|e| e.to_string())?;
+        connection.sandbox = Some(sandbox);
+        Ok(())
     }
 
     pub fn send(&self, command: Command) -> Result<(), String> {
@@ -334,6 +373,7 @@ impl Session {
         let label = format!("{} · 127.0.0.1:{}", profile.name, sandbox.port());
         Ok(Connection {
             engine,
+            base_url: sandbox.base_url().to_owned(),
             sandbox: Some(sandbox),
             label,
         })
@@ -360,6 +400,7 @@ impl Session {
             engine,
             sandbox: None,
             label: format!("{} · {host}", profile.name),
+            base_url: base_url.to_owned(),
         })
     }
 

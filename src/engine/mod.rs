@@ -5,9 +5,11 @@
 pub mod journal;
 pub mod library;
 pub mod library_transfers;
+pub mod notices;
 pub mod palettes;
 pub mod protocol;
 pub mod rate_limit;
+pub mod reachability;
 pub mod runtime;
 pub mod tracker;
 pub mod transfers;

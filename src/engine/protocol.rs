@@ -146,6 +146,11 @@ pub enum Command {
     /// Show the cached cinematic presets at once, then revalidate them with the service
     /// (If-None-Match); answered by one or two `Presets` events.
     RefreshPresets,
+    /// Show a desktop notification for a finished job (the window is in the background);
+    /// a click answers with `NoticeClicked`.
+    Notify(super::notices::Notice),
+    /// The service is unreachable and the user asked to try now (cuts the back-off short).
+    RetryConnection,
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
     Shutdown,
 }
@@ -429,5 +434,16 @@ pub enum Event {
     OpenFailed {
         url: String,
         error: String,
+    },
+    /// Reads stopped getting answers (connection refused, DNS, timeout). Sent once; the
+    /// engine probes with back-off until `ServiceReachable`.
+    ServiceUnreachable {
+        error: String,
+    },
+    /// The service answers again after `ServiceUnreachable`.
+    ServiceReachable,
+    /// The desktop notification of this job was clicked.
+    NoticeClicked {
+        local_id: LocalJobId,
     },
 }

@@ -5,6 +5,7 @@ use super::journal::{Journal, JournalError};
 use super::library::Library;
 use super::library_transfers::TransferTuning;
 use super::protocol::{Command, Event};
+use super::reachability::Reachability;
 use super::tracker::Tracker;
 use super::transfers::Transfers;
 use crate::api::{ApiClient, ApiError, ClientConfig};
@@ -144,6 +145,7 @@ pub(crate) struct Ctx {
     pub journal: Journal,
     pub service_id: String,
     pub cache_dir: PathBuf,
+    pub reachability: Reachability,
     events: mpsc::Sender<Event>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 }
@@ -152,6 +154,7 @@ impl Ctx {
     /// Send an event to the UI, then ask for a repaint. Waits while the queue is full;
     /// returns quietly once the UI side is gone.
     pub async fn emit(&self, event: Event) {
+        self.reachability.observe(&event);
         if self.events.send(event).await.is_ok() {
             (self.repaint)();
         }
@@ -183,6 +186,7 @@ pub fn start_with(
         journal,
         service_id: config.service_id.clone(),
         cache_dir: config.cache_dir.clone(),
+        reachability: Reachability::default(),
         events: event_tx,
         repaint: config.repaint.clone(),
     });
@@ -234,6 +238,7 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
     let transfers = Transfers::new(ctx.clone());
     let library = Library::new(ctx.clone(), &tuning);
 
+    tokio::spawn(super::reachability::probe_task(ctx.clone()));
     tracker.restore().await;
     tokio::spawn(refresh_catalog(ctx.clone()));
     tokio::spawn(refresh_credits(ctx.clone()));
@@ -242,6 +247,10 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
     while let Some(command) = commands.recv().await {
         match command {
             Command::Shutdown => break,
+            Command::RetryConnection => ctx.reachability.retry_now(),
+            Command::Notify(notice) => {
+                tokio::spawn(super::notices::show(ctx.clone(), transfers.clone(), notice));
+            }
             library_command @ (Command::LoadMediaPage { .. }
             | Command::LoadMediaDetail { .. }
             | Command::RefreshFolders

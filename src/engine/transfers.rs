@@ -97,6 +97,15 @@ impl Transfers {
     }
 
     async fn open_inner(&self, url: &str) -> Result<(), String> {
+        let path = self.cached_output(url).await?;
+        tokio::task::spawn_blocking(move || open::that_detached(&path))
+            .await
+            .map_err(|e| format!("opener stopped: {e}"))?
+            .map_err(|e| format!("no application could open the file: {e}"))
+    }
+
+    /// A local copy of an output URL under the cache (downloaded once, then reused).
+    pub(crate) async fn cached_output(&self, url: &str) -> Result<PathBuf, String> {
         let folder = self.ctx.cache_dir.join(OPEN_CACHE_FOLDER);
         tokio::fs::create_dir_all(&folder)
             .await
@@ -131,10 +140,7 @@ impl Transfers {
                 }
             }
         };
-        tokio::task::spawn_blocking(move || open::that_detached(&path))
-            .await
-            .map_err(|e| format!("opener stopped: {e}"))?
-            .map_err(|e| format!("no application could open the file: {e}"))
+        Ok(path)
     }
 }
 

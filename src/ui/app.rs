@@ -5,6 +5,7 @@ use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use crate::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority};
 use crate::session::Session;
 use crate::ui::compose::{self, CreateState};
+use crate::ui::dialogs::{DialogKind, FileDialogs};
 use crate::ui::format;
 use crate::ui::jobs;
 use crate::ui::library::{self, LibraryState, Place};
@@ -20,11 +21,13 @@ use crate::ui::tokens;
 use crate::ui::viewer::ViewerState;
 use crate::ui::widgets;
 use egui::{RichText, Stroke};
-use poll_promise::Promise;
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod dialogs;
+mod notices;
 mod results;
+mod service;
 
 /// How the studio starts (from the command line).
 #[derive(Clone, Debug, Default)]
@@ -45,25 +48,20 @@ pub struct StudioApp {
     toasts: Toasts,
     viewer: ViewerState,
     confirm: Option<Confirm>,
-    tray_open: bool,
+    tray: jobs::TrayState,
+    /// The window title last sent (it carries the running count).
+    window_title: String,
     epoch: u64,
-    file_pick: Option<Promise<Option<Vec<PathBuf>>>>,
-    save_dialogs: Vec<(String, Promise<Option<PathBuf>>)>,
+    /// File dialogs and the "type a path" prompt when none can open.
+    dialogs: FileDialogs,
     library: LibraryState,
     /// Library thumbnails: fetched, decoded and downscaled off the UI thread, disk-cached.
     thumbnails: Option<ThumbnailPipeline>,
     /// The visible range the pipeline's queue was last trimmed to.
     thumbnails_trimmed_for: Option<(u64, std::ops::Range<usize>)>,
-    /// "Save to folder…": the folder dialog and the items to download there.
-    download_pick: Option<(
-        Vec<crate::engine::protocol::DownloadItem>,
-        Promise<Option<PathBuf>>,
-    )>,
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
     palettes: PalettesState,
-    /// The file dialog for palette reference images.
-    palette_pick: Option<Promise<Option<Vec<PathBuf>>>>,
 }
 
 impl StudioApp {
@@ -85,17 +83,15 @@ impl StudioApp {
             toasts: Toasts::default(),
             viewer: ViewerState::default(),
             confirm: None,
-            tray_open: true,
-            file_pick: None,
-            save_dialogs: Vec::new(),
+            tray: jobs::TrayState::default(),
+            window_title: String::new(),
+            dialogs: FileDialogs::default(),
             library: LibraryState::default(),
             thumbnails: None,
             thumbnails_trimmed_for: None,
-            download_pick: None,
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
             palettes: PalettesState::default(),
-            palette_pick: None,
         };
         let remembered = app
             .session
@@ -122,6 +118,16 @@ impl StudioApp {
     /// The session (read-only), e.g. for the local sandbox's controls in tests.
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// The session, e.g. to stop and restart the local sandbox in tests.
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// Whether the service is shown as unreachable.
+    pub fn service_offline(&self) -> bool {
+        self.model.service.is_offline()
     }
 
     /// The job whose output the viewer shows (None when closed or showing a library item).
@@ -413,7 +419,10 @@ impl StudioApp {
                 self.model.jobs = records.into_iter().map(|r| (r.local_id, r)).collect();
                 self.model.jobs_restored = true;
             }
-            Event::JobUpdated(record) => self.job_updated(record),
+            Event::JobUpdated(record) => {
+                self.notice_if_in_background(ctx, &record);
+                self.job_updated(record);
+            }
             Event::JobRemoved(local_id) => {
                 self.model.jobs.remove(&local_id);
                 self.viewer.forget_job(local_id);
@@ -436,12 +445,18 @@ impl StudioApp {
                 ToastKind::Error,
                 format!("Could not open the image: {error}"),
             ),
+            Event::ServiceUnreachable { error } => self.service_unreachable(error),
+            Event::ServiceReachable => self.service_reachable(),
+            Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
         }
     }
 
     fn job_updated(&mut self, record: JobRecord) {
         let local_id = record.local_id;
         let is_new = !self.model.jobs.contains_key(&local_id);
+        if is_new && !self.model.restored.contains(&local_id) {
+            self.tray.job_submitted();
+        }
         let restored = self.model.restored.contains(&local_id);
         let finished_now = record.phase.is_finished();
         let completed_now = record.phase == JobPhase::Completed;
@@ -481,51 +496,6 @@ impl StudioApp {
             remembered.or_else(|| self.model.default_project().map(|p| p.id.clone()));
     }
 
-    fn poll_dialogs(&mut self, ctx: &egui::Context) {
-        if let Some(promise) = self.palette_pick.take() {
-            match promise.try_take() {
-                Ok(Some(paths)) => {
-                    for action in self.palettes.add_images(paths) {
-                        self.apply(ctx, action);
-                    }
-                }
-                Ok(None) => {}
-                Err(promise) => self.palette_pick = Some(promise),
-            }
-        }
-        if let Some(promise) = self.file_pick.take() {
-            match promise.try_take() {
-                Ok(Some(paths)) => {
-                    for action in self.create.add_source_files(paths) {
-                        self.apply(ctx, action);
-                    }
-                }
-                Ok(None) => {}
-                Err(promise) => self.file_pick = Some(promise),
-            }
-        }
-        let mut pending = Vec::new();
-        for (url, promise) in std::mem::take(&mut self.save_dialogs) {
-            match promise.try_take() {
-                Ok(Some(path)) => self.send(Command::SaveUrlToFile { url, path }),
-                Ok(None) => {}
-                Err(promise) => pending.push((url, promise)),
-            }
-        }
-        self.save_dialogs = pending;
-        if let Some((items, promise)) = self.download_pick.take() {
-            match promise.try_take() {
-                Ok(Some(folder)) => {
-                    for action in self.library.download_to(items, folder) {
-                        self.apply_plain(action);
-                    }
-                }
-                Ok(None) => {}
-                Err(promise) => self.download_pick = Some((items, promise)),
-            }
-        }
-    }
-
     /// Apply an action that needs no egui context (from dialogs and events).
     fn apply_plain(&mut self, action: Action) {
         match action {
@@ -554,7 +524,7 @@ impl StudioApp {
                     self.apply(ctx, action);
                 }
             }
-            Action::ToggleTray => self.tray_open = !self.tray_open,
+            Action::ToggleTray => self.tray.toggle(),
             Action::OpenViewer { local_id, index } => {
                 self.viewer.open_job(&self.model, local_id, index);
             }
@@ -564,30 +534,8 @@ impl StudioApp {
                 self.toasts
                     .push(ToastKind::Info, "URL copied to the clipboard");
             }
-            Action::SaveAs { url } => {
-                let suggested = url
-                    .rsplit('/')
-                    .find(|s| !s.is_empty())
-                    .unwrap_or("image.png")
-                    .to_owned();
-                let promise = Promise::spawn_thread("save-dialog", move || {
-                    rfd::FileDialog::new()
-                        .set_title("Save image")
-                        .set_file_name(suggested)
-                        .save_file()
-                });
-                self.save_dialogs.push((url, promise));
-            }
-            Action::PickSourceFiles => {
-                if self.file_pick.is_none() {
-                    self.file_pick = Some(Promise::spawn_thread("source-dialog", || {
-                        rfd::FileDialog::new()
-                            .set_title("Add images to edit")
-                            .add_filter("Images", &compose::state::IMAGE_EXTENSIONS)
-                            .pick_files()
-                    }));
-                }
-            }
+            Action::SaveAs { url } => self.dialogs.open(DialogKind::SaveImage { url }),
+            Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             action @ (Action::AddSourceUrl(_)
             | Action::RemoveSource(_)
             | Action::SelectPreset { .. }
@@ -607,14 +555,7 @@ impl StudioApp {
                 }
             }
             Action::PickPaletteImages => {
-                if self.palette_pick.is_none() {
-                    self.palette_pick = Some(Promise::spawn_thread("palette-dialog", || {
-                        rfd::FileDialog::new()
-                            .set_title("Reference images for a palette")
-                            .add_filter("Images", &palettes::state::IMAGE_EXTENSIONS)
-                            .pick_files()
-                    }));
-                }
+                self.dialogs.open(DialogKind::PaletteImages);
             }
             Action::Ask(confirm) => self.confirm = Some(confirm),
             Action::CancelConfirm => self.confirm = None,
@@ -711,14 +652,7 @@ impl StudioApp {
             } => self.toasts.push_with_action(kind, text, label, action),
             Action::Result(action) => self.apply_result_action(ctx, action),
             Action::PickDownloadFolder(items) => {
-                if self.download_pick.is_none() {
-                    let promise = Promise::spawn_thread("download-folder-dialog", || {
-                        rfd::FileDialog::new()
-                            .set_title("Save to folder")
-                            .pick_folder()
-                    });
-                    self.download_pick = Some((items, promise));
-                }
+                self.dialogs.open(DialogKind::DownloadFolder { items })
             }
         }
     }
@@ -766,7 +700,7 @@ impl StudioApp {
                         service_label: &service_label,
                         connection_error: connection_error.as_deref(),
                         project_name: project_name.as_deref(),
-                        tray_open: self.tray_open,
+                        tray_open: self.tray.expanded,
                     },
                 ));
             });
@@ -784,7 +718,22 @@ impl StudioApp {
                 actions.extend(shell::rail_ui(ui, self.view, self.model.running_count()));
             });
 
-        if self.tray_open {
+        self.tray
+            .update(ctx.content_rect().width(), self.model.jobs.len());
+        if !self.tray.expanded {
+            egui::Panel::right("job_tray_strip")
+                .exact_size(jobs::TRAY_STRIP_WIDTH_PT)
+                .resizable(false)
+                .show_separator_line(false)
+                .frame(
+                    egui::Frame::new()
+                        .fill(tokens::BG_PANEL)
+                        .stroke(Stroke::new(1.0, tokens::BORDER)),
+                )
+                .show(ui, |ui| {
+                    actions.extend(jobs::tray_strip_ui(ui, &self.model))
+                });
+        } else {
             egui::Panel::right("job_tray")
                 .default_size(tokens::TRAY_WIDTH)
                 .size_range(280.0..=560.0)
@@ -848,7 +797,10 @@ impl StudioApp {
             });
 
         if let Some(confirm) = self.confirm.clone() {
-            actions.extend(confirm_ui(&ctx, &confirm));
+            actions.extend(confirm_ui(&ctx, &confirm, &self.model));
+        }
+        if let Some(outcome) = self.dialogs.path_prompt_ui(&ctx) {
+            self.dialog_outcome(&ctx, outcome);
         }
         actions.extend(toasts::toasts_ui(&ctx, &self.toasts));
         actions
@@ -983,11 +935,7 @@ impl eframe::App for StudioApp {
                 }
             }
         }
-        if self.file_pick.is_some()
-            || self.palette_pick.is_some()
-            || !self.save_dialogs.is_empty()
-            || self.download_pick.is_some()
-        {
+        if self.dialogs.is_waiting() {
             ctx.request_repaint_after(Duration::from_millis(150));
         }
     }
@@ -1012,6 +960,8 @@ impl eframe::App for StudioApp {
         }
 
         let actions = self.layout(ui);
+        self.forward_retry_request(&ctx);
+        self.update_window_title(&ctx);
         self.handle_file_drops(&ctx);
         for action in actions {
             self.apply(&ctx, action);
@@ -1065,9 +1015,10 @@ fn start_thumbnails(ctx: &egui::Context, session: &Session) -> Option<ThumbnailP
     }
 }
 
-fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
+fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Action> {
     let mut actions = Vec::new();
     let delete_body;
+    let retry_body;
     let vary_body;
     let (title, body, yes) = match confirm {
         Confirm::Vary { credits, .. } => {
@@ -1092,11 +1043,10 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
                 "Delete palette",
             )
         }
-        Confirm::Retry(_) => (
-            "Retry this job?",
-            "This submits a new job and will be billed again. Continue?",
-            "Submit new job",
-        ),
+        Confirm::Retry(local_id) => {
+            retry_body = crate::ui::job_wording::retry_body(model.jobs.get(local_id));
+            ("Retry this job?", retry_body.as_str(), "Submit new job")
+        }
         Confirm::SubmitAgain(_) => (
             "Submit again?",
             "The first submission may have reached the service. Submitting again may bill \

@@ -3,13 +3,14 @@
 
 use crate::engine::{Command, JobPhase, JobRecord};
 use crate::ui::format;
-use crate::ui::icons::Icon;
+use crate::ui::icons::{Icon, paint_icon};
+use crate::ui::job_wording;
 use crate::ui::model::{Action, Confirm, Model, ResultRef};
 use crate::ui::result_tile::{Fit, ResultTile, job_result_refs, result_tile_ui};
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::widgets;
-use egui::{Color32, CornerRadius, RichText, Ui, Vec2};
+use egui::{Color32, CornerRadius, RichText, Role, Sense, Ui, Vec2, WidgetInfo};
 
 pub fn phase_color(phase: &JobPhase) -> Color32 {
     match phase {
@@ -61,7 +62,7 @@ pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64)
         .show(ui, |ui| {
             for job in model.tray_jobs() {
                 ui.push_id(job.local_id, |ui| {
-                    job_card_ui(ui, job, textures, now_ms, &mut actions);
+                    job_card_ui(ui, job, model, textures, now_ms, &mut actions);
                 });
                 ui.add_space(tokens::SPACE_S);
             }
@@ -69,28 +70,93 @@ pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64)
     actions
 }
 
+/// What can be done with a job, in the order its buttons and context menu list them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobCommand {
+    Open,
+    Cancel,
+    Retry,
+    CheckAgain,
+    SubmitAgain,
+    Dismiss,
+    CopyPrompt,
+}
+
+impl JobCommand {
+    pub fn label(self) -> &'static str {
+        match self {
+            JobCommand::Open => "Open",
+            JobCommand::Cancel => "Cancel",
+            JobCommand::Retry => "Retry…",
+            JobCommand::CheckAgain => "Check again",
+            JobCommand::SubmitAgain => "Submit again…",
+            JobCommand::Dismiss => "Dismiss",
+            JobCommand::CopyPrompt => "Copy prompt",
+        }
+    }
+}
+
+/// The commands that apply to `job` now.
+pub fn job_commands(job: &JobRecord) -> Vec<JobCommand> {
+    let mut out = Vec::new();
+    if job.result.as_ref().is_some_and(|r| !r.urls.is_empty()) {
+        out.push(JobCommand::Open);
+    }
+    match &job.phase {
+        JobPhase::Running { .. } => out.push(JobCommand::Cancel),
+        JobPhase::Failed { .. } | JobPhase::Rejected { .. } => out.push(JobCommand::Retry),
+        JobPhase::Unconfirmed { .. } => {
+            out.extend([JobCommand::CheckAgain, JobCommand::SubmitAgain]);
+        }
+        _ => {}
+    }
+    if job.phase.is_finished() {
+        out.push(JobCommand::Dismiss);
+    }
+    out.push(JobCommand::CopyPrompt);
+    out
+}
+
+/// The action a command asks of the shell (copying happens right here, on the UI thread).
+fn command_action(ui: &Ui, job: &JobRecord, command: JobCommand) -> Action {
+    let local_id = job.local_id;
+    match command {
+        JobCommand::Open => Action::OpenViewer { local_id, index: 0 },
+        JobCommand::Cancel => Action::Send(Box::new(Command::Cancel { local_id })),
+        JobCommand::Retry => Action::Ask(Confirm::Retry(local_id)),
+        JobCommand::CheckAgain => Action::Send(Box::new(Command::Reconcile { local_id })),
+        JobCommand::SubmitAgain => Action::Ask(Confirm::SubmitAgain(local_id)),
+        JobCommand::Dismiss => Action::Send(Box::new(Command::Dismiss { local_id })),
+        JobCommand::CopyPrompt => {
+            ui.ctx().copy_text(job.spec.request.prompt.clone());
+            Action::Toast(
+                crate::ui::toasts::ToastKind::Info,
+                "Prompt copied to the clipboard".to_owned(),
+            )
+        }
+    }
+}
+
 fn job_card_ui(
     ui: &mut Ui,
     job: &JobRecord,
+    model: &Model,
     textures: &TextureCache,
     now_ms: i64,
     actions: &mut Vec<Action>,
 ) {
-    tokens::card_frame().show(ui, |ui| {
+    let card = tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.spacing_mut().item_spacing.y = 6.0;
 
-        // Title row: type · model, and the state pill.
+        // Title row: "Image · Flux Schnell · a quiet harbour…", and the state pill.
+        let prompt = &job.spec.request.prompt;
         ui.horizontal(|ui| {
-            let ran = job
-                .result
-                .as_ref()
-                .and_then(|r| r.model.clone())
-                .filter(|m| !m.is_empty() && *m != job.model_label);
-            let mut title = format!("{} · {}", job.spec.kind.label(), job.model_label);
-            if let Some(ran) = &ran {
-                title.push_str(&format!(" · ran {ran}"));
-            }
+            let title = job_wording::job_title(
+                job.spec.kind.label(),
+                &job_wording::model_name(job, model),
+                prompt,
+            );
             let row = Vec2::new(ui.available_width(), 22.0);
             ui.allocate_ui_with_layout(
                 row,
@@ -101,23 +167,12 @@ fn job_card_ui(
                         ui.add(
                             egui::Label::new(RichText::new(title).strong().color(tokens::TEXT))
                                 .truncate(),
-                        );
+                        )
+                        .on_hover_text(prompt.clone());
                     });
                 },
             );
         });
-
-        // Prompt excerpt, one line.
-        let prompt = &job.spec.request.prompt;
-        ui.add(
-            egui::Label::new(
-                RichText::new(format::excerpt(prompt, 200))
-                    .size(12.5)
-                    .color(tokens::TEXT_MUTED),
-            )
-            .truncate(),
-        )
-        .on_hover_text(prompt.clone());
 
         if matches!(job.phase, JobPhase::Running { .. } | JobPhase::Submitting) {
             let fraction = (job.progress_percent / 100.0).clamp(0.0, 1.0);
@@ -127,6 +182,17 @@ fn job_card_ui(
                     .fill(tokens::ACCENT)
                     .corner_radius(CornerRadius::same(3))
                     .animate(fraction <= 0.0),
+            );
+            let elapsed_secs = (now_ms - job.submitted_at_unix_ms).max(0) as f64 / 1000.0;
+            let estimate_secs = job_wording::estimated_duration_secs(job, model);
+            ui.label(
+                RichText::new(job_wording::progress_text(
+                    job.progress_percent,
+                    elapsed_secs,
+                    estimate_secs,
+                ))
+                .size(tokens::TEXT_SMALL)
+                .color(tokens::TEXT_MUTED),
             );
         }
 
@@ -148,23 +214,16 @@ fn job_card_ui(
                     .color(tokens::TEXT_FAINT),
             );
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let running = matches!(job.phase, JobPhase::Running { .. });
-                if running && ui.add(widgets::subtle_button("Cancel")).clicked() {
-                    actions.push(Action::Send(Box::new(Command::Cancel {
-                        local_id: job.local_id,
-                    })));
-                }
-                if job.phase.is_finished() && ui.add(widgets::subtle_button("Dismiss")).clicked() {
-                    actions.push(Action::Send(Box::new(Command::Dismiss {
-                        local_id: job.local_id,
-                    })));
-                }
-                if matches!(
-                    job.phase,
-                    JobPhase::Failed { .. } | JobPhase::Rejected { .. }
-                ) && ui.add(widgets::subtle_button("Retry…")).clicked()
-                {
-                    actions.push(Action::Ask(Confirm::Retry(job.local_id)));
+                // Open is the thumbnails, Copy prompt and the unconfirmed pair live
+                // elsewhere on the card; the context menu lists them all.
+                for command in job_commands(job) {
+                    if matches!(
+                        command,
+                        JobCommand::Cancel | JobCommand::Dismiss | JobCommand::Retry
+                    ) && ui.add(widgets::subtle_button(command.label())).clicked()
+                    {
+                        actions.push(command_action(ui, job, command));
+                    }
                 }
             });
         });
@@ -203,13 +262,13 @@ fn job_card_ui(
             JobPhase::Unconfirmed { note } => {
                 ui.label(RichText::new(note).size(12.5).color(tokens::WARNING));
                 ui.horizontal(|ui| {
-                    if ui.add(widgets::secondary_button("Check again")).clicked() {
-                        actions.push(Action::Send(Box::new(Command::Reconcile {
-                            local_id: job.local_id,
-                        })));
+                    let check = JobCommand::CheckAgain;
+                    if ui.add(widgets::secondary_button(check.label())).clicked() {
+                        actions.push(command_action(ui, job, check));
                     }
-                    if ui.add(widgets::subtle_button("Submit again…")).clicked() {
-                        actions.push(Action::Ask(Confirm::SubmitAgain(job.local_id)));
+                    let again = JobCommand::SubmitAgain;
+                    if ui.add(widgets::subtle_button(again.label())).clicked() {
+                        actions.push(command_action(ui, job, again));
                     }
                 });
             }
@@ -250,4 +309,153 @@ fn job_card_ui(
             }
         }
     });
+    card.response.container_context_menu(|ui| {
+        for command in job_commands(job) {
+            if ui.button(command.label()).clicked() {
+                actions.push(command_action(ui, job, command));
+                ui.close();
+            }
+        }
+    });
+}
+/// Narrower windows get the collapsed strip so the panels keep their room.
+pub const TRAY_COLLAPSE_BELOW_PT: f32 = 1200.0;
+/// Width of the collapsed strip.
+pub const TRAY_STRIP_WIDTH_PT: f32 = 44.0;
+
+/// Whether the tray is expanded or a narrow strip. It collapses by itself when the window
+/// becomes narrow or the last job goes, and expands when a job is submitted while the
+/// window is wide enough; a click on the strip or the hide button always wins until the
+/// next such change.
+#[derive(Clone, Debug, Default)]
+pub struct TrayState {
+    pub expanded: bool,
+    /// Window width and job count seen last frame (`None` before the first frame).
+    last_seen: Option<(bool, bool)>,
+    wide: bool,
+}
+
+impl TrayState {
+    /// Called once per frame before layout.
+    pub fn update(&mut self, window_width_pt: f32, job_count: usize) {
+        let wide = window_width_pt >= TRAY_COLLAPSE_BELOW_PT;
+        let has_jobs = job_count > 0;
+        match self.last_seen {
+            None => self.expanded = wide && has_jobs,
+            Some((was_wide, had_jobs)) => {
+                if (was_wide && !wide) || (had_jobs && !has_jobs) {
+                    self.expanded = false;
+                }
+                if !had_jobs && has_jobs && wide {
+                    self.expanded = true;
+                }
+            }
+        }
+        self.wide = wide;
+        self.last_seen = Some((wide, has_jobs));
+    }
+
+    /// A job was submitted in this run: show it when there is room.
+    pub fn job_submitted(&mut self) {
+        if self.wide {
+            self.expanded = true;
+        }
+    }
+
+    pub fn toggle(&mut self) {
+        self.expanded = !self.expanded;
+    }
+}
+
+/// The collapsed tray: a badge with the running count and a "Show job tray" button.
+pub fn tray_strip_ui(ui: &mut Ui, model: &Model) -> Vec<Action> {
+    let mut actions = Vec::new();
+    ui.vertical_centered(|ui| {
+        ui.add_space(tokens::SPACE_S);
+        let response = ui
+            .allocate_exact_size(Vec2::new(32.0, 32.0), Sense::click())
+            .1;
+        let rect = response.rect;
+        let painter = ui.painter();
+        let hovered = response.hovered();
+        if hovered {
+            painter.rect_filled(
+                rect,
+                CornerRadius::same(tokens::RADIUS_M),
+                tokens::BG_ELEVATED,
+            );
+        }
+        let color = if hovered {
+            tokens::TEXT
+        } else {
+            tokens::TEXT_MUTED
+        };
+        // The expand glyph: the collapse icon mirrored is not available, so a chevron.
+        paint_icon(painter, rect.shrink(7.0), Icon::ChevronLeft, color);
+        let running = model.running_count();
+        if running > 0 {
+            let center = egui::pos2(rect.right() - 3.0, rect.top() + 3.0);
+            painter.circle_filled(center, 8.0, tokens::ACCENT);
+            painter.text(
+                center,
+                egui::Align2::CENTER_CENTER,
+                running.min(99).to_string(),
+                egui::FontId::proportional(10.0),
+                tokens::ON_ACCENT,
+            );
+        }
+        let name = if running > 0 {
+            format!("Show job tray ({running} running)")
+        } else {
+            "Show job tray".to_owned()
+        };
+        response.widget_info(|| WidgetInfo::labeled(Role::Button, true, "Show job tray"));
+        let response = response
+            .on_hover_cursor(egui::CursorIcon::PointingHand)
+            .on_hover_text(name);
+        if response.clicked() {
+            actions.push(Action::ToggleTray);
+        }
+    });
+    actions
+}
+
+#[cfg(test)]
+mod tray_tests {
+    use super::*;
+
+    #[test]
+    fn tray_starts_collapsed_when_narrow_or_empty() {
+        let mut tray = TrayState::default();
+        tray.update(1440.0, 0);
+        assert!(!tray.expanded);
+        let mut tray = TrayState::default();
+        tray.update(1024.0, 3);
+        assert!(!tray.expanded);
+        let mut tray = TrayState::default();
+        tray.update(1440.0, 3);
+        assert!(tray.expanded);
+    }
+
+    #[test]
+    fn tray_collapses_when_the_window_narrows_and_expands_on_submit_when_wide() {
+        let mut tray = TrayState::default();
+        tray.update(1440.0, 1);
+        tray.update(1000.0, 1);
+        assert!(!tray.expanded);
+        // A click while narrow is respected.
+        tray.toggle();
+        tray.update(1000.0, 1);
+        assert!(tray.expanded);
+        tray.toggle();
+        // Submitting while narrow leaves the strip; while wide it opens.
+        tray.job_submitted();
+        assert!(!tray.expanded);
+        tray.update(1440.0, 1);
+        tray.job_submitted();
+        assert!(tray.expanded);
+        // The last job dismissed: back to the strip.
+        tray.update(1440.0, 0);
+        assert!(!tray.expanded);
+    }
 }

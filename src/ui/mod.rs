@@ -5,11 +5,14 @@
 
 pub mod app;
 pub mod compose;
+pub mod dialogs;
 pub mod format;
 pub mod icons;
+pub mod job_wording;
 pub mod jobs;
 pub mod library;
 pub mod model;
+pub mod offline;
 pub mod palettes;
 pub mod presets;
 pub mod result_tile;

@@ -230,6 +230,8 @@ pub struct Model {
     pub palettes_project: Option<String>,
     /// Cinematic presets by dimension (cached on disk, revalidated at start).
     pub presets: Requested<CinematicPresets>,
+    /// Whether the service answers (set from the engine's reachability events).
+    pub service: crate::ui::offline::ServiceStatus,
 }
 
 impl Model {

@@ -5,6 +5,7 @@
 use crate::api::palettes::dimension_label;
 use crate::api::{CinematicPreset, CinematicPresets};
 use crate::ui::model::{Action, Model, View};
+use crate::ui::offline;
 use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
 use crate::ui::widgets;
@@ -397,11 +398,7 @@ fn presets_or_status<'m>(
 ) -> Option<&'m CinematicPresets> {
     if model.presets.value.is_none() {
         if let Some(error) = &model.presets.error {
-            widgets::notice(
-                ui,
-                &format!("Could not load cinematic presets: {error}"),
-                tokens::WARNING,
-            );
+            offline::load_error_ui(ui, model, "Could not load cinematic presets", error);
         } else {
             ui.horizontal(|ui| {
                 ui.add(egui::Spinner::new().size(spinner_px));

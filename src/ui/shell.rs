@@ -1,5 +1,6 @@
 //! The shell's fixed chrome: the left navigation rail and the bottom status bar.
 
+use crate::engine::Command;
 use crate::ui::format;
 use crate::ui::model::{Action, Model, View};
 use crate::ui::tokens;
@@ -109,8 +110,10 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
     let small = |text: String, color| RichText::new(text).size(12.0).color(color);
     ui.horizontal_centered(|ui| {
         ui.spacing_mut().item_spacing.x = tokens::SPACE_S;
+        let offline = model.service.unreachable.as_ref();
         let (dot_color, connected) = match info.connection_error {
             Some(_) => (tokens::DANGER, false),
+            None if offline.is_some() => (tokens::DANGER, false),
             None if model.catalog.is_loaded() || model.credits.is_loaded() => {
                 (tokens::SUCCESS, true)
             }
@@ -119,13 +122,29 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
         let (rect, _) = ui.allocate_exact_size(Vec2::splat(8.0), Sense::hover());
         ui.painter().circle_filled(rect.center(), 4.0, dot_color);
         ui.label(small(info.service_label.to_owned(), tokens::TEXT_MUTED))
-            .on_hover_text(if connected {
-                "Connected"
-            } else {
-                "Connecting…"
+            .on_hover_text(match (offline, connected) {
+                (Some(_), _) => "Not answering",
+                (None, true) => "Connected",
+                (None, false) => "Connecting…",
             });
         if let Some(error) = info.connection_error {
             ui.label(small(error.to_owned(), tokens::DANGER));
+        } else if let Some(unreachable) = offline {
+            ui.label(small("Offline — retrying".to_owned(), tokens::DANGER))
+                .on_hover_text(format!(
+                    "Can't reach {}\n{}",
+                    unreachable.base_url, unreachable.error
+                ));
+            let retry = ui.add(
+                egui::Button::new(small("Retry".to_owned(), tokens::TEXT))
+                    .min_size(Vec2::new(0.0, 20.0)),
+            );
+            if retry
+                .on_hover_text("Try to reach the service now")
+                .clicked()
+            {
+                actions.push(Action::Send(Box::new(Command::RetryConnection)));
+            }
         }
         separator(ui);
         ui.label(small(

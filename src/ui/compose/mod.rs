@@ -15,6 +15,7 @@ use crate::api::GenerationKind;
 use crate::api::validate::Field;
 use crate::ui::format;
 use crate::ui::model::{Action, Model};
+use crate::ui::offline;
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::widgets;
@@ -399,11 +400,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
         });
     widgets::name_widget(&inner.response, "Model");
     if let Some(error) = &model.catalog.error {
-        ui.label(
-            RichText::new(format!("Could not load the model catalog: {error}"))
-                .size(12.5)
-                .color(tokens::WARNING),
-        );
+        offline::load_error_ui(ui, model, "Could not load the model catalog", error);
     }
 }
 
@@ -747,11 +744,7 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
             widgets::field_error(ui, message);
         }
         if let Some(error) = &model.projects.error {
-            ui.label(
-                RichText::new(format!("Could not load projects: {error}"))
-                    .size(12.5)
-                    .color(tokens::WARNING),
-            );
+            offline::load_error_ui(ui, model, "Could not load projects", error);
         }
         project_palette_ui(ui, model, form, actions);
     });

@@ -479,7 +479,10 @@ fn empty_ui(ui: &mut Ui, state: &LibraryState) {
     let (title, body): (&str, &str) = if !state.items.first_page_done() {
         ("Loading the library…", "")
     } else if let Some(error) = state.items.error() {
-        ("The library could not be loaded", error)
+        (
+            "The library could not be loaded",
+            &*crate::ui::offline::human_error(error),
+        )
     } else if !state.applied_search.trim().is_empty() {
         (
             "Nothing matches your search",

@@ -1525,6 +1525,7 @@ pub fn library_ui(
         .show(ui, |ui| {
             actions.extend(toolbar::toolbar_ui(ui, state).into_iter().map(wrap));
             ui.add_space(tokens::SPACE_S);
+            crate::ui::offline::banner_ui(ui, model);
             actions.extend(grid::grid_ui(ui, state, model, textures));
         });
 

@@ -66,7 +66,7 @@ pub fn sidebar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
                 let text = if state.folders.pending && !state.folders.is_loaded() {
                     "Loading folders…"
                 } else if let Some(error) = &state.folders.error {
-                    error.as_str()
+                    &crate::ui::offline::human_error(error)
                 } else {
                     "No folders yet. Folders group items across projects."
                 };

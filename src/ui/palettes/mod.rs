@@ -17,6 +17,7 @@ use crate::api::palettes::{
 use crate::palette::{Rgb, Role};
 use crate::ui::icons::Icon;
 use crate::ui::model::{Action, Confirm, Model};
+use crate::ui::offline;
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::widgets;
@@ -116,11 +117,7 @@ fn list_ui(
 
     let palettes = model.palettes.value.as_deref().unwrap_or_default();
     if let Some(error) = &model.palettes.error {
-        widgets::notice(
-            ui,
-            &format!("Could not load palettes: {error}"),
-            tokens::WARNING,
-        );
+        offline::load_error_ui(ui, model, "Could not load palettes", error);
         if ui.add(widgets::subtle_button("Try again")).clicked() {
             actions.push(wrap(PaletteAction::Reload));
         }

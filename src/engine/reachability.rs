@@ -1,0 +1,175 @@
+//! Whether the service answers at all. A read that fails to connect (refused, DNS, no
+//! answer before the timeout) marks the service unreachable once; a probe task then retries
+//! a cheap read with back-off until the service answers and reports it back. Only reads are
+//! ever retried here: a generation submit is never re-sent.
+
+use super::protocol::Event;
+use super::runtime::Ctx;
+use crate::api::ApiError;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// First wait before probing an unreachable service; doubled up to the cap.
+pub const FIRST_PROBE_DELAY_SECS: f64 = 1.0;
+/// Longest wait between probes.
+pub const MAX_PROBE_DELAY_SECS: f64 = 30.0;
+
+/// The engine's view of reachability, shared by every task through `Ctx`.
+#[derive(Default)]
+pub struct Reachability {
+    offline: AtomicBool,
+    /// Wakes the probe task: the service just became unreachable.
+    went_offline: Notify,
+    /// Cuts the probe's back-off short (Retry button, or a read that succeeded meanwhile).
+    probe_now: Notify,
+}
+
+impl Reachability {
+    pub fn is_offline(&self) -> bool {
+        self.offline.load(Ordering::SeqCst)
+    }
+
+    /// Looks at an event on its way to the UI: a connection failure of a read marks the
+    /// service offline (once); a successful read while offline asks for an early probe.
+    pub fn observe(&self, event: &Event) {
+        match read_outcome(event) {
+            Some(Err(error))
+                if is_unreachable(error) && !self.offline.swap(true, Ordering::SeqCst) =>
+            {
+                self.went_offline.notify_one();
+            }
+            Some(Ok(())) if self.is_offline() => self.probe_now.notify_one(),
+            _ => {}
+        }
+    }
+
+    /// The user asked to try again now.
+    pub fn retry_now(&self) {
+        if self.is_offline() {
+            self.probe_now.notify_one();
+        }
+    }
+}
+
+/// The request never got an answer: nothing listens, the name does not resolve, or the
+/// answer did not come before the timeout. A status answer (even 5xx) means it is reachable.
+pub fn is_unreachable(error: &ApiError) -> bool {
+    matches!(error, ApiError::Connect(_) | ApiError::NoResponse(_))
+}
+
+/// The outcome of the read an event answers, for the reads that say something about
+/// reachability (mutations and transfers are left out: they are not retried here).
+fn read_outcome(event: &Event) -> Option<Result<(), &ApiError>> {
+    fn unit<T>(result: &Result<T, ApiError>) -> Option<Result<(), &ApiError>> {
+        Some(result.as_ref().map(|_| ()))
+    }
+    match event {
+        Event::Catalog(result) => unit(result),
+        Event::Credits(result) => unit(result),
+        Event::Projects(result) => unit(result),
+        Event::MediaPage { result, .. } => unit(result),
+        Event::MediaDetail { result, .. } => unit(result),
+        Event::Folders(result) => unit(result),
+        Event::MediaStats { result, .. } => unit(result),
+        Event::Palettes { result, .. } => unit(result),
+        Event::Presets { result, .. } => unit(result),
+        _ => None,
+    }
+}
+
+/// Next back-off delay: doubled, capped.
+pub fn next_probe_delay_secs(current_secs: f64) -> f64 {
+    (current_secs * 2.0).min(MAX_PROBE_DELAY_SECS)
+}
+
+/// Runs for the engine's lifetime: waits until the service is marked unreachable, tells the
+/// UI once, probes with back-off until it answers, then tells the UI it is back.
+pub(crate) async fn probe_task(ctx: Arc<Ctx>) {
+    loop {
+        ctx.reachability.went_offline.notified().await;
+        let reason = match ctx.client.credits().await {
+            Ok(_) => {
+                // It answered after all (a blip): stay online.
+                ctx.reachability.offline.store(false, Ordering::SeqCst);
+                continue;
+            }
+            Err(error) => error,
+        };
+        tracing::warn!(
+            base_url = ctx.client.base_url(),
+            "service unreachable: {reason}"
+        );
+        ctx.emit(Event::ServiceUnreachable {
+            error: reason.to_string(),
+        })
+        .await;
+        let mut delay_secs = FIRST_PROBE_DELAY_SECS;
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_secs_f64(delay_secs)) => {}
+                () = ctx.reachability.probe_now.notified() => {}
+            }
+            match ctx.client.credits().await {
+                Ok(_) => break,
+                Err(error) if is_unreachable(&error) => {
+                    tracing::debug!("service still unreachable: {error}");
+                    delay_secs = next_probe_delay_secs(delay_secs);
+                }
+                // It answered (with an error status): reachable again.
+                Err(_) => break,
+            }
+        }
+        ctx.reachability.offline.store(false, Ordering::SeqCst);
+        tracing::info!(base_url = ctx.client.base_url(), "service reachable again");
+        ctx.emit(Event::ServiceReachable).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn back_off_doubles_up_to_the_cap() {
+        let mut delay = FIRST_PROBE_DELAY_SECS;
+        let mut seen = vec![delay];
+        for _ in 0..7 {
+            delay = next_probe_delay_secs(delay);
+            seen.push(delay);
+        }
+        assert_eq!(seen, vec![1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0]);
+    }
+
+    #[test]
+    fn only_missing_answers_count_as_unreachable() {
+        assert!(is_unreachable(&ApiError::Connect("refused".into())));
+        assert!(is_unreachable(&ApiError::NoResponse("timed out".into())));
+        assert!(!is_unreachable(&ApiError::Status {
+            status: 503,
+            message: String::new(),
+            code: None,
+            retry_after_secs: None,
+        }));
+        assert!(!is_unreachable(&ApiError::Decode("bad json".into())));
+    }
+
+    #[test]
+    fn one_failure_marks_offline_once_and_success_keeps_it_until_probed() {
+        let reachability = Reachability::default();
+        reachability.observe(&Event::Credits(Err(ApiError::Connect("refused".into()))));
+        assert!(reachability.is_offline());
+        reachability.observe(&Event::Catalog(Err(ApiError::Connect("refused".into()))));
+        assert!(reachability.is_offline());
+        // A 404 on a detail says nothing bad about reachability.
+        let fresh = Reachability::default();
+        fresh.observe(&Event::Folders(Err(ApiError::Status {
+            status: 404,
+            message: String::new(),
+            code: None,
+            retry_after_secs: None,
+        })));
+        assert!(!fresh.is_offline());
+    }
+}

@@ -1,0 +1,74 @@
+//! Where file-dialog answers go: picked images to Create or Palettes, a save path to the
+//! engine, a folder to the Library's downloads; a dialog that could not open becomes one
+//! toast naming the reason and the alternative (the path prompt is open by then).
+
+use super::StudioApp;
+use crate::engine::Command;
+use crate::ui::dialogs::{DialogKind, DialogOutcome};
+use crate::ui::toasts::ToastKind;
+
+impl StudioApp {
+    pub(super) fn poll_dialogs(&mut self, ctx: &egui::Context) {
+        for outcome in self.dialogs.poll() {
+            self.dialog_outcome(ctx, outcome);
+        }
+    }
+
+    pub(super) fn dialog_outcome(&mut self, ctx: &egui::Context, outcome: DialogOutcome) {
+        match outcome {
+            DialogOutcome::Picked { kind, paths } => match kind {
+                DialogKind::SourceImages => {
+                    for action in self.create.add_source_files(paths) {
+                        self.apply(ctx, action);
+                    }
+                }
+                DialogKind::PaletteImages => {
+                    for action in self.palettes.add_images(paths) {
+                        self.apply(ctx, action);
+                    }
+                }
+                DialogKind::SaveImage { url } => {
+                    if let Some(path) = paths.into_iter().next() {
+                        self.send(Command::SaveUrlToFile { url, path });
+                    }
+                }
+                DialogKind::DownloadFolder { items } => {
+                    if let Some(folder) = paths.into_iter().next() {
+                        for action in self.library.download_to(items, folder) {
+                            self.apply_plain(action);
+                        }
+                    }
+                }
+            },
+            DialogOutcome::Unavailable { kind, reason } => {
+                let alternative = match kind {
+                    DialogKind::SourceImages | DialogKind::PaletteImages => {
+                        "type a path, or drag and drop the images onto the window"
+                    }
+                    DialogKind::SaveImage { .. } | DialogKind::DownloadFolder { .. } => {
+                        "type a path instead"
+                    }
+                };
+                self.toasts.push(
+                    ToastKind::Error,
+                    format!("The file dialog could not open: {reason}. You can {alternative}."),
+                );
+            }
+        }
+    }
+
+    /// The "type a path" prompt is open (tests).
+    pub fn path_prompt_open(&self) -> bool {
+        self.dialogs.prompt_open()
+    }
+
+    /// Source images in the Create form (tests).
+    pub fn compose_source_count(&self) -> usize {
+        self.compose.sources.len()
+    }
+
+    /// Texts of the toasts on screen (tests).
+    pub fn toast_texts(&self) -> Vec<String> {
+        self.toasts.items().iter().map(|t| t.text.clone()).collect()
+    }
+}

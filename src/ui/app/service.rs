@@ -1,0 +1,42 @@
+//! The shell's side of service reachability: remember that the service went away (panels
+//! show it), and when it answers again refresh everything on screen without user action.
+
+use super::StudioApp;
+use crate::engine::Command;
+use crate::ui::offline::{self, Unreachable};
+
+impl StudioApp {
+    pub(super) fn service_unreachable(&mut self, error: String) {
+        let base_url = self.session.base_url().unwrap_or_default().to_owned();
+        tracing::warn!("service at {base_url} unreachable: {error}");
+        self.model.service.unreachable = Some(Unreachable { base_url, error });
+    }
+
+    /// Back online: ask again for what every panel shows (catalog, credits, projects,
+    /// presets, palettes, the library's current page, folders and stats).
+    pub(super) fn service_reachable(&mut self) {
+        tracing::info!("service reachable again; refreshing");
+        self.model.service.unreachable = None;
+        // The old errors are stale now; the answers replace them within moments.
+        self.model.catalog.error = None;
+        self.model.credits.error = None;
+        self.model.projects.error = None;
+        self.model.presets.error = None;
+        self.model.palettes.error = None;
+        self.request_service_data();
+        self.palettes.list_requested_for = None;
+        for command in self.library.refresh() {
+            self.send(command);
+        }
+        if self.library.is_started() {
+            self.send(Command::RefreshFolders);
+        }
+    }
+
+    /// A panel's Retry was pressed during the last layout.
+    pub(super) fn forward_retry_request(&mut self, ctx: &egui::Context) {
+        if offline::take_retry_request(ctx) {
+            self.send(Command::RetryConnection);
+        }
+    }
+}

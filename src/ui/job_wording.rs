@@ -1,0 +1,207 @@
+//! How the tray says things about a job: its title as a person would say it, progress with
+//! an ETA range from the catalog's estimate, and the retry confirmation's cost sentence.
+//! Pure functions, so the wording is tested without a UI.
+
+use crate::api::ModelRecord;
+use crate::engine::{JobPhase, JobRecord};
+use crate::ui::format;
+use crate::ui::model::Model;
+
+/// Characters of the prompt in a tray title.
+pub const TITLE_PROMPT_CHARS: usize = 40;
+
+/// "Image · Flux Schnell · a quiet harbour at dawn…".
+pub fn job_title(kind_label: &str, model_name: &str, prompt: &str) -> String {
+    let excerpt = format::excerpt(prompt, TITLE_PROMPT_CHARS);
+    if excerpt.is_empty() {
+        format!("{kind_label} · {model_name}")
+    } else {
+        format!("{kind_label} · {model_name} · {excerpt}")
+    }
+}
+
+/// The model a job ran on (or was asked for) as the catalog names it; "Auto" when the
+/// service chose and has not said which yet.
+pub fn model_name(job: &JobRecord, model: &Model) -> String {
+    let ran = job
+        .result
+        .as_ref()
+        .and_then(|r| r.model.as_deref())
+        .filter(|m| !m.is_empty());
+    let asked = job.spec.request.model.as_deref();
+    for identifier in ran.into_iter().chain(asked) {
+        if let Some(record) = model.model_by_id(identifier) {
+            return record.display_name().to_owned();
+        }
+    }
+    match ran {
+        Some(identifier) => identifier.to_owned(),
+        None => job.model_label.clone(),
+    }
+}
+
+/// The catalog's expected run time for this job's model; for Auto, the longest of the
+/// models of its type (the service may pick any of them).
+pub fn estimated_duration_secs(job: &JobRecord, model: &Model) -> Option<f64> {
+    let of = |record: &ModelRecord| record.estimated_duration_seconds.filter(|s| *s > 0.0);
+    if let Some(record) = job
+        .spec
+        .request
+        .model
+        .as_deref()
+        .and_then(|id| model.model_by_id(id))
+    {
+        return of(record);
+    }
+    model
+        .models_of_kind(job.spec.kind.catalog_type())
+        .into_iter()
+        .filter_map(of)
+        .reduce(f64::max)
+}
+
+/// What a running job's progress line says.
+///
+/// The remaining time is estimated two ways: the catalog's duration less the time spent,
+/// and the time spent scaled by the progress still to go. The range spans both (or ±30 %
+/// around the one that exists). Past the estimate it says "finishing…" instead of a
+/// number that would stall at zero.
+pub fn progress_text(percent: f32, elapsed_secs: f64, estimate_secs: Option<f64>) -> String {
+    let percent = percent.clamp(0.0, 100.0);
+    let shown_percent = format!("{} %", percent.round() as u32);
+    let by_catalog = estimate_secs.map(|total| total - elapsed_secs);
+    // Early progress figures are too noisy to extrapolate from.
+    let by_progress = (5.0..100.0)
+        .contains(&percent)
+        .then(|| elapsed_secs * f64::from(100.0 - percent) / f64::from(percent));
+    let (low, high) = match (by_catalog, by_progress) {
+        (Some(catalog), Some(progress)) => (catalog.min(progress), catalog.max(progress)),
+        (Some(remaining), None) | (None, Some(remaining)) => (remaining * 0.7, remaining * 1.3),
+        (None, None) => {
+            return if percent > 0.0 {
+                shown_percent
+            } else {
+                "working…".to_owned()
+            };
+        }
+    };
+    if high <= 1.0 {
+        return format!("{shown_percent} · finishing…");
+    }
+    let low = low.max(1.0);
+    let (low, high) = (round_for_eta(low), round_for_eta(high));
+    if low == high {
+        format!("{shown_percent} · about {} left", duration_words(high))
+    } else if high < 60.0 {
+        format!(
+            "{shown_percent} · about {}–{} s left",
+            low as u64, high as u64
+        )
+    } else {
+        format!(
+            "{shown_percent} · about {}–{} left",
+            duration_words(low).trim_end_matches(" min"),
+            duration_words(high)
+        )
+    }
+}
+
+/// Seconds rounded the way people say them: 5 s steps under a minute, whole minutes above.
+fn round_for_eta(secs: f64) -> f64 {
+    if secs < 60.0 {
+        ((secs / 5.0).ceil() * 5.0).max(5.0)
+    } else {
+        (secs / 60.0).round().max(1.0) * 60.0
+    }
+}
+
+fn duration_words(secs: f64) -> String {
+    if secs < 60.0 {
+        format!("{} s", secs as u64)
+    } else {
+        format!("{} min", (secs / 60.0) as u64)
+    }
+}
+
+/// The retry confirmation's body: the new job's cost and what happened to the failed one.
+pub fn retry_body(job: Option<&JobRecord>) -> String {
+    let Some(job) = job else {
+        return "This submits a new job with the same settings and it will be billed.".to_owned();
+    };
+    let cost = match job.credits_estimate {
+        Some(credits) => format!("It is billed again: about {}.", format::credits(credits)),
+        None => "It is billed again; its cost is not known in advance.".to_owned(),
+    };
+    let earlier = match &job.phase {
+        JobPhase::Rejected { .. } => {
+            "The earlier attempt was not accepted, so nothing was billed for it."
+        }
+        JobPhase::Failed { .. } => {
+            "The failed job was not billed: the service refunds a failed job \
+             (reserved credits released, anything deducted returned)."
+        }
+        _ => "",
+    };
+    format!("This submits a new job with the same settings. {cost} {earlier}")
+        .trim_end()
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_without_a_job_still_says_it_bills() {
+        assert!(retry_body(None).contains("billed"));
+    }
+
+    #[test]
+    fn title_reads_kind_model_and_prompt_excerpt() {
+        assert_eq!(
+            job_title("Image", "Flux Schnell", "a quiet harbour at dawn"),
+            "Image · Flux Schnell · a quiet harbour at dawn"
+        );
+        let long = "a quiet harbour at dawn, fishing boats moored along a stone quay";
+        let title = job_title("Image", "Flux Schnell", long);
+        assert!(title.starts_with("Image · Flux Schnell · a quiet harbour at dawn"));
+        assert!(title.ends_with('…'), "{title}");
+        assert_eq!(job_title("Image edit", "Auto", "  "), "Image edit · Auto");
+    }
+
+    #[test]
+    fn eta_is_a_range_from_catalog_and_progress() {
+        // 30 s expected, 10 s in, 42 %: ~20 s by the catalog, ~14 s by progress.
+        assert_eq!(
+            progress_text(42.0, 10.0, Some(30.0)),
+            "42 % · about 15–20 s left"
+        );
+        // Only the catalog: ±30 % around 20 s.
+        assert_eq!(
+            progress_text(0.0, 10.0, Some(30.0)),
+            "0 % · about 15–30 s left"
+        );
+        // Long jobs speak in minutes.
+        assert_eq!(
+            progress_text(10.0, 30.0, Some(300.0)),
+            "10 % · about 5 min left"
+        );
+        assert_eq!(
+            progress_text(50.0, 120.0, Some(600.0)),
+            "50 % · about 2–8 min left"
+        );
+    }
+
+    #[test]
+    fn past_the_estimate_it_says_finishing() {
+        assert_eq!(progress_text(0.0, 45.0, Some(30.0)), "0 % · finishing…");
+        assert_eq!(progress_text(99.5, 45.0, Some(30.0)), "100 % · finishing…");
+    }
+
+    #[test]
+    fn without_an_estimate_only_the_percentage() {
+        assert_eq!(progress_text(0.0, 3.0, None), "working…");
+        assert_eq!(progress_text(3.0, 3.0, None), "3 %");
+        assert_eq!(progress_text(50.0, 10.0, None), "50 % · about 10–15 s left");
+    }
+}

@@ -1,0 +1,166 @@
+//! The service going away and coming back, file dialogs that cannot open, and the job
+//! tray's wording: egui_kittest flows against the real studio on a loopback sandbox.
+
+mod support;
+use support::{step_until, studio};
+
+use egui_kittest::kittest::Queryable as _;
+use framewright::ui::{StudioApp, View};
+
+type Studio = egui_kittest::Harness<'static, StudioApp>;
+
+fn wait_for_service_data(harness: &mut Studio) {
+    step_until(harness, "catalog, projects and credits", |h| {
+        let app = h.state();
+        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
+    });
+    harness.step();
+}
+
+#[test]
+fn service_stopped_mid_session_shows_offline_and_recovers_by_itself() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    let base_url = harness
+        .state()
+        .session()
+        .base_url()
+        .expect("connected")
+        .to_owned();
+
+    assert!(harness.state_mut().session_mut().stop_local_sandbox());
+    // Opening the Library reads a page: it cannot connect.
+    harness.get_by_label("Library").click();
+    step_until(&mut harness, "the service to show as offline", |h| {
+        h.state().service_offline()
+    });
+    harness.step();
+    harness.get_by_label("Offline — retrying");
+    harness.get_by_label(&format!("Can't reach the service at {base_url} — retrying"));
+    assert!(
+        harness
+            .query_by_label_contains("Could not reach the service")
+            .is_none(),
+        "the raw networking error stays in the collapsed details"
+    );
+    assert_eq!(harness.state().library_len(), 0);
+    harness.check_accessibility();
+
+    harness
+        .state_mut()
+        .session_mut()
+        .restart_local_sandbox()
+        .expect("sandbox restarts on the same port");
+    // No Retry pressed: the engine's probe notices and everything refreshes.
+    step_until(&mut harness, "online again with the library loaded", |h| {
+        let app = h.state();
+        !app.service_offline() && app.library_settled() && app.library_len() > 0
+    });
+    harness.step();
+    assert!(harness.query_by_label("Offline — retrying").is_none());
+    assert!(harness.state().catalog_loaded() && harness.state().credits_loaded());
+}
+
+#[test]
+fn a_file_dialog_that_cannot_open_says_why_and_offers_a_path_field() {
+    // SAFETY: set before the studio starts any thread that reads the environment; no other
+    // test in this binary reads this variable.
+    unsafe { std::env::set_var(framewright::ui::dialogs::NO_FILE_DIALOGS_ENV, "1") };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    harness.get_by_label("Image edit").click();
+    harness.step();
+    harness.get_by_label("Add images…").click();
+    step_until(&mut harness, "the dialog's failure toast", |h| {
+        h.state()
+            .toast_texts()
+            .iter()
+            .any(|t| t.starts_with("The file dialog could not open"))
+    });
+    let toast = harness.state().toast_texts().join("\n");
+    assert!(toast.contains("drag and drop"), "{toast}");
+    assert!(harness.state().path_prompt_open());
+    harness.step();
+    harness.check_accessibility();
+
+    let photo = support::fixture_photo("coffee.png");
+    harness.step();
+    harness.get_by_label("Path").click();
+    harness.step();
+    harness
+        .get_by_label("Path")
+        .type_text(&photo.display().to_string());
+    harness.step();
+    harness.get_by_label("Use path").click();
+    step_until(&mut harness, "the typed image to become a source", |h| {
+        !h.state().path_prompt_open() && h.state().compose_source_count() == 1
+    });
+}
+
+#[test]
+fn tray_starts_as_a_strip_and_the_retry_dialog_names_the_cost() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    // No jobs yet: the collapsed strip with its accessible button.
+    harness.get_by_label("Show job tray");
+    harness.check_accessibility();
+    assert!(harness.query_by_label("Hide job tray").is_none());
+
+    harness
+        .state()
+        .session()
+        .local_sandbox()
+        .expect("local sandbox")
+        .fail_next_jobs(1, true);
+    harness.get_by_label("Prompt").click();
+    harness.step();
+    harness
+        .get_by_label("Prompt")
+        .type_text("a quiet harbour at dawn");
+    harness.step();
+    harness
+        .get_by(|node| {
+            node.role() == egui::accesskit::Role::Button
+                && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click_accesskit();
+    step_until(&mut harness, "the job to fail", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|j| j.phase.is_finished())
+    });
+    harness.step();
+    // Submitting in a wide window expanded the tray; the title reads as a person says it.
+    harness.get_by_label("Hide job tray");
+    harness.get_by_label_contains("Image · ");
+    harness.get_by_label_contains("a quiet harbour at dawn");
+
+    // Right-click on the job: the same commands as its buttons, plus Copy prompt.
+    harness.get_by_label_contains("Image · ").click_secondary();
+    step_until(&mut harness, "the job's context menu", |h| {
+        h.query_by_label("Copy prompt").is_some()
+    });
+    assert_eq!(harness.query_all_by_label("Retry…").count(), 2);
+    assert_eq!(harness.query_all_by_label("Dismiss").count(), 2);
+    harness.get_by_label("Copy prompt").click();
+    step_until(&mut harness, "the copy toast", |h| {
+        h.state()
+            .toast_texts()
+            .iter()
+            .any(|t| t == "Prompt copied to the clipboard")
+    });
+    step_until(&mut harness, "the menu to close", |h| {
+        h.query_by_label("Copy prompt").is_none()
+    });
+
+    harness.get_by_label("Retry…").click();
+    step_until(&mut harness, "the retry confirmation", |h| {
+        h.query_by_label("Submit new job").is_some()
+    });
+    harness.get_by_label_contains("It is billed again: about");
+    harness.get_by_label_contains("The failed job was not billed");
+}
