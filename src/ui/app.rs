@@ -24,6 +24,7 @@ use poll_promise::Promise;
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod keyboard;
 mod results;
 
 /// How the studio starts (from the command line).
@@ -66,12 +67,15 @@ pub struct StudioApp {
     palettes: PalettesState,
     /// The file dialog for palette reference images.
     palette_pick: Option<Promise<Option<Vec<PathBuf>>>>,
+    /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
+    keys: keyboard::KeyboardState,
 }
 
 impl StudioApp {
     pub fn new(ctx: &egui::Context, session: Session, options: StartupOptions) -> Self {
         tokens::apply_theme(ctx);
         let settings_snapshot = SettingsSnapshot::of(&session);
+        let session_window = session.ui_memory().window;
         let mut app = Self {
             epoch: session.connection_epoch(),
             session,
@@ -95,6 +99,7 @@ impl StudioApp {
             frames_laid_out: 0,
             palettes: PalettesState::default(),
             palette_pick: None,
+            keys: keyboard::KeyboardState::new(&session_window),
         };
         app.thumbnails = start_thumbnails(ctx, &app.session);
         app.request_service_data();
@@ -567,6 +572,7 @@ impl StudioApp {
                     self.settings_snapshot = SettingsSnapshot::of(&self.session);
                 }
                 self.view = view;
+                self.remember_view();
             }
             Action::SubmitCompose => self.submit(),
             Action::ToggleTray => self.tray_open = !self.tray_open,
@@ -579,11 +585,10 @@ impl StudioApp {
                     state.index = state.index.saturating_add_signed(delta);
                 }
             }
-            Action::CopyUrl(url) => {
-                ctx.copy_text(url);
-                self.toasts
-                    .push(ToastKind::Info, "URL copied to the clipboard");
-            }
+            Action::CopyUrl(url) => self.copy_to_clipboard(ctx, &url, "URL"),
+            Action::CopyText { text, what } => self.copy_to_clipboard(ctx, &text, &what),
+            Action::Quit => self.request_quit(ctx),
+            Action::ShowShortcuts(open) => self.keys.shortcuts_open = open,
             Action::SaveAs { url } => {
                 let suggested = url
                     .rsplit('/')
@@ -671,6 +676,14 @@ impl StudioApp {
                 ) {
                     self.apply(ctx, follow_up);
                 }
+            }
+            Action::Confirmed(Confirm::RemoveProfile { id, .. }) => {
+                self.confirm = None;
+                self.apply(ctx, Action::RemoveProfile(id));
+            }
+            Action::Confirmed(Confirm::Quit { .. }) => {
+                self.confirm = None;
+                self.quit_now(ctx);
             }
             Action::Confirmed(confirm) => {
                 self.confirm = None;
@@ -796,8 +809,8 @@ impl StudioApp {
     // ---- layout ------------------------------------------------------------------------
 
     fn layout(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
-        let mut actions = Vec::new();
         let ctx = ui.ctx().clone();
+        let mut actions = self.global_keys(&ctx);
         let now_ms = format::now_unix_ms();
 
         let service_label = self.session.service_label();
@@ -911,6 +924,9 @@ impl StudioApp {
         }
         if let Some(confirm) = self.confirm.clone() {
             actions.extend(confirm_ui(&ctx, &confirm));
+        }
+        if self.keys.shortcuts_open {
+            actions.extend(crate::ui::shortcuts::shortcuts_overlay_ui(&ctx));
         }
         actions.extend(toasts::toasts_ui(&ctx, &self.toasts));
         actions
@@ -1081,6 +1097,7 @@ impl eframe::App for StudioApp {
         if self.model.running_count() > 0 {
             ctx.request_repaint_after(Duration::from_secs(1));
         }
+        self.after_frame(&ctx);
         self.frames_laid_out += 1;
         let ready = self.screenshot_data_ready();
         if let Some(screenshot) = self.screenshot.as_mut() {
@@ -1089,6 +1106,7 @@ impl eframe::App for StudioApp {
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.store_window_on_exit();
         if let Some(pipeline) = self.thumbnails.take() {
             pipeline.shutdown();
         }
@@ -1121,6 +1139,7 @@ fn file_name(path: &std::path::Path) -> String {
 fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
     let mut actions = Vec::new();
     let delete_body;
+    let title_text;
     let (title, body, yes) = match confirm {
         Confirm::DeletePalette { name, .. } => {
             delete_body = format!(
@@ -1138,6 +1157,15 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
             "This submits a new job and will be billed again. Continue?",
             "Submit new job",
         ),
+        Confirm::RemoveProfile { name, .. } => {
+            title_text = format!("Remove “{name}” and its stored API key?");
+            delete_body = settings::remove_profile_body(name);
+            (title_text.as_str(), delete_body.as_str(), "Remove profile")
+        }
+        Confirm::Quit { running_jobs } => {
+            delete_body = crate::ui::shortcuts::quit_body(*running_jobs);
+            ("Quit Framewright?", delete_body.as_str(), "Quit")
+        }
         Confirm::SubmitAgain(_) => (
             "Submit again?",
             "The first submission may have reached the service. Submitting again may bill \
@@ -1160,7 +1188,10 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm) -> Vec<Action> {
             ui.label(RichText::new(body).color(tokens::TEXT_MUTED));
             ui.add_space(tokens::SPACE_M);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let button = if matches!(confirm, Confirm::DeletePalette { .. }) {
+                let button = if matches!(
+                    confirm,
+                    Confirm::DeletePalette { .. } | Confirm::RemoveProfile { .. }
+                ) {
                     widgets::danger_button(yes)
                 } else {
                     widgets::primary_button(yes)

@@ -110,6 +110,10 @@ pub enum Confirm {
     SubmitAgain(LocalJobId),
     /// Delete a palette (clears the grade of every project using it).
     DeletePalette { id: String, name: String },
+    /// Remove a service profile and its stored API key.
+    RemoveProfile { id: String, name: String },
+    /// Quit while jobs are running (they resume next start).
+    Quit { running_jobs: usize },
 }
 
 /// One finished result, wherever it is shown (Create canvas, viewer, tray, library).
@@ -161,6 +165,15 @@ pub enum Action {
     CloseViewer,
     ViewerStep(isize),
     CopyUrl(String),
+    /// Put `text` on the clipboard; the toast names it (`what`: "Prompt", "Hex value").
+    CopyText {
+        text: String,
+        what: String,
+    },
+    /// Quit the studio (asks first while jobs are running).
+    Quit,
+    /// Show or hide the keyboard shortcuts overlay.
+    ShowShortcuts(bool),
     /// Ask where to save `url` (dialog off the UI thread), then download it there.
     SaveAs {
         url: String,

@@ -3,7 +3,7 @@
 
 use crate::session::{Session, SessionError};
 use crate::settings::{ProfileKind, ServiceProfile};
-use crate::ui::model::Action;
+use crate::ui::model::{Action, Confirm};
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{RichText, Stroke, TextEdit, Ui};
@@ -168,7 +168,10 @@ fn profile_card_ui(
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if !profile.is_local_sandbox() {
                     if ui.add(widgets::subtle_button("Remove")).clicked() {
-                        actions.push(Action::RemoveProfile(profile.id.clone()));
+                        actions.push(Action::Ask(Confirm::RemoveProfile {
+                            id: profile.id.clone(),
+                            name: profile.name.clone(),
+                        }));
                     }
                     let editing = form
                         .editing
@@ -353,4 +356,13 @@ fn storage_ui(ui: &mut Ui, snapshot: &SettingsSnapshot) {
                 }
             });
     });
+}
+
+/// What removing a profile does, for its confirmation.
+pub fn remove_profile_body(name: &str) -> String {
+    format!(
+        "The profile “{name}” and the API key stored for it are removed from this computer. \
+         Jobs already on that service are not affected. To use it again you need to add it \
+         with its key."
+    )
 }

@@ -516,6 +516,9 @@ fn swatches_ui(ui: &mut Ui, state: &mut PalettesState, actions: &mut Vec<Action>
     }
 }
 
+/// Width of a swatch's hex field: seven monospace characters and the field's margins.
+const HEX_FIELD_WIDTH: f32 = 84.0;
+
 fn swatch_row_ui(
     ui: &mut Ui,
     index: usize,
@@ -544,9 +547,11 @@ fn swatch_row_ui(
             swatch.rgb = Rgb::new(rgb[0], rgb[1], rgb[2]);
             swatch.hex_text = swatch.rgb.to_hex();
         }
+        // Room for all of "#RRGGBB" in monospace, whatever the theme's button padding.
         let mut hex_edit = TextEdit::singleline(&mut swatch.hex_text)
             .char_limit(7)
-            .desired_width(74.0)
+            .margin(egui::Margin::symmetric(6, 4))
+            .desired_width(HEX_FIELD_WIDTH)
             .font(egui::TextStyle::Monospace);
         if !hex_ok {
             hex_edit = hex_edit.text_color(tokens::DANGER);
