@@ -149,7 +149,7 @@ fn consume_question_mark(input: &mut egui::InputState) -> bool {
 pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
     let mut actions = Vec::new();
     let max_height = (ctx.content_rect().height() - 120.0).max(240.0);
-    let response = egui::Modal::new(egui::Id::new("shortcuts_overlay"))
+    let response = egui::Modal::new(egui::Id::unique("shortcuts_overlay"))
         .backdrop_color(tokens::SCRIM)
         .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
         .show(ctx, |ui| {

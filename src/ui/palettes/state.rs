@@ -700,9 +700,9 @@ pub fn analysis_error_text(error: &ApiError, typed_urls: &[&str]) -> String {
         );
     }
     format!(
-        "The service could not download any of the images ({error}). It only fetches \
-         public addresses that answer directly (no redirects), up to 20 MB per image; \
-         drop the image files here instead."
+        "The service could not use the images: {error}. It only fetches public addresses \
+         that answer directly (no redirects), up to 20 MB per image; drop the image files \
+         here instead."
     )
 }
 
@@ -888,7 +888,7 @@ mod tests {
     fn other_refusals_say_what_the_service_fetches() {
         let text = analysis_error_text(&refused(), &["https://example.com/a.png"]);
         assert!(text.contains("public addresses"), "{text}");
-        assert!(text.contains("could not be downloaded"), "{text}");
+        assert!(text.contains("None of the images could be downloaded"), "{text}");
         let limited = ApiError::Status {
             status: 429,
             message: "slow down".into(),
