@@ -9,7 +9,7 @@ use support::{generate, step_until, studio};
 use egui::accesskit::Role;
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use framewright::session::{Session, SessionOptions};
 use framewright::settings::{AppPaths, Settings};
 use framewright::ui::{StartupOptions, StudioApp, View, window};
@@ -47,6 +47,13 @@ fn slow_studio(dir: &tempfile::TempDir) -> Studio {
                 },
             )
         })
+}
+
+fn fill(harness: &mut Studio, label: &str, text: &str) {
+    harness.get_by_label(label).click();
+    harness.step();
+    harness.get_by_label(label).type_text(text);
+    harness.step();
 }
 
 #[test]
@@ -98,8 +105,9 @@ fn copy_url_in_the_viewer_puts_the_url_on_the_clipboard() {
     assert_eq!(harness.state().last_copied(), Some(url.as_str()));
     assert!(
         harness
-            .query_by_label_contains("URL copied to the clipboard")
-            .is_some(),
+            .state()
+            .toast_texts()
+            .contains(&"URL copied to the clipboard".to_owned()),
         "a toast confirms the copy"
     );
 }
@@ -167,7 +175,8 @@ fn ctrl_q_with_a_running_job_asks_first() {
             .query_by_label_contains("1 job is still running; they will resume")
             .is_some()
     );
-    harness.get_by_label("Cancel").click();
+    // Esc answers "no" (the tray's Cancel buttons share the dialog's label).
+    harness.key_press(Key::Escape);
     harness.run_steps(2);
     assert!(!harness.state().quitting());
     assert!(harness.query_by_label("Quit Framewright?").is_none());
@@ -188,17 +197,17 @@ fn removing_a_profile_asks_first_and_cancel_keeps_it() {
     harness.run_steps(2);
     harness.get_by_label("Add remote service").click();
     harness.run_steps(2);
-    harness.get_by_label("Name").type_text("Studio prod");
-    harness.get_by_label("Base URL").type_text("https://studio.example.com/api");
-    harness.get_by_label("API key").type_text("fw_live_0123456789abcdef");
-    harness.step();
+    fill(&mut harness, "Name", "Studio prod");
+    fill(&mut harness, "Base URL", "https://studio.example.com/api");
+    fill(&mut harness, "API key", "fw_live_0123456789abcdef");
     harness.get_by_label("Save profile").click();
     harness.run_steps(2);
     let profiles = |h: &Studio| h.state().session().settings().profiles.len();
     assert_eq!(profiles(&harness), 2);
 
-    harness.get_by_label("Remove").click();
-    harness.run_steps(2);
+    harness.get_by_label("Remove").click_accesskit();
+    // A dialog lays itself out invisibly on its first frame.
+    harness.run_steps(3);
     assert!(
         harness
             .query_by_label("Remove “Studio prod” and its stored API key?")
@@ -210,10 +219,15 @@ fn removing_a_profile_asks_first_and_cancel_keeps_it() {
     harness.run_steps(2);
     assert_eq!(profiles(&harness), 2, "Cancel keeps the profile");
 
-    harness.get_by_label("Remove").click();
-    harness.run_steps(2);
+    harness.get_by_label("Remove").click_accesskit();
+    // A dialog lays itself out invisibly on its first frame.
+    harness.run_steps(3);
     harness.get_by_label("Remove profile").click();
     harness.run_steps(2);
     assert_eq!(profiles(&harness), 1);
-    assert!(harness.query_by_label_contains("Studio prod").is_none());
+    assert!(
+        harness
+            .query_by_role_and_label(Role::RadioButton, "Studio prod")
+            .is_none()
+    );
 }

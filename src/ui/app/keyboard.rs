@@ -37,6 +37,11 @@ impl StudioApp {
         self.keys.clipboard.last_copied()
     }
 
+    /// The texts of the toasts on screen, oldest first.
+    pub fn toast_texts(&self) -> Vec<String> {
+        self.toasts.items().iter().map(|t| t.text.clone()).collect()
+    }
+
     /// Whether the keyboard shortcuts overlay is showing.
     pub fn shortcuts_open(&self) -> bool {
         self.keys.shortcuts_open
