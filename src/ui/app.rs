@@ -76,6 +76,7 @@ impl StudioApp {
         tokens::apply_theme(ctx);
         let settings_snapshot = SettingsSnapshot::of(&session);
         let session_window = session.ui_memory().window;
+        let screenshot_run = options.screenshot_to.is_some();
         let mut app = Self {
             epoch: session.connection_epoch(),
             session,
@@ -99,7 +100,7 @@ impl StudioApp {
             frames_laid_out: 0,
             palettes: PalettesState::default(),
             palette_pick: None,
-            keys: keyboard::KeyboardState::new(&session_window),
+            keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
         };
         app.thumbnails = start_thumbnails(ctx, &app.session);
         app.request_service_data();

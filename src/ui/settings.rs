@@ -108,8 +108,10 @@ pub fn settings_ui(
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            let width = ui.available_width().min(tokens::FORM_MAX_WIDTH);
-            let side = ((ui.available_width() - width) / 2.0).max(0.0);
+            // Keep clear of the scrollbar on the right.
+            let usable = ui.available_width() - tokens::SCROLLBAR_ALLOWANCE;
+            let width = usable.min(tokens::FORM_MAX_WIDTH);
+            let side = ((usable - width) / 2.0).max(0.0);
             ui.horizontal_top(|ui| {
                 ui.add_space(side);
                 ui.vertical(|ui| {

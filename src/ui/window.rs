@@ -71,6 +71,8 @@ pub fn view_key(view: View) -> String {
 /// its geometry should be stored.
 #[derive(Debug, Default)]
 pub struct WindowTracker {
+    /// Off for screenshot runs: they neither fit nor store the window.
+    enabled: bool,
     fitted: bool,
     /// The geometry last handed out for storing (or read at start).
     stored: Option<WindowGeometry>,
@@ -80,8 +82,9 @@ pub struct WindowTracker {
 }
 
 impl WindowTracker {
-    pub fn new(stored: Option<WindowGeometry>) -> Self {
+    pub fn new(stored: Option<WindowGeometry>, enabled: bool) -> Self {
         Self {
+            enabled,
             stored,
             seen: stored,
             ..Self::default()
@@ -91,6 +94,9 @@ impl WindowTracker {
     /// Call once a frame. Returns a geometry to store when it changed and the last store
     /// is at least [`STORE_INTERVAL_SECS`] old.
     pub fn update(&mut self, ctx: &egui::Context) -> Option<WindowGeometry> {
+        if !self.enabled {
+            return None;
+        }
         let (info, now_secs) = ctx.input(|i| (i.viewport().clone(), i.time));
         let inner = info.inner_rect?;
         if info.minimized == Some(true) || info.fullscreen == Some(true) {
@@ -130,7 +136,8 @@ impl WindowTracker {
 
     /// The geometry to store on exit, when it changed since the last store.
     pub fn unstored(&self) -> Option<WindowGeometry> {
-        self.seen.filter(|seen| self.stored != Some(*seen))
+        self.seen
+            .filter(|seen| self.enabled && self.stored != Some(*seen))
     }
 
     /// Shrink and move the window onto the monitor when the platform opened it larger.

@@ -20,12 +20,14 @@ pub(super) struct KeyboardState {
 }
 
 impl KeyboardState {
-    pub(super) fn new(stored_window: &Option<WindowGeometry>) -> Self {
+    /// `screenshot_run`: the window keeps the size the screenshot asks for (not fitted to
+    /// the screen, not remembered).
+    pub(super) fn new(stored_window: &Option<WindowGeometry>, screenshot_run: bool) -> Self {
         Self {
             shortcuts_open: false,
             clipboard: AppClipboard::default(),
             quitting: false,
-            window: window::WindowTracker::new(*stored_window),
+            window: window::WindowTracker::new(*stored_window, !screenshot_run),
             focus_ring: tokens::FocusRing::default(),
         }
     }
