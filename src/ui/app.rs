@@ -929,7 +929,8 @@ impl StudioApp {
         if self.keys.shortcuts_open {
             actions.extend(crate::ui::shortcuts::shortcuts_overlay_ui(&ctx));
         }
-        actions.extend(toasts::toasts_ui(&ctx, &self.toasts));
+        let over_dialog = self.viewer.is_some() || self.confirm.is_some();
+        actions.extend(toasts::toasts_ui(&ctx, &self.toasts, over_dialog));
         actions
     }
 

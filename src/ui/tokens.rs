@@ -212,7 +212,7 @@ pub fn apply_theme(ctx: &egui::Context) {
 
         w.active.bg_fill = BG_HOVER;
         w.active.weak_bg_fill = BG_HOVER;
-        w.active.bg_stroke = Stroke::new(1.5, FOCUS_RING);
+        w.active.bg_stroke = Stroke::new(1.0, FOCUS_RING);
         w.active.fg_stroke = Stroke::new(1.5, TEXT);
         w.active.corner_radius = radius;
         w.active.expansion = 0.0;
