@@ -127,7 +127,10 @@ fn window_geometry_and_last_view_are_restored_from_the_settings_file() {
 
     let memory = Settings::load(&paths.settings_file()).ui;
     let restored = window::initial_geometry(memory.window);
-    assert_eq!(restored, saved, "size, position and maximised state come back");
+    assert_eq!(
+        restored, saved,
+        "size, position and maximised state come back"
+    );
     assert_eq!(window::startup_view(None, &memory), View::Palettes);
     assert_eq!(
         window::startup_view(Some(View::Library), &memory),

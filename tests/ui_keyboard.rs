@@ -9,7 +9,7 @@ use support::{generate, step_until, studio};
 use egui::accesskit::Role;
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use egui_kittest::kittest::Queryable as _;
 use framewright::session::{Session, SessionOptions};
 use framewright::settings::{AppPaths, Settings};
 use framewright::ui::{StartupOptions, StudioApp, View, window};
@@ -81,7 +81,10 @@ fn paste_into_the_prompt_and_copy_out_of_it() {
     harness.event(Event::Cut);
     harness.run_steps(2);
     assert_eq!(harness.state().compose_prompt(), "");
-    assert_eq!(harness.state().last_copied(), Some("a quiet harbour at dawn"));
+    assert_eq!(
+        harness.state().last_copied(),
+        Some("a quiet harbour at dawn")
+    );
 }
 
 #[test]
@@ -156,7 +159,9 @@ fn ctrl_q_with_a_running_job_asks_first() {
     wait_for_service_data(&mut harness);
     harness.get_by_label("Prompt").click();
     harness.step();
-    harness.get_by_label("Prompt").type_text("slow tide, long exposure");
+    harness
+        .get_by_label("Prompt")
+        .type_text("slow tide, long exposure");
     harness.step();
     harness
         .get_by(|node| {

@@ -28,7 +28,10 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
     ShortcutGroup {
         title: "Anywhere",
         shortcuts: &[
-            s("Ctrl+1 … Ctrl+5", "Create, Library, Palettes, Presets, Settings"),
+            s(
+                "Ctrl+1 … Ctrl+5",
+                "Create, Library, Palettes, Presets, Settings",
+            ),
             s("Ctrl+Q", "Quit (running jobs resume next time)"),
             s("F1 or ?", "Show these shortcuts"),
             s("Tab / Shift+Tab", "Move the keyboard focus"),
@@ -185,7 +188,9 @@ pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
                                             .monospace()
                                             .color(tokens::TEXT),
                                     );
-                                    ui.label(RichText::new(shortcut.does).color(tokens::TEXT_MUTED));
+                                    ui.label(
+                                        RichText::new(shortcut.does).color(tokens::TEXT_MUTED),
+                                    );
                                     ui.end_row();
                                 }
                             });

@@ -241,8 +241,12 @@ impl FocusRing {
             for event in &i.events {
                 match event {
                     egui::Event::Key {
-                        key: egui::Key::Tab | egui::Key::ArrowLeft | egui::Key::ArrowRight
-                        | egui::Key::ArrowUp | egui::Key::ArrowDown,
+                        key:
+                            egui::Key::Tab
+                            | egui::Key::ArrowLeft
+                            | egui::Key::ArrowRight
+                            | egui::Key::ArrowUp
+                            | egui::Key::ArrowDown,
                         pressed: true,
                         ..
                     } => self.keyboard_navigating = true,
@@ -321,7 +325,11 @@ mod tests {
                 (ratio < *min).then(|| format!("{fg_name} on {bg_name}: {ratio:.2} < {min}"))
             })
             .collect();
-        assert!(failures.is_empty(), "contrast too low:\n{}", failures.join("\n"));
+        assert!(
+            failures.is_empty(),
+            "contrast too low:\n{}",
+            failures.join("\n")
+        );
     }
 
     #[test]

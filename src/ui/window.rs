@@ -212,7 +212,10 @@ mod tests {
 
     #[test]
     fn a_window_partly_off_screen_is_moved_back() {
-        let fitted = fit_to_monitor(geometry(1000.0, 700.0, Some([900.0, -50.0])), [1440.0, 900.0]);
+        let fitted = fit_to_monitor(
+            geometry(1000.0, 700.0, Some([900.0, -50.0])),
+            [1440.0, 900.0],
+        );
         let [x, y] = fitted.position_pt.expect("position");
         assert!(x + 1000.0 + DECORATION_ALLOWANCE_PT[0] <= 1440.0 && x >= 0.0);
         assert!(y >= 0.0);

@@ -90,12 +90,14 @@ impl StudioApp {
     /// Copy `text` and say so only when it worked; `what` names it in the toast ("URL").
     pub(super) fn copy_to_clipboard(&mut self, ctx: &egui::Context, text: &str, what: &str) {
         match self.keys.clipboard.copy(ctx, text) {
-            Ok(CopyRoute::System | CopyRoute::Window) => self
-                .toasts
-                .push(ToastKind::Success, format!("{what} copied to the clipboard")),
-            Err(error) => self
-                .toasts
-                .push(ToastKind::Error, format!("Could not copy the {}: {error}", what.to_lowercase())),
+            Ok(CopyRoute::System | CopyRoute::Window) => self.toasts.push(
+                ToastKind::Success,
+                format!("{what} copied to the clipboard"),
+            ),
+            Err(error) => self.toasts.push(
+                ToastKind::Error,
+                format!("Could not copy the {}: {error}", what.to_lowercase()),
+            ),
         }
     }
 

@@ -43,8 +43,8 @@ pub fn palettes_ui(
 ) -> Vec<Action> {
     let mut actions = Vec::new();
     // In a small window the list gives up width before the editor has to.
-    let list_width = (ui.available_width() - EDITOR_COMPACT_WIDTH - 48.0)
-        .clamp(LIST_MIN_WIDTH, LIST_WIDTH);
+    let list_width =
+        (ui.available_width() - EDITOR_COMPACT_WIDTH - 48.0).clamp(LIST_MIN_WIDTH, LIST_WIDTH);
     egui::Panel::left("palette_list")
         .exact_size(list_width)
         .resizable(false)
@@ -582,11 +582,7 @@ fn swatch_row_ui(
             swatch.rgb = rgb;
         }
         let nearest = swatch.nearest_name();
-        let buttons_width = if compact {
-            0.0
-        } else {
-            SWATCH_CONTROLS_WIDTH
-        };
+        let buttons_width = if compact { 0.0 } else { SWATCH_CONTROLS_WIDTH };
         let name = ui.add(
             TextEdit::singleline(&mut swatch.name)
                 .hint_text(nearest)
@@ -621,42 +617,42 @@ fn swatch_controls_ui(
     actions: &mut Vec<Action>,
 ) {
     let number = index + 1;
-        let role_box = ComboBox::from_id_salt("role")
-            .selected_text(role_label(swatch.role))
-            .width(110.0)
-            .show_ui(ui, |ui| {
-                for role in Role::ALL {
-                    ui.selectable_value(&mut swatch.role, role, role_label(role));
-                }
-            });
-        widgets::name_widget(&role_box.response, &format!("Swatch {number} role"));
-        if ui
-            .add_enabled_ui(index > 0, |ui| {
-                widgets::icon_button(ui, Icon::ChevronUp, &format!("Move swatch {number} up"))
-            })
-            .inner
-            .clicked()
-        {
-            actions.push(wrap(PaletteAction::MoveSwatch {
-                from: index,
-                to: index - 1,
-            }));
-        }
-        if ui
-            .add_enabled_ui(index + 1 < count, |ui| {
-                widgets::icon_button(ui, Icon::ChevronDown, &format!("Move swatch {number} down"))
-            })
-            .inner
-            .clicked()
-        {
-            actions.push(wrap(PaletteAction::MoveSwatch {
-                from: index,
-                to: index + 1,
-            }));
-        }
-        if widgets::icon_button(ui, Icon::Close, &format!("Remove swatch {number}")).clicked() {
-            actions.push(wrap(PaletteAction::RemoveSwatch(index)));
-        }
+    let role_box = ComboBox::from_id_salt("role")
+        .selected_text(role_label(swatch.role))
+        .width(110.0)
+        .show_ui(ui, |ui| {
+            for role in Role::ALL {
+                ui.selectable_value(&mut swatch.role, role, role_label(role));
+            }
+        });
+    widgets::name_widget(&role_box.response, &format!("Swatch {number} role"));
+    if ui
+        .add_enabled_ui(index > 0, |ui| {
+            widgets::icon_button(ui, Icon::ChevronUp, &format!("Move swatch {number} up"))
+        })
+        .inner
+        .clicked()
+    {
+        actions.push(wrap(PaletteAction::MoveSwatch {
+            from: index,
+            to: index - 1,
+        }));
+    }
+    if ui
+        .add_enabled_ui(index + 1 < count, |ui| {
+            widgets::icon_button(ui, Icon::ChevronDown, &format!("Move swatch {number} down"))
+        })
+        .inner
+        .clicked()
+    {
+        actions.push(wrap(PaletteAction::MoveSwatch {
+            from: index,
+            to: index + 1,
+        }));
+    }
+    if widgets::icon_button(ui, Icon::Close, &format!("Remove swatch {number}")).clicked() {
+        actions.push(wrap(PaletteAction::RemoveSwatch(index)));
+    }
 }
 
 pub fn role_label(role: Role) -> &'static str {

@@ -718,8 +718,11 @@ fn is_private_address(url: &str) -> bool {
         host_port.split(':').next().unwrap_or(host_port)
     }
     .to_ascii_lowercase();
-    if host == "localhost" || host.ends_with(".localhost") || host.ends_with(".local")
-        || host.ends_with(".internal") || !host.contains('.') && !host.contains(':')
+    if host == "localhost"
+        || host.ends_with(".localhost")
+        || host.ends_with(".local")
+        || host.ends_with(".internal")
+        || !host.contains('.') && !host.contains(':')
     {
         return true;
     }
@@ -878,7 +881,12 @@ mod tests {
         assert!(text.contains("http://192.168.1.20/ref.png"), "{text}");
         assert!(text.contains("private"), "{text}");
         assert!(!text.contains("example.com"), "{text}");
-        for private in ["http://localhost:8080/a.png", "http://[::1]/a", "http://10.1.2.3/x", "http://nas/x.png"] {
+        for private in [
+            "http://localhost:8080/a.png",
+            "http://[::1]/a",
+            "http://10.1.2.3/x",
+            "http://nas/x.png",
+        ] {
             assert!(is_private_address(private), "{private}");
         }
         assert!(!is_private_address("https://images.example.org/a.png"));
@@ -888,7 +896,10 @@ mod tests {
     fn other_refusals_say_what_the_service_fetches() {
         let text = analysis_error_text(&refused(), &["https://example.com/a.png"]);
         assert!(text.contains("public addresses"), "{text}");
-        assert!(text.contains("None of the images could be downloaded"), "{text}");
+        assert!(
+            text.contains("None of the images could be downloaded"),
+            "{text}"
+        );
         let limited = ApiError::Status {
             status: 429,
             message: "slow down".into(),
