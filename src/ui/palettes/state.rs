@@ -908,4 +908,25 @@ mod tests {
         };
         assert!(analysis_error_text(&limited, &[]).contains("try again in 60 s"));
     }
+
+    #[test]
+    fn a_failed_analysis_message_clears_when_the_palette_is_saved() {
+        let mut state = state_with(1);
+        state.editor.name = "Dusk".into();
+        state.analysis = AnalysisState::Failed("The service refused …".into());
+        let actions = state.apply(PaletteAction::Save, &[], None);
+        let [Action::Send(command)] = actions.as_slice() else {
+            panic!("save sent: {actions:?}")
+        };
+        let Command::SavePalette { op_id, .. } = command.as_ref() else {
+            panic!("save")
+        };
+        state.handle_event(Event::PaletteOpDone {
+            op_id: *op_id,
+            kind: PaletteOpKind::Create,
+            result: Ok(None),
+        });
+        assert_eq!(state.analysis, AnalysisState::Idle);
+        assert_eq!(state.op_error, None);
+    }
 }
