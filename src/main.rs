@@ -12,8 +12,9 @@ Framewright — a desktop studio for the Generation Service
 
 USAGE:
   framewright                                   open the studio (local sandbox by default)
-  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings]
+  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings] [--size WxH]
                                                 open, wait for the view's data, save a screenshot, exit
+  framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
   framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]
                                                 run the local service alone on 127.0.0.1
   framewright --help | --version
@@ -55,6 +56,8 @@ struct StudioArgs {
     /// `--view`; without it the studio opens on the view shown last.
     view: Option<View>,
     screenshot_to: Option<PathBuf>,
+    /// `--size WxH`: the window's inner size in points, instead of the remembered one.
+    size_pt: Option<[f32; 2]>,
 }
 
 fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
@@ -72,10 +75,26 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                     format!("unknown view “{view}” (create, library, palettes, presets, settings)")
                 })?);
             }
+            "--size" => {
+                let size = iter
+                    .next()
+                    .ok_or("--size needs WIDTHxHEIGHT, e.g. 1024x700")?;
+                options.size_pt = Some(parse_size(size).ok_or_else(|| {
+                    format!("--size “{size}” is not WIDTHxHEIGHT (e.g. 1024x700)")
+                })?);
+            }
             other => return Err(format!("unknown argument “{other}”")),
         }
     }
     Ok(options)
+}
+
+/// `1024x700` → `[1024.0, 700.0]`.
+fn parse_size(text: &str) -> Option<[f32; 2]> {
+    let (width, height) = text.split_once(['x', 'X', '×'])?;
+    let width: f32 = width.trim().parse().ok()?;
+    let height: f32 = height.trim().parse().ok()?;
+    (width >= 1.0 && height >= 1.0).then_some([width, height])
 }
 
 fn run_studio(cli: StudioArgs) -> ExitCode {
@@ -103,7 +122,12 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
         screenshot_to: cli.screenshot_to,
     };
     let saved_window = memory.window.filter(|_| options.screenshot_to.is_none());
-    let geometry = window::initial_geometry(saved_window);
+    let mut geometry = window::initial_geometry(saved_window);
+    if let Some([width, height]) = cli.size_pt {
+        geometry.inner_width_pt = width.max(window::MIN_INNER_SIZE_PT[0]);
+        geometry.inner_height_pt = height.max(window::MIN_INNER_SIZE_PT[1]);
+        geometry.maximized = false;
+    }
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("Framewright")
         .with_app_id("framewright")
