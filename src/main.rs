@@ -1,8 +1,8 @@
 //! `framewright` opens the studio; `framewright sandbox` runs the local service alone.
 
 use framewright::session::Session;
-use framewright::settings::AppPaths;
-use framewright::ui::{StartupOptions, StudioApp, View};
+use framewright::settings::{AppPaths, Settings};
+use framewright::ui::{StartupOptions, StudioApp, View, window};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -12,8 +12,9 @@ Framewright — a desktop studio for the Generation Service
 
 USAGE:
   framewright                                   open the studio (local sandbox by default)
-  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings]
+  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings] [--size WxH]
                                                 open, wait for the view's data, save a screenshot, exit
+  framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
   framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]
                                                 run the local service alone on 127.0.0.1
   framewright --help | --version
@@ -40,7 +41,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         _ => match parse_studio_args(&args) {
-            Ok(options) => run_studio(options),
+            Ok(cli) => run_studio(cli),
             Err(message) => {
                 eprintln!("framewright: {message}\n\n{USAGE}");
                 ExitCode::from(2)
@@ -49,11 +50,18 @@ fn main() -> ExitCode {
     }
 }
 
-fn parse_studio_args(args: &[String]) -> Result<StartupOptions, String> {
-    let mut options = StartupOptions {
-        initial_view: View::Create,
-        screenshot_to: None,
-    };
+/// The studio's command line.
+#[derive(Default)]
+struct StudioArgs {
+    /// `--view`; without it the studio opens on the view shown last.
+    view: Option<View>,
+    screenshot_to: Option<PathBuf>,
+    /// `--size WxH`: the window's inner size in points, instead of the remembered one.
+    size_pt: Option<[f32; 2]>,
+}
+
+fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
+    let mut options = StudioArgs::default();
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
@@ -63,9 +71,17 @@ fn parse_studio_args(args: &[String]) -> Result<StartupOptions, String> {
             }
             "--view" => {
                 let view = iter.next().ok_or("--view needs a view name")?;
-                options.initial_view = view.parse().map_err(|_| {
+                options.view = Some(view.parse().map_err(|_| {
                     format!("unknown view “{view}” (create, library, palettes, presets, settings)")
-                })?;
+                })?);
+            }
+            "--size" => {
+                let size = iter
+                    .next()
+                    .ok_or("--size needs WIDTHxHEIGHT, e.g. 1024x700")?;
+                options.size_pt = Some(parse_size(size).ok_or_else(|| {
+                    format!("--size “{size}” is not WIDTHxHEIGHT (e.g. 1024x700)")
+                })?);
             }
             other => return Err(format!("unknown argument “{other}”")),
         }
@@ -73,7 +89,15 @@ fn parse_studio_args(args: &[String]) -> Result<StartupOptions, String> {
     Ok(options)
 }
 
-fn run_studio(options: StartupOptions) -> ExitCode {
+/// `1024x700` → `[1024.0, 700.0]`.
+fn parse_size(text: &str) -> Option<[f32; 2]> {
+    let (width, height) = text.split_once(['x', 'X', '×'])?;
+    let width: f32 = width.trim().parse().ok()?;
+    let height: f32 = height.trim().parse().ok()?;
+    (width >= 1.0 && height >= 1.0).then_some([width, height])
+}
+
+fn run_studio(cli: StudioArgs) -> ExitCode {
     let Some(paths) = AppPaths::discover() else {
         eprintln!(
             "framewright: could not find a home folder for settings and data; set FRAMEWRIGHT_HOME"
@@ -90,13 +114,32 @@ fn run_studio(options: StartupOptions) -> ExitCode {
     init_logging(Some(&paths));
     tracing::info!("starting; data in {}", paths.data_dir.display());
 
+    // Where the studio was left: window and view. A screenshot run uses the defaults so
+    // its pictures do not depend on the last session.
+    let memory = Settings::load(&paths.settings_file()).ui;
+    let options = StartupOptions {
+        initial_view: window::startup_view(cli.view, &memory),
+        screenshot_to: cli.screenshot_to,
+    };
+    let saved_window = memory.window.filter(|_| options.screenshot_to.is_none());
+    let mut geometry = window::initial_geometry(saved_window);
+    if let Some([width, height]) = cli.size_pt {
+        geometry.inner_width_pt = width.max(window::MIN_INNER_SIZE_PT[0]);
+        geometry.inner_height_pt = height.max(window::MIN_INNER_SIZE_PT[1]);
+        geometry.maximized = false;
+    }
+    let mut viewport = egui::ViewportBuilder::default()
+        .with_title("Framewright")
+        .with_app_id("framewright")
+        .with_inner_size([geometry.inner_width_pt, geometry.inner_height_pt])
+        .with_min_inner_size(window::MIN_INNER_SIZE_PT)
+        .with_maximized(geometry.maximized)
+        .with_icon(load_icon());
+    if let Some(position) = geometry.position_pt {
+        viewport = viewport.with_position(position);
+    }
     let native_options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_title("Framewright")
-            .with_app_id("framewright")
-            .with_inner_size([1440.0, 900.0])
-            .with_min_inner_size([960.0, 600.0])
-            .with_icon(load_icon()),
+        viewport,
         renderer: eframe::Renderer::Glow,
         ..Default::default()
     };

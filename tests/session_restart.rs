@@ -100,3 +100,57 @@ fn a_job_running_at_quit_is_resumed_and_finishes_after_restart() {
         "credits_used is reported"
     );
 }
+
+/// The window and the view are stored through the session and read back, as `main`
+/// does, from the settings file; a window saved on a larger screen is fitted to a
+/// 1440×900 one so the status bar stays visible.
+#[test]
+fn window_geometry_and_last_view_are_restored_from_the_settings_file() {
+    use framewright::settings::{Settings, WindowGeometry};
+    use framewright::ui::{View, window};
+
+    let home = tempfile::tempdir().expect("tempdir");
+    let paths = AppPaths::under(home.path());
+    let saved = WindowGeometry {
+        inner_width_pt: 2200.0,
+        inner_height_pt: 1300.0,
+        position_pt: Some([300.0, 120.0]),
+        maximized: true,
+    };
+    let mut first = open(&paths);
+    first.update_ui_memory(|memory| {
+        memory.window = Some(saved);
+        memory.last_view = Some("palettes".into());
+    });
+    first.shutdown();
+    drop(first);
+
+    let memory = Settings::load(&paths.settings_file()).ui;
+    let restored = window::initial_geometry(memory.window);
+    assert_eq!(
+        restored, saved,
+        "size, position and maximised state come back"
+    );
+    assert_eq!(window::startup_view(None, &memory), View::Palettes);
+    assert_eq!(
+        window::startup_view(Some(View::Library), &memory),
+        View::Library,
+        "--view wins over the remembered view"
+    );
+
+    let fitted = window::fit_to_monitor(restored, [1440.0, 900.0]);
+    let [x, y] = fitted.position_pt.expect("position kept");
+    let outer_bottom = y + fitted.inner_height_pt + window::DECORATION_ALLOWANCE_PT[1];
+    let outer_right = x + fitted.inner_width_pt + window::DECORATION_ALLOWANCE_PT[0];
+    assert!(outer_bottom <= 900.0 && outer_right <= 1440.0, "{fitted:?}");
+    assert!(fitted.maximized);
+
+    // A fresh home opens at the default size on Create.
+    let fresh = Settings::default().ui;
+    assert_eq!(window::startup_view(None, &fresh), View::Create);
+    let default = window::initial_geometry(fresh.window);
+    assert_eq!(
+        [default.inner_width_pt, default.inner_height_pt],
+        window::DEFAULT_INNER_SIZE_PT
+    );
+}

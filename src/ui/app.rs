@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 mod dialogs;
+mod keyboard;
 mod notices;
 mod results;
 mod service;
@@ -62,6 +63,8 @@ pub struct StudioApp {
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
     palettes: PalettesState,
+    /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
+    keys: keyboard::KeyboardState,
 }
 
 impl StudioApp {
@@ -71,6 +74,8 @@ impl StudioApp {
         let create_memory = compose::memory::CreateMemory::from_value(
             session.ui_memory().panels.get(compose::memory::PANEL_KEY),
         );
+        let session_window = session.ui_memory().window;
+        let screenshot_run = options.screenshot_to.is_some();
         let mut app = Self {
             epoch: session.connection_epoch(),
             session,
@@ -92,6 +97,7 @@ impl StudioApp {
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
             palettes: PalettesState::default(),
+            keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
         };
         let remembered = app
             .session
@@ -518,6 +524,7 @@ impl StudioApp {
                     self.create.on_shown();
                 }
                 self.view = view;
+                self.remember_view();
             }
             Action::SubmitCompose => {
                 for action in self.create.submit(&self.model) {
@@ -529,11 +536,10 @@ impl StudioApp {
                 self.viewer.open_job(&self.model, local_id, index);
             }
             Action::CloseViewer => self.viewer.close(),
-            Action::CopyUrl(url) => {
-                ctx.copy_text(url);
-                self.toasts
-                    .push(ToastKind::Info, "URL copied to the clipboard");
-            }
+            Action::CopyUrl(url) => self.copy_to_clipboard(ctx, &url, "URL"),
+            Action::CopyText { text, what } => self.copy_to_clipboard(ctx, &text, &what),
+            Action::Quit => self.request_quit(ctx),
+            Action::ShowShortcuts(open) => self.keys.shortcuts_open = open,
             Action::SaveAs { url } => self.dialogs.open(DialogKind::SaveImage { url }),
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             action @ (Action::AddSourceUrl(_)
@@ -574,6 +580,14 @@ impl StudioApp {
             Action::Confirmed(Confirm::Vary { result, .. }) => {
                 self.confirm = None;
                 self.submit_variation(&result);
+            }
+            Action::Confirmed(Confirm::RemoveProfile { id, .. }) => {
+                self.confirm = None;
+                self.apply(ctx, Action::RemoveProfile(id));
+            }
+            Action::Confirmed(Confirm::Quit { .. }) => {
+                self.confirm = None;
+                self.quit_now(ctx);
             }
             Action::Confirmed(confirm) => {
                 self.confirm = None;
@@ -660,8 +674,8 @@ impl StudioApp {
     // ---- layout ------------------------------------------------------------------------
 
     fn layout(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
-        let mut actions = Vec::new();
         let ctx = ui.ctx().clone();
+        let mut actions = self.global_keys(&ctx);
         let now_ms = format::now_unix_ms();
 
         // First, so the viewer's keys (arrows, Esc) never reach a panel underneath it.
@@ -802,7 +816,11 @@ impl StudioApp {
         if let Some(outcome) = self.dialogs.path_prompt_ui(&ctx) {
             self.dialog_outcome(&ctx, outcome);
         }
-        actions.extend(toasts::toasts_ui(&ctx, &self.toasts));
+        if self.keys.shortcuts_open {
+            actions.extend(crate::ui::shortcuts::shortcuts_overlay_ui(&ctx));
+        }
+        let over_dialog = self.viewer.is_open() || self.confirm.is_some();
+        actions.extend(toasts::toasts_ui(&ctx, &self.toasts, over_dialog));
         actions
     }
 
@@ -984,6 +1002,7 @@ impl eframe::App for StudioApp {
         if self.model.running_count() > 0 {
             ctx.request_repaint_after(Duration::from_secs(1));
         }
+        self.after_frame(&ctx);
         self.frames_laid_out += 1;
         let ready = self.screenshot_data_ready();
         if let Some(screenshot) = self.screenshot.as_mut() {
@@ -992,6 +1011,7 @@ impl eframe::App for StudioApp {
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.store_window_on_exit();
         if let Some(pipeline) = self.thumbnails.take() {
             pipeline.shutdown();
         }
@@ -1020,6 +1040,7 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Acti
     let delete_body;
     let retry_body;
     let vary_body;
+    let title_text;
     let (title, body, yes) = match confirm {
         Confirm::Vary { credits, .. } => {
             let cost = match credits {
@@ -1047,6 +1068,15 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Acti
             retry_body = crate::ui::job_wording::retry_body(model.jobs.get(local_id));
             ("Retry this job?", retry_body.as_str(), "Submit new job")
         }
+        Confirm::RemoveProfile { name, .. } => {
+            title_text = format!("Remove “{name}” and its stored API key?");
+            delete_body = settings::remove_profile_body(name);
+            (title_text.as_str(), delete_body.as_str(), "Remove profile")
+        }
+        Confirm::Quit { running_jobs } => {
+            delete_body = crate::ui::shortcuts::quit_body(*running_jobs);
+            ("Quit Framewright?", delete_body.as_str(), "Quit")
+        }
         Confirm::SubmitAgain(_) => (
             "Submit again?",
             "The first submission may have reached the service. Submitting again may bill \
@@ -1069,7 +1099,10 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Acti
             ui.label(RichText::new(body).color(tokens::TEXT_MUTED));
             ui.add_space(tokens::SPACE_M);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let button = if matches!(confirm, Confirm::DeletePalette { .. }) {
+                let button = if matches!(
+                    confirm,
+                    Confirm::DeletePalette { .. } | Confirm::RemoveProfile { .. }
+                ) {
                     widgets::danger_button(yes)
                 } else {
                     widgets::primary_button(yes)

@@ -4,6 +4,7 @@
 //! and sends engine commands through the session. No panel does I/O.
 
 pub mod app;
+pub mod clipboard;
 pub mod compose;
 pub mod dialogs;
 pub mod format;
@@ -19,11 +20,13 @@ pub mod result_tile;
 pub mod screenshot;
 pub mod settings;
 pub mod shell;
+pub mod shortcuts;
 pub mod textures;
 pub mod toasts;
 pub mod tokens;
 pub mod viewer;
 pub mod widgets;
+pub mod window;
 
 pub use app::{StartupOptions, StudioApp};
 pub use model::View;

@@ -116,6 +116,10 @@ pub enum Confirm {
         result: ResultRef,
         credits: Option<f64>,
     },
+    /// Remove a service profile and its stored API key.
+    RemoveProfile { id: String, name: String },
+    /// Quit while jobs are running (they resume next start).
+    Quit { running_jobs: usize },
 }
 
 /// One finished result, wherever it is shown (Create canvas, viewer, tray, library).
@@ -166,6 +170,15 @@ pub enum Action {
     },
     CloseViewer,
     CopyUrl(String),
+    /// Put `text` on the clipboard; the toast names it (`what`: "Prompt", "Hex value").
+    CopyText {
+        text: String,
+        what: String,
+    },
+    /// Quit the studio (asks first while jobs are running).
+    Quit,
+    /// Show or hide the keyboard shortcuts overlay.
+    ShowShortcuts(bool),
     /// Ask where to save `url` (dialog off the UI thread), then download it there.
     SaveAs {
         url: String,

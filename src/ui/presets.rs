@@ -203,6 +203,8 @@ pub fn presets_ui(
         .id_salt("presets_gallery")
         .auto_shrink([false, false])
         .show(ui, |ui| {
+            // Cards and the header button keep clear of the scrollbar.
+            ui.set_max_width(ui.available_width() - tokens::SCROLLBAR_ALLOWANCE);
             ui.add_space(tokens::SPACE_L);
             ui.horizontal(|ui| {
                 let text_width = (ui.available_width() - 200.0).max(240.0);

@@ -3,7 +3,7 @@
 
 use crate::session::{Session, SessionError};
 use crate::settings::{ProfileKind, ServiceProfile};
-use crate::ui::model::Action;
+use crate::ui::model::{Action, Confirm};
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{RichText, Stroke, TextEdit, Ui};
@@ -108,8 +108,10 @@ pub fn settings_ui(
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            let width = ui.available_width().min(tokens::FORM_MAX_WIDTH);
-            let side = ((ui.available_width() - width) / 2.0).max(0.0);
+            // Keep clear of the scrollbar on the right.
+            let usable = ui.available_width() - tokens::SCROLLBAR_ALLOWANCE;
+            let width = usable.min(tokens::FORM_MAX_WIDTH);
+            let side = ((usable - width) / 2.0).max(0.0);
             ui.horizontal_top(|ui| {
                 ui.add_space(side);
                 ui.vertical(|ui| {
@@ -168,7 +170,10 @@ fn profile_card_ui(
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if !profile.is_local_sandbox() {
                     if ui.add(widgets::subtle_button("Remove")).clicked() {
-                        actions.push(Action::RemoveProfile(profile.id.clone()));
+                        actions.push(Action::Ask(Confirm::RemoveProfile {
+                            id: profile.id.clone(),
+                            name: profile.name.clone(),
+                        }));
                     }
                     let editing = form
                         .editing
@@ -353,4 +358,13 @@ fn storage_ui(ui: &mut Ui, snapshot: &SettingsSnapshot) {
                 }
             });
     });
+}
+
+/// What removing a profile does, for its confirmation.
+pub fn remove_profile_body(name: &str) -> String {
+    format!(
+        "The profile “{name}” and the API key stored for it are removed from this computer. \
+         Jobs already on that service are not affected. To use it again you need to add it \
+         with its key."
+    )
 }

@@ -1,4 +1,7 @@
-//! A small stack of toasts, bottom-right, each dismissed after a few seconds.
+//! A small stack of toasts, bottom-right above the status bar, each dismissed after a few
+//! seconds. They are no wider than the job tray, so while the tray is open they sit over
+//! its lower end and never over a form's buttons (Create's Generate, the palette editor's
+//! Save and Analyze are in the central column).
 
 use crate::ui::library::LibraryAction;
 use crate::ui::model::Action;
@@ -8,6 +11,8 @@ use egui::{Color32, CornerRadius, RichText, Stroke};
 
 pub const TOAST_LIFETIME_SECS: f64 = 5.0;
 const MAX_TOASTS: usize = 5;
+/// Outer width of a toast: inside the tray's default width with a margin either side.
+pub const TOAST_WIDTH: f32 = tokens::TRAY_WIDTH - 2.0 * tokens::SPACE_M;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToastKind {
@@ -96,25 +101,32 @@ impl Toasts {
     }
 }
 
-/// Draw the stack above the status bar, bottom-right.
-pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
+/// Draw the stack above the status bar, bottom-right. While a dialog or the viewer covers
+/// the window (`over_dialog`), the stack moves to the top centre, over the backdrop and
+/// the image, clear of the dialog's buttons in its corners.
+pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec<Action> {
     let mut actions = Vec::new();
     if toasts.items().is_empty() {
         return actions;
     }
     let now = ctx.input(|i| i.time);
-    egui::Area::new(egui::Id::unique("toasts"))
-        .anchor(
+    let (corner, offset) = if over_dialog {
+        (egui::Align2::CENTER_TOP, egui::vec2(0.0, tokens::SPACE_S))
+    } else {
+        (
             egui::Align2::RIGHT_BOTTOM,
             egui::vec2(
                 -tokens::SPACE_M,
                 -(tokens::STATUS_BAR_HEIGHT + tokens::SPACE_M),
             ),
         )
+    };
+    egui::Area::new(egui::Id::unique("toasts"))
+        .anchor(corner, offset)
         .order(egui::Order::Tooltip)
         .interactable(true)
         .show(ctx, |ui| {
-            ui.set_max_width(360.0);
+            ui.set_max_width(TOAST_WIDTH);
             for toast in toasts.items().iter().rev() {
                 egui::Frame::new()
                     .fill(tokens::BG_ELEVATED)
@@ -123,7 +135,7 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
                     .inner_margin(egui::Margin::symmetric(12, 8))
                     .shadow(ctx.global_style().visuals.popup_shadow)
                     .show(ui, |ui| {
-                        ui.set_width(336.0);
+                        ui.set_width(TOAST_WIDTH - 24.0);
                         ui.horizontal(|ui| {
                             let (rect, _) =
                                 ui.allocate_exact_size(egui::vec2(3.0, 18.0), egui::Sense::hover());
@@ -132,8 +144,12 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts) -> Vec<Action> {
                                 CornerRadius::same(2),
                                 toast.kind.color(),
                             );
-                            let text_width = if toast.button.is_some() { 230.0 } else { 290.0 };
+                            // Room left of the optional action and the close button.
+                            let text_width = ui.available_width()
+                                - if toast.button.is_some() { 96.0 } else { 40.0 };
                             ui.allocate_ui(egui::vec2(text_width, 0.0), |ui| {
+                                // Full width, so the buttons line up at the right edge.
+                                ui.set_min_width(text_width);
                                 ui.add(
                                     egui::Label::new(
                                         RichText::new(&toast.text).color(tokens::TEXT),

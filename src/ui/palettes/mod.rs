@@ -25,8 +25,12 @@ use egui::{Color32, ComboBox, CornerRadius, Key, RichText, Sense, Stroke, TextEd
 
 /// Width of the palette list.
 pub const LIST_WIDTH: f32 = 272.0;
+/// Narrowest the palette list gets when the window is small.
+const LIST_MIN_WIDTH: f32 = 200.0;
 /// Widest the editor grows.
 const EDITOR_MAX_WIDTH: f32 = 760.0;
+/// Below this editor width a swatch takes two lines and the URL field its own line.
+const EDITOR_COMPACT_WIDTH: f32 = 540.0;
 /// Why organisation palettes have no edit buttons.
 pub const ORG_READ_ONLY_NOTE: &str = "Organisation palettes are managed by your organisation's \
      admins and are read-only here: they can't be edited, deleted or activated through the API.";
@@ -39,8 +43,11 @@ pub fn palettes_ui(
     textures: &TextureCache,
 ) -> Vec<Action> {
     let mut actions = Vec::new();
+    // In a small window the list gives up width before the editor has to.
+    let list_width =
+        (ui.available_width() - EDITOR_COMPACT_WIDTH - 48.0).clamp(LIST_MIN_WIDTH, LIST_WIDTH);
     egui::Panel::left("palette_list")
-        .exact_size(LIST_WIDTH)
+        .exact_size(list_width)
         .resizable(false)
         .show_separator_line(false)
         .frame(
@@ -58,8 +65,10 @@ pub fn palettes_ui(
                 .id_salt("palette_editor_scroll")
                 .auto_shrink([false, false])
                 .show(ui, |ui| {
-                    let width = ui.available_width().min(EDITOR_MAX_WIDTH);
-                    let side = ((ui.available_width() - width) / 2.0).max(0.0);
+                    // Keep clear of the scrollbar on the right.
+                    let usable = ui.available_width() - tokens::SCROLLBAR_ALLOWANCE;
+                    let width = usable.min(EDITOR_MAX_WIDTH);
+                    let side = ((usable - width) / 2.0).max(0.0);
                     ui.horizontal_top(|ui| {
                         ui.add_space(side);
                         ui.vertical(|ui| {
@@ -372,20 +381,27 @@ fn images_card_ui(
                 });
             }
             ui.add_space(tokens::SPACE_XS);
-            ui.horizontal(|ui| {
-                let can_add = state.editor.images.len() < MAX_ANALYZE_IMAGES;
-                if ui
+            let can_add = state.editor.images.len() < MAX_ANALYZE_IMAGES;
+            let compact = ui.available_width() < EDITOR_COMPACT_WIDTH - 60.0;
+            let pick = |ui: &mut Ui| {
+                let clicked = ui
                     .add_enabled(can_add, widgets::secondary_button("Add images…"))
-                    .clicked()
-                {
+                    .clicked();
+                ui.label(RichText::new("or").color(tokens::TEXT_FAINT));
+                clicked
+            };
+            if compact && ui.horizontal(pick).inner {
+                actions.push(Action::PickPaletteImages);
+            }
+            ui.horizontal(|ui| {
+                if !compact && pick(ui) {
                     actions.push(Action::PickPaletteImages);
                 }
-                ui.label(RichText::new("or").color(tokens::TEXT_FAINT));
                 let response = ui.add_enabled(
                     can_add,
                     TextEdit::singleline(&mut state.url_input)
                         .hint_text("https://… image URL")
-                        .desired_width((ui.available_width() - 96.0).max(120.0)),
+                        .desired_width((ui.available_width() - 96.0).max(80.0)),
                 );
                 widgets::name_widget(&response, "Reference image URL");
                 let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
@@ -513,6 +529,9 @@ fn swatches_ui(ui: &mut Ui, state: &mut PalettesState, actions: &mut Vec<Action>
     }
 }
 
+/// Width of a swatch's hex field: seven monospace characters and the field's margins.
+const HEX_FIELD_WIDTH: f32 = 84.0;
+
 fn swatch_row_ui(
     ui: &mut Ui,
     index: usize,
@@ -522,6 +541,8 @@ fn swatch_row_ui(
 ) {
     let number = index + 1;
     let hex_ok = Rgb::from_hex(swatch.hex_text.trim()).is_some();
+    // A narrow editor puts the role and the move/remove buttons on a second line.
+    let compact = ui.available_width() < EDITOR_COMPACT_WIDTH - 40.0;
     ui.horizontal(|ui| {
         ui.spacing_mut().item_spacing.x = 6.0;
         ui.label(
@@ -541,9 +562,11 @@ fn swatch_row_ui(
             swatch.rgb = Rgb::new(rgb[0], rgb[1], rgb[2]);
             swatch.hex_text = swatch.rgb.to_hex();
         }
+        // Room for all of "#RRGGBB" in monospace, whatever the theme's button padding.
         let mut hex_edit = TextEdit::singleline(&mut swatch.hex_text)
             .char_limit(7)
-            .desired_width(74.0)
+            .margin(egui::Margin::symmetric(6, 4))
+            .desired_width(HEX_FIELD_WIDTH)
             .font(egui::TextStyle::Monospace);
         if !hex_ok {
             hex_edit = hex_edit.text_color(tokens::DANGER);
@@ -556,55 +579,77 @@ fn swatch_row_ui(
             swatch.rgb = rgb;
         }
         let nearest = swatch.nearest_name();
-        let buttons_width = 3.0 * 26.0 + 120.0 + 4.0 * 6.0;
+        let buttons_width = if compact { 0.0 } else { SWATCH_CONTROLS_WIDTH };
         let name = ui.add(
             TextEdit::singleline(&mut swatch.name)
                 .hint_text(nearest)
                 .char_limit(MAX_COLOR_NAME_CHARS + 20)
-                .desired_width((ui.available_width() - buttons_width).max(100.0)),
+                .desired_width((ui.available_width() - buttons_width).max(80.0)),
         );
         widgets::name_widget(&name, &format!("Swatch {number} name"));
         let name = name.on_hover_text(format!(
             "Leave empty to use the nearest built-in name ({nearest})."
         ));
         let _ = name;
-        let role_box = ComboBox::from_id_salt("role")
-            .selected_text(role_label(swatch.role))
-            .width(110.0)
-            .show_ui(ui, |ui| {
-                for role in Role::ALL {
-                    ui.selectable_value(&mut swatch.role, role, role_label(role));
-                }
-            });
-        widgets::name_widget(&role_box.response, &format!("Swatch {number} role"));
-        if ui
-            .add_enabled_ui(index > 0, |ui| {
-                widgets::icon_button(ui, Icon::ChevronUp, &format!("Move swatch {number} up"))
-            })
-            .inner
-            .clicked()
-        {
-            actions.push(wrap(PaletteAction::MoveSwatch {
-                from: index,
-                to: index - 1,
-            }));
-        }
-        if ui
-            .add_enabled_ui(index + 1 < count, |ui| {
-                widgets::icon_button(ui, Icon::ChevronDown, &format!("Move swatch {number} down"))
-            })
-            .inner
-            .clicked()
-        {
-            actions.push(wrap(PaletteAction::MoveSwatch {
-                from: index,
-                to: index + 1,
-            }));
-        }
-        if widgets::icon_button(ui, Icon::Close, &format!("Remove swatch {number}")).clicked() {
-            actions.push(wrap(PaletteAction::RemoveSwatch(index)));
+        if !compact {
+            swatch_controls_ui(ui, index, count, swatch, actions);
         }
     });
+    if compact {
+        ui.horizontal(|ui| {
+            ui.add_space(tokens::SPACE_L);
+            swatch_controls_ui(ui, index, count, swatch, actions);
+        });
+    }
+}
+
+/// Width of a swatch's role box and move/remove buttons with their spacing.
+const SWATCH_CONTROLS_WIDTH: f32 = 3.0 * 26.0 + 120.0 + 4.0 * 6.0;
+
+fn swatch_controls_ui(
+    ui: &mut Ui,
+    index: usize,
+    count: usize,
+    swatch: &mut SwatchDraft,
+    actions: &mut Vec<Action>,
+) {
+    let number = index + 1;
+    let role_box = ComboBox::from_id_salt("role")
+        .selected_text(role_label(swatch.role))
+        .width(110.0)
+        .show_ui(ui, |ui| {
+            for role in Role::ALL {
+                ui.selectable_value(&mut swatch.role, role, role_label(role));
+            }
+        });
+    widgets::name_widget(&role_box.response, &format!("Swatch {number} role"));
+    if ui
+        .add_enabled_ui(index > 0, |ui| {
+            widgets::icon_button(ui, Icon::ChevronUp, &format!("Move swatch {number} up"))
+        })
+        .inner
+        .clicked()
+    {
+        actions.push(wrap(PaletteAction::MoveSwatch {
+            from: index,
+            to: index - 1,
+        }));
+    }
+    if ui
+        .add_enabled_ui(index + 1 < count, |ui| {
+            widgets::icon_button(ui, Icon::ChevronDown, &format!("Move swatch {number} down"))
+        })
+        .inner
+        .clicked()
+    {
+        actions.push(wrap(PaletteAction::MoveSwatch {
+            from: index,
+            to: index + 1,
+        }));
+    }
+    if widgets::icon_button(ui, Icon::Close, &format!("Remove swatch {number}")).clicked() {
+        actions.push(wrap(PaletteAction::RemoveSwatch(index)));
+    }
 }
 
 pub fn role_label(role: Role) -> &'static str {

@@ -557,6 +557,11 @@ impl PalettesState {
                         };
                         match kind {
                             PaletteOpKind::Create | PaletteOpKind::Update => {
+                                // A saved palette no longer waits on a failed analysis.
+                                if matches!(self.analysis, AnalysisState::Failed(_)) {
+                                    self.analysis = AnalysisState::default();
+                                }
+                                self.image_error = None;
                                 if let Some(palette) = palette {
                                     self.editor.palette_id = Some(palette.id.clone());
                                 }
@@ -612,9 +617,14 @@ impl PalettesState {
                         self.analysis = AnalysisState::Done;
                     }
                     Err(error) => {
-                        self.analysis = AnalysisState::Failed(format!(
-                            "The service could not analyse the images: {error}"
-                        ));
+                        let typed: Vec<&str> = self
+                            .editor
+                            .images
+                            .iter()
+                            .filter(|image| image.path.is_none())
+                            .filter_map(|image| image.url.as_deref())
+                            .collect();
+                        self.analysis = AnalysisState::Failed(analysis_error_text(&error, &typed));
                     }
                 }
             }
@@ -659,6 +669,79 @@ fn url_label(url: &str) -> String {
         .find(|s| !s.is_empty())
         .unwrap_or(url)
         .to_owned()
+}
+
+/// Why an analysis failed, in words that name the cause. The service only fetches public
+/// addresses (no private or internal hosts, no redirects, 20 MB each) and says just
+/// "could not be downloaded", so typed addresses it would refuse are named here.
+pub fn analysis_error_text(error: &ApiError, typed_urls: &[&str]) -> String {
+    if error.is_rate_limited() {
+        let wait = error
+            .retry_after_secs()
+            .map(|secs| format!(" in {} s", secs.max(1.0).ceil() as u64))
+            .unwrap_or_default();
+        return format!(
+            "The service analyses at most 10 sets of images a minute; try again{wait}."
+        );
+    }
+    if error.status() != Some(400) {
+        return format!("The service could not analyse the images: {error}");
+    }
+    let private: Vec<&str> = typed_urls
+        .iter()
+        .copied()
+        .filter(|url| is_private_address(url))
+        .collect();
+    if !private.is_empty() {
+        return format!(
+            "The service refused {}: it only fetches public addresses, never private, \
+             local or internal ones. Drop the image file here instead. ({error})",
+            private.join(", ")
+        );
+    }
+    format!(
+        "The service could not use the images: {error}. It only fetches public addresses \
+         that answer directly (no redirects), up to 20 MB per image; drop the image files \
+         here instead."
+    )
+}
+
+/// Hosts a service will not fetch for a caller: loopback, private and link-local
+/// networks, and local names.
+fn is_private_address(url: &str) -> bool {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(rest) = host_port.strip_prefix('[') {
+        rest.split(']').next().unwrap_or(rest)
+    } else {
+        host_port.split(':').next().unwrap_or(host_port)
+    }
+    .to_ascii_lowercase();
+    if host == "localhost"
+        || host.ends_with(".localhost")
+        || host.ends_with(".local")
+        || host.ends_with(".internal")
+        || !host.contains('.') && !host.contains(':')
+    {
+        return true;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => {
+            ip.is_loopback()
+                || ip.is_private()
+                || ip.is_link_local()
+                || ip.is_unspecified()
+                || ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1])
+        }
+        Ok(std::net::IpAddr::V6(ip)) => {
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (ip.segments()[0] & 0xfe00) == 0xfc00
+                || (ip.segments()[0] & 0xffc0) == 0xfe80
+        }
+        Err(_) => false,
+    }
 }
 
 fn op_error_text(kind: PaletteOpKind, error: &ApiError) -> String {
@@ -778,5 +861,72 @@ mod tests {
         assert_eq!(state.editor.name, "Service");
         assert_eq!(state.editor.swatches[0].hex_text, "#202020");
         assert_eq!(state.source_urls(), vec!["http://x/a.png".to_owned()]);
+    }
+
+    fn refused() -> ApiError {
+        ApiError::Status {
+            status: 400,
+            message: "None of the images could be downloaded".into(),
+            code: None,
+            retry_after_secs: None,
+        }
+    }
+
+    #[test]
+    fn a_refused_private_address_is_named_as_the_reason() {
+        let text = analysis_error_text(
+            &refused(),
+            &["http://192.168.1.20/ref.png", "https://example.com/a.png"],
+        );
+        assert!(text.contains("http://192.168.1.20/ref.png"), "{text}");
+        assert!(text.contains("private"), "{text}");
+        assert!(!text.contains("example.com"), "{text}");
+        for private in [
+            "http://localhost:8080/a.png",
+            "http://[::1]/a",
+            "http://10.1.2.3/x",
+            "http://nas/x.png",
+        ] {
+            assert!(is_private_address(private), "{private}");
+        }
+        assert!(!is_private_address("https://images.example.org/a.png"));
+    }
+
+    #[test]
+    fn other_refusals_say_what_the_service_fetches() {
+        let text = analysis_error_text(&refused(), &["https://example.com/a.png"]);
+        assert!(text.contains("public addresses"), "{text}");
+        assert!(
+            text.contains("None of the images could be downloaded"),
+            "{text}"
+        );
+        let limited = ApiError::Status {
+            status: 429,
+            message: "slow down".into(),
+            code: Some("RATE_LIMITED".into()),
+            retry_after_secs: Some(60.0),
+        };
+        assert!(analysis_error_text(&limited, &[]).contains("try again in 60 s"));
+    }
+
+    #[test]
+    fn a_failed_analysis_message_clears_when_the_palette_is_saved() {
+        let mut state = state_with(1);
+        state.editor.name = "Dusk".into();
+        state.analysis = AnalysisState::Failed("The service refused …".into());
+        let actions = state.apply(PaletteAction::Save, &[], None);
+        let [Action::Send(command)] = actions.as_slice() else {
+            panic!("save sent: {actions:?}")
+        };
+        let Command::SavePalette { op_id, .. } = command.as_ref() else {
+            panic!("save")
+        };
+        state.handle_event(Event::PaletteOpDone {
+            op_id: *op_id,
+            kind: PaletteOpKind::Create,
+            result: Ok(None),
+        });
+        assert_eq!(state.analysis, AnalysisState::Idle);
+        assert_eq!(state.op_error, None);
     }
 }

@@ -1,0 +1,205 @@
+//! Keys that work everywhere in the studio (Ctrl+1…5 switch views, Ctrl+Q quits, F1 or ?
+//! shows the shortcuts) and the overlay that lists every shortcut of the studio.
+
+use crate::ui::model::{Action, View};
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{Key, Modifiers, RichText};
+
+/// One row of the overlay: the keys and what they do.
+pub struct Shortcut {
+    pub keys: &'static str,
+    pub does: &'static str,
+}
+
+/// A titled group of shortcuts (where they work).
+pub struct ShortcutGroup {
+    pub title: &'static str,
+    pub shortcuts: &'static [Shortcut],
+}
+
+const fn s(keys: &'static str, does: &'static str) -> Shortcut {
+    Shortcut { keys, does }
+}
+
+/// Every shortcut of the studio, as the overlay lists them. Keep in step with the code
+/// that handles the keys (the global ones are in this module).
+pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
+    ShortcutGroup {
+        title: "Anywhere",
+        shortcuts: &[
+            s(
+                "Ctrl+1 … Ctrl+5",
+                "Create, Library, Palettes, Presets, Settings",
+            ),
+            s("Ctrl+Q", "Quit (running jobs resume next time)"),
+            s("F1 or ?", "Show these shortcuts"),
+            s("Tab / Shift+Tab", "Move the keyboard focus"),
+            s("Space or Enter", "Press the focused button"),
+            s("Esc", "Close a dialog or overlay"),
+        ],
+    },
+    ShortcutGroup {
+        title: "Text fields",
+        shortcuts: &[
+            s("Ctrl+C / Ctrl+X", "Copy / cut the selected text"),
+            s("Ctrl+V", "Paste"),
+            s("Ctrl+A", "Select all the text"),
+            s("Ctrl+Z / Ctrl+Y", "Undo / redo typing"),
+        ],
+    },
+    ShortcutGroup {
+        title: "Create",
+        shortcuts: &[s("Ctrl+Enter", "Generate")],
+    },
+    ShortcutGroup {
+        title: "Library",
+        shortcuts: &[
+            s("Arrow keys", "Move the selection"),
+            s("Shift+arrows", "Extend the selection"),
+            s("Ctrl+A", "Select everything in the view"),
+            s("Enter", "Open the selected item in the viewer"),
+            s("F", "Favourite / unfavourite the selection"),
+            s("Del", "Move the selection to the Trash"),
+            s("Esc", "Clear the selection"),
+        ],
+    },
+    ShortcutGroup {
+        title: "Trash",
+        shortcuts: &[s("Del", "Delete forever (asks first)"), s("R", "Restore")],
+    },
+    ShortcutGroup {
+        title: "Viewer",
+        shortcuts: &[
+            s("← / →", "Previous / next result"),
+            s("+ / −", "Zoom in / out"),
+            s("0", "Fit to the window"),
+            s("1", "Actual size (100 %)"),
+            s("Mouse wheel, drag", "Zoom, pan"),
+            s("Esc", "Close the viewer"),
+        ],
+    },
+];
+
+/// The question asked before quitting with jobs still running.
+pub fn quit_body(running_jobs: usize) -> String {
+    let jobs = if running_jobs == 1 {
+        "1 job is".to_owned()
+    } else {
+        format!("{running_jobs} jobs are")
+    };
+    format!("{jobs} still running; they will resume next time you open Framewright.")
+}
+
+/// The view Ctrl+`n` opens (1-based, in rail order).
+pub fn view_for_digit(n: usize) -> Option<View> {
+    n.checked_sub(1).and_then(|i| View::ALL.get(i).copied())
+}
+
+const DIGIT_KEYS: [Key; 5] = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5];
+
+/// Consume the global keys pressed this frame. Call before the panels are laid out so a
+/// text field does not also see them. `overlay_open`: Esc closes the overlay.
+pub fn global_keys(ctx: &egui::Context, overlay_open: bool) -> Vec<Action> {
+    let typing = ctx.text_edit_focused();
+    let mut actions = Vec::new();
+    ctx.input_mut(|i| {
+        for (n, key) in DIGIT_KEYS.iter().enumerate() {
+            if i.consume_key(Modifiers::COMMAND, *key)
+                && let Some(view) = view_for_digit(n + 1)
+            {
+                actions.push(Action::Navigate(view));
+            }
+        }
+        if i.consume_key(Modifiers::COMMAND, Key::Q) {
+            actions.push(Action::Quit);
+        }
+        if i.consume_key(Modifiers::NONE, Key::F1) {
+            actions.push(Action::ShowShortcuts(!overlay_open));
+        }
+        // "?" types a character in a text field; only outside one does it open the help.
+        if !typing && consume_question_mark(i) {
+            actions.push(Action::ShowShortcuts(!overlay_open));
+        }
+        if overlay_open && i.consume_key(Modifiers::NONE, Key::Escape) {
+            actions.push(Action::ShowShortcuts(false));
+        }
+    });
+    actions
+}
+
+/// "?" arrives as a key with Shift on most layouts, or only as typed text.
+fn consume_question_mark(input: &mut egui::InputState) -> bool {
+    let mut found = false;
+    input.events.retain(|event| {
+        let is_question = match event {
+            egui::Event::Key {
+                key: Key::Questionmark,
+                pressed: true,
+                modifiers,
+                ..
+            } => !modifiers.command && !modifiers.alt,
+            egui::Event::Text(text) => text == "?",
+            _ => false,
+        };
+        found |= is_question;
+        !is_question
+    });
+    found
+}
+
+/// The overlay listing every shortcut; Esc, Close or a click outside closes it.
+pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let max_height = (ctx.content_rect().height() - 120.0).max(240.0);
+    let response = egui::Modal::new(egui::Id::unique("shortcuts_overlay"))
+        .backdrop_color(tokens::SCRIM)
+        .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
+        .show(ctx, |ui| {
+            ui.set_width(560.0_f32.min(ctx.content_rect().width() - 80.0));
+            ui.horizontal(|ui| {
+                ui.label(
+                    RichText::new("Keyboard shortcuts")
+                        .size(tokens::TEXT_TITLE)
+                        .strong()
+                        .color(tokens::TEXT),
+                );
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    if ui.add(widgets::secondary_button("Close")).clicked() {
+                        actions.push(Action::ShowShortcuts(false));
+                    }
+                });
+            });
+            ui.add_space(tokens::SPACE_S);
+            egui::ScrollArea::vertical()
+                .max_height(max_height)
+                .auto_shrink([false, true])
+                .show(ui, |ui| {
+                    for group in SHORTCUT_GROUPS {
+                        widgets::section_label(ui, group.title);
+                        egui::Grid::new(("shortcut_group", group.title))
+                            .num_columns(2)
+                            .min_col_width(150.0)
+                            .spacing(egui::vec2(tokens::SPACE_M, tokens::SPACE_XS))
+                            .show(ui, |ui| {
+                                for shortcut in group.shortcuts {
+                                    ui.label(
+                                        RichText::new(shortcut.keys)
+                                            .monospace()
+                                            .color(tokens::TEXT),
+                                    );
+                                    ui.label(
+                                        RichText::new(shortcut.does).color(tokens::TEXT_MUTED),
+                                    );
+                                    ui.end_row();
+                                }
+                            });
+                        ui.add_space(tokens::SPACE_S);
+                    }
+                });
+        });
+    if response.should_close() && actions.is_empty() {
+        actions.push(Action::ShowShortcuts(false));
+    }
+    actions
+}

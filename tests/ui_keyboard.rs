@@ -1,0 +1,238 @@
+//! Keyboard, clipboard and confirmation flows against the real studio on a sandbox on
+//! loopback: paste and copy in the prompt, Copy URL, the global keys (Ctrl+2, F1, Ctrl+Q)
+//! and removing a service profile. What was copied is read through the app's clipboard
+//! path (`StudioApp::last_copied`), which records both button copies and text-field copies.
+
+mod support;
+use support::{generate, step_until, studio};
+
+use egui::accesskit::Role;
+use egui::{Event, Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use framewright::session::{Session, SessionOptions};
+use framewright::settings::{AppPaths, Settings};
+use framewright::ui::{StartupOptions, StudioApp, View, window};
+use std::sync::Arc;
+
+type Studio = Harness<'static, StudioApp>;
+
+fn wait_for_service_data(harness: &mut Studio) {
+    step_until(harness, "catalog, projects and credits", |h| {
+        let app = h.state();
+        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
+    });
+    harness.run_steps(3);
+}
+
+/// A studio whose sandbox runs jobs slowly, so one is still running when the test acts.
+fn slow_studio(dir: &tempfile::TempDir) -> Studio {
+    let session = Session::open_with(
+        AppPaths::under(dir.path()),
+        SessionOptions {
+            sandbox_speed: 0.3,
+            use_os_keychain: false,
+        },
+        Arc::new(|| {}),
+    );
+    Harness::builder()
+        .with_size(egui::vec2(1440.0, 900.0))
+        .build_eframe(move |cc| {
+            StudioApp::new(
+                &cc.egui_ctx,
+                session,
+                StartupOptions {
+                    initial_view: View::Create,
+                    screenshot_to: None,
+                },
+            )
+        })
+}
+
+fn fill(harness: &mut Studio, label: &str, text: &str) {
+    harness.get_by_label(label).click();
+    harness.step();
+    harness.get_by_label(label).type_text(text);
+    harness.step();
+}
+
+#[test]
+fn paste_into_the_prompt_and_copy_out_of_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+
+    harness.get_by_label("Prompt").click();
+    harness.step();
+    harness.event(Event::Paste("a quiet harbour at dawn".into()));
+    harness.step();
+    assert_eq!(harness.state().compose_prompt(), "a quiet harbour at dawn");
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    harness.step();
+    harness.event(Event::Copy);
+    harness.run_steps(2);
+    assert_eq!(
+        harness.state().last_copied(),
+        Some("a quiet harbour at dawn"),
+        "Ctrl+C in the prompt copies the selected text"
+    );
+
+    harness.event(Event::Cut);
+    harness.run_steps(2);
+    assert_eq!(harness.state().compose_prompt(), "");
+    assert_eq!(
+        harness.state().last_copied(),
+        Some("a quiet harbour at dawn")
+    );
+}
+
+#[test]
+fn copy_url_in_the_viewer_puts_the_url_on_the_clipboard() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    let job = generate(&mut harness, "lighthouse in a storm");
+    let url = job.result.as_ref().expect("result").urls[0].clone();
+
+    step_until(&mut harness, "the result thumbnail", |h| {
+        h.query_by_label_contains("Open result 1 of").is_some()
+    });
+    harness.get_by_label_contains("Open result 1 of").click();
+    step_until(&mut harness, "the viewer to open", |h| {
+        h.state().viewer_job().is_some()
+    });
+    harness.run_steps(2);
+    harness.get_by_label("Copy URL").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().last_copied(), Some(url.as_str()));
+    assert!(
+        harness
+            .state()
+            .toast_texts()
+            .contains(&"URL copied to the clipboard".to_owned()),
+        "a toast confirms the copy"
+    );
+}
+
+#[test]
+fn ctrl_2_opens_the_library_and_the_view_is_remembered() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    harness.run_steps(2);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num2);
+    harness.run_steps(2);
+    assert_eq!(harness.state().view(), View::Library);
+
+    let settings = Settings::load(&AppPaths::under(dir.path()).settings_file());
+    assert_eq!(settings.ui.last_view.as_deref(), Some("library"));
+    assert_eq!(window::startup_view(None, &settings.ui), View::Library);
+}
+
+#[test]
+fn f1_shows_the_shortcuts_and_esc_closes_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Library);
+    harness.run_steps(2);
+    harness.key_press(Key::F1);
+    harness.run_steps(2);
+    assert!(harness.state().shortcuts_open());
+    assert!(harness.query_by_label("Keyboard shortcuts").is_some());
+    for listed in ["Ctrl+Enter", "Ctrl+Q", "Generate", "Restore"] {
+        assert!(
+            harness.query_by_label_contains(listed).is_some(),
+            "the overlay lists {listed}"
+        );
+    }
+    harness.check_accessibility();
+
+    harness.key_press(Key::Escape);
+    harness.run_steps(2);
+    assert!(!harness.state().shortcuts_open());
+    assert!(harness.query_by_label("Keyboard shortcuts").is_none());
+}
+
+#[test]
+fn ctrl_q_with_a_running_job_asks_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = slow_studio(&dir);
+    wait_for_service_data(&mut harness);
+    harness.get_by_label("Prompt").click();
+    harness.step();
+    harness
+        .get_by_label("Prompt")
+        .type_text("slow tide, long exposure");
+    harness.step();
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click_accesskit();
+    step_until(&mut harness, "the job to be running", |h| {
+        h.state().jobs().iter().any(|job| !job.phase.is_finished())
+    });
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    harness.run_steps(2);
+    assert!(!harness.state().quitting(), "it asks before quitting");
+    assert!(
+        harness
+            .query_by_label_contains("1 job is still running; they will resume")
+            .is_some()
+    );
+    // Esc answers "no" (the tray's Cancel buttons share the dialog's label).
+    harness.key_press(Key::Escape);
+    harness.run_steps(2);
+    assert!(!harness.state().quitting());
+    assert!(harness.query_by_label("Quit Framewright?").is_none());
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    harness.run_steps(2);
+    harness
+        .get_by(|node| node.role() == Role::Button && node.label().as_deref() == Some("Quit"))
+        .click();
+    harness.run_steps(2);
+    assert!(harness.state().quitting());
+}
+
+#[test]
+fn removing_a_profile_asks_first_and_cancel_keeps_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Settings);
+    harness.run_steps(2);
+    harness.get_by_label("Add remote service").click();
+    harness.run_steps(2);
+    fill(&mut harness, "Name", "Studio prod");
+    fill(&mut harness, "Base URL", "https://studio.example.com/api");
+    fill(&mut harness, "API key", "fw_live_0123456789abcdef");
+    harness.get_by_label("Save profile").click();
+    harness.run_steps(2);
+    let profiles = |h: &Studio| h.state().session().settings().profiles.len();
+    assert_eq!(profiles(&harness), 2);
+
+    harness.get_by_label("Remove").click_accesskit();
+    // A dialog lays itself out invisibly on its first frame.
+    harness.run_steps(3);
+    assert!(
+        harness
+            .query_by_label("Remove “Studio prod” and its stored API key?")
+            .is_some(),
+        "the question names the profile"
+    );
+    assert_eq!(profiles(&harness), 2, "nothing removed before the answer");
+    harness.get_by_label("Cancel").click();
+    harness.run_steps(2);
+    assert_eq!(profiles(&harness), 2, "Cancel keeps the profile");
+
+    harness.get_by_label("Remove").click_accesskit();
+    // A dialog lays itself out invisibly on its first frame.
+    harness.run_steps(3);
+    harness.get_by_label("Remove profile").click();
+    harness.run_steps(2);
+    assert_eq!(profiles(&harness), 1);
+    assert!(
+        harness
+            .query_by_role_and_label(Role::RadioButton, "Studio prod")
+            .is_none()
+    );
+}
