@@ -773,7 +773,6 @@ fn the_new_folder_field_has_keyboard_focus_when_opened() {
 }
 
 #[test]
-#[ignore = "needs the viewer branch"]
 fn double_click_or_enter_opens_the_in_app_viewer() {
     let (_dir, mut harness) = library_with(3);
     let ids = harness.state().library_item_ids();

@@ -228,7 +228,10 @@ fn the_viewer_buttons_zoom_copy_and_reuse() {
         !harness.state().viewer().is_open(),
         "Reuse leaves the viewer for Create"
     );
-    // Needs the Create-canvas branch (its ResultAction::Reuse handler in app/results.rs):
-    // assert_eq!(harness.state().view(), View::Create);
-    // assert!(harness.query_by_value("A red kite over a chalk ridge").is_some());
+    assert_eq!(harness.state().view(), View::Create, "Reuse shows Create");
+    assert_eq!(
+        harness.state().compose_prompt(),
+        "A red kite over a chalk ridge",
+        "Reuse puts the prompt back"
+    );
 }

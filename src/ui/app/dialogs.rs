@@ -64,11 +64,6 @@ impl StudioApp {
 
     /// Source images in the Create form (tests).
     pub fn compose_source_count(&self) -> usize {
-        self.compose.sources.len()
-    }
-
-    /// Texts of the toasts on screen (tests).
-    pub fn toast_texts(&self) -> Vec<String> {
-        self.toasts.items().iter().map(|t| t.text.clone()).collect()
+        self.create.form.sources.len()
     }
 }
