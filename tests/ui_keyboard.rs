@@ -10,10 +10,8 @@ use egui::accesskit::Role;
 use egui::{Event, Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use framewright::session::{Session, SessionOptions};
 use framewright::settings::{AppPaths, Settings};
-use framewright::ui::{StartupOptions, StudioApp, View, window};
-use std::sync::Arc;
+use framewright::ui::{StudioApp, View, window};
 
 type Studio = Harness<'static, StudioApp>;
 
@@ -27,26 +25,7 @@ fn wait_for_service_data(harness: &mut Studio) {
 
 /// A studio whose sandbox runs jobs slowly, so one is still running when the test acts.
 fn slow_studio(dir: &tempfile::TempDir) -> Studio {
-    let session = Session::open_with(
-        AppPaths::under(dir.path()),
-        SessionOptions {
-            sandbox_speed: 0.3,
-            use_os_keychain: false,
-        },
-        Arc::new(|| {}),
-    );
-    Harness::builder()
-        .with_size(egui::vec2(1440.0, 900.0))
-        .build_eframe(move |cc| {
-            StudioApp::new(
-                &cc.egui_ctx,
-                session,
-                StartupOptions {
-                    initial_view: View::Create,
-                    screenshot_to: None,
-                },
-            )
-        })
+    support::studio_at_speed(dir, View::Create, 0.3)
 }
 
 fn fill(harness: &mut Studio, label: &str, text: &str) {

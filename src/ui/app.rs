@@ -700,12 +700,7 @@ impl StudioApp {
             .exact_size(tokens::STATUS_BAR_HEIGHT)
             .resizable(false)
             .show_separator_line(false)
-            .frame(
-                egui::Frame::new()
-                    .fill(tokens::BG_PANEL)
-                    .stroke(Stroke::new(1.0, tokens::BORDER))
-                    .inner_margin(egui::Margin::symmetric(12, 0)),
-            )
+            .frame(tokens::panel_frame().inner_margin(egui::Margin::symmetric(12, 0)))
             .show(ui, |ui| {
                 actions.extend(shell::status_bar_ui(
                     ui,
@@ -723,11 +718,7 @@ impl StudioApp {
             .exact_size(tokens::RAIL_WIDTH)
             .resizable(false)
             .show_separator_line(false)
-            .frame(
-                egui::Frame::new()
-                    .fill(tokens::BG_PANEL)
-                    .stroke(Stroke::new(1.0, tokens::BORDER)),
-            )
+            .frame(tokens::panel_frame())
             .show(ui, |ui| {
                 actions.extend(shell::rail_ui(ui, self.view, self.model.running_count()));
             });
@@ -739,11 +730,7 @@ impl StudioApp {
                 .exact_size(jobs::TRAY_STRIP_WIDTH_PT)
                 .resizable(false)
                 .show_separator_line(false)
-                .frame(
-                    egui::Frame::new()
-                        .fill(tokens::BG_PANEL)
-                        .stroke(Stroke::new(1.0, tokens::BORDER)),
-                )
+                .frame(tokens::panel_frame())
                 .show(ui, |ui| {
                     actions.extend(jobs::tray_strip_ui(ui, &self.model))
                 });
@@ -753,12 +740,7 @@ impl StudioApp {
                 .size_range(280.0..=560.0)
                 .resizable(true)
                 .show_separator_line(false)
-                .frame(
-                    egui::Frame::new()
-                        .fill(tokens::BG_PANEL)
-                        .stroke(Stroke::new(1.0, tokens::BORDER))
-                        .inner_margin(egui::Margin::same(12)),
-                )
+                .frame(tokens::panel_frame().inner_margin(egui::Margin::same(12)))
                 .show(ui, |ui| {
                     actions.extend(jobs::tray_ui(ui, &self.model, &self.textures, now_ms));
                 });

@@ -18,8 +18,15 @@ const PORTAL_BUS_NAME: &str = "org.freedesktop.portal.Desktop";
 /// How long the session-bus check may take before we call the portal missing.
 const PORTAL_CHECK_TIMEOUT_SECS: u64 = 3;
 
-/// Image types the pickers offer.
+/// Image types the pickers offer (and that drops and typed paths accept as images).
 pub const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "bmp"];
+
+/// Whether `path` names an image by its extension (any case).
+pub fn is_image_path(path: &std::path::Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
 
 /// What a dialog is for; decides its title, filters and what the answer feeds.
 #[derive(Clone, Debug, PartialEq)]

@@ -175,14 +175,7 @@ fn job_card_ui(
         });
 
         if matches!(job.phase, JobPhase::Running { .. } | JobPhase::Submitting) {
-            let fraction = (job.progress_percent / 100.0).clamp(0.0, 1.0);
-            ui.add(
-                egui::ProgressBar::new(fraction)
-                    .desired_height(6.0)
-                    .fill(tokens::ACCENT)
-                    .corner_radius(CornerRadius::same(3))
-                    .animate(fraction <= 0.0),
-            );
+            widgets::job_progress_bar(ui, job.progress_percent);
             let elapsed_secs = (now_ms - job.submitted_at_unix_ms).max(0) as f64 / 1000.0;
             let estimate_secs = job_wording::estimated_duration_secs(job, model);
             ui.label(

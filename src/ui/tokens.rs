@@ -119,6 +119,13 @@ pub fn card_frame() -> egui::Frame {
         .inner_margin(card_margin())
 }
 
+/// The shell's side panels (rail, status bar, job tray): panel fill with a hairline border.
+pub fn panel_frame() -> egui::Frame {
+    egui::Frame::new()
+        .fill(BG_PANEL)
+        .stroke(Stroke::new(1.0, BORDER))
+}
+
 /// Turn the tokens into egui's dark style. Call once at startup.
 pub fn apply_theme(ctx: &egui::Context) {
     ctx.set_theme(egui::Theme::Dark);

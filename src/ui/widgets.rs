@@ -261,3 +261,15 @@ pub fn hex_color(hex: &str) -> Color32 {
         .map(|c| Color32::from_rgb(c.r, c.g, c.b))
         .unwrap_or(tokens::TEXT_FAINT)
 }
+
+/// A job's thin progress bar; it animates while no progress has been reported yet.
+pub fn job_progress_bar(ui: &mut Ui, progress_percent: f32) -> Response {
+    let fraction = (progress_percent / 100.0).clamp(0.0, 1.0);
+    ui.add(
+        egui::ProgressBar::new(fraction)
+            .desired_height(6.0)
+            .fill(tokens::ACCENT)
+            .corner_radius(egui::CornerRadius::same(3))
+            .animate(fraction <= 0.0),
+    )
+}

@@ -24,10 +24,16 @@ const SANDBOX_SPEED: f64 = 20.0;
 
 /// The studio at 1440×900 on `view`, connected to its own embedded sandbox under `dir`.
 pub fn studio(dir: &tempfile::TempDir, initial_view: View) -> Studio {
+    studio_at_speed(dir, initial_view, SANDBOX_SPEED)
+}
+
+/// As [`studio`], with the sandbox's jobs running `sandbox_speed` times faster than real
+/// (below 1: slower, so a job is still running when the test acts).
+pub fn studio_at_speed(dir: &tempfile::TempDir, initial_view: View, sandbox_speed: f64) -> Studio {
     let session = Session::open_with(
         AppPaths::under(dir.path()),
         SessionOptions {
-            sandbox_speed: SANDBOX_SPEED,
+            sandbox_speed,
             use_os_keychain: false,
         },
         Arc::new(|| {}),

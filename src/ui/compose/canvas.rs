@@ -257,14 +257,7 @@ fn running_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
                 .color(tokens::TEXT),
         );
         ui.label(RichText::new(detail).color(tokens::TEXT_MUTED));
-        let fraction = (job.progress_percent / 100.0).clamp(0.0, 1.0);
-        ui.add(
-            egui::ProgressBar::new(fraction)
-                .desired_height(6.0)
-                .fill(tokens::ACCENT)
-                .corner_radius(CornerRadius::same(3))
-                .animate(fraction <= 0.0),
-        );
+        widgets::job_progress_bar(ui, job.progress_percent);
         ui.add_space(tokens::SPACE_S);
         prompt_excerpt_ui(ui, job);
     });

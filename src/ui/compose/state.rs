@@ -13,7 +13,7 @@ use crate::ui::toasts::ToastKind;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-pub const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "bmp"];
+pub use crate::ui::dialogs::IMAGE_EXTENSIONS;
 
 /// A library change asked for on a job result before its library item was known.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -184,10 +184,7 @@ impl CreateState {
         let mut actions = Vec::new();
         let mut skipped = Vec::new();
         for path in paths {
-            let is_image = path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
+            let is_image = crate::ui::dialogs::is_image_path(&path);
             if !is_image {
                 skipped.push(file_name(&path));
                 continue;

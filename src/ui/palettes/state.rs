@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// File extensions the panel accepts as reference images.
-pub const IMAGE_EXTENSIONS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "bmp"];
+pub use crate::ui::dialogs::IMAGE_EXTENSIONS;
 
 /// One editable colour.
 #[derive(Clone, Debug, PartialEq)]
@@ -430,10 +430,7 @@ impl PalettesState {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| path.display().to_string());
-            let is_image = path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
+            let is_image = crate::ui::dialogs::is_image_path(&path);
             if !is_image {
                 skipped.push(format!("{name} is not an image"));
                 continue;
