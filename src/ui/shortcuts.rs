@@ -71,8 +71,11 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
     ShortcutGroup {
         title: "Viewer",
         shortcuts: &[
-            s("← / →", "Previous / next result"),
-            s("+ / −", "Zoom in / out"),
+            s(
+                "Left / Right",
+                "Previous / next result (pan when zoomed in)",
+            ),
+            s("+ / -", "Zoom in / out"),
             s("0", "Fit to the window"),
             s("1", "Actual size (100 %)"),
             s("Mouse wheel, drag", "Zoom, pan"),
@@ -156,7 +159,10 @@ pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
         .backdrop_color(tokens::SCRIM)
         .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
         .show(ctx, |ui| {
-            ui.set_width(560.0_f32.min(ctx.content_rect().width() - 80.0));
+            // Two columns when there is room, so every group is in sight without scrolling.
+            let two_columns = ctx.content_rect().width() >= 1000.0;
+            let width: f32 = if two_columns { 880.0 } else { 560.0 };
+            ui.set_width(width.min(ctx.content_rect().width() - 80.0));
             ui.horizontal(|ui| {
                 ui.label(
                     RichText::new("Keyboard shortcuts")
@@ -171,35 +177,49 @@ pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
                 });
             });
             ui.add_space(tokens::SPACE_S);
-            egui::ScrollArea::vertical()
-                .max_height(max_height)
-                .auto_shrink([false, true])
-                .show(ui, |ui| {
-                    for group in SHORTCUT_GROUPS {
-                        widgets::section_label(ui, group.title);
-                        egui::Grid::new(("shortcut_group", group.title))
-                            .num_columns(2)
-                            .min_col_width(150.0)
-                            .spacing(egui::vec2(tokens::SPACE_M, tokens::SPACE_XS))
-                            .show(ui, |ui| {
-                                for shortcut in group.shortcuts {
-                                    ui.label(
-                                        RichText::new(shortcut.keys)
-                                            .monospace()
-                                            .color(tokens::TEXT),
-                                    );
-                                    ui.label(
-                                        RichText::new(shortcut.does).color(tokens::TEXT_MUTED),
-                                    );
-                                    ui.end_row();
-                                }
-                            });
-                        ui.add_space(tokens::SPACE_S);
+            if two_columns {
+                // Wide windows hold every group at once; no scrolling needed.
+                let (left, right) = SHORTCUT_GROUPS.split_at(SHORTCUT_GROUPS.len() / 2);
+                ui.columns(2, |columns| {
+                    for group in left {
+                        group_ui(&mut columns[0], group);
+                    }
+                    for group in right {
+                        group_ui(&mut columns[1], group);
                     }
                 });
+            } else {
+                egui::ScrollArea::vertical()
+                    .max_height(max_height)
+                    .auto_shrink([false, true])
+                    .show(ui, |ui| {
+                        for group in SHORTCUT_GROUPS {
+                            group_ui(ui, group);
+                        }
+                    });
+            }
         });
     if response.should_close() && actions.is_empty() {
         actions.push(Action::ShowShortcuts(false));
     }
     actions
+}
+
+/// One titled group of the overlay: keys on the left, what they do on the right.
+fn group_ui(ui: &mut egui::Ui, group: &ShortcutGroup) {
+    widgets::section_label(ui, group.title);
+    egui::Grid::new(("shortcut_group", group.title))
+        .num_columns(2)
+        .min_col_width(130.0)
+        .spacing(egui::vec2(tokens::SPACE_M, tokens::SPACE_XS))
+        .show(ui, |ui| {
+            for shortcut in group.shortcuts {
+                ui.label(RichText::new(shortcut.keys).monospace().color(tokens::TEXT));
+                ui.add(
+                    egui::Label::new(RichText::new(shortcut.does).color(tokens::TEXT_MUTED)).wrap(),
+                );
+                ui.end_row();
+            }
+        });
+    ui.add_space(tokens::SPACE_S);
 }
