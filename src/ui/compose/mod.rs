@@ -56,25 +56,26 @@ pub fn create_ui(
         .min(full.width() - COLUMN_GAP - canvas_min)
         .max(FORM_MIN_WIDTH);
     let side_by_side = full.width() - form_width - COLUMN_GAP >= canvas_min;
-    // The Generate button stays in view under the form, however long the form gets.
+    // The Generate button stays in view under the form, however long the form gets, and
+    // sits right under it when the form is shorter than the window.
     let column_width = if side_by_side {
         form_width
     } else {
         full.width()
     };
-    let scroll_rect = Rect::from_min_size(
-        full.min,
-        Vec2::new(
-            column_width,
-            (full.height() - GENERATE_FOOTER_HEIGHT).max(0.0),
-        ),
-    );
+    let room_height = (full.height() - GENERATE_FOOTER_HEIGHT).max(0.0);
+    let scroll_height = if side_by_side {
+        room_height.min(state.form_content_height_pt)
+    } else {
+        room_height
+    };
+    let scroll_rect = Rect::from_min_size(full.min, Vec2::new(column_width, scroll_height));
     let footer_rect = Rect::from_min_max(
         egui::pos2(full.min.x, scroll_rect.max.y),
         egui::pos2(full.min.x + column_width, full.max.y),
     );
-    ui.scope_builder(egui::UiBuilder::new().max_rect(scroll_rect), |ui| {
-        egui::ScrollArea::vertical()
+    let form_height = ui.scope_builder(egui::UiBuilder::new().max_rect(scroll_rect), |ui| {
+        let output = egui::ScrollArea::vertical()
             .id_salt(if side_by_side {
                 "create_form"
             } else {
@@ -89,7 +90,9 @@ pub fn create_ui(
                     canvas::canvas_ui(ui, model, state, textures, false, &mut actions);
                 }
             });
+        output.content_size.y
     });
+    state.form_content_height_pt = form_height.inner;
     ui.scope_builder(
         egui::UiBuilder::new().max_rect(footer_rect.shrink2(Vec2::new(0.0, tokens::SPACE_S))),
         |ui| generate_row_ui(ui, model, &state.form, &mut actions),

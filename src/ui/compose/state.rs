@@ -26,6 +26,9 @@ pub struct CreateState {
     pub form: ComposeForm,
     /// Give the prompt keyboard focus on the next frame (start, switching to Create).
     pub focus_prompt: bool,
+    /// Height of the form column's content last frame, so Generate can sit right under a
+    /// short form instead of at the bottom of a tall window.
+    pub form_content_height_pt: f32,
     /// Job output url -> the library item holding it, once looked up.
     located: HashMap<String, String>,
     /// Changes waiting for the library lookup of their output url.
@@ -48,6 +51,7 @@ impl CreateState {
             saved_memory: CreateMemory::of(&form),
             form,
             focus_prompt: true,
+            form_content_height_pt: f32::INFINITY,
             located: HashMap::new(),
             awaiting_location: HashMap::new(),
             favourites: HashSet::new(),
