@@ -4,7 +4,7 @@
 mod support;
 use support::{step_until, studio};
 
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use framewright::ui::{StudioApp, View};
 
 type Studio = egui_kittest::Harness<'static, StudioApp>;
@@ -136,8 +136,13 @@ fn tray_starts_as_a_strip_and_the_retry_dialog_names_the_cost() {
     harness.step();
     // Submitting in a wide window expanded the tray; the title reads as a person says it.
     harness.get_by_label("Hide job tray");
-    harness.get_by_label_contains("Image · ");
-    harness.get_by_label_contains("a quiet harbour at dawn");
+    // The title names kind, model and prompt (the Create canvas shows the prompt as well).
+    let title = harness
+        .get_by_label_contains("Image · ")
+        .accesskit_node()
+        .value()
+        .unwrap_or_default();
+    assert!(title.contains("a quiet harbour"), "tray title {title:?}");
 
     // Right-click on the job: the same commands as its buttons, plus Copy prompt.
     harness.get_by_label_contains("Image · ").click_secondary();

@@ -184,7 +184,11 @@ fn the_viewer_buttons_zoom_copy_and_reuse() {
         "Open in system viewer",
         "Close viewer",
     ] {
-        assert!(harness.query_by_label(name).is_some(), "{name} is shown");
+        // (The Create canvas underneath has some of the same buttons on its tile.)
+        assert!(
+            harness.query_all_by_label(name).next().is_some(),
+            "{name} is shown"
+        );
     }
 
     harness.get_by_label("Copy URL").click();
@@ -221,7 +225,12 @@ fn the_viewer_buttons_zoom_copy_and_reuse() {
     );
     harness.step();
 
-    harness.get_by_label("Reuse prompt and settings").click();
+    // The viewer's button, not the one on the canvas tile under it: the rightmost one.
+    harness
+        .query_all_by_label("Reuse prompt and settings")
+        .max_by(|a, b| a.rect().min.x.total_cmp(&b.rect().min.x))
+        .expect("the viewer's Reuse button")
+        .click();
     harness.step();
     harness.step();
     assert!(
