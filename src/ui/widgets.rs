@@ -273,3 +273,24 @@ pub fn job_progress_bar(ui: &mut Ui, progress_percent: f32) -> Response {
             .animate(fraction <= 0.0),
     )
 }
+
+/// A result's prompt under a "Prompt" label, selectable so it can be copied; says so
+/// plainly when there is none.
+pub fn prompt_block(ui: &mut Ui, prompt: Option<&str>, size: f32) {
+    section_label(ui, "Prompt");
+    match prompt {
+        Some(prompt) => {
+            ui.add(
+                egui::Label::new(egui::RichText::new(prompt).color(tokens::TEXT).size(size))
+                    .wrap()
+                    .selectable(true),
+            );
+        }
+        None => {
+            ui.label(
+                egui::RichText::new("No prompt (uploaded or not recorded)")
+                    .color(tokens::TEXT_FAINT),
+            );
+        }
+    }
+}

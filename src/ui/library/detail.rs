@@ -90,16 +90,7 @@ fn several_ui(ui: &mut Ui, state: &LibraryState, model: &Model) -> Vec<Action> {
         single: None,
         pending: state.selection.all_pending,
     };
-    ui.horizontal_wrapped(|ui| {
-        ui.spacing_mut().item_spacing = Vec2::new(6.0, 6.0);
-        actions.extend(item_actions::item_actions_ui(
-            ui,
-            state,
-            model,
-            &target,
-            Style::Buttons,
-        ));
-    });
+    actions.extend(action_buttons_ui(ui, state, model, &target));
     actions
 }
 
@@ -150,34 +141,11 @@ fn single_ui(
         single: Some((index, item)),
         pending: false,
     };
-    ui.horizontal_wrapped(|ui| {
-        ui.spacing_mut().item_spacing = Vec2::new(6.0, 6.0);
-        actions.extend(item_actions::item_actions_ui(
-            ui,
-            state,
-            model,
-            &target,
-            Style::Buttons,
-        ));
-    });
+    actions.extend(action_buttons_ui(ui, state, model, &target));
     let prompt = prompt_of(item, detail);
     ui.add_space(tokens::SPACE_S);
 
-    widgets::section_label(ui, "Prompt");
-    match prompt.as_ref() {
-        Some(prompt) => {
-            ui.add(
-                egui::Label::new(RichText::new(prompt).color(tokens::TEXT).size(13.0))
-                    .wrap()
-                    .selectable(true),
-            );
-        }
-        None => {
-            ui.label(
-                RichText::new("No prompt (uploaded or not recorded)").color(tokens::TEXT_FAINT),
-            );
-        }
-    }
+    widgets::prompt_block(ui, prompt.as_deref(), 13.0);
     ui.add_space(tokens::SPACE_S);
 
     egui::Grid::new("library_detail_fields")
@@ -336,6 +304,21 @@ pub fn human_bytes(bytes: u64) -> String {
     } else {
         format!("{value:.0} {}", UNITS[unit])
     }
+}
+
+/// The pane's action buttons for `target`, wrapped; the tile's context menu draws the
+/// same list (`item_actions`).
+fn action_buttons_ui(
+    ui: &mut Ui,
+    state: &LibraryState,
+    model: &Model,
+    target: &Target<'_>,
+) -> Vec<Action> {
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing = Vec2::new(6.0, 6.0);
+        item_actions::item_actions_ui(ui, state, model, target, Style::Buttons)
+    })
+    .inner
 }
 
 #[cfg(test)]

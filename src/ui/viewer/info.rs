@@ -68,21 +68,7 @@ fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mu
     actions::result_actions_ui(ui, result, subject, actions::Placement::Column, actions);
     ui.add_space(tokens::SPACE_S);
 
-    widgets::section_label(ui, "Prompt");
-    match &subject.prompt {
-        Some(prompt) => {
-            ui.add(
-                egui::Label::new(RichText::new(prompt).color(tokens::TEXT))
-                    .wrap()
-                    .selectable(true),
-            );
-        }
-        None => {
-            ui.label(
-                RichText::new("No prompt (uploaded or not recorded)").color(tokens::TEXT_FAINT),
-            );
-        }
-    }
+    widgets::prompt_block(ui, subject.prompt.as_deref(), tokens::TEXT_BODY);
     ui.add_space(tokens::SPACE_S);
     egui::Grid::new("viewer_facts")
         .num_columns(2)
