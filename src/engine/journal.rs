@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// Schema version stored in `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
@@ -41,6 +41,10 @@ pub struct CreditSnapshot {
 pub struct JournalRow {
     pub record: JobRecord,
     pub credits_before: Option<CreditSnapshot>,
+    /// When the submit POST was sent (`None` while queued or for rows from schema v1).
+    pub sent_at_unix_ms: Option<i64>,
+    /// The reconcile state of an unanswered submit (JSON owned by `engine::reconcile`).
+    pub reconcile_json: Option<String>,
 }
 
 /// The phase as stored (JSON in the `phase_json` column).
@@ -153,6 +157,18 @@ impl Journal {
                  COMMIT;",
             )?;
         }
+        if version < 2 {
+            // v2: when the POST actually left (a queued job waits first) and the reconcile
+            // state of an unanswered submit, so a restart continues it instead of starting
+            // over.
+            connection.execute_batch(
+                "BEGIN;
+                 ALTER TABLE jobs ADD COLUMN sent_at_unix_ms INTEGER;
+                 ALTER TABLE jobs ADD COLUMN reconcile_json TEXT;
+                 PRAGMA user_version = 2;
+                 COMMIT;",
+            )?;
+        }
         Ok(Journal {
             connection: Arc::new(Mutex::new(connection)),
         })
@@ -239,6 +255,44 @@ impl Journal {
         })
     }
 
+    /// Record that the submit POST is about to leave, with the balance just before it.
+    pub fn save_send(
+        &self,
+        local_id: LocalJobId,
+        sent_at_unix_ms: i64,
+        credits_before: Option<CreditSnapshot>,
+    ) -> Result<(), JournalError> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE jobs SET sent_at_unix_ms = ?2, credits_available_before = ?3,
+                     credits_total_before = ?4
+                 WHERE local_id = ?1",
+                params![
+                    local_id,
+                    sent_at_unix_ms,
+                    credits_before.and_then(|c| c.available),
+                    credits_before.and_then(|c| c.total),
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Keep (or clear) the reconcile state of an unanswered submit.
+    pub fn save_reconcile(
+        &self,
+        local_id: LocalJobId,
+        reconcile_json: Option<&str>,
+    ) -> Result<(), JournalError> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE jobs SET reconcile_json = ?2 WHERE local_id = ?1",
+                params![local_id, reconcile_json],
+            )?;
+            Ok(())
+        })
+    }
+
     pub fn remove(&self, local_id: LocalJobId) -> Result<(), JournalError> {
         self.with(|c| {
             c.execute("DELETE FROM jobs WHERE local_id = ?1", params![local_id])?;
@@ -292,7 +346,8 @@ fn phase_json(phase: &JobPhase) -> Result<String, JournalError> {
 const COLUMNS: &str =
     "local_id, generation_id, spec_json, model_label, phase_json, progress_percent,
     submitted_at_unix_ms, finished_at_unix_ms, credits_estimate, credits_used,
-    credits_available_before, credits_total_before, result_json, poll_interval_secs";
+    credits_available_before, credits_total_before, result_json, poll_interval_secs,
+    sent_at_unix_ms, reconcile_json";
 
 struct RawRow {
     local_id: LocalJobId,
@@ -309,6 +364,8 @@ struct RawRow {
     credits_total_before: Option<f64>,
     result_json: Option<String>,
     poll_interval_secs: f64,
+    sent_at_unix_ms: Option<i64>,
+    reconcile_json: Option<String>,
 }
 
 impl RawRow {
@@ -328,6 +385,8 @@ impl RawRow {
             credits_total_before: row.get(11)?,
             result_json: row.get(12)?,
             poll_interval_secs: row.get(13)?,
+            sent_at_unix_ms: row.get(14)?,
+            reconcile_json: row.get(15)?,
         })
     }
 
@@ -369,6 +428,8 @@ impl RawRow {
                 poll_interval_secs: self.poll_interval_secs,
             },
             credits_before,
+            sent_at_unix_ms: self.sent_at_unix_ms,
+            reconcile_json: self.reconcile_json,
         })
     }
 }

@@ -4,22 +4,13 @@
 
 use super::library_transfers::{LibraryTransfers, TransferTuning};
 use super::protocol::{Command, Event, MediaMutation, MutationOutcome};
-use super::rate_limit::RateLimiter;
+use super::rate_limit::{RateLimiter, paced};
 use super::runtime::Ctx;
 use crate::api::media::{BulkOutcome, MediaCategory, MediaItem, MediaQuery};
 use crate::api::media_client::MAX_BULK_IDS;
 use crate::api::{ApiClient, ApiError};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// List pages and favourite calls sent per window: below the service's 120 media calls a
-/// minute, leaving room for the unpaced detail, stats and folder calls (document 3, Limits).
-const MEDIA_CALLS_PER_WINDOW: u32 = 110;
-/// Bulk trash/restore/delete chunks and move-contents per window (the contract's 20/min).
-const BULK_CALLS_PER_WINDOW: u32 = 20;
-const RATE_WINDOW_SECS: f64 = 60.0;
-/// 429s one call waits out before it reports the failure.
-const MAX_RATE_RETRIES: u32 = 3;
 
 #[derive(Clone)]
 pub(crate) struct Library {
@@ -39,10 +30,10 @@ impl Library {
     pub fn new(ctx: Arc<Ctx>, tuning: &TransferTuning) -> Self {
         let transfers = LibraryTransfers::new(ctx.clone(), tuning);
         Library {
-            ctx,
+            ctx: ctx.clone(),
             transfers,
-            media_limiter: Arc::new(RateLimiter::new(MEDIA_CALLS_PER_WINDOW, RATE_WINDOW_SECS)),
-            bulk_limiter: Arc::new(RateLimiter::new(BULK_CALLS_PER_WINDOW, RATE_WINDOW_SECS)),
+            media_limiter: ctx.rate_gates.media.clone(),
+            bulk_limiter: ctx.rate_gates.bulk.clone(),
             latest_page_request: Arc::new(AtomicU64::new(0)),
         }
     }
@@ -279,26 +270,4 @@ pub(crate) async fn apply(
             .await?,
         },
     })
-}
-
-/// One call within `limiter`'s pacing. A 429 holds the gate for its retry time and the call
-/// is repeated, up to `MAX_RATE_RETRIES` times: safe for these calls (reads, idempotent
-/// favourites and bulk changes), never used for generation requests.
-async fn paced<T, F, Fut>(limiter: &RateLimiter, mut call: F) -> Result<T, ApiError>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, ApiError>>,
-{
-    let mut rate_limited = 0;
-    loop {
-        limiter.acquire().await;
-        match call().await {
-            Err(error) if error.is_rate_limited() && rate_limited < MAX_RATE_RETRIES => {
-                rate_limited += 1;
-                let wait_secs = limiter.back_off_after(&error).await;
-                tracing::info!("rate limited; retrying in {wait_secs} s");
-            }
-            result => return result,
-        }
-    }
 }

@@ -50,7 +50,8 @@ impl Default for TransferTuning {
 
 pub(crate) struct LibraryTransfers {
     ctx: Arc<Ctx>,
-    limiter: RateLimiter,
+    /// The service's other-generation bucket (uploads share it with video submits).
+    limiter: Arc<RateLimiter>,
     upload_slots: Semaphore,
     /// Cancel switches of queued and running transfers.
     cancels: Mutex<HashMap<u64, watch::Sender<bool>>>,
@@ -59,8 +60,8 @@ pub(crate) struct LibraryTransfers {
 impl LibraryTransfers {
     pub fn new(ctx: Arc<Ctx>, tuning: &TransferTuning) -> Arc<Self> {
         Arc::new(LibraryTransfers {
+            limiter: ctx.rate_gates.other_generation.clone(),
             ctx,
-            limiter: RateLimiter::new(tuning.uploads_per_window, tuning.upload_window_secs),
             upload_slots: Semaphore::new(tuning.concurrent_uploads.max(1)),
             cancels: Mutex::new(HashMap::new()),
         })

@@ -10,6 +10,7 @@ pub mod palettes;
 pub mod protocol;
 pub mod rate_limit;
 pub mod reachability;
+mod reconcile;
 pub mod runtime;
 pub mod tracker;
 pub mod transfers;

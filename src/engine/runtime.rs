@@ -5,6 +5,7 @@ use super::journal::{Journal, JournalError};
 use super::library::Library;
 use super::library_transfers::TransferTuning;
 use super::protocol::{Command, Event};
+use super::rate_limit::RateGates;
 use super::reachability::Reachability;
 use super::tracker::Tracker;
 use super::transfers::Transfers;
@@ -146,6 +147,7 @@ pub(crate) struct Ctx {
     pub service_id: String,
     pub cache_dir: PathBuf,
     pub reachability: Reachability,
+    pub rate_gates: RateGates,
     events: mpsc::Sender<Event>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 }
@@ -187,6 +189,7 @@ pub fn start_with(
         service_id: config.service_id.clone(),
         cache_dir: config.cache_dir.clone(),
         reachability: Reachability::default(),
+        rate_gates: RateGates::new(tuning.uploads_per_window, tuning.upload_window_secs),
         events: event_tx,
         repaint: config.repaint.clone(),
     });
