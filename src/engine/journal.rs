@@ -6,7 +6,7 @@ use super::protocol::{JobPhase, JobRecord, LocalJobId};
 use crate::api::{ApiError, Failure, GenerationSpec, JobResult, JobState};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Schema version stored in `PRAGMA user_version`.
@@ -21,12 +21,140 @@ pub enum JournalError {
         local_id: LocalJobId,
         reason: String,
     },
-    #[error("cannot create the journal folder {path}: {reason}")]
-    Folder { path: String, reason: String },
+    #[error("cannot create the journal folder {path}: {source}")]
+    Folder {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the job journal {path} is damaged and could not be moved aside: {source}")]
+    MoveAside {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the job journal is damaged: {0}")]
+    Damaged(String),
     #[error("the job journal is unavailable (a previous writer panicked)")]
     Poisoned,
     #[error("journal task failed: {0}")]
     Task(String),
+}
+
+impl JournalError {
+    /// Why a write failed, in words a person understands ("the disk is full").
+    pub fn reason_in_words(&self) -> String {
+        use crate::settings::broken_file::describe_io_error;
+        use rusqlite::ErrorCode;
+        match self {
+            JournalError::Sql(rusqlite::Error::SqliteFailure(e, _)) => match e.code {
+                ErrorCode::ReadOnly => {
+                    "it is read-only (a read-only file system or data folder)".to_owned()
+                }
+                ErrorCode::DiskFull => "the disk is full".to_owned(),
+                ErrorCode::PermissionDenied | ErrorCode::CannotOpen => {
+                    "permission to write it was denied".to_owned()
+                }
+                ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
+                    "another program is using it".to_owned()
+                }
+                ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => {
+                    "the file is damaged".to_owned()
+                }
+                ErrorCode::SystemIoFailure => "the disk reported an error while writing".to_owned(),
+                _ => format!("of a database error ({e})"),
+            },
+            JournalError::Sql(e) => format!("of a database error ({e})"),
+            JournalError::Folder { source, .. } | JournalError::MoveAside { source, .. } => {
+                describe_io_error(source)
+            }
+            JournalError::Damaged(_) => "the file is damaged".to_owned(),
+            JournalError::Corrupt { reason, .. } => format!("the job could not be encoded ({reason})"),
+            JournalError::Poisoned => {
+                "an earlier error left it unusable until Framewright is restarted".to_owned()
+            }
+            JournalError::Task(reason) => format!("an internal task failed ({reason})"),
+        }
+    }
+
+    /// The message for a job that was not sent because its journal row could not be
+    /// written: why, in words, with the journal's path.
+    pub fn not_sent_message(&self, journal_path: Option<&Path>) -> String {
+        let journal = match journal_path {
+            Some(path) => format!("the job journal {}", path.display()),
+            None => "the job journal".to_owned(),
+        };
+        format!(
+            "Not sent, nothing was charged: the job could not be recorded in {journal} because {}.",
+            self.reason_in_words()
+        )
+    }
+}
+
+/// What [`Journal::open_or_recover`] found wrong with the journal file and did about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JournalRecovery {
+    /// The file could not be used at all (`problem`, in words); it was moved to
+    /// `moved_to` and an empty journal started.
+    Replaced { problem: String, moved_to: PathBuf },
+    /// `count` rows could not be read and were removed; `copy` is the journal as it was.
+    RowsRemoved { count: usize, copy: PathBuf },
+}
+
+impl JournalRecovery {
+    /// What happened, for the person, naming the journal at `path`.
+    pub fn message(&self, path: &Path) -> String {
+        match self {
+            JournalRecovery::Replaced { problem, moved_to } => format!(
+                "The job journal {} could not be used because {problem}, so Framewright \
+                 started with an empty job list. Jobs already sent keep running on the \
+                 service and appear in the Library when they finish. The old journal was \
+                 kept as {}.",
+                path.display(),
+                moved_to.display()
+            ),
+            JournalRecovery::RowsRemoved { count, copy } => format!(
+                "{count} {} in the job journal {} could not be read and {} left out of the \
+                 job list. A copy of the journal as it was is at {}.",
+                if *count == 1 { "job" } else { "jobs" },
+                path.display(),
+                if *count == 1 { "was" } else { "were" },
+                copy.display()
+            ),
+        }
+    }
+
+    /// Where the broken journal (or a copy of it) was kept.
+    pub fn kept_at(&self) -> &Path {
+        match self {
+            JournalRecovery::Replaced { moved_to, .. } => moved_to,
+            JournalRecovery::RowsRemoved { copy, .. } => copy,
+        }
+    }
+}
+
+/// Why opening failed: the file's content (repaired by moving it aside) or anything else.
+enum OpenFailure {
+    Broken(String),
+    Other(JournalError),
+}
+
+impl OpenFailure {
+    fn from_sql(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+                OpenFailure::Broken(format!("it is not a readable journal ({e})"))
+            }
+            _ => OpenFailure::Other(JournalError::Sql(e)),
+        }
+    }
+
+    fn into_error(self) -> JournalError {
+        match self {
+            OpenFailure::Broken(problem) => JournalError::Damaged(problem),
+            OpenFailure::Other(e) => e,
+        }
+    }
 }
 
 /// Credit balance just before a submit, kept to reconcile a lost answer.
@@ -108,16 +236,159 @@ impl std::fmt::Debug for Journal {
 }
 
 impl Journal {
-    /// Open or create the journal file (WAL mode) and bring its schema up to date.
+    /// Open or create the journal file (WAL mode) and bring its schema up to date. A
+    /// broken file is repaired as [`Journal::open_or_recover`] does (logged only).
     pub fn open(path: &Path) -> Result<Self, JournalError> {
+        let (journal, recovery) = Self::open_or_recover(path)?;
+        if let Some(recovery) = recovery {
+            tracing::warn!("{}", recovery.message(path));
+        }
+        Ok(journal)
+    }
+
+    /// Open or create the journal; a journal that cannot be used never stops the studio:
+    /// - a damaged file (not SQLite, truncated, malformed, from a newer version of the
+    ///   studio) is moved aside with its -wal/-shm (`journal.sqlite3.broken-<time>`) and a
+    ///   new empty journal is started;
+    /// - rows that do not decode are removed, after a copy of the whole journal as it was
+    ///   is written beside it, so the other jobs keep being tracked.
+    ///
+    /// What was done is returned for the person to be told. Errors that are not about the
+    /// file's content (read-only or full disk, permissions, locked) are returned as errors.
+    pub fn open_or_recover(path: &Path) -> Result<(Self, Option<JournalRecovery>), JournalError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| JournalError::Folder {
+            std::fs::create_dir_all(parent).map_err(|source| JournalError::Folder {
                 path: parent.display().to_string(),
-                reason: e.to_string(),
+                source,
             })?;
         }
-        let connection = Connection::open(path)?;
-        Self::init(connection)
+        let journal = match Self::open_checked(path) {
+            Ok(journal) => journal,
+            Err(OpenFailure::Broken(problem)) => {
+                let moved_to = crate::settings::broken_file::move_aside(path, &["-wal", "-shm"])
+                    .map_err(|source| JournalError::MoveAside {
+                        path: path.display().to_string(),
+                        source,
+                    })?;
+                let journal = Self::open_checked(path).map_err(OpenFailure::into_error)?;
+                return Ok((journal, Some(JournalRecovery::Replaced { problem, moved_to })));
+            }
+            Err(OpenFailure::Other(e)) => return Err(e),
+        };
+        let unreadable = match journal.unreadable_rows() {
+            Ok(ids) => ids,
+            Err(JournalError::Damaged(problem)) => {
+                drop(journal);
+                let moved_to = crate::settings::broken_file::move_aside(path, &["-wal", "-shm"])
+                    .map_err(|source| JournalError::MoveAside {
+                        path: path.display().to_string(),
+                        source,
+                    })?;
+                let journal = Self::open_checked(path).map_err(OpenFailure::into_error)?;
+                return Ok((journal, Some(JournalRecovery::Replaced { problem, moved_to })));
+            }
+            Err(e) => return Err(e),
+        };
+        if unreadable.is_empty() {
+            return Ok((journal, None));
+        }
+        let copy = crate::settings::broken_file::free_broken_path(path);
+        journal.with(|c| {
+            // A consistent copy (WAL content included) before anything is removed.
+            c.execute("VACUUM INTO ?1", params![copy.to_string_lossy()])?;
+            let tx = c.unchecked_transaction()?;
+            for local_id in &unreadable {
+                tx.execute("DELETE FROM jobs WHERE local_id = ?1", params![local_id])?;
+            }
+            tx.commit()?;
+            Ok(())
+        })?;
+        Ok((
+            journal,
+            Some(JournalRecovery::RowsRemoved {
+                count: unreadable.len(),
+                copy,
+            }),
+        ))
+    }
+
+    /// A journal that refuses every write, as on a read-only data folder (tests of what
+    /// the studio says then; chmod does not stop root).
+    pub fn open_read_only(path: &Path) -> Result<Self, JournalError> {
+        let connection = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        Ok(Journal {
+            connection: Arc::new(Mutex::new(connection)),
+        })
+    }
+
+    /// The journal file, when it is one (not in memory).
+    pub fn path(&self) -> Option<std::path::PathBuf> {
+        let connection = self.connection.lock().ok()?;
+        connection
+            .path()
+            .filter(|p| !p.is_empty())
+            .map(std::path::PathBuf::from)
+    }
+
+    /// Opens, checks the file's integrity and version, and brings the schema up to date.
+    fn open_checked(path: &Path) -> Result<Self, OpenFailure> {
+        let connection = Connection::open(path).map_err(OpenFailure::from_sql)?;
+        let integrity: Vec<String> = connection
+            .prepare("PRAGMA quick_check")
+            .and_then(|mut s| {
+                s.query_map([], |row| row.get::<_, String>(0))?
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(OpenFailure::from_sql)?;
+        if integrity.first().map(String::as_str) != Some("ok") {
+            return Err(OpenFailure::Broken(format!(
+                "it failed its integrity check ({})",
+                integrity.join("; ")
+            )));
+        }
+        let version: i64 = connection
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(OpenFailure::from_sql)?;
+        if version > SCHEMA_VERSION {
+            return Err(OpenFailure::Broken(format!(
+                "it was written by a newer version of Framewright (journal format {version}, \
+                 this version reads up to {SCHEMA_VERSION})"
+            )));
+        }
+        Self::init(connection).map_err(|e| match e {
+            JournalError::Sql(e) => OpenFailure::from_sql(e),
+            other => OpenFailure::Other(other),
+        })
+    }
+
+    /// Local ids of rows that cannot be read back as jobs. A table that cannot be read at
+    /// all is `Damaged`.
+    fn unreadable_rows(&self) -> Result<Vec<LocalJobId>, JournalError> {
+        self.with(|c| {
+            let damaged = |e: rusqlite::Error| {
+                JournalError::Damaged(format!("its job table cannot be read ({e})"))
+            };
+            let mut statement = c
+                .prepare(&format!("SELECT {COLUMNS} FROM jobs ORDER BY local_id"))
+                .map_err(damaged)?;
+            let mut rows = statement.query([]).map_err(damaged)?;
+            let mut unreadable = Vec::new();
+            while let Some(row) = rows.next().map_err(damaged)? {
+                let decoded = RawRow::read(row)
+                    .map_err(|e| e.to_string())
+                    .and_then(|raw| raw.into_row().map_err(|e| e.to_string()));
+                if let Err(reason) = decoded {
+                    let local_id: LocalJobId = row.get(0).map_err(damaged)?;
+                    tracing::warn!("journal row {local_id} cannot be read: {reason}");
+                    unreadable.push(local_id);
+                }
+            }
+            Ok(unreadable)
+        })
     }
 
     /// An in-memory journal (tests, tools).

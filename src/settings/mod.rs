@@ -2,9 +2,11 @@
 //! project and the local sandbox's port. Runtime-only state never lives here. API keys are
 //! not part of this file: they live in the secret store (see `secrets`).
 
+pub mod broken_file;
 pub mod paths;
 pub mod secrets;
 
+pub use broken_file::BrokenFileNotice;
 pub use paths::AppPaths;
 pub use secrets::{SecretStore, SecretStoreError, mask_api_key};
 
@@ -92,7 +94,7 @@ impl Default for Settings {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
-    #[error("could not write settings to {path}: {source}")]
+    #[error("Your settings could not be saved to {path}: {}.", broken_file::describe_io_error(.source))]
     Write {
         path: String,
         #[source]
@@ -103,8 +105,59 @@ pub enum SettingsError {
 }
 
 impl Settings {
-    /// Loads settings; a missing or unreadable file gives defaults (logged, never fatal:
-    /// a corrupt settings file must not keep the studio from opening).
+    /// Loads settings at start-up: a missing file gives defaults; a file that cannot be
+    /// decoded is moved aside (`settings.json.broken-<time>`) and defaults are used, with a
+    /// notice for the person. Never fatal: a broken settings file must not keep the studio
+    /// from opening.
+    pub fn load_or_recover(path: &Path) -> (Self, Option<BrokenFileNotice>) {
+        let (mut settings, notice) = match std::fs::read(path) {
+            Ok(bytes) => match serde_json::from_slice::<Settings>(&bytes) {
+                Ok(settings) => (settings, None),
+                Err(err) => {
+                    let moved = broken_file::move_aside(path, &[]);
+                    tracing::warn!(
+                        "settings file {} unreadable ({err}); using defaults; moved aside: {moved:?}",
+                        path.display()
+                    );
+                    let message = format!(
+                        "Your settings file {} was damaged and could not be read, so Framewright \
+                         started with default settings (API keys are kept separately and are \
+                         not affected). {}",
+                        path.display(),
+                        broken_file::kept_sentence(&moved)
+                    );
+                    let notice = BrokenFileNotice {
+                        file: path.to_path_buf(),
+                        moved_to: moved.ok(),
+                        message,
+                    };
+                    (Settings::default(), Some(notice))
+                }
+            },
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => (Settings::default(), None),
+            Err(err) => {
+                tracing::warn!("could not read settings {}: {err}", path.display());
+                let message = format!(
+                    "Your settings file {} could not be read because {}, so Framewright \
+                     started with default settings.",
+                    path.display(),
+                    broken_file::describe_io_error(&err)
+                );
+                let notice = BrokenFileNotice {
+                    file: path.to_path_buf(),
+                    moved_to: None,
+                    message,
+                };
+                (Settings::default(), Some(notice))
+            }
+        };
+        settings.normalise();
+        (settings, notice)
+    }
+
+    /// Reads settings without changing anything on disk (a missing or unreadable file gives
+    /// defaults, logged). For reads before the session opens; the session uses
+    /// [`Settings::load_or_recover`], which tells the person about a broken file.
     pub fn load(path: &Path) -> Self {
         let mut settings = match std::fs::read(path) {
             Ok(bytes) => serde_json::from_slice::<Settings>(&bytes).unwrap_or_else(|err| {
@@ -222,5 +275,36 @@ mod tests {
         let path = dir.path().join("settings.json");
         std::fs::write(&path, b"{ not json").expect("write");
         assert_eq!(Settings::load(&path), Settings::default());
+        assert!(path.exists(), "a plain load changes nothing on disk");
+    }
+
+    #[test]
+    fn a_broken_file_is_moved_aside_once_with_a_notice() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.json");
+        for broken in [&b"{ not json"[..], b"\xff\xfe\x00garbage", b"{\"profiles\": 42}", b""] {
+            std::fs::write(&path, broken).expect("write");
+            let (settings, notice) = Settings::load_or_recover(&path);
+            assert_eq!(settings, Settings::default());
+            let notice = notice.expect("the person is told");
+            let moved_to = notice.moved_to.clone().expect("moved aside");
+            assert_eq!(std::fs::read(&moved_to).expect("the copy"), broken);
+            assert!(notice.message.contains(&path.display().to_string()));
+            assert!(notice.message.contains(&moved_to.display().to_string()));
+            assert!(!path.exists());
+            // The next start finds no file: defaults and no second notice.
+            let (_, again) = Settings::load_or_recover(&path);
+            assert_eq!(again, None);
+        }
+    }
+
+    #[test]
+    fn a_good_file_gives_no_notice() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.json");
+        let mut settings = Settings::default();
+        settings.last_sandbox_port = Some(4242);
+        settings.save(&path).expect("save");
+        assert_eq!(Settings::load_or_recover(&path), (settings, None));
     }
 }
