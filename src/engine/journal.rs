@@ -69,7 +69,9 @@ impl JournalError {
                 describe_io_error(source)
             }
             JournalError::Damaged(_) => "the file is damaged".to_owned(),
-            JournalError::Corrupt { reason, .. } => format!("the job could not be encoded ({reason})"),
+            JournalError::Corrupt { reason, .. } => {
+                format!("the job could not be encoded ({reason})")
+            }
             JournalError::Poisoned => {
                 "an earlier error left it unusable until Framewright is restarted".to_owned()
             }
@@ -77,15 +79,15 @@ impl JournalError {
         }
     }
 
-    /// The message for a job that was not sent because its journal row could not be
-    /// written: why, in words, with the journal's path.
+    /// Why a job was not sent when its journal row could not be written, in words, with
+    /// the journal's path (shown after "Not sent: ").
     pub fn not_sent_message(&self, journal_path: Option<&Path>) -> String {
         let journal = match journal_path {
             Some(path) => format!("the job journal {}", path.display()),
             None => "the job journal".to_owned(),
         };
         format!(
-            "Not sent, nothing was charged: the job could not be recorded in {journal} because {}.",
+            "the job could not be recorded in {journal} because {}. Nothing was charged.",
             self.reason_in_words()
         )
     }
@@ -271,7 +273,10 @@ impl Journal {
                         source,
                     })?;
                 let journal = Self::open_checked(path).map_err(OpenFailure::into_error)?;
-                return Ok((journal, Some(JournalRecovery::Replaced { problem, moved_to })));
+                return Ok((
+                    journal,
+                    Some(JournalRecovery::Replaced { problem, moved_to }),
+                ));
             }
             Err(OpenFailure::Other(e)) => return Err(e),
         };
@@ -285,7 +290,10 @@ impl Journal {
                         source,
                     })?;
                 let journal = Self::open_checked(path).map_err(OpenFailure::into_error)?;
-                return Ok((journal, Some(JournalRecovery::Replaced { problem, moved_to })));
+                return Ok((
+                    journal,
+                    Some(JournalRecovery::Replaced { problem, moved_to }),
+                ));
             }
             Err(e) => return Err(e),
         };
@@ -787,5 +795,160 @@ mod tests {
         journal.remove(id).expect("remove");
         assert!(journal.load_all("svc-a").expect("load").is_empty());
         assert_eq!(journal.load_all("svc-b").expect("load").len(), 1);
+    }
+    /// A journal file with two good jobs, closed (WAL checkpointed).
+    fn journal_with_two_jobs(path: &Path) -> (LocalJobId, LocalJobId) {
+        let journal = Journal::open(path).expect("open");
+        let a = journal.insert("svc", &new_record(), None).expect("insert");
+        let b = journal.insert("svc", &new_record(), None).expect("insert");
+        (a, b)
+    }
+
+    fn assert_replaced(path: &Path, broken: &[u8]) {
+        std::fs::write(path, broken).expect("write the broken file");
+        let (journal, recovery) = Journal::open_or_recover(path).expect("the studio still starts");
+        let recovery = recovery.expect("the repair is reported");
+        let JournalRecovery::Replaced { moved_to, .. } = &recovery else {
+            panic!("expected the file to be replaced: {recovery:?}");
+        };
+        assert_eq!(std::fs::read(moved_to).expect("the copy"), broken);
+        let message = recovery.message(path);
+        assert!(message.contains(&path.display().to_string()), "{message}");
+        assert!(
+            message.contains(&moved_to.display().to_string()),
+            "{message}"
+        );
+        // The rest works: an empty journal that takes new jobs.
+        assert!(journal.load_all("svc").expect("load").is_empty());
+        journal.insert("svc", &new_record(), None).expect("insert");
+        drop(journal);
+        let (_, again) = Journal::open_or_recover(path).expect("reopen");
+        assert_eq!(again, None, "told once");
+        for leftover in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{leftover}", path.display()));
+        }
+        std::fs::remove_file(path).expect("clean up");
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_journal_is_moved_aside() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("journal.sqlite3");
+        assert_replaced(&path, b"this is not an SQLite database, just some text\n");
+        assert_replaced(&path, &[0xAB; 8192]);
+    }
+
+    #[test]
+    fn a_truncated_journal_is_moved_aside() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("journal.sqlite3");
+        {
+            let journal = Journal::open(&path).expect("open");
+            for _ in 0..200 {
+                journal.insert("svc", &new_record(), None).expect("insert");
+            }
+        }
+        let whole = std::fs::read(&path).expect("read");
+        assert!(whole.len() > 3 * 4096, "the journal spans several pages");
+        assert_replaced(&path, &whole[..whole.len() / 2 + 100]);
+        assert_replaced(&path, &whole[..60]);
+    }
+
+    #[test]
+    fn a_journal_from_a_newer_version_is_moved_aside() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("journal.sqlite3");
+        journal_with_two_jobs(&path);
+        {
+            let connection = Connection::open(&path).expect("open");
+            connection
+                .execute_batch(&format!("PRAGMA user_version = {};", SCHEMA_VERSION + 1))
+                .expect("bump");
+        }
+        let newer = std::fs::read(&path).expect("read");
+        assert_replaced(&path, &newer);
+    }
+
+    #[test]
+    fn rows_that_do_not_decode_are_removed_after_a_copy_and_the_rest_is_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("journal.sqlite3");
+        let (good, bad) = journal_with_two_jobs(&path);
+        {
+            let connection = Connection::open(&path).expect("open");
+            connection
+                .execute(
+                    "UPDATE jobs SET phase_json = '{\"phase\":\"exploded\"}' WHERE local_id = ?1",
+                    params![bad],
+                )
+                .expect("break a row");
+        }
+        let (journal, recovery) = Journal::open_or_recover(&path).expect("open");
+        let Some(JournalRecovery::RowsRemoved { count: 1, copy }) = &recovery else {
+            panic!("expected one row removed: {recovery:?}");
+        };
+        let rows = journal.load_all("svc").expect("load");
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].record.local_id, good);
+        // The copy still holds both rows, the broken one included.
+        let copy = Connection::open(copy).expect("open the copy");
+        let count: i64 = copy
+            .query_row("SELECT COUNT(*) FROM jobs", [], |row| row.get(0))
+            .expect("count");
+        assert_eq!(count, 2);
+        drop(journal);
+        assert_eq!(Journal::open_or_recover(&path).expect("reopen").1, None);
+    }
+
+    #[test]
+    fn a_read_only_journal_refuses_the_row_and_says_why_with_its_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("journal.sqlite3");
+        journal_with_two_jobs(&path);
+        let journal = Journal::open_read_only(&path).expect("open read-only");
+        let error = journal
+            .insert("svc", &new_record(), None)
+            .expect_err("a read-only journal takes no rows");
+        let message = error.not_sent_message(journal.path().as_deref());
+        assert!(message.contains("read-only"), "{message}");
+        assert!(message.contains(&path.display().to_string()), "{message}");
+        assert!(message.contains("Nothing was charged"), "{message}");
+    }
+
+    #[test]
+    fn write_failures_are_said_in_words() {
+        use rusqlite::ffi;
+        let sql = |code: i32| {
+            JournalError::Sql(rusqlite::Error::SqliteFailure(ffi::Error::new(code), None))
+                .reason_in_words()
+        };
+        assert!(sql(ffi::SQLITE_READONLY).contains("read-only"));
+        assert_eq!(sql(ffi::SQLITE_FULL), "the disk is full");
+        assert_eq!(sql(ffi::SQLITE_PERM), "permission to write it was denied");
+        assert_eq!(
+            sql(ffi::SQLITE_CANTOPEN),
+            "permission to write it was denied"
+        );
+        assert_eq!(sql(ffi::SQLITE_BUSY), "another program is using it");
+        assert_eq!(
+            sql(ffi::SQLITE_IOERR_WRITE),
+            "the disk reported an error while writing"
+        );
+        let folder = |kind: std::io::ErrorKind| {
+            JournalError::Folder {
+                path: "/data".into(),
+                source: kind.into(),
+            }
+            .reason_in_words()
+        };
+        assert_eq!(folder(std::io::ErrorKind::StorageFull), "the disk is full");
+        assert_eq!(
+            folder(std::io::ErrorKind::ReadOnlyFilesystem),
+            "the file system is read-only"
+        );
+        assert_eq!(
+            folder(std::io::ErrorKind::PermissionDenied),
+            "permission was denied"
+        );
     }
 }

@@ -226,9 +226,9 @@ impl Tracker {
                     tracing::error!("cannot record the job, not sending it: {e}");
                     record.local_id = self.unsaved_ids.fetch_sub(1, Ordering::Relaxed);
                     record.phase = JobPhase::Rejected {
-                        error: ApiError::Io(format!(
-                            "the job could not be recorded in the job journal, so it was not sent: {e}"
-                        )),
+                        error: ApiError::Invalid(
+                            e.not_sent_message(self.ctx.journal.path().as_deref()),
+                        ),
                     };
                     record.finished_at_unix_ms = Some(now_ms());
                 }

@@ -118,7 +118,12 @@ mod tests {
         let wal_copy = PathBuf::from(format!(
             "{}-wal.broken-{}",
             db.display(),
-            moved.display().to_string().rsplit_once(".broken-").expect("stamp").1
+            moved
+                .display()
+                .to_string()
+                .rsplit_once(".broken-")
+                .expect("stamp")
+                .1
         ));
         assert_eq!(std::fs::read(wal_copy).expect("wal copy"), b"wal");
 

@@ -282,7 +282,12 @@ mod tests {
     fn a_broken_file_is_moved_aside_once_with_a_notice() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("settings.json");
-        for broken in [&b"{ not json"[..], b"\xff\xfe\x00garbage", b"{\"profiles\": 42}", b""] {
+        for broken in [
+            &b"{ not json"[..],
+            b"\xff\xfe\x00garbage",
+            b"{\"profiles\": 42}",
+            b"",
+        ] {
             std::fs::write(&path, broken).expect("write");
             let (settings, notice) = Settings::load_or_recover(&path);
             assert_eq!(settings, Settings::default());
