@@ -2,12 +2,12 @@
 //! (for the local profile) and the engine. Not UI code: the app shell owns one `Session`
 //! and panels only emit commands.
 
-use crate::engine::{self, Command, EngineConfig, EngineHandle, Event};
+use crate::engine::{self, Command, EngineConfig, EngineHandle, Event, Journal};
 use crate::sandbox::{self, SandboxConfig, SandboxHandle};
 use crate::settings::secrets::mask_api_key;
 use crate::settings::{
-    AppPaths, LOCAL_SANDBOX_PROFILE_ID, ProfileKind, SecretStore, ServiceProfile, Settings,
-    UiMemory,
+    AppPaths, BrokenFileNotice, LOCAL_SANDBOX_PROFILE_ID, ProfileKind, SecretStore,
+    ServiceProfile, Settings, UiMemory,
 };
 use std::sync::Arc;
 
@@ -74,6 +74,8 @@ pub struct Session {
     connection: Option<Connection>,
     connection_error: Option<String>,
     epoch: u64,
+    /// Broken files found while opening (settings, journal), until the shell shows them.
+    startup_notices: Vec<BrokenFileNotice>,
 }
 
 impl Session {
@@ -88,7 +90,7 @@ impl Session {
         if let Err(err) = paths.create_all() {
             tracing::warn!("could not create app folders: {err}");
         }
-        let settings = Settings::load(&paths.settings_file());
+        let (settings, settings_notice) = Settings::load_or_recover(&paths.settings_file());
         let secrets = SecretStore::open(options.use_os_keychain, &paths.secrets_file());
         let mut session = Self {
             paths,
@@ -99,9 +101,16 @@ impl Session {
             connection: None,
             connection_error: None,
             epoch: 0,
+            startup_notices: settings_notice.into_iter().collect(),
         };
         session.connect();
         session
+    }
+
+    /// What was found broken on disk while opening (a damaged settings file or job
+    /// journal, moved aside), each returned once for the shell to show.
+    pub fn take_startup_notices(&mut self) -> Vec<BrokenFileNotice> {
+        std::mem::take(&mut self.startup_notices)
     }
 
     pub fn paths(&self) -> &AppPaths {
@@ -405,11 +414,12 @@ impl Session {
     }
 
     fn start_engine(
-        &self,
+        &mut self,
         profile: &ServiceProfile,
         base_url: &str,
         api_key: &str,
     ) -> Result<EngineHandle, String> {
+        self.repair_journal()?;
         engine::start(EngineConfig {
             base_url: base_url.to_owned(),
             api_key: api_key.to_owned(),
@@ -419,6 +429,32 @@ impl Session {
             repaint: self.repaint.clone(),
         })
         .map_err(|e| format!("The studio's job engine could not start: {e}"))
+    }
+}
+
+impl Session {
+    /// Before the engine opens the journal: a broken one is moved aside (or its unreadable
+    /// rows removed) here, so the person is told; the engine then opens a healthy file.
+    fn repair_journal(&mut self) -> Result<(), String> {
+        let path = self.paths.journal_file();
+        match Journal::open_or_recover(&path) {
+            Ok((_journal, None)) => Ok(()),
+            Ok((_journal, Some(recovery))) => {
+                let message = recovery.message(&path);
+                tracing::warn!("{message}");
+                self.startup_notices.push(BrokenFileNotice {
+                    file: path,
+                    moved_to: Some(recovery.kept_at().to_path_buf()),
+                    message,
+                });
+                Ok(())
+            }
+            Err(e) => Err(format!(
+                "The job journal {} could not be opened because {}.",
+                path.display(),
+                e.reason_in_words()
+            )),
+        }
     }
 }
 

@@ -106,6 +106,10 @@ impl StudioApp {
             .get(library::memory::PANEL_KEY);
         app.library.restore_from(remembered);
         app.thumbnails = start_thumbnails(ctx, &app.session);
+        // Broken files moved aside while opening: told once, until dismissed.
+        for notice in app.session.take_startup_notices() {
+            app.toasts.push_sticky(ToastKind::Error, notice.message);
+        }
         app.request_service_data();
         app
     }

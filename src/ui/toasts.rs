@@ -40,6 +40,8 @@ pub struct Toast {
     pub shown_at: Option<f64>,
     /// One button (label, library action), e.g. "Undo" after trashing.
     pub button: Option<(String, LibraryAction)>,
+    /// Stays until dismissed (start-up notices the person must not miss).
+    pub sticky: bool,
 }
 
 #[derive(Default)]
@@ -51,6 +53,14 @@ pub struct Toasts {
 impl Toasts {
     pub fn push(&mut self, kind: ToastKind, text: impl Into<String>) {
         self.push_toast(kind, text.into(), None);
+    }
+
+    /// A toast that stays until the person dismisses it.
+    pub fn push_sticky(&mut self, kind: ToastKind, text: impl Into<String>) {
+        self.push_toast(kind, text.into(), None);
+        if let Some(toast) = self.items.last_mut() {
+            toast.sticky = true;
+        }
     }
 
     /// A toast with a button that runs `action` (and dismisses the toast).
@@ -77,9 +87,12 @@ impl Toasts {
             text,
             shown_at: None,
             button,
+            sticky: false,
         });
         if self.items.len() > MAX_TOASTS {
-            self.items.remove(0);
+            // The oldest goes, but a start-up notice stays until dismissed.
+            let oldest = self.items.iter().position(|t| !t.sticky).unwrap_or(0);
+            self.items.remove(oldest);
         }
     }
 
@@ -96,8 +109,9 @@ impl Toasts {
         for toast in &mut self.items {
             toast.shown_at.get_or_insert(now);
         }
-        self.items
-            .retain(|t| t.shown_at.is_none_or(|s| now - s < TOAST_LIFETIME_SECS));
+        self.items.retain(|t| {
+            t.sticky || t.shown_at.is_none_or(|s| now - s < TOAST_LIFETIME_SECS)
+        });
     }
 }
 
@@ -190,6 +204,7 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec
     if let Some(first) = toasts
         .items()
         .iter()
+        .filter(|t| !t.sticky)
         .filter_map(|t| t.shown_at)
         .reduce(f64::min)
     {
