@@ -6,8 +6,8 @@ use crate::engine::{self, Command, EngineConfig, EngineHandle, Event, Journal};
 use crate::sandbox::{self, SandboxConfig, SandboxHandle};
 use crate::settings::secrets::mask_api_key;
 use crate::settings::{
-    AppPaths, BrokenFileNotice, LOCAL_SANDBOX_PROFILE_ID, ProfileKind, SecretStore,
-    ServiceProfile, Settings, UiMemory,
+    AppPaths, BrokenFileNotice, LOCAL_SANDBOX_PROFILE_ID, ProfileKind, SecretStore, ServiceProfile,
+    Settings, UiMemory,
 };
 use std::sync::Arc;
 

@@ -12,7 +12,6 @@
 
 use super::decode::{DecodedImage, decode_image};
 use std::collections::{HashMap, HashSet};
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
@@ -476,19 +475,38 @@ pub fn cache_file_name(item_id: &str, size_px: u32) -> String {
     format!("{hash:016x}-{size_px}-v{PIPELINE_VERSION}.png")
 }
 
-/// A cached thumbnail, decoded with the same limits as network data; a damaged file is
-/// removed so the next request refetches.
+/// A cached thumbnail, decoded with the same limits as network data. A damaged entry
+/// (truncated, garbage, unreadable) is deleted and `None` returned, so the
+/// caller fetches it again; logged only, the cache is disposable.
 fn read_cached(path: &Path, size_px: u32) -> Option<DecodedImage> {
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).ok()?;
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            drop_damaged_entry(path, &format!("unreadable: {e}"));
+            return None;
+        }
+    };
     match decode_image(&bytes, size_px) {
         Ok(image) => Some(image),
         Err(e) => {
-            tracing::debug!("dropping a damaged cached thumbnail: {e}");
-            let _ = std::fs::remove_file(path);
+            drop_damaged_entry(path, &e.to_string());
             None
         }
+    }
+}
+
+fn drop_damaged_entry(path: &Path, reason: &str) {
+    tracing::info!(
+        "thumbnail cache entry {} is damaged ({reason}); deleting it and fetching again",
+        path.display()
+    );
+    let removed = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        _ => std::fs::remove_file(path),
+    };
+    if let Err(e) = removed {
+        tracing::info!("could not delete {}: {e}", path.display());
     }
 }
 
@@ -529,5 +547,66 @@ mod tests {
         );
         assert_ne!(name, cache_file_name("65f0c0ffef", 256));
         assert_eq!(name, cache_file_name("65f0c0ffee", 256));
+    }
+
+    fn small_image() -> DecodedImage {
+        let (width, height) = (24u32, 16u32);
+        let rgba = (0..width * height)
+            .flat_map(|i| [(i % 251) as u8, 80, 160, 255])
+            .collect();
+        DecodedImage {
+            width,
+            height,
+            rgba,
+            source_width: width,
+            source_height: height,
+        }
+    }
+
+    fn png_bytes(width: u32, height: u32) -> Vec<u8> {
+        let image = image::RgbaImage::from_pixel(width, height, image::Rgba([10, 20, 30, 255]));
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        image
+            .write_to(&mut bytes, image::ImageFormat::Png)
+            .expect("encode");
+        bytes.into_inner()
+    }
+
+    #[test]
+    fn a_cached_thumbnail_reads_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(cache_file_name("item", 64));
+        let image = small_image();
+        write_cached(&path, &image).expect("write");
+        let read = read_cached(&path, 64).expect("read back");
+        assert_eq!((read.width, read.height), (image.width, image.height));
+        assert_eq!(read.rgba, image.rgba);
+    }
+
+    #[test]
+    fn a_damaged_cache_entry_is_deleted_so_it_is_fetched_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(cache_file_name("item", 64));
+        write_cached(&path, &small_image()).expect("write");
+        let whole = std::fs::read(&path).expect("read");
+        let damaged: Vec<Vec<u8>> = vec![
+            whole[..whole.len() / 2].to_vec(),
+            b"not a picture at all".to_vec(),
+            Vec::new(),
+            // A PNG whose pixel data was cut: the header still decodes.
+            png_bytes(64, 64)[..90].to_vec(),
+        ];
+        for bytes in damaged {
+            std::fs::write(&path, &bytes).expect("damage the entry");
+            assert!(read_cached(&path, 64).is_none());
+            assert!(!path.exists(), "the damaged entry is gone");
+        }
+        // A folder where the file should be is cleared away too.
+        std::fs::create_dir_all(path.join("x")).expect("mkdir");
+        assert!(read_cached(&path, 64).is_none());
+        assert!(!path.exists());
+        // …and the slot takes a fresh entry.
+        write_cached(&path, &small_image()).expect("write again");
+        assert!(read_cached(&path, 64).is_some());
     }
 }

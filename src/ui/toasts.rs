@@ -109,9 +109,8 @@ impl Toasts {
         for toast in &mut self.items {
             toast.shown_at.get_or_insert(now);
         }
-        self.items.retain(|t| {
-            t.sticky || t.shown_at.is_none_or(|s| now - s < TOAST_LIFETIME_SECS)
-        });
+        self.items
+            .retain(|t| t.sticky || t.shown_at.is_none_or(|s| now - s < TOAST_LIFETIME_SECS));
     }
 }
 
