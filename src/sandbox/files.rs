@@ -4,8 +4,9 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::{Path as UrlPath, Request, State};
 use axum::http::{StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use image::RgbImage;
 use image::codecs::jpeg::JpegEncoder;
@@ -16,6 +17,65 @@ use super::http_error::ApiError;
 use super::state::AppState;
 
 const READ_CHUNK_BYTES: usize = 64 * 1024;
+/// Requests kept by [`FileRequestLog`]; older ones are forgotten.
+const MAX_RECORDED_FILE_REQUESTS: usize = 10_000;
+
+/// One request received on a public file URL, as it arrived (tests check that no API key
+/// is ever sent to a file URL).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRequest {
+    pub method: String,
+    pub path: String,
+    pub query: Option<String>,
+    /// Header names and values (values not valid UTF-8 are shown lossily).
+    pub headers: Vec<(String, String)>,
+}
+
+/// The most recent requests on the public file URLs, in arrival order.
+#[derive(Default)]
+pub(crate) struct FileRequestLog {
+    requests: std::sync::Mutex<std::collections::VecDeque<FileRequest>>,
+}
+
+impl FileRequestLog {
+    fn record(&self, request: FileRequest) {
+        let mut requests = self.requests.lock().unwrap_or_else(|p| p.into_inner());
+        if requests.len() >= MAX_RECORDED_FILE_REQUESTS {
+            requests.pop_front();
+        }
+        requests.push_back(request);
+    }
+
+    pub(crate) fn snapshot(&self) -> Vec<FileRequest> {
+        let requests = self.requests.lock().unwrap_or_else(|p| p.into_inner());
+        requests.iter().cloned().collect()
+    }
+}
+
+/// Middleware on the public file routes: records every request, whatever its method.
+pub(crate) async fn record_request(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let headers = request
+        .headers()
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().to_owned(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    state.file_requests.record(FileRequest {
+        method: request.method().as_str().to_owned(),
+        path: request.uri().path().to_owned(),
+        query: request.uri().query().map(str::to_owned),
+        headers,
+    });
+    next.run(request).await
+}
 
 /// Content type by file extension.
 pub(crate) fn content_type_for(path: &str) -> &'static str {

@@ -111,6 +111,12 @@ impl SandboxHandle {
         self.shared.controls.drop_next_submit_responses(n);
     }
 
+    /// The most recent requests received on the public file URLs (`/files/…`,
+    /// `/assets/presets/…`), oldest first: method, path, query and headers as sent.
+    pub fn file_requests(&self) -> Vec<super::files::FileRequest> {
+        self.shared.file_requests.snapshot()
+    }
+
     /// Generation jobs ever created in this data dir.
     pub fn generation_count(&self) -> u64 {
         self.shared
@@ -326,6 +332,7 @@ async fn serve(
             http,
             clock: Clock::default(),
             palette_cache: PaletteCache::default(),
+            file_requests: Default::default(),
         });
         shared
             .store

@@ -38,4 +38,5 @@ mod users;
 pub use cli::run_cli;
 pub use config::SandboxConfig;
 pub use error::SandboxError;
+pub use files::FileRequest;
 pub use handle::{SandboxHandle, start};

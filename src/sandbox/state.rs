@@ -33,6 +33,8 @@ pub(crate) struct Shared {
     pub clock: Clock,
     /// Resolved project grades (60 s, contract document 2 "Caching").
     pub palette_cache: PaletteCache,
+    /// Requests on the public file URLs (`SandboxHandle::file_requests`).
+    pub file_requests: super::files::FileRequestLog,
 }
 
 impl Shared {

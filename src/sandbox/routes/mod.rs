@@ -66,8 +66,15 @@ pub(crate) fn router(state: AppState) -> Router {
         .layer(from_fn_with_state(state.clone(), require_api_key));
     Router::new()
         .nest("/api", api)
-        .route("/files/{*path}", get(files::serve))
-        .route("/assets/presets/{file}", get(presets::thumbnail_file))
+        .route(
+            "/files/{*path}",
+            get(files::serve).layer(from_fn_with_state(state.clone(), files::record_request)),
+        )
+        .route(
+            "/assets/presets/{file}",
+            get(presets::thumbnail_file)
+                .layer(from_fn_with_state(state.clone(), files::record_request)),
+        )
         // Ticket uploads carry no API key: the single-use token is the credential.
         .route(
             "/upload-tickets/{token}",
