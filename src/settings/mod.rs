@@ -307,8 +307,10 @@ mod tests {
     fn a_good_file_gives_no_notice() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("settings.json");
-        let mut settings = Settings::default();
-        settings.last_sandbox_port = Some(4242);
+        let settings = Settings {
+            last_sandbox_port: Some(4242),
+            ..Settings::default()
+        };
         settings.save(&path).expect("save");
         assert_eq!(Settings::load_or_recover(&path), (settings, None));
     }
