@@ -120,9 +120,9 @@ impl Settings {
                         path.display()
                     );
                     let message = format!(
-                        "Your settings file {} was damaged and could not be read, so Framewright \
-                         started with default settings (API keys are kept separately and are \
-                         not affected). {}",
+                        "Your settings file {} was damaged, so Framewright started with \
+                         default settings (your API keys are stored separately and are safe). \
+                         {}",
                         path.display(),
                         broken_file::kept_sentence(&moved)
                     );
