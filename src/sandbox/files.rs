@@ -205,4 +205,22 @@ mod tests {
         assert!(resolve_rel_path(root, "a//b").is_none());
         assert!(resolve_rel_path(root, "generations/abc/0.png").is_some());
     }
+
+    #[test]
+    fn the_file_request_log_keeps_the_most_recent_requests() {
+        let log = FileRequestLog::default();
+        let request = |n: usize| FileRequest {
+            method: "GET".into(),
+            path: format!("/files/{n}.png"),
+            query: None,
+            headers: vec![("user-agent".into(), "test".into())],
+        };
+        for n in 0..MAX_RECORDED_FILE_REQUESTS + 3 {
+            log.record(request(n));
+        }
+        let kept = log.snapshot();
+        assert_eq!(kept.len(), MAX_RECORDED_FILE_REQUESTS);
+        assert_eq!(kept[0], request(3));
+        assert_eq!(kept.last(), Some(&request(MAX_RECORDED_FILE_REQUESTS + 2)));
+    }
 }
