@@ -430,9 +430,7 @@ impl Session {
         })
         .map_err(|e| format!("The studio's job engine could not start: {e}"))
     }
-}
 
-impl Session {
     /// Before the engine opens the journal: a broken one is moved aside (or its unreadable
     /// rows removed) here, so the person is told; the engine then opens a healthy file.
     fn repair_journal(&mut self) -> Result<(), String> {

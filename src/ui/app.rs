@@ -106,12 +106,16 @@ impl StudioApp {
             .get(library::memory::PANEL_KEY);
         app.library.restore_from(remembered);
         app.thumbnails = start_thumbnails(ctx, &app.session);
-        // Broken files moved aside while opening: told once, until dismissed.
-        for notice in app.session.take_startup_notices() {
-            app.toasts.push_sticky(ToastKind::Error, notice.message);
-        }
+        app.show_startup_notices();
         app.request_service_data();
         app
+    }
+
+    /// Broken files moved aside while connecting: told once, until dismissed.
+    fn show_startup_notices(&mut self) {
+        for notice in self.session.take_startup_notices() {
+            self.toasts.push_sticky(ToastKind::Error, notice.message);
+        }
     }
 
     // ---- read-only accessors (tests) ---------------------------------------------------
@@ -322,6 +326,7 @@ impl StudioApp {
     /// The active profile changed: forget everything the old service told us.
     fn on_connection_changed(&mut self) {
         self.epoch = self.session.connection_epoch();
+        self.show_startup_notices();
         self.model = Model::default();
         self.textures.clear();
         self.library.reset_all();
