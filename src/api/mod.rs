@@ -12,7 +12,8 @@ pub mod types;
 pub mod validate;
 
 pub use client::{ApiClient, ClientConfig, TransferCounter};
-pub use error::ApiError;
+pub use client::Submitted;
+pub use error::{ApiError, RateLimitInfo};
 pub use palettes::{
     AnalyzedColors, CinematicPreset, CinematicPresets, ColorPalette, ColorSpec, NewPalette,
     PalettePage, PalettePagination, PaletteUpdate, PresetsFetch,

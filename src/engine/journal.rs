@@ -2,7 +2,7 @@
 //! every change, so the job list survives restarts and no job is ever re-sent. Rows are
 //! scoped to a service profile (`service_id`).
 
-use super::protocol::{JobPhase, JobRecord, LocalJobId};
+use super::protocol::{JobPhase, JobRecord, LocalJobId, QueueReason};
 use crate::api::{ApiError, Failure, GenerationSpec, JobResult, JobState};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,8 @@ pub struct JournalRow {
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 enum StoredPhase {
+    /// Waiting in the submit queue; place and send time are worked out again on restore.
+    Queued,
     Submitting,
     Unconfirmed { note: String },
     Rejected { error: ApiError },
@@ -63,6 +65,7 @@ enum StoredPhase {
 impl From<&JobPhase> for StoredPhase {
     fn from(phase: &JobPhase) -> Self {
         match phase {
+            JobPhase::Queued { .. } => StoredPhase::Queued,
             JobPhase::Submitting => StoredPhase::Submitting,
             JobPhase::Unconfirmed { note } => StoredPhase::Unconfirmed { note: note.clone() },
             JobPhase::Rejected { error } => StoredPhase::Rejected {
@@ -83,6 +86,11 @@ impl From<&JobPhase> for StoredPhase {
 impl From<StoredPhase> for JobPhase {
     fn from(phase: StoredPhase) -> Self {
         match phase {
+            StoredPhase::Queued => JobPhase::Queued {
+                place: 0,
+                sends_at_unix_ms: None,
+                reason: QueueReason::RateLimit,
+            },
             StoredPhase::Submitting => JobPhase::Submitting,
             StoredPhase::Unconfirmed { note } => JobPhase::Unconfirmed { note },
             StoredPhase::Rejected { error } => JobPhase::Rejected { error },
