@@ -112,9 +112,7 @@ impl Seen {
     /// How many times the job went from queued to being sent.
     fn sends(&self, local_id: LocalJobId) -> usize {
         self.phases.get(&local_id).map_or(0, |v| {
-            v.iter()
-                .filter(|r| r.phase == JobPhase::Submitting)
-                .count()
+            v.iter().filter(|r| r.phase == JobPhase::Submitting).count()
         })
     }
 }
@@ -217,9 +215,7 @@ fn a_cancelled_queued_job_is_never_sent() {
         &mut seen,
         SHORT_WAIT,
         "the cancel, and the other jobs to finish",
-        |seen, _| {
-            seen.ids().len() == IMAGE_LIMIT + 1 && seen.finished() == IMAGE_LIMIT + 1
-        },
+        |seen, _| seen.ids().len() == IMAGE_LIMIT + 1 && seen.finished() == IMAGE_LIMIT + 1,
     );
     let cancelled = seen.last(waiting).expect("seen");
     assert_eq!(cancelled.phase, JobPhase::Cancelled);
@@ -340,7 +336,11 @@ fn a_429_puts_the_job_back_in_the_queue_and_it_is_sent_again_once() {
         .iter()
         .skip_while(|r| r.phase != JobPhase::Submitting)
         .any(is_queued_with_eta);
-    assert!(back_in_queue, "{:?}", records.iter().map(|r| &r.phase).collect::<Vec<_>>());
+    assert!(
+        back_in_queue,
+        "{:?}",
+        records.iter().map(|r| &r.phase).collect::<Vec<_>>()
+    );
     assert_eq!(seen.sends(local_id), 2);
     // The refused attempt created nothing; the second created one job.
     assert_eq!(sandbox.generation_count(), IMAGE_LIMIT as u64 + 1);

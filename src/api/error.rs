@@ -514,7 +514,10 @@ mod tests {
             })
         );
         let mut policy_only = HeaderMap::new();
-        policy_only.insert("RateLimit-Policy", HeaderValue::from_static("10;w=30, 100;w=3600"));
+        policy_only.insert(
+            "RateLimit-Policy",
+            HeaderValue::from_static("10;w=30, 100;w=3600"),
+        );
         let info = RateLimitInfo::from_headers(&policy_only).unwrap();
         assert_eq!((info.limit, info.window_secs), (Some(10), Some(30.0)));
         let mut garbage = HeaderMap::new();

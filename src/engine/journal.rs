@@ -54,11 +54,19 @@ enum StoredPhase {
     /// Waiting in the submit queue; place and send time are worked out again on restore.
     Queued,
     Submitting,
-    Unconfirmed { note: String },
-    Rejected { error: ApiError },
-    Running { state: JobState },
+    Unconfirmed {
+        note: String,
+    },
+    Rejected {
+        error: ApiError,
+    },
+    Running {
+        state: JobState,
+    },
     Completed,
-    Failed { failure: Failure },
+    Failed {
+        failure: Failure,
+    },
     Cancelled,
 }
 

@@ -387,7 +387,11 @@ mod tests {
             ApiError::Decode("eof".into()),
             ApiError::MissingJobHandle,
         ] {
-            assert_eq!(failure_action(&unknown), FailureAction::Reconcile, "{unknown}");
+            assert_eq!(
+                failure_action(&unknown),
+                FailureAction::Reconcile,
+                "{unknown}"
+            );
         }
     }
 

@@ -156,7 +156,10 @@ pub fn queued_text(
             match secs {
                 0 => "Queued — sending now".to_owned(),
                 1..90 => format!("Queued — sends in ~{secs} s"),
-                _ => format!("Queued — sends in ~{} min", (secs as f64 / 60.0).round() as u64),
+                _ => format!(
+                    "Queued — sends in ~{} min",
+                    (secs as f64 / 60.0).round() as u64
+                ),
             }
         }
     };
@@ -251,7 +254,10 @@ mod tests {
             code: Some("INVALID_PROMPT".into()),
             retry_after_secs: None,
         });
-        assert_eq!(headline, "Not accepted: Prompt is required (400 INVALID_PROMPT)");
+        assert_eq!(
+            headline,
+            "Not accepted: Prompt is required (400 INVALID_PROMPT)"
+        );
     }
 
     use super::*;

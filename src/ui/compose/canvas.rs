@@ -4,8 +4,8 @@
 use super::state::CreateState;
 use crate::api::JobState;
 use crate::engine::{Command, JobPhase, JobRecord, QueueReason};
-use crate::ui::job_wording;
 use crate::ui::format;
+use crate::ui::job_wording;
 use crate::ui::model::{Action, Model, ResultRef};
 use crate::ui::result_tile::{self, Fit, ResultTile};
 use crate::ui::textures::TextureCache;
@@ -250,7 +250,14 @@ fn running_tile_ui(
         reason,
     } = job.phase
     {
-        queued_tile_ui(ui, job, side, (place, sends_at_unix_ms, reason), now_ms, actions);
+        queued_tile_ui(
+            ui,
+            job,
+            side,
+            (place, sends_at_unix_ms, reason),
+            now_ms,
+            actions,
+        );
         return;
     }
     status_frame(ui, side, tokens::BORDER, |ui| {
