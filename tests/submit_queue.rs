@@ -345,3 +345,67 @@ fn a_429_puts_the_job_back_in_the_queue_and_it_is_sent_again_once() {
     // The refused attempt created nothing; the second created one job.
     assert_eq!(sandbox.generation_count(), IMAGE_LIMIT as u64 + 1);
 }
+
+#[test]
+fn a_job_submitted_while_the_service_is_down_waits_and_is_sent_when_it_is_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sandbox_dir = dir.path().join("sandbox");
+    let sandbox = start_sandbox(&sandbox_dir);
+    let (base_url, api_key, port) = (
+        sandbox.base_url().to_owned(),
+        sandbox.api_key().to_owned(),
+        sandbox.port(),
+    );
+    let mut engine = start_engine(&base_url, &api_key, dir.path());
+    let mut seen = Seen::default();
+    drain_until(
+        &mut engine,
+        &mut seen,
+        SHORT_WAIT,
+        "the start-up reads",
+        |_, event| matches!(event, Event::Credits(Ok(_))),
+    );
+    drop(sandbox);
+
+    submit(&engine, "sent once the service is back");
+    drain_until(
+        &mut engine,
+        &mut seen,
+        SHORT_WAIT,
+        "the job to wait for the service",
+        |seen, _| {
+            seen.ids().into_iter().any(|id| {
+                matches!(
+                    seen.last(id).map(|r| &r.phase),
+                    Some(JobPhase::Queued {
+                        reason: QueueReason::ServiceUnreachable,
+                        ..
+                    })
+                )
+            })
+        },
+    );
+
+    let mut config = SandboxConfig::new(sandbox_dir);
+    config.speed = 20.0;
+    config.port = port;
+    config.port_fallback = false;
+    let sandbox = sandbox::start(config).expect("sandbox starts again on its port");
+    drain_until(
+        &mut engine,
+        &mut seen,
+        SHORT_WAIT,
+        "the job to be sent and finish",
+        |seen, _| seen.ids().len() == 1 && seen.finished() == 1,
+    );
+    let local_id = *seen.ids().first().expect("one job");
+    let last = seen.last(local_id).expect("seen");
+    assert_eq!(last.phase, JobPhase::Completed, "{last:?}");
+    assert!(
+        !seen.phases[&local_id]
+            .iter()
+            .any(|r| matches!(r.phase, JobPhase::Rejected { .. })),
+        "an unreachable service keeps the job in line"
+    );
+    assert_eq!(sandbox.generation_count(), 1);
+}

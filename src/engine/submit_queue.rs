@@ -223,6 +223,15 @@ impl Tracker {
                 self.ctx.emit(Event::Credits(Ok(credits))).await;
                 Some(snapshot)
             }
+            Err(error @ ApiError::Connect(_)) => {
+                // Nothing answers: keep the job in line rather than refuse it. The event
+                // tells the engine the service is unreachable, so the queue holds.
+                tracing::info!("job {local_id}: service unreachable, kept in the queue");
+                self.ctx.emit(Event::Credits(Err(error))).await;
+                self.back_in_line(local_id, group, None, QueueReason::ServiceUnreachable)
+                    .await;
+                return;
+            }
             Err(e) => {
                 tracing::warn!("credit balance before submit unavailable: {e}");
                 None
@@ -277,15 +286,13 @@ impl Tracker {
                     let wait_secs = gate.back_off_after(&error).await;
                     tracing::info!("job {local_id}: rate limited; sending again in {wait_secs} s");
                     let sends_at_unix_ms = now_ms() + (wait_secs * 1000.0) as i64;
-                    self.mutate(local_id, |entry| {
-                        entry.record.phase = JobPhase::Queued {
-                            place: 1,
-                            sends_at_unix_ms: Some(sends_at_unix_ms),
-                            reason: QueueReason::RateLimit,
-                        };
-                    })
+                    self.back_in_line(
+                        local_id,
+                        group,
+                        Some(sends_at_unix_ms),
+                        QueueReason::RateLimit,
+                    )
                     .await;
-                    self.submit_queue.push_front(group, local_id);
                 }
                 FailureAction::Reconcile => {
                     tracing::warn!("job {local_id}: submit outcome unknown: {error}");
@@ -306,6 +313,35 @@ impl Tracker {
                     .await;
                 }
             },
+        }
+    }
+
+    /// Put a job that was let through but not created back at the front of its queue
+    /// (journalled as Queued first). A job cancelled meanwhile stays cancelled.
+    async fn back_in_line(
+        &self,
+        local_id: LocalJobId,
+        group: RateLimitGroup,
+        sends_at_unix_ms: Option<i64>,
+        reason: QueueReason,
+    ) {
+        let mut requeued = false;
+        self.mutate(local_id, |entry| {
+            if matches!(
+                entry.record.phase,
+                JobPhase::Queued { .. } | JobPhase::Submitting
+            ) {
+                entry.record.phase = JobPhase::Queued {
+                    place: 1,
+                    sends_at_unix_ms,
+                    reason,
+                };
+                requeued = true;
+            }
+        })
+        .await;
+        if requeued {
+            self.submit_queue.push_front(group, local_id);
         }
     }
 
