@@ -533,4 +533,40 @@ mod tests {
         assert!(journal.load_all("svc-a").expect("load").is_empty());
         assert_eq!(journal.load_all("svc-b").expect("load").len(), 1);
     }
+
+    #[test]
+    fn a_queued_row_keeps_its_request_and_is_queued_again_on_load() {
+        let journal = Journal::open_in_memory().expect("open");
+        let mut record = new_record();
+        record.phase = JobPhase::Queued {
+            place: 4,
+            sends_at_unix_ms: Some(99_000),
+            reason: QueueReason::ServiceUnreachable,
+        };
+        let id = journal.insert("svc", &record, None).expect("insert");
+        let row = journal.get(id).expect("get").expect("row");
+        // Place and send time are worked out again by the queue that takes it back.
+        assert_eq!(
+            row.record.phase,
+            JobPhase::Queued {
+                place: 0,
+                sends_at_unix_ms: None,
+                reason: QueueReason::RateLimit,
+            }
+        );
+        assert_eq!(row.record.spec, record.spec);
+        assert_eq!(row.sent_at_unix_ms, None, "not sent");
+        journal
+            .save_send(
+                id,
+                5_000,
+                Some(CreditSnapshot {
+                    available: Some(10.0),
+                    total: Some(12.0),
+                }),
+            )
+            .expect("save send");
+        let row = journal.get(id).expect("get").expect("row");
+        assert_eq!(row.sent_at_unix_ms, Some(5_000));
+    }
 }
