@@ -4,7 +4,7 @@
 //! [`ApiError::from_response`]; reqwest failures are classified as "not sent" (`Connect`)
 //! or "sent, answer lost" (`NoResponse`). Nothing here retries a submit.
 
-use super::error::ApiError;
+use super::error::{ApiError, RateLimitInfo};
 use super::types::{
     Credits, CreditsResponse, GenerationSpec, ModelRecord, ModelsResponse, Project,
     ProjectResponse, ProjectsResponse, StatusResponse, SubmitResponse, UploadResponse,
@@ -199,19 +199,31 @@ impl ApiClient {
     /// POST the spec to its endpoint. Sent exactly once: never retried here. Any 2xx is a
     /// success provided it carries a job handle.
     pub async fn submit(&self, spec: &GenerationSpec) -> Result<SubmitResponse, ApiError> {
+        self.submit_observed(spec).await.result
+    }
+
+    /// [`Self::submit`], also handing out what the answer's `RateLimit-*` headers said (on
+    /// success and on error alike) so the submit queue can learn the service's window.
+    pub async fn submit_observed(&self, spec: &GenerationSpec) -> Submitted {
         let request = self
             .service
             .post(self.url(spec.kind.submit_path()))
-            .json(&spec.request);
-        let response: SubmitResponse = self.json(request).await?;
-        if response
-            .generation_id
-            .as_deref()
-            .is_none_or(|id| id.trim().is_empty())
-        {
-            return Err(ApiError::MissingJobHandle);
-        }
-        Ok(response)
+            .json(&spec.request)
+            .timeout(self.request_timeout);
+        let (result, headers) = self.json_and_headers::<SubmitResponse>(request).await;
+        let rate_limit = headers.as_ref().and_then(RateLimitInfo::from_headers);
+        let result = result.and_then(|response| {
+            if response
+                .generation_id
+                .as_deref()
+                .is_none_or(|id| id.trim().is_empty())
+            {
+                Err(ApiError::MissingJobHandle)
+            } else {
+                Ok(response)
+            }
+        });
+        Submitted { result, rate_limit }
     }
 
     /// GET /v1/generate/:id/status.
@@ -407,6 +419,33 @@ impl ApiClient {
     // Plumbing
     // ---------------------------------------------------------------------------------
 
+    /// Send `request` and decode its answer, returning the response headers whenever an
+    /// answer arrived (also with an error status).
+    async fn json_and_headers<T: DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> (Result<T, ApiError>, Option<HeaderMap>) {
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(e) => return (Err(classify(e)), None),
+        };
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = match response.bytes().await {
+            Ok(body) => body,
+            Err(e) => return (Err(classify(e)), Some(headers)),
+        };
+        if let Some(error) = ApiError::from_response(status, &headers, &body) {
+            tracing::debug!(
+                status,
+                code = error.code(),
+                "service answered with an error"
+            );
+            return (Err(error), Some(headers));
+        }
+        (decode_body(&body), Some(headers))
+    }
+
     pub(super) async fn json<T: DeserializeOwned>(
         &self,
         request: reqwest::RequestBuilder,
@@ -438,6 +477,13 @@ impl ApiClient {
         }
         decode_body(&body)
     }
+}
+
+/// A submit's outcome and the rate-limit headers of its answer, if one arrived.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Submitted {
+    pub result: Result<SubmitResponse, ApiError>,
+    pub rate_limit: Option<RateLimitInfo>,
 }
 
 /// Decode a 2xx body; an empty body reads as `{}`.

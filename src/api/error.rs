@@ -282,6 +282,57 @@ fn text_snippet(body: &[u8]) -> Option<String> {
     Some(text.chars().take(200).collect())
 }
 
+/// What a response's `RateLimit-*` headers say about the caller's window (contract,
+/// Limits: every limiter sends them). Each field is `None` when its header is missing or
+/// unreadable, so a partial set still teaches what it can.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateLimitInfo {
+    /// `RateLimit-Limit`: requests allowed per window.
+    pub limit: Option<u32>,
+    /// `RateLimit-Remaining`: requests left in the current window.
+    pub remaining: Option<u32>,
+    /// `RateLimit-Reset`: seconds until the current window ends.
+    pub reset_secs: Option<f64>,
+    /// The `w=` of `RateLimit-Policy` (`30;w=60`): the window length.
+    pub window_secs: Option<f64>,
+}
+
+impl RateLimitInfo {
+    /// Read the headers; `None` when the response carries none of them.
+    pub fn from_headers(headers: &HeaderMap) -> Option<RateLimitInfo> {
+        let header = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
+        let count = |name: &str| header(name).and_then(|v| v.parse::<u32>().ok());
+        let policy = header("ratelimit-policy").map(parse_policy);
+        let info = RateLimitInfo {
+            limit: count("ratelimit-limit").or(policy.and_then(|(limit, _)| limit)),
+            remaining: count("ratelimit-remaining"),
+            reset_secs: header("ratelimit-reset")
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s >= 0.0),
+            window_secs: policy.and_then(|(_, window)| window),
+        };
+        (info != RateLimitInfo::default()).then_some(info)
+    }
+}
+
+/// `30;w=60` (first policy of a list): the limit and the window in seconds.
+fn parse_policy(value: &str) -> (Option<u32>, Option<f64>) {
+    let first = value.split(',').next().unwrap_or_default();
+    let mut parts = first.split(';').map(str::trim);
+    let limit = parts.next().and_then(|l| l.parse::<u32>().ok());
+    let window_secs = parts
+        .filter_map(|p| p.strip_prefix("w="))
+        .find_map(|w| w.trim().parse::<f64>().ok())
+        .filter(|w| w.is_finite() && *w > 0.0);
+    (limit, window_secs)
+}
+
 /// `Retry-After` (seconds or an HTTP date), else `RateLimit-Reset` (seconds).
 fn header_retry_after(headers: &HeaderMap) -> Option<f64> {
     let header = |name: &str| {
@@ -443,6 +494,36 @@ mod tests {
     fn html_bodies_fall_back_to_a_reason() {
         let e = err(502, "<html>Bad gateway</html>").unwrap();
         assert_eq!(e.to_string(), "An upstream service failed (502)");
+    }
+
+    #[test]
+    fn rate_limit_headers_are_read_with_their_policy() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(RateLimitInfo::from_headers(&headers), None);
+        headers.insert("RateLimit-Limit", HeaderValue::from_static("30"));
+        headers.insert("RateLimit-Remaining", HeaderValue::from_static("0"));
+        headers.insert("RateLimit-Reset", HeaderValue::from_static("42"));
+        headers.insert("RateLimit-Policy", HeaderValue::from_static("30;w=60"));
+        assert_eq!(
+            RateLimitInfo::from_headers(&headers),
+            Some(RateLimitInfo {
+                limit: Some(30),
+                remaining: Some(0),
+                reset_secs: Some(42.0),
+                window_secs: Some(60.0),
+            })
+        );
+        let mut policy_only = HeaderMap::new();
+        policy_only.insert(
+            "RateLimit-Policy",
+            HeaderValue::from_static("10;w=30, 100;w=3600"),
+        );
+        let info = RateLimitInfo::from_headers(&policy_only).unwrap();
+        assert_eq!((info.limit, info.window_secs), (Some(10), Some(30.0)));
+        let mut garbage = HeaderMap::new();
+        garbage.insert("RateLimit-Remaining", HeaderValue::from_static("lots"));
+        garbage.insert("RateLimit-Reset", HeaderValue::from_static("-3"));
+        assert_eq!(RateLimitInfo::from_headers(&garbage), None);
     }
 
     #[test]

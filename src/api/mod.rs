@@ -11,8 +11,9 @@ pub mod pricing;
 pub mod types;
 pub mod validate;
 
+pub use client::Submitted;
 pub use client::{ApiClient, ClientConfig, TransferCounter};
-pub use error::ApiError;
+pub use error::{ApiError, RateLimitInfo};
 pub use palettes::{
     AnalyzedColors, CinematicPreset, CinematicPresets, ColorPalette, ColorSpec, NewPalette,
     PalettePage, PalettePagination, PaletteUpdate, PresetsFetch,

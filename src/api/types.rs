@@ -160,6 +160,12 @@ impl GenerationKind {
             GenerationKind::ImageEdit => "image_editing",
         }
     }
+    /// The service's rate-limit group of this kind's submit route (contract, Limits).
+    pub fn rate_limit_group(self) -> RateLimitGroup {
+        match self {
+            GenerationKind::Image | GenerationKind::ImageEdit => RateLimitGroup::ImageGeneration,
+        }
+    }
     pub fn label(self) -> &'static str {
         match self {
             GenerationKind::Image => "Image",
@@ -170,6 +176,15 @@ impl GenerationKind {
     pub fn default_aspect_ratio(self) -> &'static str {
         "1:1"
     }
+}
+
+/// The contract's per-user rate-limit groups that generation routes fall in (Limits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RateLimitGroup {
+    /// 30/min: /generate/image, /generate/image-edit, /edit/image.
+    ImageGeneration,
+    /// 10/min: every other generation route, /generate/{id}/cancel and /media/upload.
+    OtherGeneration,
 }
 
 /// Body of POST /v1/generate/image and /v1/generate/image-edit. `None` fields are omitted.

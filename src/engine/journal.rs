@@ -2,7 +2,7 @@
 //! every change, so the job list survives restarts and no job is ever re-sent. Rows are
 //! scoped to a service profile (`service_id`).
 
-use super::protocol::{JobPhase, JobRecord, LocalJobId};
+use super::protocol::{JobPhase, JobRecord, LocalJobId, QueueReason};
 use crate::api::{ApiError, Failure, GenerationSpec, JobResult, JobState};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -181,18 +181,29 @@ pub struct JournalRow {
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 enum StoredPhase {
+    /// Waiting in the submit queue; place and send time are worked out again on restore.
+    Queued,
     Submitting,
-    Unconfirmed { note: String },
-    Rejected { error: ApiError },
-    Running { state: JobState },
+    Unconfirmed {
+        note: String,
+    },
+    Rejected {
+        error: ApiError,
+    },
+    Running {
+        state: JobState,
+    },
     Completed,
-    Failed { failure: Failure },
+    Failed {
+        failure: Failure,
+    },
     Cancelled,
 }
 
 impl From<&JobPhase> for StoredPhase {
     fn from(phase: &JobPhase) -> Self {
         match phase {
+            JobPhase::Queued { .. } => StoredPhase::Queued,
             JobPhase::Submitting => StoredPhase::Submitting,
             JobPhase::Unconfirmed { note } => StoredPhase::Unconfirmed { note: note.clone() },
             JobPhase::Rejected { error } => StoredPhase::Rejected {
@@ -213,6 +224,11 @@ impl From<&JobPhase> for StoredPhase {
 impl From<StoredPhase> for JobPhase {
     fn from(phase: StoredPhase) -> Self {
         match phase {
+            StoredPhase::Queued => JobPhase::Queued {
+                place: 0,
+                sends_at_unix_ms: None,
+                reason: QueueReason::RateLimit,
+            },
             StoredPhase::Submitting => JobPhase::Submitting,
             StoredPhase::Unconfirmed { note } => JobPhase::Unconfirmed { note },
             StoredPhase::Rejected { error } => JobPhase::Rejected { error },
@@ -950,5 +966,41 @@ mod tests {
             folder(std::io::ErrorKind::PermissionDenied),
             "permission was denied"
         );
+    }
+
+    #[test]
+    fn a_queued_row_keeps_its_request_and_is_queued_again_on_load() {
+        let journal = Journal::open_in_memory().expect("open");
+        let mut record = new_record();
+        record.phase = JobPhase::Queued {
+            place: 4,
+            sends_at_unix_ms: Some(99_000),
+            reason: QueueReason::ServiceUnreachable,
+        };
+        let id = journal.insert("svc", &record, None).expect("insert");
+        let row = journal.get(id).expect("get").expect("row");
+        // Place and send time are worked out again by the queue that takes it back.
+        assert_eq!(
+            row.record.phase,
+            JobPhase::Queued {
+                place: 0,
+                sends_at_unix_ms: None,
+                reason: QueueReason::RateLimit,
+            }
+        );
+        assert_eq!(row.record.spec, record.spec);
+        assert_eq!(row.sent_at_unix_ms, None, "not sent");
+        journal
+            .save_send(
+                id,
+                5_000,
+                Some(CreditSnapshot {
+                    available: Some(10.0),
+                    total: Some(12.0),
+                }),
+            )
+            .expect("save send");
+        let row = journal.get(id).expect("get").expect("row");
+        assert_eq!(row.sent_at_unix_ms, Some(5_000));
     }
 }

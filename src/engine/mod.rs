@@ -12,6 +12,7 @@ pub mod rate_limit;
 pub mod reachability;
 mod reconcile;
 pub mod runtime;
+mod submit_queue;
 pub mod tracker;
 pub mod transfers;
 
@@ -19,5 +20,6 @@ pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;
 pub use protocol::{
     Command, Event, JobPhase, JobRecord, LocalJobId, PaletteOpKind, PaletteSource, PresetsOrigin,
+    QueueReason,
 };
 pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};

@@ -27,7 +27,7 @@ pub enum Command {
         model_label: String,
         credits_estimate: Option<f64>,
     },
-    /// Cancel a running job (POST /generate/:id/cancel).
+    /// Cancel a queued job (never sent) or a running one (POST /generate/:id/cancel).
     Cancel {
         local_id: LocalJobId,
     },
@@ -275,9 +275,26 @@ pub enum TransferOutcome {
     Failed(ApiError),
 }
 
+/// Why a queued job has not been sent yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueReason {
+    /// Waiting for room in its rate-limit group's window (or the wait a 429 named).
+    RateLimit,
+    /// The service does not answer; the job is sent once it does.
+    ServiceUnreachable,
+}
+
 /// Where a job is, from the artist's point of view.
 #[derive(Clone, Debug, PartialEq)]
 pub enum JobPhase {
+    /// Waiting in the client-side submit queue: nothing sent, nothing billed. `place` is
+    /// 1-based within its rate-limit group's queue; `sends_at_unix_ms` is when it should
+    /// go if nothing changes (`None` while that is unknown).
+    Queued {
+        place: u32,
+        sends_at_unix_ms: Option<i64>,
+        reason: QueueReason,
+    },
     /// The POST is in flight.
     Submitting,
     /// The POST was sent but no answer came back: the job may or may not exist. Never
@@ -285,7 +302,8 @@ pub enum JobPhase {
     Unconfirmed {
         note: String,
     },
-    /// The service refused the submission (validation, credits, rate limit…): no job exists.
+    /// The service refused the submission (validation, credits…), or it could not be sent:
+    /// no job exists.
     Rejected {
         error: ApiError,
     },
@@ -312,6 +330,7 @@ impl JobPhase {
     }
     pub fn label(&self) -> &'static str {
         match self {
+            JobPhase::Queued { .. } => "queued",
             JobPhase::Submitting => "submitting",
             JobPhase::Unconfirmed { .. } => "unconfirmed",
             JobPhase::Rejected { .. } => "rejected",

@@ -1,12 +1,13 @@
-//! The job tracker: submit (journal first, never re-sent), poll at the service's hint,
-//! cancel, reconcile lost submits (media library first, then the credit balance), resume
-//! after a restart.
+//! The job tracker: submit (journalled, then queued and paced in `submit_queue`; never
+//! re-sent except after a 429), poll at the service's hint, cancel, reconcile lost submits
+//! (media library first, then the credit balance), resume after a restart.
 
 use super::journal::{CreditSnapshot, Journal, JournalError, JournalRow};
-use super::protocol::{Event, JobPhase, JobRecord, LocalJobId};
-use super::reconcile::{CHECKING, CHECKING_AFTER_RESTART, snapshot_of};
+use super::protocol::{Event, JobPhase, JobRecord, LocalJobId, QueueReason};
+use super::reconcile::CHECKING_AFTER_RESTART;
 use super::runtime::{Ctx, refresh_credits};
-use crate::api::{ApiError, Failure, GenerationSpec, JobState, StatusResponse};
+use super::submit_queue::SubmitQueue;
+use crate::api::{ApiError, Failure, GenerationSpec, JobState, RateLimitGroup, StatusResponse};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -30,6 +31,8 @@ pub(super) struct JobEntry {
 pub(crate) struct Tracker {
     pub(super) ctx: Arc<Ctx>,
     pub(super) jobs: Mutex<BTreeMap<LocalJobId, JobEntry>>,
+    /// Journalled jobs waiting for their rate-limit group's gate.
+    pub(super) submit_queue: SubmitQueue,
     /// Ids for jobs that could not be written to the journal (negative, memory only).
     unsaved_ids: AtomicI64,
 }
@@ -49,11 +52,12 @@ impl Tracker {
         Arc::new(Tracker {
             ctx,
             jobs: Mutex::new(BTreeMap::new()),
+            submit_queue: SubmitQueue::default(),
             unsaved_ids: AtomicI64::new(-1),
         })
     }
 
-    async fn journal<R: Send + 'static>(
+    pub(super) async fn journal<R: Send + 'static>(
         &self,
         f: impl FnOnce(&Journal) -> Result<R, JournalError> + Send + 'static,
     ) -> Result<R, JournalError> {
@@ -80,9 +84,16 @@ impl Tracker {
         }
         let record = entry.record.clone();
         if local_id > 0 {
-            // The journal does not store poll_problem: skip the write when only it changed.
+            // The journal stores neither poll_problem nor a queued job's place and send
+            // time: skip the write when only they changed.
             let mut persisted_before = before;
             persisted_before.poll_problem = record.poll_problem.clone();
+            if matches!(
+                (&persisted_before.phase, &record.phase),
+                (JobPhase::Queued { .. }, JobPhase::Queued { .. })
+            ) {
+                persisted_before.phase = record.phase.clone();
+            }
             if persisted_before != record {
                 let to_save = record.clone();
                 if let Err(e) = self.journal(move |j| j.save(&to_save)).await {
@@ -106,9 +117,11 @@ impl Tracker {
     // Start-up
     // -----------------------------------------------------------------------------------
 
-    /// Load this service's rows, tell the UI, and resume every unfinished job: Running is
-    /// polled; Submitting (the app stopped mid-POST) becomes Unconfirmed and, like every
-    /// Unconfirmed row, is reconciled. Nothing is ever re-sent.
+    /// Load this service's rows, tell the UI, and resume every unfinished job: Queued goes
+    /// back in its queue in local-id order (it was never sent); Running is polled;
+    /// Submitting (the app stopped mid-POST) becomes Unconfirmed and, like every
+    /// Unconfirmed row, is reconciled. Nothing that may have been sent is ever re-sent.
+    /// Then the queues' dispatchers start.
     pub async fn restore(self: &Arc<Self>) {
         let service_id = self.ctx.service_id.clone();
         let rows = match self.journal(move |j| j.load_all(&service_id)).await {
@@ -120,6 +133,7 @@ impl Tracker {
         };
         let mut to_poll = Vec::new();
         let mut to_reconcile = Vec::new();
+        let mut to_queue = Vec::new();
         let mut restored = Vec::with_capacity(rows.len());
         {
             let mut jobs = self.jobs.lock().await;
@@ -142,6 +156,9 @@ impl Tracker {
                     }
                 }
                 match record.phase {
+                    JobPhase::Queued { .. } => {
+                        to_queue.push((record.local_id, record.spec.kind.rate_limit_group()));
+                    }
                     JobPhase::Running { .. } => to_poll.push(record.local_id),
                     JobPhase::Unconfirmed { .. } => to_reconcile.push(record.local_id),
                     _ => {}
@@ -159,7 +176,17 @@ impl Tracker {
                 );
             }
         }
+        to_queue.sort_unstable();
+        for (local_id, group) in to_queue {
+            self.submit_queue.push_back(group, local_id);
+        }
         self.ctx.emit(Event::JobsRestored(restored)).await;
+        for group in [
+            RateLimitGroup::ImageGeneration,
+            RateLimitGroup::OtherGeneration,
+        ] {
+            tokio::spawn(self.clone().dispatch(group));
+        }
         for local_id in to_poll {
             // The last poll was at least a restart ago: look now.
             tokio::spawn(self.clone().poll_loop(local_id, Duration::ZERO));
@@ -173,34 +200,26 @@ impl Tracker {
     // Submit
     // -----------------------------------------------------------------------------------
 
-    /// Submit once. The journal row exists before the POST is sent; the generation id is
-    /// in the journal before the UI hears of Running. A lost answer makes the job
-    /// Unconfirmed and it is reconciled, never re-sent.
+    /// Journal the job as Queued (full request), show it, and put it at the back of its
+    /// rate-limit group's queue; `submit_queue` sends it when the gate has room. A job
+    /// whose row cannot be written is never sent.
     pub async fn submit(
         self: Arc<Self>,
         spec: GenerationSpec,
         model_label: String,
         credits_estimate: Option<f64>,
     ) {
-        // Balance just before the POST, to reconcile a lost answer later.
-        let credits_before = match self.ctx.client.credits().await {
-            Ok(credits) => {
-                let snapshot = snapshot_of(&credits);
-                self.ctx.emit(Event::Credits(Ok(credits))).await;
-                Some(snapshot)
-            }
-            Err(e) => {
-                tracing::warn!("credit balance before submit unavailable: {e}");
-                None
-            }
-        };
-
+        let group = spec.kind.rate_limit_group();
         let mut record = JobRecord {
             local_id: 0,
             generation_id: None,
-            spec: spec.clone(),
+            spec,
             model_label,
-            phase: JobPhase::Submitting,
+            phase: JobPhase::Queued {
+                place: 0,
+                sends_at_unix_ms: None,
+                reason: QueueReason::RateLimit,
+            },
             progress_percent: 0.0,
             submitted_at_unix_ms: now_ms(),
             finished_at_unix_ms: None,
@@ -211,87 +230,48 @@ impl Tracker {
             poll_interval_secs: DEFAULT_POLL_INTERVAL_SECS,
         };
 
-        let local_id = {
-            let mut jobs = self.jobs.lock().await;
-            let service_id = self.ctx.service_id.clone();
-            let to_insert = record.clone();
-            match self
-                .journal(move |j| j.insert(&service_id, &to_insert, credits_before))
-                .await
-            {
-                Ok(id) => record.local_id = id,
-                Err(e) => {
-                    // Without a journal row a crash could lose track of a billed job:
-                    // refuse to send.
-                    tracing::error!("cannot record the job, not sending it: {e}");
-                    record.local_id = self.unsaved_ids.fetch_sub(1, Ordering::Relaxed);
-                    record.phase = JobPhase::Rejected {
-                        error: ApiError::Invalid(
-                            e.not_sent_message(self.ctx.journal.path().as_deref()),
-                        ),
-                    };
-                    record.finished_at_unix_ms = Some(now_ms());
-                }
-            }
-            jobs.insert(
-                record.local_id,
-                JobEntry {
-                    record: record.clone(),
-                    credits_before,
-                    wake: Arc::new(Notify::new()),
-                    polling: false,
-                    reconciling: false,
-                },
-            );
-            self.ctx.emit(Event::JobUpdated(record.clone())).await;
-            record.local_id
-        };
-        if local_id < 0 {
-            return;
-        }
-
-        match self.ctx.client.submit(&spec).await {
-            Ok(answer) => {
-                let interval_secs = answer
-                    .poll_interval_hint
-                    .filter(|s| s.is_finite() && *s > 0.0)
-                    .unwrap_or(DEFAULT_POLL_INTERVAL_SECS);
-                let generation_id = answer.generation_id.clone();
-                self.mutate(local_id, |entry| {
-                    let r = &mut entry.record;
-                    r.generation_id = generation_id;
-                    r.poll_interval_secs = interval_secs;
-                    r.phase = JobPhase::Running {
-                        state: JobState::Processing,
-                    };
-                })
-                .await;
-                tokio::spawn(refresh_credits(self.ctx.clone()));
-                // The first poll comes one interval after the submit.
-                tokio::spawn(
-                    self.clone()
-                        .poll_loop(local_id, Duration::from_secs_f64(interval_secs)),
-                );
-            }
-            Err(error) if error.outcome_unknown() || matches!(error, ApiError::Decode(_)) => {
-                tracing::warn!("job {local_id}: submit answer lost: {error}");
-                self.mutate(local_id, |entry| {
-                    entry.record.phase = JobPhase::Unconfirmed {
-                        note: CHECKING.to_owned(),
-                    };
-                })
-                .await;
-                self.reconcile(local_id).await;
-            }
-            Err(error) => {
-                tracing::info!("job {local_id}: submit refused: {error}");
-                self.mutate(local_id, |entry| {
-                    entry.record.phase = JobPhase::Rejected { error };
-                    entry.record.finished_at_unix_ms = Some(now_ms());
-                })
-                .await;
+        let mut jobs = self.jobs.lock().await;
+        let service_id = self.ctx.service_id.clone();
+        let to_insert = record.clone();
+        // The balance is read just before the POST (reconcile compares against it).
+        match self
+            .journal(move |j| j.insert(&service_id, &to_insert, None))
+            .await
+        {
+            Ok(id) => record.local_id = id,
+            Err(e) => {
+                // Without a journal row a crash could lose track of a billed job:
+                // refuse to send.
+                tracing::error!("cannot record the job, not sending it: {e}");
+                record.local_id = self.unsaved_ids.fetch_sub(1, Ordering::Relaxed);
+                record.phase = JobPhase::Rejected {
+                    error: ApiError::Invalid(
+                        e.not_sent_message(self.ctx.journal.path().as_deref()),
+                    ),
+                };
+                record.finished_at_unix_ms = Some(now_ms());
             }
         }
+        if record.local_id > 0 {
+            // Under the jobs lock, so the dispatcher finds the entry when it looks.
+            let place = self.submit_queue.push_back(group, record.local_id);
+            record.phase = JobPhase::Queued {
+                place,
+                sends_at_unix_ms: None,
+                reason: QueueReason::RateLimit,
+            };
+        }
+        jobs.insert(
+            record.local_id,
+            JobEntry {
+                record: record.clone(),
+                credits_before: None,
+                wake: Arc::new(Notify::new()),
+                polling: false,
+                reconciling: false,
+            },
+        );
+        self.ctx.emit(Event::JobUpdated(record)).await;
     }
 
     // -----------------------------------------------------------------------------------
@@ -435,9 +415,14 @@ impl Tracker {
     // Cancel and dismiss
     // -----------------------------------------------------------------------------------
 
-    /// POST cancel, then look at the status at once to pick up `cancelled` (or, after a
-    /// 409 CANNOT_CANCEL, whatever terminal state the job reached).
+    /// A queued job is cancelled on this side (never sent, nothing billed). A running one:
+    /// POST cancel (paced in the other-generation group, whose bucket cancel shares), then
+    /// look at the status at once to pick up `cancelled` (or, after a 409 CANNOT_CANCEL,
+    /// whatever terminal state the job reached).
     pub async fn cancel(self: Arc<Self>, local_id: LocalJobId) {
+        if self.cancel_queued(local_id).await {
+            return;
+        }
         let Some(record) = self.record(local_id).await else {
             return;
         };
@@ -446,6 +431,7 @@ impl Tracker {
         else {
             return;
         };
+        self.ctx.rate_gates.other_generation.acquire().await;
         match self.ctx.client.cancel(&generation_id).await {
             Ok(()) => {}
             Err(error) if error.status() == Some(409) || error.code() == Some("CANNOT_CANCEL") => {

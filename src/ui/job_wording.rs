@@ -2,8 +2,8 @@
 //! an ETA range from the catalog's estimate, and the retry confirmation's cost sentence.
 //! Pure functions, so the wording is tested without a UI.
 
-use crate::api::ModelRecord;
-use crate::engine::{JobPhase, JobRecord};
+use crate::api::{ApiError, ModelRecord};
+use crate::engine::{JobPhase, JobRecord, QueueReason};
 use crate::ui::format;
 use crate::ui::model::Model;
 
@@ -123,6 +123,67 @@ fn duration_words(secs: f64) -> String {
     }
 }
 
+/// Accessible name of a queued job's Cancel button.
+pub const CANCEL_QUEUED_NAME: &str = "Cancel queued job";
+/// Hover text of a queued job's Cancel button.
+pub const CANCEL_QUEUED_HOVER: &str = "Not sent yet — nothing is billed";
+
+/// "1st", "2nd", "3rd", "4th", "11th", "22nd".
+pub fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// A queued job's line: "Queued — sends in ~12 s · 3rd in line", counting down from the
+/// engine's send time; "Queued — waiting for the service" while it does not answer.
+pub fn queued_text(
+    place: u32,
+    sends_at_unix_ms: Option<i64>,
+    reason: QueueReason,
+    now_ms: i64,
+) -> String {
+    let status = match (reason, sends_at_unix_ms) {
+        (QueueReason::ServiceUnreachable, _) => "Queued — waiting for the service".to_owned(),
+        (QueueReason::RateLimit, None) => "Queued — sends in a moment".to_owned(),
+        (QueueReason::RateLimit, Some(at)) => {
+            let secs = ((at - now_ms).max(0) as f64 / 1000.0).ceil() as u64;
+            match secs {
+                0 => "Queued — sending now".to_owned(),
+                1..90 => format!("Queued — sends in ~{secs} s"),
+                _ => format!(
+                    "Queued — sends in ~{} min",
+                    (secs as f64 / 60.0).round() as u64
+                ),
+            }
+        }
+    };
+    if place == 0 {
+        status
+    } else {
+        format!("{status} · {} in line", ordinal(place))
+    }
+}
+
+/// What a refused (or unsent) job says: the headline and what it means for billing.
+pub fn rejected_text(error: &ApiError) -> (String, &'static str) {
+    match error {
+        ApiError::Connect(_) => (
+            "Not sent: the service could not be reached.".to_owned(),
+            "Nothing was billed. Submit it again when the service answers.",
+        ),
+        other => (
+            format!("Not accepted: {other}"),
+            "No job was created and nothing was billed.",
+        ),
+    }
+}
+
 /// The retry confirmation's body: the new job's cost and what happened to the failed one.
 pub fn retry_body(job: Option<&JobRecord>) -> String {
     let Some(job) = job else {
@@ -149,6 +210,56 @@ pub fn retry_body(job: Option<&JobRecord>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn queued_wording_counts_down_with_the_place() {
+        use crate::engine::QueueReason;
+        assert_eq!(ordinal(1), "1st");
+        assert_eq!(ordinal(2), "2nd");
+        assert_eq!(ordinal(3), "3rd");
+        assert_eq!(ordinal(4), "4th");
+        assert_eq!(ordinal(11), "11th");
+        assert_eq!(ordinal(13), "13th");
+        assert_eq!(ordinal(22), "22nd");
+        let now = 1_000_000;
+        assert_eq!(
+            queued_text(3, Some(now + 11_200), QueueReason::RateLimit, now),
+            "Queued — sends in ~12 s · 3rd in line"
+        );
+        assert_eq!(
+            queued_text(3, Some(now + 11_200), QueueReason::RateLimit, now + 5_000),
+            "Queued — sends in ~7 s · 3rd in line"
+        );
+        assert_eq!(
+            queued_text(1, Some(now + 150_000), QueueReason::RateLimit, now),
+            "Queued — sends in ~3 min · 1st in line"
+        );
+        assert_eq!(
+            queued_text(1, Some(now - 10), QueueReason::RateLimit, now),
+            "Queued — sending now · 1st in line"
+        );
+        assert_eq!(
+            queued_text(2, None, QueueReason::ServiceUnreachable, now),
+            "Queued — waiting for the service · 2nd in line"
+        );
+    }
+
+    #[test]
+    fn a_submit_that_could_not_connect_says_it_was_not_sent() {
+        let (headline, note) = rejected_text(&ApiError::Connect("refused".into()));
+        assert!(headline.starts_with("Not sent"), "{headline}");
+        assert!(note.contains("Nothing was billed"));
+        let (headline, _) = rejected_text(&ApiError::Status {
+            status: 400,
+            message: "Prompt is required".into(),
+            code: Some("INVALID_PROMPT".into()),
+            retry_after_secs: None,
+        });
+        assert_eq!(
+            headline,
+            "Not accepted: Prompt is required (400 INVALID_PROMPT)"
+        );
+    }
+
     use super::*;
 
     #[test]

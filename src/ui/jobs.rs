@@ -14,6 +14,7 @@ use egui::{Color32, CornerRadius, RichText, Role, Sense, Ui, Vec2, WidgetInfo};
 
 pub fn phase_color(phase: &JobPhase) -> Color32 {
     match phase {
+        JobPhase::Queued { .. } => tokens::TEXT_MUTED,
         JobPhase::Submitting | JobPhase::Running { .. } => tokens::INFO,
         JobPhase::Unconfirmed { .. } => tokens::WARNING,
         JobPhase::Completed => tokens::SUCCESS,
@@ -103,7 +104,7 @@ pub fn job_commands(job: &JobRecord) -> Vec<JobCommand> {
         out.push(JobCommand::Open);
     }
     match &job.phase {
-        JobPhase::Running { .. } => out.push(JobCommand::Cancel),
+        JobPhase::Queued { .. } | JobPhase::Running { .. } => out.push(JobCommand::Cancel),
         JobPhase::Failed { .. } | JobPhase::Rejected { .. } => out.push(JobCommand::Retry),
         JobPhase::Unconfirmed { .. } => {
             out.extend([JobCommand::CheckAgain, JobCommand::SubmitAgain]);
@@ -174,6 +175,23 @@ fn job_card_ui(
             );
         });
 
+        if let JobPhase::Queued {
+            place,
+            sends_at_unix_ms,
+            reason,
+        } = job.phase
+        {
+            ui.label(
+                RichText::new(job_wording::queued_text(
+                    place,
+                    sends_at_unix_ms,
+                    reason,
+                    now_ms,
+                ))
+                .size(tokens::TEXT_SMALL)
+                .color(tokens::TEXT_MUTED),
+            );
+        }
         if matches!(job.phase, JobPhase::Running { .. } | JobPhase::Submitting) {
             widgets::job_progress_bar(ui, job.progress_percent);
             let elapsed_secs = (now_ms - job.submitted_at_unix_ms).max(0) as f64 / 1000.0;
@@ -209,12 +227,21 @@ fn job_card_ui(
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 // Open is the thumbnails, Copy prompt and the unconfirmed pair live
                 // elsewhere on the card; the context menu lists them all.
+                let queued = matches!(job.phase, JobPhase::Queued { .. });
                 for command in job_commands(job) {
-                    if matches!(
+                    if !matches!(
                         command,
                         JobCommand::Cancel | JobCommand::Dismiss | JobCommand::Retry
-                    ) && ui.add(widgets::subtle_button(command.label())).clicked()
-                    {
+                    ) {
+                        continue;
+                    }
+                    let mut response = ui.add(widgets::subtle_button(command.label()));
+                    if queued && command == JobCommand::Cancel {
+                        response = response
+                            .accessible_name(job_wording::CANCEL_QUEUED_NAME)
+                            .on_hover_text(job_wording::CANCEL_QUEUED_HOVER);
+                    }
+                    if response.clicked() {
                         actions.push(command_action(ui, job, command));
                     }
                 }
@@ -241,13 +268,10 @@ fn job_card_ui(
                 ui.label(RichText::new(retry).size(tokens::TEXT_SMALL).color(color));
             }
             JobPhase::Rejected { error } => {
+                let (headline, note) = job_wording::rejected_text(error);
+                ui.label(RichText::new(headline).size(12.5).color(tokens::DANGER));
                 ui.label(
-                    RichText::new(format!("Not accepted: {error}"))
-                        .size(12.5)
-                        .color(tokens::DANGER),
-                );
-                ui.label(
-                    RichText::new("No job was created and nothing was billed.")
+                    RichText::new(note)
                         .size(tokens::TEXT_SMALL)
                         .color(tokens::TEXT_FAINT),
                 );

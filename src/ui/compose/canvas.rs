@@ -3,8 +3,9 @@
 
 use super::state::CreateState;
 use crate::api::JobState;
-use crate::engine::{JobPhase, JobRecord};
+use crate::engine::{Command, JobPhase, JobRecord, QueueReason};
 use crate::ui::format;
+use crate::ui::job_wording;
 use crate::ui::model::{Action, Model, ResultRef};
 use crate::ui::result_tile::{self, Fit, ResultTile};
 use crate::ui::textures::TextureCache;
@@ -25,7 +26,7 @@ enum Cell<'a> {
         index: usize,
         image_url: &'a str,
     },
-    /// Submitting, unconfirmed or running: progress.
+    /// Queued, submitting, unconfirmed or running: progress.
     Running(&'a JobRecord),
     /// Failed, refused, cancelled, or finished without an output.
     Problem(&'a JobRecord),
@@ -86,6 +87,8 @@ pub fn canvas_ui(
     actions: &mut Vec<Action>,
 ) {
     let cells = cells(model, state);
+    // Queued tiles count down to their send time (the app repaints once a second then).
+    let now_ms = chrono::Utc::now().timestamp_millis();
     let outputs: Vec<ResultRef> = cells
         .iter()
         .filter_map(|cell| match cell {
@@ -140,7 +143,7 @@ pub fn canvas_ui(
                         }
                         Cell::Running(job) => {
                             ui.push_id(("running", job.local_id), |ui| {
-                                running_tile_ui(ui, job, side);
+                                running_tile_ui(ui, job, side, now_ms, actions);
                             });
                         }
                         Cell::Problem(job) => {
@@ -234,7 +237,29 @@ fn status_frame(ui: &mut Ui, side: f32, border: egui::Color32, add: impl FnOnce(
     );
 }
 
-fn running_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
+fn running_tile_ui(
+    ui: &mut Ui,
+    job: &JobRecord,
+    side: f32,
+    now_ms: i64,
+    actions: &mut Vec<Action>,
+) {
+    if let JobPhase::Queued {
+        place,
+        sends_at_unix_ms,
+        reason,
+    } = job.phase
+    {
+        queued_tile_ui(
+            ui,
+            job,
+            side,
+            (place, sends_at_unix_ms, reason),
+            now_ms,
+            actions,
+        );
+        return;
+    }
     status_frame(ui, side, tokens::BORDER, |ui| {
         let (title, detail) = match &job.phase {
             JobPhase::Submitting => ("Submitting…".to_owned(), "Sending the request"),
@@ -263,6 +288,47 @@ fn running_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
     });
 }
 
+/// A job still in the client's submit queue: when it sends, its place, and Cancel.
+fn queued_tile_ui(
+    ui: &mut Ui,
+    job: &JobRecord,
+    side: f32,
+    (place, sends_at_unix_ms, reason): (u32, Option<i64>, QueueReason),
+    now_ms: i64,
+    actions: &mut Vec<Action>,
+) {
+    status_frame(ui, side, tokens::BORDER, |ui| {
+        let line = job_wording::queued_text(place, sends_at_unix_ms, reason, now_ms);
+        // "Queued — sends in ~12 s · 3rd in line": the title, then the place under it.
+        let (status, place_text) = line.split_once(" · ").unwrap_or((line.as_str(), ""));
+        ui.label(
+            RichText::new(status)
+                .size(tokens::TEXT_HEADING)
+                .strong()
+                .color(tokens::TEXT),
+        );
+        if !place_text.is_empty() {
+            ui.label(RichText::new(place_text).color(tokens::TEXT_MUTED));
+        }
+        ui.label(
+            RichText::new("Not sent yet — nothing is billed.")
+                .size(tokens::TEXT_SMALL)
+                .color(tokens::TEXT_FAINT),
+        );
+        let cancel = ui
+            .add(widgets::subtle_button("Cancel"))
+            .accessible_name(job_wording::CANCEL_QUEUED_NAME)
+            .on_hover_text(job_wording::CANCEL_QUEUED_HOVER);
+        if cancel.clicked() {
+            actions.push(Action::Send(Box::new(Command::Cancel {
+                local_id: job.local_id,
+            })));
+        }
+        ui.add_space(tokens::SPACE_S);
+        prompt_excerpt_ui(ui, job);
+    });
+}
+
 fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
     status_frame(ui, side, tokens::DANGER, |ui| {
         let (title, message, note) = match &job.phase {
@@ -275,11 +341,17 @@ fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
                 },
                 "A failed job is refunded.",
             ),
-            JobPhase::Rejected { error } => (
-                "Not accepted",
-                error.to_string(),
-                "No job was created and nothing was billed.",
-            ),
+            JobPhase::Rejected { error } => {
+                let (_, note) = job_wording::rejected_text(error);
+                match error {
+                    crate::api::ApiError::Connect(_) => (
+                        "Not sent",
+                        "The service could not be reached.".to_owned(),
+                        note,
+                    ),
+                    other => ("Not accepted", other.to_string(), note),
+                }
+            }
             JobPhase::Cancelled => ("Cancelled", "You cancelled this job.".to_owned(), ""),
             _ => (
                 "No image",

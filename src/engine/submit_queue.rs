@@ -1,0 +1,448 @@
+//! The submit queue: generation submits wait here, one queue per rate-limit group of the
+//! contract, and leave through that group's gate (`ctx.rate_gates`), so a burst is paced
+//! on this side instead of collecting 429s. A queued job is journalled before it waits
+//! (it survives a restart) and can be cancelled without ever being sent.
+//!
+//! What happens to a submit's answer is decided in one place (`failure_action`): a 429
+//! means nothing was created, so the job goes back to the front of its queue and is sent
+//! again — the only automatic re-send. Anything else that failed is never re-sent.
+
+use super::protocol::{Event, JobPhase, LocalJobId, QueueReason};
+use super::reconcile::{CHECKING, snapshot_of};
+use super::runtime::refresh_credits;
+use super::tracker::{DEFAULT_POLL_INTERVAL_SECS, Tracker, now_ms};
+use crate::api::{ApiError, JobState, RateLimitGroup, SubmitResponse, Submitted};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// How often a dispatcher looks again while the service is unreachable.
+const UNREACHABLE_RECHECK_SECS: u64 = 1;
+/// A queued job's send time is re-announced only when it moved by more than this.
+const SENDS_AT_TOLERANCE_MS: i64 = 1_000;
+
+/// The jobs waiting in one rate-limit group, in sending order.
+#[derive(Default)]
+struct GroupQueue {
+    waiting: std::sync::Mutex<VecDeque<LocalJobId>>,
+    /// Something was queued, cancelled or put back: the dispatcher looks again.
+    changed: Notify,
+}
+
+impl GroupQueue {
+    fn with_waiting<R>(&self, f: impl FnOnce(&mut VecDeque<LocalJobId>) -> R) -> R {
+        // A poisoned lock only means another task panicked mid-push; the ids are intact.
+        let mut waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut waiting)
+    }
+}
+
+/// Both generation groups' queues (contract, Limits).
+#[derive(Default)]
+pub(crate) struct SubmitQueue {
+    image_generation: GroupQueue,
+    other_generation: GroupQueue,
+}
+
+impl SubmitQueue {
+    fn group(&self, group: RateLimitGroup) -> &GroupQueue {
+        match group {
+            RateLimitGroup::ImageGeneration => &self.image_generation,
+            RateLimitGroup::OtherGeneration => &self.other_generation,
+        }
+    }
+
+    /// Add at the back; returns the job's 1-based place.
+    pub(super) fn push_back(&self, group: RateLimitGroup, local_id: LocalJobId) -> u32 {
+        let queue = self.group(group);
+        let place = queue.with_waiting(|w| {
+            w.push_back(local_id);
+            w.len()
+        });
+        queue.changed.notify_one();
+        place_number(place - 1)
+    }
+
+    /// Put back at the front (after a 429: it was next in line and still is).
+    fn push_front(&self, group: RateLimitGroup, local_id: LocalJobId) {
+        let queue = self.group(group);
+        queue.with_waiting(|w| w.push_front(local_id));
+        queue.changed.notify_one();
+    }
+
+    pub(super) fn remove(&self, group: RateLimitGroup, local_id: LocalJobId) {
+        let queue = self.group(group);
+        queue.with_waiting(|w| w.retain(|id| *id != local_id));
+        queue.changed.notify_one();
+    }
+
+    fn front(&self, group: RateLimitGroup) -> Option<LocalJobId> {
+        self.group(group).with_waiting(|w| w.front().copied())
+    }
+
+    fn pop_front_if(&self, group: RateLimitGroup, local_id: LocalJobId) {
+        self.group(group).with_waiting(|w| {
+            if w.front() == Some(&local_id) {
+                w.pop_front();
+            }
+        });
+    }
+
+    fn snapshot(&self, group: RateLimitGroup) -> Vec<LocalJobId> {
+        self.group(group)
+            .with_waiting(|w| w.iter().copied().collect())
+    }
+}
+
+/// 0-based index to 1-based place.
+fn place_number(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX - 1) + 1
+}
+
+/// What a failed submit leads to.
+#[derive(Debug, PartialEq)]
+enum FailureAction {
+    /// 429: nothing was created; back to the front of the queue, sent again after the wait.
+    Requeue,
+    /// Refused (4xx other than 429) or never sent (connection refused, local problem):
+    /// nothing was created. Never re-sent; the person decides.
+    Reject,
+    /// A job may exist (5xx, lost or unreadable answer, no job handle, TRACKING_ERROR):
+    /// reconciled, never re-sent.
+    Reconcile,
+}
+
+fn failure_action(error: &ApiError) -> FailureAction {
+    if error.is_rate_limited() {
+        return FailureAction::Requeue;
+    }
+    match error {
+        ApiError::Status { status, .. } if (400..500).contains(status) => FailureAction::Reject,
+        ApiError::Connect(_) | ApiError::Io(_) | ApiError::Invalid(_) => FailureAction::Reject,
+        // 5xx, 2xx with success:false, lost answers, unreadable bodies, missing handles.
+        ApiError::Status { .. }
+        | ApiError::NoResponse(_)
+        | ApiError::Decode(_)
+        | ApiError::MissingJobHandle => FailureAction::Reconcile,
+    }
+}
+
+impl Tracker {
+    /// Run one group's queue until the engine stops: send the front job whenever the gate
+    /// has room (each POST in its own task, so several can be in flight), hold while the
+    /// service is unreachable, and keep every waiting job's place and send time current.
+    pub(super) async fn dispatch(self: Arc<Self>, group: RateLimitGroup) {
+        let gate = self.ctx.rate_gates.generation(group).clone();
+        loop {
+            let Some(local_id) = self.submit_queue.front(group) else {
+                self.submit_queue.group(group).changed.notified().await;
+                continue;
+            };
+            let still_queued = self
+                .record(local_id)
+                .await
+                .is_some_and(|r| matches!(r.phase, JobPhase::Queued { .. }));
+            if !still_queued {
+                // Cancelled or dismissed meanwhile.
+                self.submit_queue.pop_front_if(group, local_id);
+                continue;
+            }
+            let wait_until = if self.ctx.reachability.is_offline() {
+                self.announce_places(group, QueueReason::ServiceUnreachable)
+                    .await;
+                Instant::now() + Duration::from_secs(UNREACHABLE_RECHECK_SECS)
+            } else {
+                match gate.try_acquire().await {
+                    Ok(()) => {
+                        self.submit_queue.pop_front_if(group, local_id);
+                        tokio::spawn(self.clone().send_queued(local_id, group));
+                        continue;
+                    }
+                    Err(until) => {
+                        self.announce_places(group, QueueReason::RateLimit).await;
+                        until
+                    }
+                }
+            };
+            tokio::select! {
+                () = tokio::time::sleep_until(wait_until) => {}
+                () = self.submit_queue.group(group).changed.notified() => {}
+            }
+        }
+    }
+
+    /// Tell every waiting job of `group` its place and when it should go.
+    async fn announce_places(&self, group: RateLimitGroup, reason: QueueReason) {
+        let waiting = self.submit_queue.snapshot(group);
+        let gate = self.ctx.rate_gates.generation(group);
+        let send_times = match reason {
+            QueueReason::RateLimit => gate.schedule(waiting.len()).await,
+            QueueReason::ServiceUnreachable => Vec::new(),
+        };
+        let (now, now_unix_ms) = (Instant::now(), now_ms());
+        for (index, local_id) in waiting.into_iter().enumerate() {
+            let sends_at_unix_ms = send_times.get(index).map(|at| {
+                let wait_ms = at.saturating_duration_since(now).as_millis();
+                now_unix_ms.saturating_add(i64::try_from(wait_ms).unwrap_or(i64::MAX / 2))
+            });
+            let place = place_number(index);
+            self.mutate(local_id, |entry| {
+                let JobPhase::Queued {
+                    place: old_place,
+                    sends_at_unix_ms: old_sends_at,
+                    reason: old_reason,
+                } = entry.record.phase
+                else {
+                    return;
+                };
+                let moved = match (old_sends_at, sends_at_unix_ms) {
+                    (Some(old), Some(new)) => (old - new).abs() > SENDS_AT_TOLERANCE_MS,
+                    (old, new) => old.is_some() != new.is_some(),
+                };
+                if old_place != place || old_reason != reason || moved {
+                    entry.record.phase = JobPhase::Queued {
+                        place,
+                        sends_at_unix_ms,
+                        reason,
+                    };
+                }
+            })
+            .await;
+        }
+    }
+
+    /// Send one job the gate let through. Under the jobs lock, and only if it is still
+    /// queued (a cancel may have won): Submitting goes to the journal first, then the send
+    /// time and the balance read just now (reconcile compares against it); then the POST.
+    async fn send_queued(self: Arc<Self>, local_id: LocalJobId, group: RateLimitGroup) {
+        let credits_before = match self.ctx.client.credits().await {
+            Ok(credits) => {
+                let snapshot = snapshot_of(&credits);
+                self.ctx.emit(Event::Credits(Ok(credits))).await;
+                Some(snapshot)
+            }
+            Err(error @ ApiError::Connect(_)) => {
+                // Nothing answers: keep the job in line rather than refuse it. The event
+                // tells the engine the service is unreachable, so the queue holds.
+                tracing::info!("job {local_id}: service unreachable, kept in the queue");
+                self.ctx.emit(Event::Credits(Err(error))).await;
+                self.back_in_line(local_id, group, None, QueueReason::ServiceUnreachable)
+                    .await;
+                return;
+            }
+            Err(e) => {
+                tracing::warn!("credit balance before submit unavailable: {e}");
+                None
+            }
+        };
+        let spec = {
+            let mut jobs = self.jobs.lock().await;
+            let Some(entry) = jobs.get_mut(&local_id) else {
+                return;
+            };
+            if !matches!(entry.record.phase, JobPhase::Queued { .. }) {
+                return;
+            }
+            let mut record = entry.record.clone();
+            record.phase = JobPhase::Submitting;
+            let to_save = record.clone();
+            let sent_at_unix_ms = now_ms();
+            let written = self
+                .journal(move |j| {
+                    j.save(&to_save)?;
+                    j.save_send(local_id, sent_at_unix_ms, credits_before)
+                })
+                .await;
+            if let Err(e) = written {
+                // Without the Submitting row a crash could lose track of a billed job.
+                tracing::error!("job {local_id}: cannot record the send, not sending: {e}");
+                record.phase = JobPhase::Rejected {
+                    error: ApiError::Invalid(
+                        e.not_sent_message(self.ctx.journal.path().as_deref()),
+                    ),
+                };
+                record.finished_at_unix_ms = Some(now_ms());
+            }
+            entry.record = record.clone();
+            entry.credits_before = credits_before;
+            self.ctx.emit(Event::JobUpdated(record.clone())).await;
+            if record.phase != JobPhase::Submitting {
+                return;
+            }
+            record.spec
+        };
+        let Submitted { result, rate_limit } = self.ctx.client.submit_observed(&spec).await;
+        let gate = self.ctx.rate_gates.generation(group);
+        if let Some(info) = &rate_limit {
+            gate.learn(info).await;
+        }
+        match result {
+            Ok(answer) => self.accepted(local_id, answer).await,
+            Err(error) => match failure_action(&error) {
+                FailureAction::Requeue => {
+                    let wait_secs = gate.back_off_after(&error).await;
+                    tracing::info!("job {local_id}: rate limited; sending again in {wait_secs} s");
+                    let sends_at_unix_ms = now_ms() + (wait_secs * 1000.0) as i64;
+                    self.back_in_line(
+                        local_id,
+                        group,
+                        Some(sends_at_unix_ms),
+                        QueueReason::RateLimit,
+                    )
+                    .await;
+                }
+                FailureAction::Reconcile => {
+                    tracing::warn!("job {local_id}: submit outcome unknown: {error}");
+                    self.mutate(local_id, |entry| {
+                        entry.record.phase = JobPhase::Unconfirmed {
+                            note: CHECKING.to_owned(),
+                        };
+                    })
+                    .await;
+                    self.reconcile(local_id).await;
+                }
+                FailureAction::Reject => {
+                    tracing::info!("job {local_id}: submit refused or not sent: {error}");
+                    self.mutate(local_id, |entry| {
+                        entry.record.phase = JobPhase::Rejected { error };
+                        entry.record.finished_at_unix_ms = Some(now_ms());
+                    })
+                    .await;
+                }
+            },
+        }
+    }
+
+    /// Put a job that was let through but not created back at the front of its queue
+    /// (journalled as Queued first). A job cancelled meanwhile stays cancelled.
+    async fn back_in_line(
+        &self,
+        local_id: LocalJobId,
+        group: RateLimitGroup,
+        sends_at_unix_ms: Option<i64>,
+        reason: QueueReason,
+    ) {
+        let mut requeued = false;
+        self.mutate(local_id, |entry| {
+            if matches!(
+                entry.record.phase,
+                JobPhase::Queued { .. } | JobPhase::Submitting
+            ) {
+                entry.record.phase = JobPhase::Queued {
+                    place: 1,
+                    sends_at_unix_ms,
+                    reason,
+                };
+                requeued = true;
+            }
+        })
+        .await;
+        if requeued {
+            self.submit_queue.push_front(group, local_id);
+        }
+    }
+
+    /// The service took the job: its id goes to the journal, then polling starts.
+    async fn accepted(self: Arc<Self>, local_id: LocalJobId, answer: SubmitResponse) {
+        let interval_secs = answer
+            .poll_interval_hint
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .unwrap_or(DEFAULT_POLL_INTERVAL_SECS);
+        let generation_id = answer.generation_id.clone();
+        self.mutate(local_id, |entry| {
+            let r = &mut entry.record;
+            r.generation_id = generation_id;
+            r.poll_interval_secs = interval_secs;
+            r.phase = JobPhase::Running {
+                state: JobState::Processing,
+            };
+        })
+        .await;
+        tokio::spawn(refresh_credits(self.ctx.clone()));
+        // The first poll comes one interval after the submit.
+        tokio::spawn(
+            self.clone()
+                .poll_loop(local_id, Duration::from_secs_f64(interval_secs)),
+        );
+    }
+
+    /// Cancel a job that is still queued: it becomes Cancelled without being sent. Returns
+    /// false when the job is not queued (it may already be on its way).
+    pub(super) async fn cancel_queued(&self, local_id: LocalJobId) -> bool {
+        let mut group = None;
+        self.mutate(local_id, |entry| {
+            if matches!(entry.record.phase, JobPhase::Queued { .. }) {
+                group = Some(entry.record.spec.kind.rate_limit_group());
+                entry.record.phase = JobPhase::Cancelled;
+                entry.record.finished_at_unix_ms = Some(now_ms());
+            }
+        })
+        .await;
+        match group {
+            Some(group) => {
+                tracing::info!("job {local_id}: cancelled before it was sent");
+                self.submit_queue.remove(group, local_id);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(status: u16) -> ApiError {
+        ApiError::Status {
+            status,
+            message: String::new(),
+            code: None,
+            retry_after_secs: None,
+        }
+    }
+
+    #[test]
+    fn only_a_429_is_sent_again() {
+        assert_eq!(failure_action(&status(429)), FailureAction::Requeue);
+        for refused in [400, 401, 403, 404, 409, 422] {
+            assert_eq!(failure_action(&status(refused)), FailureAction::Reject);
+        }
+        assert_eq!(
+            failure_action(&ApiError::Connect("refused".into())),
+            FailureAction::Reject
+        );
+        for unknown in [
+            status(500),
+            status(502),
+            status(200),
+            ApiError::NoResponse("reset".into()),
+            ApiError::Decode("eof".into()),
+            ApiError::MissingJobHandle,
+        ] {
+            assert_eq!(
+                failure_action(&unknown),
+                FailureAction::Reconcile,
+                "{unknown}"
+            );
+        }
+    }
+
+    #[test]
+    fn places_are_one_based_in_sending_order() {
+        let queue = SubmitQueue::default();
+        let image = RateLimitGroup::ImageGeneration;
+        assert_eq!(queue.push_back(image, 7), 1);
+        assert_eq!(queue.push_back(image, 8), 2);
+        assert_eq!(queue.push_back(RateLimitGroup::OtherGeneration, 9), 1);
+        queue.push_front(image, 6);
+        assert_eq!(queue.snapshot(image), vec![6, 7, 8]);
+        queue.remove(image, 7);
+        queue.pop_front_if(image, 8);
+        assert_eq!(queue.snapshot(image), vec![6, 8]);
+        queue.pop_front_if(image, 6);
+        assert_eq!(queue.front(image), Some(8));
+    }
+}
