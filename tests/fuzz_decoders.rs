@@ -195,8 +195,8 @@ fn jpeg_dc_decoder_survives_mutated_jpegs() {
         60_000,
         mutated_jpeg,
         |bytes| match fuzz_entry::jpeg_dc(bytes) {
-            Some((width, height, rgba)) => check_image(width, height, rgba.len(), 0)
-                .and_then(|()| {
+            Some((width, height, rgba)) => {
+                check_image(width, height, rgba.len(), 0).and_then(|()| {
                     // One pixel per 8×8 block, so never more than the frame allows.
                     let max_side = MAX_DECODE_SIDE_PX.div_ceil(8);
                     if width > max_side || height > max_side {
@@ -204,7 +204,8 @@ fn jpeg_dc_decoder_survives_mutated_jpegs() {
                     } else {
                         Ok(())
                     }
-                }),
+                })
+            }
             None => Ok(()),
         },
     );

@@ -310,7 +310,12 @@ fn a_panic_while_decoding_fails_that_tile_and_the_worker_keeps_going() {
     let pipeline = ThumbnailPipeline::new(config).expect("pipeline");
     let url = format!("{}/img/photo.png", server.origin);
     for round in 0..2 {
-        pipeline.request("broken", &url, PANICKING_SIZE_PX, ThumbnailPriority::Visible);
+        pipeline.request(
+            "broken",
+            &url,
+            PANICKING_SIZE_PX,
+            ThumbnailPriority::Visible,
+        );
         let failed = next(&pipeline);
         assert_eq!(
             (failed.item_id.as_str(), failed.size_px),

@@ -1,6 +1,7 @@
 //! Transfers that are not jobs: image loads for thumbnails (fetched without the key,
 //! decoded on the blocking pool, deduplicated), source uploads, saves and "open in viewer".
 
+use super::guard::spawn_reported;
 use super::protocol::Event;
 use super::runtime::Ctx;
 use crate::media::decode_image;
@@ -39,7 +40,7 @@ impl Transfers {
             }
         }
         let this = self.clone();
-        tokio::spawn(async move {
+        spawn_reported(&self.ctx, "loading an image", async move {
             let outcome = match this.ctx.client.fetch_output(&url).await {
                 Ok(bytes) => {
                     match tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px))

@@ -36,8 +36,7 @@ const CONNECT_TIMEOUT_SECS: u64 = 10;
 const FETCH_TIMEOUT_SECS: u64 = 30;
 
 /// Turns fetched bytes into a picture whose longer side is at most the given px.
-pub type ThumbnailDecoder =
-    Arc<dyn Fn(&[u8], u32) -> Result<DecodedImage, String> + Send + Sync>;
+pub type ThumbnailDecoder = Arc<dyn Fn(&[u8], u32) -> Result<DecodedImage, String> + Send + Sync>;
 
 /// What a tile shows when making its thumbnail panicked.
 pub const INTERNAL_ERROR_MESSAGE: &str = "this thumbnail could not be made (internal error)";
@@ -342,18 +341,16 @@ impl Worker {
         while let Some(job) = self.next_job() {
             let (item_id, size_px) = job.key.clone();
             // The job is the unit of failure: a panic fails this tile, not the worker.
-            let (result, from_cache) =
-                catch_unwind(AssertUnwindSafe(|| self.make(&fetcher, &job))).unwrap_or_else(
-                    |payload| {
-                        tracing::error!(
-                            item_id = %item_id,
-                            size_px,
-                            "making a thumbnail panicked: {}",
-                            panic_message(payload.as_ref())
-                        );
-                        (Err(INTERNAL_ERROR_MESSAGE.to_owned()), false)
-                    },
-                );
+            let (result, from_cache) = catch_unwind(AssertUnwindSafe(|| self.make(&fetcher, &job)))
+                .unwrap_or_else(|payload| {
+                    tracing::error!(
+                        item_id = %item_id,
+                        size_px,
+                        "making a thumbnail panicked: {}",
+                        panic_message(payload.as_ref())
+                    );
+                    (Err(INTERNAL_ERROR_MESSAGE.to_owned()), false)
+                });
             let dropped = {
                 let mut queue = self.shared.lock();
                 queue.in_flight.remove(&job.key);

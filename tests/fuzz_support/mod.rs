@@ -23,8 +23,8 @@ const MAX_REPORTED: usize = 20;
 
 /// Bytes worth setting: boundaries, and the JPEG markers a decoder switches on.
 pub const INTERESTING_BYTES: &[u8] = &[
-    0x00, 0x01, 0x7F, 0x80, 0xFF, 0xFE, 0x10, 0x40, 0xD8, 0xC0, 0xC2, 0xC4, 0xDA, 0xD9, 0xDB,
-    0xDD, 0xD0, 0xE0, 0xEE,
+    0x00, 0x01, 0x7F, 0x80, 0xFF, 0xFE, 0x10, 0x40, 0xD8, 0xC0, 0xC2, 0xC4, 0xDA, 0xD9, 0xDB, 0xDD,
+    0xD0, 0xE0, 0xEE,
 ];
 
 /// Two-byte sequences worth inserting or writing: JPEG markers and 16-bit extremes.
@@ -137,7 +137,9 @@ fn mutate_once(rng: &mut Rng, data: &mut Vec<u8>, others: &[Vec<u8>]) {
                 let pair: [u8; 2] = *rng.pick(INTERESTING_PAIRS);
                 pair.to_vec()
             } else {
-                (0..1 + rng.below(16)).map(|_| rng.next_u64() as u8).collect()
+                (0..1 + rng.below(16))
+                    .map(|_| rng.next_u64() as u8)
+                    .collect()
             };
             data.splice(at..at, bytes);
         }
