@@ -205,6 +205,17 @@ pub fn case_count(default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// A case's input, as saved beside a failure report.
+pub trait FuzzInput {
+    fn to_bytes(&self) -> Vec<u8>;
+}
+
+impl FuzzInput for Vec<u8> {
+    fn to_bytes(&self) -> Vec<u8> {
+        self.clone()
+    }
+}
+
 /// One failing case.
 struct Failure {
     case: u64,
@@ -215,10 +226,11 @@ struct Failure {
 /// Run `cases` cases of `test_name` (or only `FUZZ_CASE`). Case `n` builds its input with
 /// `make` from its own generator, then `check` runs on it under `catch_unwind`; a panic or
 /// an `Err` is a failure.
-pub fn run<M, C>(test_name: &str, cases: u64, make: M, check: C)
+pub fn run<T, M, C>(test_name: &str, cases: u64, make: M, check: C)
 where
-    M: Fn(&mut Rng) -> Vec<u8> + Send + 'static,
-    C: Fn(&[u8]) -> Result<(), String> + Send + 'static,
+    T: FuzzInput,
+    M: Fn(&mut Rng) -> T + Send + 'static,
+    C: Fn(&T) -> Result<(), String> + Send + 'static,
 {
     let seed = seed_for(test_name);
     let cases: Vec<u64> = match std::env::var("FUZZ_CASE")
@@ -252,7 +264,7 @@ where
                             failures.push(Failure {
                                 case,
                                 message,
-                                saved_to: save_input(&name, seed, case, &input),
+                                saved_to: save_input(&name, seed, case, &input.to_bytes()),
                             });
                         }
                     }
@@ -322,4 +334,172 @@ pub fn fixture(relative: &str) -> Vec<u8> {
         .join("../shared/fixtures")
         .join(relative);
     std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// Strings that break naive text handling: empty, long, control characters, unicode
+/// outside the BMP, right-to-left, combining marks, look-alike numbers and escapes.
+const AWKWARD_STRINGS: &[&str] = &[
+    "",
+    " ",
+    "\u{0}",
+    "null",
+    "-1",
+    "1e309",
+    "NaN",
+    "0x10",
+    "🎞️👩‍🎨",
+    "\u{202E}gnp.exe",
+    "e\u{301}\u{301}\u{301}",
+    "\u{FEFF}",
+    "../../etc/passwd",
+    "%00%ff",
+    "<script>",
+    "\"'\\",
+];
+
+/// Numbers at and beyond every boundary a reader may convert to.
+fn awkward_number(rng: &mut Rng) -> serde_json::Value {
+    use serde_json::json;
+    match rng.below(12) {
+        0 => json!(u64::MAX),
+        1 => json!(i64::MIN),
+        2 => json!(-1),
+        3 => json!(0),
+        4 => json!(1.5),
+        5 => json!(f64::MAX),
+        6 => json!(-f64::MAX),
+        7 => json!(f64::MIN_POSITIVE),
+        8 => json!(u64::from(u32::MAX) + 1),
+        9 => json!(-0.0),
+        10 => json!(4_294_967_295u32),
+        _ => json!(rng.next_u64() as i64),
+    }
+}
+
+/// A random value of any JSON type, shallow.
+pub fn random_value(rng: &mut Rng) -> serde_json::Value {
+    use serde_json::{Value, json};
+    match rng.below(8) {
+        0 => Value::Null,
+        1 => Value::Bool(rng.one_in(2)),
+        2 => awkward_number(rng),
+        3 => json!(*rng.pick(AWKWARD_STRINGS)),
+        4 => json!("x".repeat(1 + rng.below(5000))),
+        5 => json!([]),
+        6 => json!({}),
+        _ => json!([random_leaf(rng), random_leaf(rng)]),
+    }
+}
+
+fn random_leaf(rng: &mut Rng) -> serde_json::Value {
+    match rng.below(4) {
+        0 => serde_json::Value::Null,
+        1 => awkward_number(rng),
+        2 => serde_json::json!(*rng.pick(AWKWARD_STRINGS)),
+        _ => serde_json::Value::Bool(rng.one_in(2)),
+    }
+}
+
+/// Every node of `value` as a path of steps (object key or array index).
+fn node_paths(value: &serde_json::Value, prefix: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+    out.push(prefix.clone());
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, child) in map {
+                prefix.push(Step::Key(key.clone()));
+                node_paths(child, prefix, out);
+                prefix.pop();
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                prefix.push(Step::Index(index));
+                node_paths(child, prefix, out);
+                prefix.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn node_at<'a>(value: &'a mut serde_json::Value, path: &[Step]) -> &'a mut serde_json::Value {
+    path.iter().fold(value, |node, step| match step {
+        Step::Key(key) => &mut node[key.as_str()],
+        Step::Index(index) => &mut node[*index],
+    })
+}
+
+/// One to three structural mutations of a JSON document: a node replaced by another type,
+/// null, an awkward number or string; a key removed or added; an array emptied or grown;
+/// a node wrapped in deep nesting.
+pub fn mutate_json(rng: &mut Rng, input: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let mut value = input.clone();
+    for _ in 0..1 + rng.below(3) {
+        let mut paths = Vec::new();
+        node_paths(&value, &mut Vec::new(), &mut paths);
+        let path = rng.pick(&paths).clone();
+        let node = node_at(&mut value, &path);
+        match rng.below(8) {
+            0 => *node = Value::Null,
+            1 | 2 => *node = random_value(rng),
+            3 => {
+                // Deep nesting: past serde_json's recursion limit or just under it.
+                let depth = if rng.one_in(2) { 200 } else { 100 };
+                let mut nested = node.take();
+                for _ in 0..depth {
+                    nested = if rng.one_in(2) {
+                        Value::Array(vec![nested])
+                    } else {
+                        serde_json::json!({ "a": nested })
+                    };
+                }
+                *node = nested;
+            }
+            4 => match node {
+                Value::Object(map) if !map.is_empty() => {
+                    let key = map.keys().nth(rng.below(map.len())).cloned();
+                    if let Some(key) = key {
+                        map.remove(&key);
+                    }
+                }
+                Value::Array(items) => items.clear(),
+                other => *other = Value::Array(vec![other.take()]),
+            },
+            5 => match node {
+                Value::Object(map) => {
+                    let key = rng.pick(AWKWARD_STRINGS).to_string();
+                    map.insert(key, random_value(rng));
+                }
+                Value::Array(items) => {
+                    let copy = items.first().cloned().unwrap_or_else(|| random_value(rng));
+                    for _ in 0..1 + rng.below(50) {
+                        items.push(copy.clone());
+                    }
+                }
+                other => *other = Value::String(other.to_string()),
+            },
+            // A number as a string and a string as a number, the commonest wire drift.
+            6 => match node {
+                Value::Number(n) => *node = Value::String(n.to_string()),
+                Value::String(text) => {
+                    *node = text
+                        .parse::<f64>()
+                        .ok()
+                        .and_then(|n| serde_json::Number::from_f64(n).map(Value::Number))
+                        .unwrap_or_else(|| awkward_number(rng))
+                }
+                Value::Bool(b) => *node = Value::String(b.to_string()),
+                other => *other = random_value(rng),
+            },
+            _ => *node = random_leaf(rng),
+        }
+    }
+    value
 }
