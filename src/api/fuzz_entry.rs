@@ -73,16 +73,16 @@ fn decode_ok(kind: &str, body: &[u8]) -> Result<(), ApiError> {
         }
         "projects" => drop(decode_body::<ProjectsResponse>(body)?.projects),
         "project" => drop(decode_body::<ProjectResponse>(body)?.project),
-        "submit" => drop(decode_body::<SubmitResponse>(body)?),
+        "submit" => read::<SubmitResponse>(body)?,
         "status" => {
             let status = decode_body::<StatusResponse>(body)?;
             let _ = (status.failure_message(), status.state.is_terminal());
         }
         "upload" => drop(decode_body::<UploadResponse>(body)?.media),
-        "media_list" => drop(decode_body::<ListResponse>(body)?),
+        "media_list" => read::<ListResponse>(body)?,
         "media_item" => read_item(&decode_body::<MediaItem>(body)?),
         "media_detail" => {
-            drop(decode_body::<DetailResponse>(body)?);
+            read::<DetailResponse>(body)?;
             let detail = decode_body::<MediaDetail>(body)?;
             let _ = (
                 detail.thumbnail_url(),
@@ -90,10 +90,10 @@ fn decode_ok(kind: &str, body: &[u8]) -> Result<(), ApiError> {
                 detail.prompt(),
             );
         }
-        "media_stats" => drop(decode_body::<StatsResponse>(body)?),
-        "favorite" => drop(decode_body::<FavoriteResponse>(body)?),
-        "folders" => drop(decode_body::<FoldersResponse>(body)?),
-        "folder" => drop(decode_body::<FolderResponse>(body)?),
+        "media_stats" => read::<StatsResponse>(body)?,
+        "favorite" => read::<FavoriteResponse>(body)?,
+        "folders" => read::<FoldersResponse>(body)?,
+        "folder" => read::<FolderResponse>(body)?,
         "bulk_counts" => {
             // As `bulk` sums a split call: the same answer for two chunks of 1000.
             let answer = decode_body::<CountResponse>(body)?;
@@ -113,14 +113,14 @@ fn decode_ok(kind: &str, body: &[u8]) -> Result<(), ApiError> {
             total.absorb(answer.clone());
             total.absorb(answer);
         }
-        "share" => drop(decode_body::<ShareResponse>(body)?),
-        "upload_ticket" => drop(decode_body::<UploadTicket>(body)?),
-        "palette_list" => drop(decode_body::<PaletteListWire>(body)?),
+        "share" => read::<ShareResponse>(body)?,
+        "upload_ticket" => read::<UploadTicket>(body)?,
+        "palette_list" => read::<PaletteListWire>(body)?,
         "palette" => {
             let palette: ColorPalette = palette_of(decode_body::<PaletteWire>(body)?)?;
             let _ = palette.is_organization();
         }
-        "palette_analyze" => drop(decode_body::<AnalyzedColors>(body)?),
+        "palette_analyze" => read::<AnalyzedColors>(body)?,
         "presets" => {
             let presets = presets_from_value(&decode_body(body)?);
             drop(presets);
@@ -128,6 +128,11 @@ fn decode_ok(kind: &str, body: &[u8]) -> Result<(), ApiError> {
         _ => drop(decode_body::<serde_json::Value>(body)?),
     }
     Ok(())
+}
+
+/// Decode and drop: the envelope's own lenient readers are what runs.
+fn read<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<(), ApiError> {
+    decode_body::<T>(body).map(|_| ())
 }
 
 fn read_item(item: &MediaItem) {
