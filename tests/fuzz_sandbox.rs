@@ -437,13 +437,24 @@ async fn send(
     let response = builder
         .send()
         .await
-        .map_err(|e| format!("no answer: {e}"))?;
+        .map_err(|e| format!("no answer: {}", error_chain(&e)))?;
     let status = response.status().as_u16();
     let body = response
         .text()
         .await
         .map_err(|e| format!("{status} with a broken body: {e}"))?;
     Ok((status, body))
+}
+
+/// An error with its causes ("connection closed before message completed" is in a source).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text += &format!(": {cause}");
+        source = cause.source();
+    }
+    text
 }
 
 #[test]
@@ -463,8 +474,13 @@ fn every_write_route_answers_garbage_with_a_4xx_or_2xx_and_keeps_serving() {
         .enable_all()
         .build()
         .expect("runtime");
+    // A fresh connection per request: when a handler answers without reading the whole
+    // body (a 401 or 429 before a large upload), the server closes that connection, and a
+    // pooled client could race that close on its next request. Not pooling keeps every
+    // dropped connection this request's own doing.
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(ANSWER_TIMEOUT_SECS))
+        .pool_max_idle_per_host(0)
         .build()
         .expect("client");
     let fixtures = runtime.block_on(fixtures(&http, &sandbox));
