@@ -220,7 +220,7 @@ fn jpeg_dc_decoder_survives_mutated_jpegs() {
 
 #[test]
 fn scaled_jpeg_path_survives_mutated_jpegs() {
-    run("jpeg_scaled", 12_000, mutated_jpeg, |bytes| {
+    run("jpeg_scaled", 30_000, mutated_jpeg, |bytes| {
         within_allocation_limit(|| match fuzz_entry::jpeg_scaled(bytes, THUMB_SIDE_PX) {
             Ok(Some(image)) => {
                 check_image(image.width, image.height, image.rgba.len(), THUMB_SIDE_PX)
@@ -234,7 +234,7 @@ fn scaled_jpeg_path_survives_mutated_jpegs() {
 fn decode_image_survives_every_format_mutated() {
     run(
         "decode_image",
-        12_000,
+        30_000,
         |rng| {
             let seeds = seeds();
             let all: Vec<Vec<u8>> = seeds.jpegs.iter().chain(&seeds.others).cloned().collect();
@@ -273,4 +273,40 @@ fn seeds_decode_before_mutation() {
         let image = decode_image(bytes, THUMB_SIDE_PX).expect("seed decodes");
         assert_eq!(image.width.max(image.height), THUMB_SIDE_PX);
     }
+}
+
+#[test]
+fn the_runner_names_a_panicking_case_so_it_can_be_replayed() {
+    if std::env::var_os("FUZZ_CASE").is_some() || std::env::var_os("FUZZ_CASES").is_some() {
+        return; // about the default run only
+    }
+    // A "decoder" that panics on a quarter of the inputs and refuses another quarter.
+    let report = std::panic::catch_unwind(|| {
+        run(
+            "runner_self_test",
+            200,
+            |rng| vec![rng.next_u64() as u8],
+            |bytes| match bytes.first().map(|b| b % 4) {
+                Some(0) => panic!("injected decoder panic"),
+                Some(1) => Err("refused".to_owned()),
+                _ => Ok(()),
+            },
+        );
+    })
+    .expect_err("failing cases fail the test");
+    let report = fuzz_support::panic_text(report.as_ref());
+    let seed = fuzz_support::seed_for("runner_self_test");
+    assert!(report.contains(&format!("seed {seed}")), "{report}");
+    assert!(report.contains("FUZZ_CASE="), "{report}");
+    assert!(report.contains("injected decoder panic"), "{report}");
+    assert!(report.contains("refused"), "{report}");
+    // The first reported case replays to the same input.
+    let case: u64 = report
+        .split("FUZZ_CASE=")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a case number");
+    let replayed = Rng::for_case(seed, case).next_u64() as u8;
+    assert!(replayed % 4 <= 1, "case {case} gave {replayed:#x}");
 }
