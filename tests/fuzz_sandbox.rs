@@ -1,6 +1,7 @@
 //! Garbage bodies for every write route of the sandbox over real loopback HTTP (one
 //! sandbox for the binary): valid bodies mutated as JSON and as bytes, wrong content
-//! types, random bytes, truncated and damaged multipart, awkward ids in the path, as the
+//! types, random bytes, truncated and damaged multipart, awkward ids in the path, and
+//! the read routes' query strings (paging numbers past every integer type), as the
 //! default user, directory users and unknown keys. Every answer must be a well-formed HTTP
 //! answer with a 2xx or 4xx status (a 5xx means a handler failed; a dropped connection is
 //! a failure too), and the sandbox must still answer a normal request afterwards.
@@ -29,6 +30,8 @@ const BOUNDARY: &str = "fuzzboundary7MA4YWxkTrZu0gW";
 enum Body {
     Json(Value),
     Multipart,
+    /// A read route: the query string is what gets mutated.
+    Query(String),
 }
 
 #[derive(Clone)]
@@ -153,6 +156,51 @@ fn routes(f: &Fixtures) -> Vec<Route> {
             "/v1/projects",
             "",
             j(json!({"name": "Fuzz project"})),
+        ),
+        route(
+            Method::GET,
+            "/v1/media",
+            "",
+            Body::Query(format!(
+                "page=2&page_size=50&type=image&category=ai&source_type=generated\
+                 &sort=newest&search=cat&include_deleted=true&project_id={project}"
+            )),
+        ),
+        route(
+            Method::GET,
+            "/v1/media",
+            "",
+            Body::Query(format!("folder_id={}&page=1&pageSize=10", f.folder_id)),
+        ),
+        route(
+            Method::GET,
+            "/v1/media/stats",
+            "",
+            Body::Query(format!("project_id={project}")),
+        ),
+        route(
+            Method::GET,
+            "/v1/color-palettes",
+            "",
+            Body::Query(format!("page=1&limit=20&projectId={project}")),
+        ),
+        route(
+            Method::GET,
+            "/v1/models",
+            "",
+            Body::Query("type=image".to_owned()),
+        ),
+        route(
+            Method::GET,
+            "/v1/generate/{id}/status",
+            "gen_0",
+            Body::Query(String::new()),
+        ),
+        route(
+            Method::GET,
+            "/v1/media/{id}",
+            &one_media,
+            Body::Query(String::new()),
         ),
         route(
             Method::POST,
@@ -370,7 +418,7 @@ fn make_request(rng: &mut Rng, routes: &[Route], keys: &[String], multipart: &[u
     } else {
         (*rng.pick(AWKWARD_IDS)).to_owned()
     };
-    let path = route.path.replace("{id}", &id);
+    let mut path = route.path.replace("{id}", &id);
     let (valid_type, seed): (String, Vec<u8>) = match &route.body {
         Body::Json(value) => {
             let bytes = if rng.one_in(2) {
@@ -380,6 +428,22 @@ fn make_request(rng: &mut Rng, routes: &[Route], keys: &[String], multipart: &[u
                 mutate(rng, &text, &[])
             };
             ("application/json".to_owned(), bytes)
+        }
+        Body::Query(query) => {
+            let mutated = if rng.one_in(2) && !query.is_empty() {
+                awkward_parameter(rng, query).into_bytes()
+            } else {
+                mutate(rng, query.as_bytes(), &[])
+            };
+            path.push('?');
+            path.push_str(&percent_encode_query(&mutated));
+            return Request {
+                method: route.method,
+                path,
+                content_type: None,
+                body: Vec::new(),
+                key: Some(rng.pick(keys).clone()),
+            };
         }
         Body::Multipart => (
             format!("multipart/form-data; boundary={BOUNDARY}"),
@@ -415,6 +479,61 @@ fn make_request(rng: &mut Rng, routes: &[Route], keys: &[String], multipart: &[u
         body,
         key,
     }
+}
+
+const AWKWARD_NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "18446744073709551615",
+    "18446744073709551616",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "4294967296",
+    "1e9",
+    "1.5",
+    "",
+    "NaN",
+];
+
+/// The query with one parameter's value set to an awkward number (paging maths).
+fn awkward_parameter(rng: &mut Rng, query: &str) -> String {
+    let mut pairs: Vec<(String, String)> = query
+        .split('&')
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            (name.to_owned(), value.to_owned())
+        })
+        .collect();
+    let at = rng.below(pairs.len());
+    pairs[at].1 = (*rng.pick(AWKWARD_NUMBERS)).to_owned();
+    if rng.one_in(3) {
+        // Both paging parameters at once.
+        pairs.push(("page".to_owned(), (*rng.pick(AWKWARD_NUMBERS)).to_owned()));
+        pairs.push(("limit".to_owned(), (*rng.pick(AWKWARD_NUMBERS)).to_owned()));
+        pairs.push((
+            "page_size".to_owned(),
+            (*rng.pick(AWKWARD_NUMBERS)).to_owned(),
+        ));
+    }
+    pairs
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Query bytes as a URL carries them: `&`, `=` and plain characters as they are (so the
+/// structure survives), everything else percent-encoded.
+fn percent_encode_query(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'&' | b'=' | b'-' | b'_' | b'.' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 async fn send(
@@ -458,7 +577,7 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 }
 
 #[test]
-fn every_write_route_answers_garbage_with_a_4xx_or_2xx_and_keeps_serving() {
+fn every_route_answers_garbage_with_a_4xx_or_2xx_and_keeps_serving() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut config = SandboxConfig::new(dir.path().to_path_buf());
     config.speed = 20.0;
