@@ -295,3 +295,44 @@ fn workers_are_a_fixed_pool_of_named_threads() {
     });
     pipeline.shutdown();
 }
+
+#[test]
+fn a_panic_while_decoding_fails_that_tile_and_the_worker_keeps_going() {
+    // A decoder bug on a hostile file, stood in for by a decoder that panics for one size.
+    const PANICKING_SIZE_PX: u32 = 13;
+    let server = serve();
+    let mut config = ThumbnailConfig::new(None, Arc::new(|| {}));
+    config.workers = 1;
+    config.decoder = Arc::new(|bytes, size_px| {
+        assert_ne!(size_px, PANICKING_SIZE_PX, "injected decoder panic");
+        framewright::media::decode_image(bytes, size_px).map_err(|e| e.to_string())
+    });
+    let pipeline = ThumbnailPipeline::new(config).expect("pipeline");
+    let url = format!("{}/img/photo.png", server.origin);
+    for round in 0..2 {
+        pipeline.request(
+            "broken",
+            &url,
+            PANICKING_SIZE_PX,
+            ThumbnailPriority::Visible,
+        );
+        let failed = next(&pipeline);
+        assert_eq!(
+            (failed.item_id.as_str(), failed.size_px),
+            ("broken", PANICKING_SIZE_PX)
+        );
+        assert_eq!(
+            failed.result.expect_err("the panicking tile fails"),
+            framewright::media::thumbnails::INTERNAL_ERROR_MESSAGE,
+            "round {round}"
+        );
+        // The same (only) worker makes the next thumbnail.
+        let size_px = 64 + round;
+        pipeline.request("fine", &url, size_px, ThumbnailPriority::Visible);
+        let made = next(&pipeline);
+        assert_eq!(made.item_id, "fine");
+        let image = made.result.expect("the next tile is made");
+        assert_eq!(image.width, size_px);
+    }
+    pipeline.shutdown();
+}

@@ -443,9 +443,10 @@ pub struct BulkOutcome {
 impl BulkOutcome {
     /// Add the outcome of one more chunk of the same bulk call.
     pub fn absorb(&mut self, chunk: BulkOutcome) {
-        self.affected += chunk.affected;
+        // Saturating: the counts come from the network.
+        self.affected = self.affected.saturating_add(chunk.affected);
         self.not_affected = match (self.not_affected, chunk.not_affected) {
-            (Some(a), Some(b)) => Some(a + b),
+            (Some(a), Some(b)) => Some(a.saturating_add(b)),
             (a, b) => a.or(b),
         };
         if chunk.message.is_some() {
@@ -464,6 +465,19 @@ pub struct FolderAddOutcome {
     pub skipped: Option<u64>,
     #[serde(deserialize_with = "string_list")]
     pub rejected: Vec<String>,
+}
+
+impl FolderAddOutcome {
+    /// Add the answer of one more chunk of a split call.
+    pub fn absorb(&mut self, chunk: FolderAddOutcome) {
+        // Saturating: the counts come from the network.
+        let sum = |total: Option<u64>, more: Option<u64>| {
+            Some(total.unwrap_or(0).saturating_add(more.unwrap_or(0)))
+        };
+        self.added = sum(self.added, chunk.added);
+        self.skipped = sum(self.skipped, chunk.skipped);
+        self.rejected.extend(chunk.rejected);
+    }
 }
 
 /// Answer of POST /media/folders/:id/share.

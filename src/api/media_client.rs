@@ -33,7 +33,7 @@ const MAX_PAGES: u32 = 10_000;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct ListResponse {
+pub(super) struct ListResponse {
     #[serde(deserialize_with = "null_default")]
     media: Vec<MediaItem>,
     #[serde(deserialize_with = "null_default")]
@@ -42,41 +42,41 @@ struct ListResponse {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct DetailResponse {
+pub(super) struct DetailResponse {
     media: Option<MediaDetail>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct StatsResponse {
+pub(super) struct StatsResponse {
     #[serde(deserialize_with = "null_default")]
     stats: MediaStats,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct FavoriteResponse {
+pub(super) struct FavoriteResponse {
     #[serde(deserialize_with = "super::lenient::lenient_bool")]
     is_favorited: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct FoldersResponse {
+pub(super) struct FoldersResponse {
     #[serde(deserialize_with = "null_default")]
     folders: Vec<Folder>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct FolderResponse {
+pub(super) struct FolderResponse {
     folder: Option<Folder>,
 }
 
 /// Counts of the bulk and move answers; every spelling the routes use.
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct CountResponse {
+pub(super) struct CountResponse {
     #[serde(deserialize_with = "lenient_u64")]
     deleted_count: Option<u64>,
     #[serde(deserialize_with = "lenient_u64")]
@@ -95,7 +95,7 @@ struct CountResponse {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct ShareResponse {
+pub(super) struct ShareResponse {
     folder: Option<Folder>,
     #[serde(deserialize_with = "string_list")]
     shared_with_user_ids: Vec<String>,
@@ -300,9 +300,7 @@ parts would not be all-or-nothing",
                 .post(url.clone())
                 .json(&json!({ "media_ids": chunk }));
             let answer: FolderAddOutcome = self.json(request).await?;
-            total.added = Some(total.added.unwrap_or(0) + answer.added.unwrap_or(0));
-            total.skipped = Some(total.skipped.unwrap_or(0) + answer.skipped.unwrap_or(0));
-            total.rejected.extend(answer.rejected);
+            total.absorb(answer);
         }
         Ok(total)
     }
@@ -325,7 +323,8 @@ parts would not be all-or-nothing",
                 .delete(url.clone())
                 .json(&json!({ "media_ids": chunk }));
             let answer: CountResponse = self.json(request).await?;
-            removed += answer.removed.unwrap_or(0);
+            // Saturating: counts come from the network.
+            removed = answer.removed.unwrap_or(0).saturating_add(removed);
         }
         Ok(removed)
     }
@@ -463,7 +462,7 @@ pub fn list_params(query: &MediaQuery, page: u32, page_size: u32) -> Vec<(&'stat
 
 /// One bulk answer as a [`BulkOutcome`]. The `errors[0].error` text of delete/permanent
 /// states how many were skipped; its first number is taken as that count.
-fn bulk_outcome(action: BulkAction, sent: usize, answer: &CountResponse) -> BulkOutcome {
+pub(super) fn bulk_outcome(action: BulkAction, sent: usize, answer: &CountResponse) -> BulkOutcome {
     let affected = match action {
         BulkAction::Restore => answer.restored_count,
         BulkAction::Trash | BulkAction::DeleteForever => answer.deleted_count,

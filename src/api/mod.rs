@@ -3,6 +3,8 @@
 
 pub mod client;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz_entry;
 pub mod lenient;
 pub mod media;
 pub mod media_client;

@@ -159,7 +159,7 @@ pub struct PalettePage {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct PaletteListWire {
+pub(super) struct PaletteListWire {
     #[serde(
         deserialize_with = "palette_list",
         alias = "colorPalettes",
@@ -186,7 +186,7 @@ where
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct PaletteWire {
+pub(super) struct PaletteWire {
     #[serde(alias = "colorPalette", alias = "palette")]
     color_palette: Option<ColorPalette>,
 }
@@ -578,7 +578,7 @@ impl ApiClient {
     }
 }
 
-fn palette_of(wire: PaletteWire) -> Result<ColorPalette, ApiError> {
+pub(super) fn palette_of(wire: PaletteWire) -> Result<ColorPalette, ApiError> {
     wire.color_palette
         .filter(|p| !p.id.is_empty())
         .ok_or_else(|| ApiError::Decode("the answer carried no color_palette".into()))

@@ -2,6 +2,7 @@
 //! Every `MutateMedia` is answered by exactly one `MediaMutationDone` with its `op_id`;
 //! the UI has already applied the change optimistically and rolls it back on an `Err`.
 
+use super::guard::spawn_reported;
 use super::library_transfers::{LibraryTransfers, TransferTuning};
 use super::protocol::{Command, Event, MediaMutation, MutationOutcome};
 use super::rate_limit::{RateLimiter, paced};
@@ -52,7 +53,7 @@ impl Library {
                     .store(request_id, Ordering::Relaxed);
                 let limiter = self.media_limiter.clone();
                 let latest = self.latest_page_request.clone();
-                tokio::spawn(async move {
+                spawn_reported(&self.ctx, "loading a library page", async move {
                     let result = paced(&limiter, || async {
                         // Dropped unsent if the query changed while it waited for its turn.
                         if latest.load(Ordering::Relaxed) != request_id {
@@ -81,16 +82,16 @@ impl Library {
                 });
             }
             Command::LoadMediaDetail { id } => {
-                tokio::spawn(async move {
+                spawn_reported(&self.ctx, "loading a library item", async move {
                     let result = ctx.client.media_item(&id).await;
                     ctx.emit(Event::MediaDetail { id, result }).await;
                 });
             }
             Command::RefreshFolders => {
-                tokio::spawn(refresh_folders(ctx));
+                spawn_reported(&self.ctx, "loading the folders", refresh_folders(ctx));
             }
             Command::RefreshMediaStats { project_id } => {
-                tokio::spawn(async move {
+                spawn_reported(&self.ctx, "counting the library", async move {
                     let result = ctx.client.media_stats(project_id.as_deref()).await;
                     ctx.emit(Event::MediaStats { project_id, result }).await;
                 });
@@ -100,7 +101,7 @@ impl Library {
                     media: self.media_limiter.clone(),
                     bulk: self.bulk_limiter.clone(),
                 };
-                tokio::spawn(async move {
+                spawn_reported(&self.ctx, "changing the library", async move {
                     let result = apply(&ctx.client, &limits, &mutation).await;
                     if let Err(e) = &result {
                         tracing::info!(op_id, "library change refused: {e}");
@@ -139,7 +140,7 @@ impl Library {
                 project_id,
             } => {
                 let limiter = self.media_limiter.clone();
-                tokio::spawn(async move {
+                spawn_reported(&self.ctx, "finding a result in the library", async move {
                     let result =
                         locate_result(&ctx.client, &limiter, &url, generation_id, project_id).await;
                     if let Err(e) = &result {

@@ -6,6 +6,7 @@
 //! Downloads go to a temp file in the target folder and are renamed when complete.
 //! Every transfer ends with exactly one `TransferFinished`.
 
+use super::guard::spawn_reported;
 use super::protocol::{DownloadItem, Event, TransferOutcome, UploadRequest};
 use super::rate_limit::RateLimiter;
 use super::runtime::Ctx;
@@ -109,7 +110,7 @@ impl LibraryTransfers {
     pub fn upload(self: &Arc<Self>, request: UploadRequest) {
         let cancel = self.register(request.transfer_id);
         let this = self.clone();
-        tokio::spawn(async move {
+        spawn_reported(&self.ctx, "uploading a file", async move {
             let transfer_id = request.transfer_id;
             let sent = tokio::select! {
                 biased;
@@ -283,7 +284,7 @@ impl LibraryTransfers {
     pub fn download(self: &Arc<Self>, transfer_id: u64, items: Vec<DownloadItem>, folder: PathBuf) {
         let cancel = self.register(transfer_id);
         let this = self.clone();
-        tokio::spawn(async move {
+        spawn_reported(&self.ctx, "downloading files", async move {
             let outcome = tokio::select! {
                 biased;
                 // Dropping the download removes its temp file.

@@ -2,6 +2,7 @@
 //! (an instant local median-cut preview, then the service's answer) and the presets map
 //! with its on-disk ETag cache.
 
+use super::guard::spawn_reported;
 use super::protocol::{Command, Event, PaletteOpKind, PaletteSource, PresetsOrigin};
 use super::runtime::Ctx;
 use crate::api::palettes::{MAX_ANALYZE_IMAGES, MAX_PALETTE_PAGE_SIZE, presets_from_value};
@@ -18,11 +19,11 @@ const PREVIEW_MAX_SIDE_PX: u32 = 256;
 const PREVIEW_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Start the work for one palette or presets command (never blocks the engine loop).
-pub(crate) fn handle(ctx: &Arc<Ctx>, command: Command) {
-    let ctx = ctx.clone();
+pub(crate) fn handle(owner: &Arc<Ctx>, command: Command) {
+    let ctx = owner.clone();
     match command {
         Command::RefreshPalettes { project_id } => {
-            tokio::spawn(async move {
+            spawn_reported(owner, "loading the palettes", async move {
                 let result = ctx
                     .client
                     .list_all_palettes(project_id.as_deref(), MAX_PALETTE_PAGE_SIZE)
@@ -38,7 +39,7 @@ pub(crate) fn handle(ctx: &Arc<Ctx>, command: Command) {
             palette_id,
             body,
         } => {
-            tokio::spawn(async move {
+            spawn_reported(owner, "saving a palette", async move {
                 let (kind, result) = match palette_id {
                     None => (
                         PaletteOpKind::Create,
@@ -65,7 +66,7 @@ pub(crate) fn handle(ctx: &Arc<Ctx>, command: Command) {
             });
         }
         Command::DeletePalette { op_id, palette_id } => {
-            tokio::spawn(async move {
+            spawn_reported(owner, "deleting a palette", async move {
                 let result = ctx.client.delete_palette(&palette_id).await.map(|()| None);
                 ctx.emit(Event::PaletteOpDone {
                     op_id,
@@ -80,7 +81,7 @@ pub(crate) fn handle(ctx: &Arc<Ctx>, command: Command) {
             palette_id,
             project_id,
         } => {
-            tokio::spawn(async move {
+            spawn_reported(owner, "applying a palette", async move {
                 let result = ctx
                     .client
                     .activate_palette(&palette_id, &project_id)
@@ -95,7 +96,7 @@ pub(crate) fn handle(ctx: &Arc<Ctx>, command: Command) {
             });
         }
         Command::DeactivatePalette { op_id, project_id } => {
-            tokio::spawn(async move {
+            spawn_reported(owner, "removing a project's palette", async move {
                 let result = ctx
                     .client
                     .deactivate_palette(&project_id)
@@ -113,10 +114,14 @@ pub(crate) fn handle(ctx: &Arc<Ctx>, command: Command) {
             request_id,
             sources,
         } => {
-            tokio::spawn(analyze(ctx, request_id, sources));
+            spawn_reported(
+                owner,
+                "analysing a palette",
+                analyze(ctx, request_id, sources),
+            );
         }
         Command::RefreshPresets => {
-            tokio::spawn(refresh_presets(ctx));
+            spawn_reported(owner, "loading the presets", refresh_presets(ctx));
         }
         other => tracing::debug!("not a palette command: {other:?}"),
     }

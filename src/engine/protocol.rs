@@ -465,4 +465,9 @@ pub enum Event {
     NoticeClicked {
         local_id: LocalJobId,
     },
+    /// An engine task panicked (a bug) and was stopped; `doing` says what it was doing,
+    /// e.g. "loading a library page". Logged already; the shell shows it once.
+    TaskPanicked {
+        doing: String,
+    },
 }

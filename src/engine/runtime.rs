@@ -1,6 +1,7 @@
 //! The engine thread: a named thread running a small multi-thread tokio runtime, bounded
 //! channels both ways, and the dispatch of commands to the tracker and transfer tasks.
 
+use super::guard::spawn_reported;
 use super::journal::{Journal, JournalError};
 use super::library::Library;
 use super::library_transfers::TransferTuning;
@@ -243,16 +244,24 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
 
     tokio::spawn(super::reachability::probe_task(ctx.clone()));
     tracker.restore().await;
-    tokio::spawn(refresh_catalog(ctx.clone()));
-    tokio::spawn(refresh_credits(ctx.clone()));
-    tokio::spawn(refresh_projects(ctx.clone()));
+    spawn_reported(&ctx, "loading the models", refresh_catalog(ctx.clone()));
+    spawn_reported(
+        &ctx,
+        "loading the credit balance",
+        refresh_credits(ctx.clone()),
+    );
+    spawn_reported(&ctx, "loading the projects", refresh_projects(ctx.clone()));
 
     while let Some(command) = commands.recv().await {
         match command {
             Command::Shutdown => break,
             Command::RetryConnection => ctx.reachability.retry_now(),
             Command::Notify(notice) => {
-                tokio::spawn(super::notices::show(ctx.clone(), transfers.clone(), notice));
+                spawn_reported(
+                    &ctx,
+                    "showing a notification",
+                    super::notices::show(ctx.clone(), transfers.clone(), notice),
+                );
             }
             library_command @ (Command::LoadMediaPage { .. }
             | Command::LoadMediaDetail { .. }
@@ -291,22 +300,26 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
                 tokio::spawn(tracker.clone().reconcile(local_id));
             }
             Command::RefreshCatalog => {
-                tokio::spawn(refresh_catalog(ctx.clone()));
+                spawn_reported(&ctx, "loading the models", refresh_catalog(ctx.clone()));
             }
             Command::RefreshCredits => {
-                tokio::spawn(refresh_credits(ctx.clone()));
+                spawn_reported(
+                    &ctx,
+                    "loading the credit balance",
+                    refresh_credits(ctx.clone()),
+                );
             }
             Command::RefreshProjects => {
-                tokio::spawn(refresh_projects(ctx.clone()));
+                spawn_reported(&ctx, "loading the projects", refresh_projects(ctx.clone()));
             }
             Command::CreateProject { name } => {
-                let ctx = ctx.clone();
-                tokio::spawn(async move {
-                    let result = ctx.client.create_project(&name).await;
+                let task_ctx = ctx.clone();
+                spawn_reported(&ctx, "creating a project", async move {
+                    let result = task_ctx.client.create_project(&name).await;
                     let created = result.is_ok();
-                    ctx.emit(Event::ProjectCreated(result)).await;
+                    task_ctx.emit(Event::ProjectCreated(result)).await;
                     if created {
-                        refresh_projects(ctx).await;
+                        refresh_projects(task_ctx).await;
                     }
                 });
             }
@@ -314,13 +327,25 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
                 transfers.load_image(url, max_side_px);
             }
             Command::UploadSource { path } => {
-                tokio::spawn(transfers.clone().upload_source(path));
+                spawn_reported(
+                    &ctx,
+                    "uploading a source image",
+                    transfers.clone().upload_source(path),
+                );
             }
             Command::SaveUrlToFile { url, path } => {
-                tokio::spawn(transfers.clone().save_url_to_file(url, path));
+                spawn_reported(
+                    &ctx,
+                    "saving a file",
+                    transfers.clone().save_url_to_file(url, path),
+                );
             }
             Command::OpenInSystemViewer { url } => {
-                tokio::spawn(transfers.clone().open_in_system_viewer(url));
+                spawn_reported(
+                    &ctx,
+                    "opening an image",
+                    transfers.clone().open_in_system_viewer(url),
+                );
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Transfers that are not jobs: image loads for thumbnails (fetched without the key,
 //! decoded on the blocking pool, deduplicated), source uploads, saves and "open in viewer".
 
+use super::guard::spawn_guarded;
 use super::protocol::Event;
 use super::runtime::Ctx;
 use crate::media::decode_image;
@@ -39,31 +40,50 @@ impl Transfers {
             }
         }
         let this = self.clone();
-        tokio::spawn(async move {
-            let outcome = match this.ctx.client.fetch_output(&url).await {
-                Ok(bytes) => {
-                    match tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px))
-                        .await
-                    {
-                        Ok(Ok(image)) => Ok(image),
-                        Ok(Err(e)) => Err(e.to_string()),
-                        Err(e) => Err(format!("decoder stopped: {e}")),
-                    }
-                }
-                Err(e) => Err(e.to_string()),
-            };
-            if let Ok(mut loading) = this.loading.lock() {
-                loading.remove(&key);
+        // A panic while loading shows as this image failing, like any other error.
+        let owner = self.clone();
+        let (failed_url, failed_key) = (url.clone(), key.clone());
+        let on_panic = move |_message: String| async move {
+            if let Ok(mut loading) = owner.loading.lock() {
+                loading.remove(&failed_key);
             }
-            let event = match outcome {
-                Ok(image) => Event::ImageLoaded {
-                    url,
-                    image: Arc::new(image),
-                },
-                Err(error) => Event::ImageFailed { url, error },
-            };
-            this.ctx.emit(event).await;
-        });
+            owner
+                .ctx
+                .emit(Event::ImageFailed {
+                    url: failed_url,
+                    error: "the image could not be shown (internal error)".to_owned(),
+                })
+                .await;
+        };
+        spawn_guarded(
+            "loading an image",
+            async move {
+                let outcome = match this.ctx.client.fetch_output(&url).await {
+                    Ok(bytes) => {
+                        match tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px))
+                            .await
+                        {
+                            Ok(Ok(image)) => Ok(image),
+                            Ok(Err(e)) => Err(e.to_string()),
+                            Err(e) => Err(format!("decoder stopped: {e}")),
+                        }
+                    }
+                    Err(e) => Err(e.to_string()),
+                };
+                if let Ok(mut loading) = this.loading.lock() {
+                    loading.remove(&key);
+                }
+                let event = match outcome {
+                    Ok(image) => Event::ImageLoaded {
+                        url,
+                        image: Arc::new(image),
+                    },
+                    Err(error) => Event::ImageFailed { url, error },
+                };
+                this.ctx.emit(event).await;
+            },
+            on_panic,
+        );
     }
 
     /// Upload a local file for image editing; answers with `SourceUploaded` (the media url).

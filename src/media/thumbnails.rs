@@ -9,9 +9,13 @@
 //! The UI calls [`ThumbnailPipeline::request`] every frame for the visible tiles and
 //! [`ThumbnailPipeline::retain`] / [`ThumbnailPipeline::cancel_not_in`] to drop requests
 //! whose tile scrolled away; a dropped request never produces a result.
+//!
+//! A panic while making one thumbnail (a decoder bug on a hostile file) is caught on the
+//! worker, logged once and answered as a failed tile; the worker goes on with the next.
 
 use super::decode::{DecodedImage, decode_image};
 use std::collections::{HashMap, HashSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
@@ -29,6 +33,12 @@ pub const DEFAULT_RESULT_QUEUE_LEN: usize = 128;
 pub const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
 const CONNECT_TIMEOUT_SECS: u64 = 10;
 const FETCH_TIMEOUT_SECS: u64 = 30;
+
+/// Turns fetched bytes into a picture whose longer side is at most the given px.
+pub type ThumbnailDecoder = Arc<dyn Fn(&[u8], u32) -> Result<DecodedImage, String> + Send + Sync>;
+
+/// What a tile shows when making its thumbnail panicked.
+pub const INTERNAL_ERROR_MESSAGE: &str = "this thumbnail could not be made (internal error)";
 
 /// Which requests go first. Visible tiles beat prefetch of nearby rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -58,6 +68,8 @@ pub struct ThumbnailConfig {
     pub cache_dir: Option<PathBuf>,
     /// Called after every result (egui's `request_repaint`).
     pub repaint: Arc<dyn Fn() + Send + Sync>,
+    /// [`decode_image`]; tests inject others (e.g. one that panics on a marker input).
+    pub decoder: ThumbnailDecoder,
 }
 
 impl ThumbnailConfig {
@@ -68,6 +80,9 @@ impl ThumbnailConfig {
             result_queue_len: DEFAULT_RESULT_QUEUE_LEN,
             cache_dir,
             repaint,
+            decoder: Arc::new(|bytes, size_px| {
+                decode_image(bytes, size_px).map_err(|e| e.to_string())
+            }),
         }
     }
 }
@@ -165,6 +180,7 @@ impl ThumbnailPipeline {
                 results: tx.clone(),
                 cache_dir: config.cache_dir.clone(),
                 repaint: config.repaint.clone(),
+                decoder: config.decoder.clone(),
             };
             let handle = std::thread::Builder::new()
                 .name(format!("thumb-worker-{n}"))
@@ -307,6 +323,7 @@ struct Worker {
     results: SyncSender<ThumbnailResult>,
     cache_dir: Option<PathBuf>,
     repaint: Arc<dyn Fn() + Send + Sync>,
+    decoder: ThumbnailDecoder,
 }
 
 struct Job {
@@ -322,7 +339,17 @@ impl Worker {
         let fetcher = Fetcher::new();
         while let Some(job) = self.next_job() {
             let (item_id, size_px) = job.key.clone();
-            let (result, from_cache) = self.make(&fetcher, &job);
+            // The job is the unit of failure: a panic fails this tile, not the worker.
+            let (result, from_cache) = catch_unwind(AssertUnwindSafe(|| self.make(&fetcher, &job)))
+                .unwrap_or_else(|payload| {
+                    tracing::error!(
+                        item_id = %item_id,
+                        size_px,
+                        "making a thumbnail panicked: {}",
+                        panic_message(payload.as_ref())
+                    );
+                    (Err(INTERNAL_ERROR_MESSAGE.to_owned()), false)
+                });
             let dropped = {
                 let mut queue = self.shared.lock();
                 queue.in_flight.remove(&job.key);
@@ -399,7 +426,7 @@ impl Worker {
         let result = (|| {
             let fetcher = fetcher.as_ref().map_err(Clone::clone)?;
             let bytes = fetcher.fetch(&job.url)?;
-            let image = decode_image(&bytes, size_px).map_err(|e| e.to_string())?;
+            let image = (self.decoder)(&bytes, size_px)?;
             if let Some(path) = &cache_path
                 && let Err(e) = write_cached(path, &image)
             {
@@ -409,6 +436,15 @@ impl Worker {
         })();
         (result, false)
     }
+}
+
+/// The text of a panic payload (`panic!` gives a `&str` or a `String`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 /// A blocking HTTP GET without any API key, with a size cap.

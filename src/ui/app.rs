@@ -463,6 +463,7 @@ impl StudioApp {
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
+            Event::TaskPanicked { doing } => self.task_panicked(&doing),
         }
     }
 

@@ -4,6 +4,7 @@
 use super::StudioApp;
 use crate::engine::Command;
 use crate::ui::offline::{self, Unreachable};
+use crate::ui::toasts::ToastKind;
 
 impl StudioApp {
     pub(super) fn service_unreachable(&mut self, error: String) {
@@ -33,10 +34,36 @@ impl StudioApp {
         }
     }
 
+    /// An engine task stopped on an internal error: say so once; the rest keeps working.
+    pub(super) fn task_panicked(&mut self, doing: &str) {
+        self.toasts
+            .push(ToastKind::Error, task_panicked_message(doing));
+    }
+
     /// A panel's Retry was pressed during the last layout.
     pub(super) fn forward_retry_request(&mut self, ctx: &egui::Context) {
         if offline::take_retry_request(ctx) {
             self.send(Command::RetryConnection);
         }
+    }
+}
+
+/// The toast for `Event::TaskPanicked`.
+pub(crate) fn task_panicked_message(doing: &str) -> String {
+    format!(
+        "Something went wrong inside Framewright while {doing}, so that was stopped. \
+         Everything else keeps working; try again, and if it happens again please report it."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_panic_toast_says_what_stopped_and_that_the_rest_works() {
+        let text = task_panicked_message("loading a library page");
+        assert!(text.contains("while loading a library page"), "{text}");
+        assert!(text.contains("Everything else keeps working"), "{text}");
     }
 }

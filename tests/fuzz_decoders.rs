@@ -1,0 +1,312 @@
+//! Mutation fuzzing of the thumbnail decoders: the hand-written JPEG DC decoder
+//! (`jpeg_dc`), the scaled libjpeg path (`jpeg_fast`) and `decode_image` with its limits,
+//! over small re-encodings of the real photos in `../shared/fixtures/photos/` as JPEG
+//! (baseline 4:2:0, 4:4:4 with restart markers, grey, progressive), PNG, WebP and GIF.
+//!
+//! What must hold for every mutated file: no panic, the pixel buffer matches the size the
+//! decoder reports, a thumbnail is never larger than asked for, and no single allocation
+//! exceeds the decode limit (a tiny file claiming a huge picture is refused from its
+//! header). Replay a failing case with the `FUZZ_SEED=… FUZZ_CASE=…` the report prints.
+
+mod fuzz_support;
+
+use framewright::media::decode::{MAX_DECODE_BYTES, MAX_DECODE_SIDE_PX};
+use framewright::media::{decode_image, fuzz_entry};
+use fuzz_support::{Rng, fixture, mutate, run};
+use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::io::Cursor;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Counts the largest single allocation made by this thread, so a case can tell whether
+/// the decode limits held (the decoders' Rust allocations; libjpeg's own are its business).
+struct LargestAllocation;
+
+thread_local! {
+    static LARGEST_BYTES: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note(bytes: usize) {
+    let _ = LARGEST_BYTES.try_with(|largest| largest.set(largest.get().max(bytes)));
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator.
+unsafe impl GlobalAlloc for LargestAllocation {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(new_size);
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: LargestAllocation = LargestAllocation;
+
+/// Run `decode` and fail if any single allocation during it went over the decode limit.
+fn within_allocation_limit(decode: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    LARGEST_BYTES.with(|largest| largest.set(0));
+    let outcome = decode();
+    let largest = LARGEST_BYTES.with(Cell::get) as u64;
+    // The limit is for the decoded picture; a little over covers a decoder's row padding.
+    if largest > MAX_DECODE_BYTES + MAX_DECODE_BYTES / 16 {
+        return Err(format!(
+            "allocated {largest} bytes at once (limit {MAX_DECODE_BYTES})"
+        ));
+    }
+    outcome
+}
+
+/// Thumbnail side asked for: small, so the 64 px seeds take the scaled JPEG paths.
+const THUMB_SIDE_PX: u32 = 8;
+/// Side of the seed pictures: small so each case is cheap, several blocks and MCUs wide.
+const SEED_WIDTH_PX: u32 = 64;
+const SEED_HEIGHT_PX: u32 = 40;
+
+fn photo(name: &str) -> image::RgbImage {
+    let decoded =
+        image::load_from_memory(&fixture(&format!("photos/{name}"))).expect("fixture photo");
+    image::imageops::resize(
+        &decoded.to_rgb8(),
+        SEED_WIDTH_PX,
+        SEED_HEIGHT_PX,
+        image::imageops::FilterType::Triangle,
+    )
+}
+
+fn jpeg(image: &image::RgbImage, sampling: SamplingFactor, restarts: Option<u16>) -> Vec<u8> {
+    jpeg_with(image, sampling, restarts, false, false)
+}
+
+fn jpeg_with(
+    image: &image::RgbImage,
+    sampling: SamplingFactor,
+    restarts: Option<u16>,
+    progressive: bool,
+    grey: bool,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut encoder = Encoder::new(&mut out, 85);
+    encoder.set_sampling_factor(sampling);
+    encoder.set_progressive(progressive);
+    if let Some(interval) = restarts {
+        encoder.set_restart_interval(interval);
+    }
+    let (width, height) = (image.width() as u16, image.height() as u16);
+    if grey {
+        let luma = image::DynamicImage::ImageRgb8(image.clone()).to_luma8();
+        encoder
+            .encode(luma.as_raw(), width, height, ColorType::Luma)
+            .expect("encode grey");
+    } else {
+        encoder
+            .encode(image.as_raw(), width, height, ColorType::Rgb)
+            .expect("encode");
+    }
+    out
+}
+
+fn encoded(image: &image::RgbImage, format: image::ImageFormat) -> Vec<u8> {
+    let mut out = Vec::new();
+    let picture = if format == image::ImageFormat::WebP {
+        // The `image` crate writes lossless WebP only, RGBA.
+        image::DynamicImage::ImageRgba8(image::DynamicImage::ImageRgb8(image.clone()).to_rgba8())
+    } else {
+        image::DynamicImage::ImageRgb8(image.clone())
+    };
+    picture
+        .write_to(&mut Cursor::new(&mut out), format)
+        .expect("encode seed");
+    out
+}
+
+/// The seed files, built once per test binary.
+struct Seeds {
+    jpegs: Vec<Vec<u8>>,
+    others: Vec<Vec<u8>>,
+}
+
+fn seeds() -> &'static Seeds {
+    static SEEDS: OnceLock<Seeds> = OnceLock::new();
+    SEEDS.get_or_init(|| {
+        let rocket = photo("rocket.jpg");
+        let retina = photo("retina.jpg");
+        let coffee = photo("coffee.png");
+        let jpegs = vec![
+            jpeg(&rocket, SamplingFactor::R_4_2_0, None),
+            jpeg(&retina, SamplingFactor::R_4_4_4, Some(2)),
+            jpeg(&coffee, SamplingFactor::R_4_2_2, Some(1)),
+            jpeg_with(&coffee, SamplingFactor::R_4_2_0, None, false, true),
+            jpeg_with(&rocket, SamplingFactor::R_4_2_0, None, true, false),
+            encoded(&retina, image::ImageFormat::Jpeg),
+        ];
+        let others = vec![
+            encoded(&coffee, image::ImageFormat::Png),
+            encoded(&rocket, image::ImageFormat::WebP),
+            encoded(&retina, image::ImageFormat::Gif),
+        ];
+        for (n, seed) in jpegs.iter().enumerate() {
+            assert!(seed.starts_with(&[0xFF, 0xD8]), "seed {n} is a JPEG");
+        }
+        Seeds { jpegs, others }
+    })
+}
+
+fn mutated_jpeg(rng: &mut Rng) -> Vec<u8> {
+    let seeds = &seeds().jpegs;
+    let seed = rng.below(seeds.len());
+    mutate(rng, &seeds[seed], seeds)
+}
+
+/// The sizes a decoded thumbnail may have, and its buffer must match.
+fn check_image(width: u32, height: u32, rgba_len: usize, max_side_px: u32) -> Result<(), String> {
+    if rgba_len as u64 != u64::from(width) * u64::from(height) * 4 {
+        return Err(format!("{width}x{height} with {rgba_len} bytes of RGBA"));
+    }
+    if width == 0 || height == 0 || width > MAX_DECODE_SIDE_PX || height > MAX_DECODE_SIDE_PX {
+        return Err(format!("decoded to {width}x{height}"));
+    }
+    if max_side_px > 0 && width.max(height) > max_side_px {
+        return Err(format!(
+            "thumbnail {width}x{height} is larger than {max_side_px} px"
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn jpeg_dc_decoder_survives_mutated_jpegs() {
+    const CASES: u64 = 60_000;
+    // Mutations that only ever give headers the decoder declines would test nothing:
+    // count the cases that reach the entropy-coded data and come out as a picture.
+    let decoded = Arc::new(AtomicU64::new(0));
+    let counter = decoded.clone();
+    run("jpeg_dc", CASES, mutated_jpeg, move |bytes| {
+        let Some((width, height, rgba)) = fuzz_entry::jpeg_dc(bytes) else {
+            return Ok(());
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        check_image(width, height, rgba.len(), 0)?;
+        // One pixel per 8×8 block, so never more than the frame allows.
+        let max_side = MAX_DECODE_SIDE_PX.div_ceil(8);
+        if width > max_side || height > max_side {
+            return Err(format!("DC image {width}x{height}"));
+        }
+        Ok(())
+    });
+    let decoded = decoded.load(Ordering::Relaxed);
+    if std::env::var_os("FUZZ_CASE").is_none() && fuzz_support::case_count(CASES) == CASES {
+        assert!(
+            decoded > CASES / 20,
+            "only {decoded} of {CASES} mutated files were decoded: the mutations are too coarse"
+        );
+    }
+}
+
+#[test]
+fn scaled_jpeg_path_survives_mutated_jpegs() {
+    run("jpeg_scaled", 30_000, mutated_jpeg, |bytes| {
+        within_allocation_limit(|| match fuzz_entry::jpeg_scaled(bytes, THUMB_SIDE_PX) {
+            Ok(Some(image)) => {
+                check_image(image.width, image.height, image.rgba.len(), THUMB_SIDE_PX)
+            }
+            Ok(None) | Err(_) => Ok(()),
+        })
+    });
+}
+
+#[test]
+fn decode_image_survives_every_format_mutated() {
+    run(
+        "decode_image",
+        30_000,
+        |rng| {
+            let seeds = seeds();
+            let all: Vec<Vec<u8>> = seeds.jpegs.iter().chain(&seeds.others).cloned().collect();
+            // Every other case a non-JPEG seed, so PNG/WebP/GIF get their share.
+            let pool = if rng.one_in(2) { &seeds.others } else { &all };
+            let seed = rng.pick(pool).clone();
+            mutate(rng, &seed, &all)
+        },
+        |bytes| {
+            within_allocation_limit(|| {
+                for max_side_px in [THUMB_SIDE_PX, 0] {
+                    if let Ok(image) = decode_image(bytes, max_side_px) {
+                        check_image(image.width, image.height, image.rgba.len(), max_side_px)?;
+                    }
+                }
+                Ok(())
+            })
+        },
+    );
+}
+
+#[test]
+fn seeds_decode_before_mutation() {
+    // The fuzzing means something only if the unmutated seeds take the paths under test.
+    let seeds = seeds();
+    let dc_decoded = seeds
+        .jpegs
+        .iter()
+        .filter(|bytes| fuzz_entry::jpeg_dc(bytes).is_some())
+        .count();
+    assert!(
+        dc_decoded >= 4,
+        "only {dc_decoded} seeds take the DC decoder"
+    );
+    for bytes in seeds.jpegs.iter().chain(&seeds.others) {
+        let image = decode_image(bytes, THUMB_SIDE_PX).expect("seed decodes");
+        assert_eq!(image.width.max(image.height), THUMB_SIDE_PX);
+    }
+}
+
+#[test]
+fn the_runner_names_a_panicking_case_so_it_can_be_replayed() {
+    if std::env::var_os("FUZZ_CASE").is_some() || std::env::var_os("FUZZ_CASES").is_some() {
+        return; // about the default run only
+    }
+    // A "decoder" that panics on a quarter of the inputs and refuses another quarter.
+    let report = std::panic::catch_unwind(|| {
+        run(
+            "runner_self_test",
+            200,
+            |rng| vec![rng.next_u64() as u8],
+            |bytes| match bytes.first().map(|b| b % 4) {
+                Some(0) => panic!("injected decoder panic"),
+                Some(1) => Err("refused".to_owned()),
+                _ => Ok(()),
+            },
+        );
+    })
+    .expect_err("failing cases fail the test");
+    let report = fuzz_support::panic_text(report.as_ref());
+    let seed = fuzz_support::seed_for("runner_self_test");
+    assert!(report.contains(&format!("seed {seed}")), "{report}");
+    assert!(report.contains("FUZZ_CASE="), "{report}");
+    assert!(report.contains("injected decoder panic"), "{report}");
+    assert!(report.contains("refused"), "{report}");
+    // The first reported case replays to the same input.
+    let case: u64 = report
+        .split("FUZZ_CASE=")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a case number");
+    let replayed = Rng::for_case(seed, case).next_u64() as u8;
+    assert!(replayed % 4 <= 1, "case {case} gave {replayed:#x}");
+}
