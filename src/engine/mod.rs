@@ -3,6 +3,7 @@
 //! The UI talks to it only through [`Command`]s in and [`Event`]s out.
 
 pub mod guard;
+mod job_guard;
 pub mod journal;
 pub mod library;
 pub mod library_transfers;

@@ -288,16 +288,24 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
                 model_label,
                 credits_estimate,
             } => {
-                tokio::spawn(tracker.clone().submit(spec, model_label, credits_estimate));
+                spawn_reported(
+                    &ctx,
+                    "adding a job to the queue",
+                    tracker.clone().submit(spec, model_label, credits_estimate),
+                );
             }
             Command::Cancel { local_id } => {
-                tokio::spawn(tracker.clone().cancel(local_id));
+                tracker.spawn_job_task("job cancel", local_id, tracker.clone().cancel(local_id));
             }
             Command::Dismiss { local_id } => {
-                tokio::spawn(tracker.clone().dismiss(local_id));
+                spawn_reported(&ctx, "removing a job", tracker.clone().dismiss(local_id));
             }
             Command::Reconcile { local_id } => {
-                tokio::spawn(tracker.clone().reconcile(local_id));
+                tracker.spawn_job_task(
+                    "job reconcile",
+                    local_id,
+                    tracker.clone().reconcile(local_id),
+                );
             }
             Command::RefreshCatalog => {
                 spawn_reported(&ctx, "loading the models", refresh_catalog(ctx.clone()));

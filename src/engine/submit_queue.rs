@@ -157,7 +157,11 @@ impl Tracker {
                 match gate.try_acquire().await {
                     Ok(()) => {
                         self.submit_queue.pop_front_if(group, local_id);
-                        tokio::spawn(self.clone().send_queued(local_id, group));
+                        self.spawn_job_task(
+                            "job send",
+                            local_id,
+                            self.clone().send_queued(local_id, group),
+                        );
                         continue;
                     }
                     Err(until) => {
@@ -362,7 +366,9 @@ impl Tracker {
         .await;
         tokio::spawn(refresh_credits(self.ctx.clone()));
         // The first poll comes one interval after the submit.
-        tokio::spawn(
+        self.spawn_job_task(
+            "job poll",
+            local_id,
             self.clone()
                 .poll_loop(local_id, Duration::from_secs_f64(interval_secs)),
         );

@@ -185,14 +185,18 @@ impl Tracker {
             RateLimitGroup::ImageGeneration,
             RateLimitGroup::OtherGeneration,
         ] {
-            tokio::spawn(self.clone().dispatch(group));
+            self.spawn_dispatcher(group);
         }
         for local_id in to_poll {
             // The last poll was at least a restart ago: look now.
-            tokio::spawn(self.clone().poll_loop(local_id, Duration::ZERO));
+            self.spawn_job_task(
+                "job poll",
+                local_id,
+                self.clone().poll_loop(local_id, Duration::ZERO),
+            );
         }
         for local_id in to_reconcile {
-            tokio::spawn(self.clone().reconcile(local_id));
+            self.spawn_job_task("job reconcile", local_id, self.clone().reconcile(local_id));
         }
     }
 
