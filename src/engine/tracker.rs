@@ -53,7 +53,7 @@ impl Tracker {
         })
     }
 
-    async fn journal<R: Send + 'static>(
+    pub(super) async fn journal<R: Send + 'static>(
         &self,
         f: impl FnOnce(&Journal) -> Result<R, JournalError> + Send + 'static,
     ) -> Result<R, JournalError> {
