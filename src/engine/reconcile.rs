@@ -757,3 +757,315 @@ pub(super) fn snapshot_of(credits: &Credits) -> CreditSnapshot {
         total: credits.total,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Failure, GenerationRequest, GenerationSpec};
+
+    const SENT_MS: i64 = 1_700_000_000_000;
+
+    fn job(local_id: LocalJobId, phase: JobPhase, submitted_at: i64) -> JobRecord {
+        JobRecord {
+            local_id,
+            generation_id: None,
+            spec: GenerationSpec {
+                kind: GenerationKind::Image,
+                request: GenerationRequest {
+                    prompt: "a red fox".into(),
+                    project_id: Some("p1".into()),
+                    ..Default::default()
+                },
+            },
+            model_label: "Auto".into(),
+            phase,
+            progress_percent: 0.0,
+            submitted_at_unix_ms: submitted_at,
+            finished_at_unix_ms: None,
+            credits_estimate: Some(4.0),
+            credits_used: None,
+            result: None,
+            poll_problem: None,
+            poll_interval_secs: 3.0,
+        }
+    }
+
+    fn snapshot(available: f64, total: f64) -> CreditSnapshot {
+        CreditSnapshot {
+            available: Some(available),
+            total: Some(total),
+        }
+    }
+
+    fn balance(available: f64, total: f64) -> Credits {
+        Credits {
+            available: Some(available),
+            total: Some(total),
+            ..Credits::default()
+        }
+    }
+
+    fn running() -> JobPhase {
+        JobPhase::Running {
+            state: JobState::Processing,
+        }
+    }
+
+    #[test]
+    fn a_running_reservation_does_not_explain_a_total_drop() {
+        // Another job of ours is running (it reserved 4); total fell by 4: that is a
+        // settled charge the running job cannot have made yet as far as we know.
+        let others = vec![job(2, running(), SENT_MS + 10)];
+        let evidence = weigh_balance(
+            snapshot(100.0, 100.0),
+            &balance(92.0, 96.0),
+            SENT_MS,
+            Some(4.0),
+            &others,
+        );
+        assert_eq!(
+            evidence,
+            BalanceEvidence::UnexplainedCharge { credits: 4.0 }
+        );
+        // Reservations alone (available down, total unchanged) are no charge.
+        let evidence = weigh_balance(
+            snapshot(100.0, 100.0),
+            &balance(92.0, 100.0),
+            SENT_MS,
+            Some(4.0),
+            &others,
+        );
+        assert_eq!(evidence, BalanceEvidence::NoCharge);
+    }
+
+    #[test]
+    fn the_larger_available_drop_is_never_taken() {
+        // Available fell by 8 (our job's reservation plus another's), total unchanged:
+        // nothing has been charged.
+        let evidence = weigh_balance(
+            snapshot(100.0, 100.0),
+            &balance(92.0, 100.0),
+            SENT_MS,
+            Some(4.0),
+            &[],
+        );
+        assert_eq!(evidence, BalanceEvidence::NoCharge);
+    }
+
+    #[test]
+    fn failed_and_cancelled_jobs_count_zero_and_completed_ones_their_real_charge() {
+        let mut failed = job(
+            2,
+            JobPhase::Failed {
+                failure: Failure::default(),
+            },
+            SENT_MS + 10,
+        );
+        failed.credits_estimate = Some(4.0);
+        let cancelled = job(3, JobPhase::Cancelled, SENT_MS + 20);
+        let mut completed = job(4, JobPhase::Completed, SENT_MS + 30);
+        completed.credits_used = Some(3.0);
+        let others = vec![failed, cancelled, completed];
+        // Total fell by 3: exactly the completed job's charge.
+        assert_eq!(
+            weigh_balance(
+                snapshot(100.0, 100.0),
+                &balance(97.0, 97.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::NoCharge
+        );
+        // Total fell by 7: failed and cancelled jobs do not explain the other 4.
+        assert_eq!(
+            weigh_balance(
+                snapshot(100.0, 100.0),
+                &balance(93.0, 93.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::UnexplainedCharge { credits: 4.0 }
+        );
+    }
+
+    #[test]
+    fn unknown_other_spending_is_never_proof_either_way() {
+        // Another unconfirmed submit of ours and a job that finished around the snapshot:
+        // neither is subtracted, so a drop stays unexplained (no "submit again")...
+        let mut around = job(2, JobPhase::Completed, SENT_MS - 5_000);
+        around.credits_used = Some(4.0);
+        let unconfirmed = job(
+            3,
+            JobPhase::Unconfirmed {
+                note: String::new(),
+            },
+            SENT_MS + 10,
+        );
+        let others = vec![around, unconfirmed];
+        assert_eq!(
+            weigh_balance(
+                snapshot(100.0, 100.0),
+                &balance(96.0, 96.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::UnexplainedCharge { credits: 4.0 }
+        );
+        // ...and credits added since (a top-up could hide a charge) make it unusable.
+        assert!(matches!(
+            weigh_balance(
+                snapshot(100.0, 100.0),
+                &balance(150.0, 150.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::Unusable { .. }
+        ));
+        // Without a total there is nothing to compare.
+        assert!(matches!(
+            weigh_balance(
+                CreditSnapshot {
+                    available: Some(100.0),
+                    total: None
+                },
+                &balance(90.0, 90.0),
+                SENT_MS,
+                Some(4.0),
+                &[]
+            ),
+            BalanceEvidence::Unusable { .. }
+        ));
+    }
+
+    #[test]
+    fn check_interval_spreads_checks_over_the_window() {
+        assert_eq!(check_interval_ms(80_000, MAX_CHECK_INTERVAL_SECS), 10_000);
+        assert_eq!(check_interval_ms(1_000, MAX_CHECK_INTERVAL_SECS), 500);
+        assert_eq!(
+            check_interval_ms(3_600_000, MAX_CHECK_INTERVAL_SECS),
+            30_000
+        );
+        assert!(is_auto(None) && is_auto(Some(" Auto ")) && is_auto(Some("")));
+        assert!(!is_auto(Some("fal-ai/flux/schnell")));
+    }
+
+    #[test]
+    fn submit_again_is_said_only_after_the_window_with_no_charge() {
+        let mut state = ReconcileState {
+            sent_at_unix_ms: SENT_MS,
+            window_ends_at_unix_ms: SENT_MS + 60_000,
+            checks: 3,
+            last_check: Some(CheckRecord {
+                at_unix_ms: SENT_MS + 30_000,
+                library_items_read: Some(12),
+                balance: BalanceEvidence::NoCharge,
+            }),
+            verdict: StoredVerdict::Looking,
+        };
+        let looking = note_for(&state);
+        assert!(
+            looking.starts_with("We're still looking for this job's result — don't resubmit yet.")
+        );
+        assert!(!looking.contains("submit again"));
+        state.verdict = StoredVerdict::Inconclusive;
+        let inconclusive = note_for(&state);
+        assert!(inconclusive.contains("could not be confirmed either way"));
+        assert!(inconclusive.contains("Look in the media library before submitting again"));
+        assert!(!inconclusive.contains("You can submit again"));
+        state.verdict = StoredVerdict::NothingCharged;
+        let nothing = note_for(&state);
+        assert!(nothing.starts_with("Nothing was charged"));
+        assert!(nothing.contains("You can submit again"));
+        assert!(!nothing.contains("never received"));
+        assert!(
+            !CHECKING.contains("submit again") && !CHECKING_AFTER_RESTART.contains("submit again")
+        );
+        assert_eq!(format_credits(8.0), "8 credits");
+        assert_eq!(format_credits(2.5), "2.50 credits");
+    }
+
+    #[test]
+    fn state_round_trips_through_json() {
+        let state = ReconcileState {
+            sent_at_unix_ms: SENT_MS,
+            window_ends_at_unix_ms: SENT_MS + 60_000,
+            checks: 7,
+            last_check: Some(CheckRecord {
+                at_unix_ms: SENT_MS + 61_000,
+                library_items_read: Some(51),
+                balance: BalanceEvidence::UnexplainedCharge { credits: 2.5 },
+            }),
+            verdict: StoredVerdict::Inconclusive,
+        };
+        let json = serde_json::to_string(&state).expect("encodes");
+        let back: ReconcileState = serde_json::from_str(&json).expect("decodes");
+        assert_eq!(back, state);
+        let recovered = ReconcileState {
+            verdict: StoredVerdict::Recovered {
+                generation_id: "gen_1".into(),
+            },
+            ..ReconcileState::default()
+        };
+        let json = serde_json::to_string(&recovered).expect("encodes");
+        assert_eq!(
+            serde_json::from_str::<ReconcileState>(&json).expect("decodes"),
+            recovered
+        );
+        assert!(recovered.verdict.is_final());
+        assert!(!StoredVerdict::Looking.is_final());
+    }
+
+    #[test]
+    fn library_candidates_match_prompt_type_project_seed_and_time() {
+        let mut record = job(
+            1,
+            JobPhase::Unconfirmed {
+                note: String::new(),
+            },
+            SENT_MS,
+        );
+        record.spec.request.seed = Some(7);
+        let at = |offset_ms: i64| {
+            chrono::DateTime::from_timestamp_millis(SENT_MS + offset_ms).map(|t| t.to_rfc3339())
+        };
+        let item = |id: &str, prompt: &str, project: &str, created: Option<String>| MediaItem {
+            id: id.into(),
+            prompt: Some(prompt.into()),
+            project_id: Some(project.into()),
+            item_type: Some("image".into()),
+            created_at: created,
+            ..MediaItem::default()
+        };
+        let mut video = item("video", "a red fox", "p1", at(5_000));
+        video.item_type = Some("video".into());
+        let mut other_seed = item("other-seed", "a red fox", "p1", at(5_000));
+        other_seed
+            .metadata
+            .insert("seed".into(), serde_json::json!(8));
+        let mut same_seed = item("same-seed", "a red fox", "p1", at(6_000));
+        same_seed
+            .metadata
+            .insert("seed".into(), serde_json::json!(7));
+        let items = vec![
+            item("ok", " a red fox ", "p1", at(5_000)),
+            item("skewed", "a red fox", "p1", at(-60_000)),
+            item("too-old", "a red fox", "p1", at(-10 * 60_000)),
+            item("other-prompt", "a blue fox", "p1", at(5_000)),
+            item("other-project", "a red fox", "p2", at(5_000)),
+            item("no-time", "a red fox", "p1", None),
+            video,
+            other_seed,
+            same_seed,
+        ];
+        let found: Vec<&str> =
+            library_candidates(&items, &record, SENT_MS - CLOCK_SKEW_ALLOWANCE_MS)
+                .iter()
+                .map(|i| i.id.as_str())
+                .collect();
+        assert_eq!(found, vec!["ok", "skewed", "same-seed"]);
+    }
+}
