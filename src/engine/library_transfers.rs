@@ -37,6 +37,12 @@ pub struct TransferTuning {
     pub upload_window_secs: f64,
     /// Uploads streaming at the same time; the rest wait in the queue.
     pub concurrent_uploads: usize,
+    /// Reconcile of a lost submit: seconds added to the longest a job can take before
+    /// "nothing was charged" may be said (queueing on the service, slow providers).
+    pub reconcile_margin_secs: f64,
+    /// Reconcile: the catalog's `estimated_duration_seconds` is multiplied by this to get
+    /// the longest a job can take (tests shrink it to match a fast sandbox).
+    pub reconcile_duration_factor: f64,
 }
 
 impl Default for TransferTuning {
@@ -45,6 +51,8 @@ impl Default for TransferTuning {
             uploads_per_window: super::rate_limit::DEFAULT_UPLOADS_PER_WINDOW,
             upload_window_secs: super::rate_limit::DEFAULT_UPLOAD_WINDOW_SECS,
             concurrent_uploads: 2,
+            reconcile_margin_secs: super::reconcile::DEFAULT_MARGIN_SECS,
+            reconcile_duration_factor: super::reconcile::DEFAULT_DURATION_FACTOR,
         }
     }
 }

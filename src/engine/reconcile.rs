@@ -1,38 +1,149 @@
 //! Reconcile a submit whose answer was lost: decide, without re-sending, whether the
-//! service created the job (media library first, then the credit balance).
+//! service created the job. The media library is searched over the whole window in which
+//! such a job can finish (its item appears only when it completes); the credit balance is
+//! only evidence against "nothing was charged", never proof that the job exists. The state
+//! is journalled after every check so a restart continues it and never flips a verdict
+//! without new evidence.
 
 use super::journal::CreditSnapshot;
 use super::protocol::{JobPhase, JobRecord, LocalJobId};
 use super::rate_limit::paced;
-use super::tracker::Tracker;
+use super::tracker::{Tracker, now_ms};
 use crate::api::media::{MediaCategory, MediaItem, MediaQuery};
-use crate::api::{Credits, JobResult, JobState};
+use crate::api::{Credits, GenerationKind, JobResult, JobState};
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// When no credit change is seen yet, look again after these delays (seconds since the
-/// previous look) before concluding that no job was created.
-const RECONCILE_RECHECK_SECS: [u64; 4] = [5, 10, 25, 50];
-/// After a "most likely created" verdict: when to look in the media library again for the
-/// job's output (about 12 minutes in all, the span of a long generation).
-const LIBRARY_RECHECK_SECS: &[u64] = &[5, 10, 15, 30, 30, 60, 60, 120, 120, 300];
-/// Library items looked at when reconciling (category ai, newest first).
-const RECONCILE_PAGE_SIZE: u32 = 10;
-/// The service's clock may run behind ours: items this much older than the submit still
-/// count as candidates.
+/// Default of `TransferTuning::reconcile_margin_secs`: queueing on the real service and
+/// slow providers can add minutes to a catalog estimate.
+pub const DEFAULT_MARGIN_SECS: f64 = 180.0;
+/// Default of `TransferTuning::reconcile_duration_factor`.
+pub const DEFAULT_DURATION_FACTOR: f64 = 2.0;
+/// When the catalog gives no estimate for the job's model or type (seconds).
+const FALLBACK_IMAGE_SECS: f64 = 30.0;
+const FALLBACK_IMAGE_EDIT_SECS: f64 = 30.0;
+/// Library page size while searching (GET /v1/media allows up to 50).
+const SEARCH_PAGE_SIZE: u32 = 50;
+/// A search stops after this many pages even if items are still newer than the send
+/// (a library growing faster than we can read it); the next check starts again.
+const MAX_SEARCH_PAGES: u32 = 40;
+/// The service's clock may run behind ours: items this much older than the send still
+/// count as candidates, and the search goes this far past the send time.
 const CLOCK_SKEW_ALLOWANCE_MS: i64 = 2 * 60 * 1000;
-/// A balance drop counts as "our job" when it is at least this share of the estimate.
+/// An unexplained `total` drop of at least this share of the estimate could be this job's
+/// charge, so "nothing was charged" cannot be said.
 const CHARGE_MATCH_SHARE: f64 = 0.5;
+/// Smallest drop that counts at all when there is no estimate (rounding noise below).
+const MIN_CHARGE_CREDITS: f64 = 0.01;
+/// Checks per window while looking (bounded below and above).
+const CHECKS_PER_WINDOW: f64 = 8.0;
+const MIN_CHECK_INTERVAL_SECS: f64 = 0.5;
+const MAX_CHECK_INTERVAL_SECS: f64 = 30.0;
+/// After an inconclusive verdict, the library is still searched (slowly) for this many
+/// window lengths: a late item is new evidence.
+const TAIL_WINDOWS: f64 = 2.0;
+const MAX_TAIL_INTERVAL_SECS: f64 = 120.0;
+
+/// Reconcile knobs taken from `TransferTuning` (held by `Ctx`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReconcileTiming {
+    pub margin_secs: f64,
+    pub duration_factor: f64,
+}
+
+/// What is known about one lost submit; serialised to the journal's `reconcile_json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct ReconcileState {
+    /// When the submit was sent (the search and the window start here).
+    pub sent_at_unix_ms: i64,
+    /// The library may still receive the job's item until this time.
+    pub window_ends_at_unix_ms: i64,
+    /// Library searches done so far.
+    pub checks: u32,
+    pub last_check: Option<CheckRecord>,
+    pub verdict: StoredVerdict,
+}
+
+/// One check: when, how much of the library was read, what the balance said.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct CheckRecord {
+    pub at_unix_ms: i64,
+    /// Items read back to the send time; `None` when the search failed.
+    pub library_items_read: Option<u32>,
+    pub balance: BalanceEvidence,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(super) enum BalanceEvidence {
+    /// Not looked at (yet).
+    #[default]
+    NotChecked,
+    /// No unexplained drop of `total` the size of this job.
+    NoCharge,
+    /// `total` fell by this much more than our other jobs account for: this job or
+    /// spending we cannot see (other apps, our other unconfirmed submits).
+    UnexplainedCharge { credits: f64 },
+    /// The balance could not be compared.
+    Unusable { reason: String },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(super) enum StoredVerdict {
+    /// Inside the window, nothing found yet: don't resubmit.
+    #[default]
+    Looking,
+    /// Window over, no item, no unexplained charge: nothing was charged.
+    NothingCharged,
+    /// Window over, no item, but the balance cannot rule a charge out.
+    Inconclusive,
+    /// The generation id was recovered: the job is tracked again.
+    Recovered { generation_id: String },
+    /// The job's item was found without a generation id: created and finished.
+    FoundItem { media_id: String },
+}
+
+impl StoredVerdict {
+    /// Reached once; later checks can only add a library match.
+    fn is_window_verdict(&self) -> bool {
+        matches!(
+            self,
+            StoredVerdict::NothingCharged | StoredVerdict::Inconclusive
+        )
+    }
+    fn is_final(&self) -> bool {
+        matches!(
+            self,
+            StoredVerdict::NothingCharged
+                | StoredVerdict::Recovered { .. }
+                | StoredVerdict::FoundItem { .. }
+        )
+    }
+}
+
+/// What the media library revealed about an unanswered submit.
+enum LibraryMatch {
+    /// The job's handle (already claimed for this job).
+    Generation(String),
+    /// Its output is in the library but names no generation: it exists and finished.
+    Item(MediaItem),
+}
+
+/// Outcome of one library search.
+enum SearchOutcome {
+    Found(LibraryMatch),
+    /// Searched back to the send time; `items_read` items, none ours.
+    NotFound {
+        items_read: u32,
+    },
+    Failed,
+}
 
 impl Tracker {
-    // -----------------------------------------------------------------------------------
-    // Reconcile an unconfirmed submit
-    // -----------------------------------------------------------------------------------
-
     /// Decide, without re-sending, whether an unanswered submit created a job (contract,
-    /// Retrying): first the media-library seam, then the credit balance against the
-    /// snapshot taken just before the POST. Looks again a few times while nothing has
-    /// changed, because a charge may land only when the job finishes.
+    /// Retrying). Continues the journalled state of an earlier run.
     pub async fn reconcile(self: Arc<Self>, local_id: LocalJobId) {
         {
             let mut jobs = self.jobs.lock().await;
@@ -44,279 +155,599 @@ impl Tracker {
             }
             entry.reconciling = true;
         }
-        let mut rechecks = RECONCILE_RECHECK_SECS.iter();
-        let mut library_rechecks = LIBRARY_RECHECK_SECS.iter();
-        loop {
-            let verdict = self.reconcile_once(local_id).await;
-            let next_delay = match verdict {
-                Verdict::Gone | Verdict::Recovered | Verdict::Unknown { .. } => None,
-                // Most likely created: its library item appears only when it finishes, so
-                // keep looking (slowly, for a bounded time) to recover the id.
-                Verdict::Charged { .. } => library_rechecks.next(),
-                Verdict::NoChange => rechecks.next(),
-            };
-            let note = match (&verdict, next_delay) {
-                (Verdict::Gone | Verdict::Recovered, _) => None,
-                (Verdict::Charged { drop }, _) => Some(note_created(*drop)),
-                (Verdict::Unknown { reason }, _) => Some(note_unknown(reason)),
-                (Verdict::NoChange, Some(_)) => Some(CHECKING_NO_CHANGE_YET.to_owned()),
-                (Verdict::NoChange, None) => Some(NOTE_NOT_CREATED.to_owned()),
-            };
-            if let Some(note) = note {
-                self.mutate(local_id, |entry| {
-                    if matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
-                        entry.record.phase = JobPhase::Unconfirmed { note };
-                    }
-                })
-                .await;
-            }
-            match next_delay {
-                Some(secs) => tokio::time::sleep(Duration::from_secs(*secs)).await,
-                None => break,
-            }
-        }
+        self.clone().reconcile_loop(local_id).await;
         if let Some(entry) = self.jobs.lock().await.get_mut(&local_id) {
             entry.reconciling = false;
         }
     }
 
-    async fn reconcile_once(self: &Arc<Self>, local_id: LocalJobId) -> Verdict {
-        let (record, credits_before, others) = {
-            let jobs = self.jobs.lock().await;
-            let Some(entry) = jobs.get(&local_id) else {
-                return Verdict::Gone;
-            };
-            if !matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
-                return Verdict::Gone;
-            }
-            let others: Vec<JobRecord> = jobs
-                .values()
-                .filter(|e| e.record.local_id != local_id)
-                .map(|e| e.record.clone())
-                .collect();
-            (entry.record.clone(), entry.credits_before, others)
+    async fn reconcile_loop(self: Arc<Self>, local_id: LocalJobId) {
+        let Some(record) = self.record(local_id).await else {
+            return;
         };
-
-        let found = self.recover_generation_id(&record).await;
-        if let Some(LibraryMatch::Item {
-            media_id,
-            url,
-            thumbnail_url,
-        }) = found
-        {
-            self.mutate(local_id, |entry| {
-                if matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
-                    entry.record.phase = JobPhase::Unconfirmed {
-                        note: note_in_library(&media_id),
-                    };
-                    entry.record.result = Some(JobResult {
-                        urls: vec![url],
-                        thumbnail_url,
-                        ..JobResult::default()
-                    });
+        let mut state = match self.load_state(&record).await {
+            Some(state) => state,
+            None => {
+                let sent_at = self.sent_at_ms(&record).await;
+                let window_secs = self.finish_window_secs(&record).await;
+                ReconcileState {
+                    sent_at_unix_ms: sent_at,
+                    window_ends_at_unix_ms: sent_at + (window_secs * 1000.0) as i64,
+                    ..ReconcileState::default()
                 }
-            })
-            .await;
-            return Verdict::Recovered;
-        }
-        if let Some(LibraryMatch::Generation(generation_id)) = found {
-            let mut resumed = false;
-            self.mutate(local_id, |entry| {
-                if matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
-                    entry.record.generation_id = Some(generation_id);
-                    entry.record.phase = JobPhase::Running {
-                        state: JobState::Processing,
-                    };
-                    resumed = true;
-                }
-            })
-            .await;
-            if resumed {
-                tokio::spawn(self.clone().poll_loop(local_id, Duration::ZERO));
             }
-            return Verdict::Recovered;
-        }
-
-        let Some(before) = credits_before else {
-            return Verdict::Unknown {
-                reason: "no balance was recorded before the submit".into(),
-            };
         };
-        let now = match self.ctx.client.credits().await {
-            Ok(credits) => credits,
-            Err(e) => {
-                return Verdict::Unknown {
-                    reason: format!("the balance could not be read: {e}"),
+        if state.verdict.is_final() {
+            return;
+        }
+        let window_ms = (state.window_ends_at_unix_ms - state.sent_at_unix_ms).max(1000);
+        let tail_ends_at = state.window_ends_at_unix_ms + (window_ms as f64 * TAIL_WINDOWS) as i64;
+        if state.checks == 0 {
+            // The item appears only when the job has run: no point searching at once.
+            let first_check_at =
+                state.sent_at_unix_ms + check_interval_ms(window_ms, MAX_CHECK_INTERVAL_SECS);
+            let wait_ms = first_check_at - now_ms();
+            if wait_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(wait_ms as u64)).await;
+            }
+        }
+        loop {
+            let Some(record) = self.record(local_id).await else {
+                return; // dismissed
+            };
+            if !matches!(record.phase, JobPhase::Unconfirmed { .. }) {
+                return;
+            }
+            let check_started_at = now_ms();
+            let outcome = self.search_library(local_id, &record, &state).await;
+            let items_read = match outcome {
+                SearchOutcome::Found(found) => {
+                    self.settle_found(local_id, &mut state, found, check_started_at)
+                        .await;
+                    return;
+                }
+                SearchOutcome::NotFound { items_read } => Some(items_read),
+                SearchOutcome::Failed => None,
+            };
+            let balance = self.balance_evidence(local_id, &record, &state).await;
+            state.checks += 1;
+            state.last_check = Some(CheckRecord {
+                at_unix_ms: check_started_at,
+                library_items_read: items_read,
+                balance: balance.clone(),
+            });
+            // The verdict after the window is given once, on the first complete search
+            // begun after the window ended; later checks only look for a late item.
+            if !state.verdict.is_window_verdict()
+                && items_read.is_some()
+                && check_started_at >= state.window_ends_at_unix_ms
+            {
+                state.verdict = match balance {
+                    BalanceEvidence::NoCharge => StoredVerdict::NothingCharged,
+                    _ => StoredVerdict::Inconclusive,
                 };
             }
-        };
-        let Some(drop) = balance_drop(before, &now) else {
-            return Verdict::Unknown {
-                reason: "the service reports no comparable balance".into(),
+            self.save_state(local_id, &state).await;
+            let note = note_for(&state);
+            self.mutate(local_id, |entry| {
+                if matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
+                    entry.record.phase = JobPhase::Unconfirmed { note };
+                }
+            })
+            .await;
+            let now = now_ms();
+            let delay_ms = match state.verdict {
+                StoredVerdict::Looking => {
+                    let interval = check_interval_ms(window_ms, MAX_CHECK_INTERVAL_SECS);
+                    // Make sure one search starts right after the window ends.
+                    let to_window_end = state.window_ends_at_unix_ms - now;
+                    if to_window_end > 0 {
+                        interval.min(to_window_end + 1)
+                    } else {
+                        interval
+                    }
+                }
+                StoredVerdict::Inconclusive if now < tail_ends_at => {
+                    check_interval_ms(window_ms * 2, MAX_TAIL_INTERVAL_SECS)
+                }
+                _ => return,
             };
-        };
-        let explained = explained_by_others(&record, &others);
-        let unexplained = drop - explained;
-        let threshold = match record.credits_estimate {
-            Some(estimate) if estimate > 0.0 => estimate * CHARGE_MATCH_SHARE,
-            _ => 0.01,
-        };
-        if unexplained >= threshold {
-            Verdict::Charged { drop: unexplained }
-        } else {
-            Verdict::NoChange
+            tokio::time::sleep(Duration::from_millis(delay_ms.max(1) as u64)).await;
         }
     }
 
-    /// Look for an unanswered submit's output in the media library (contract, Retrying):
-    /// GET /v1/media?category=ai, newest first, 10 items; an item created at or after the
-    /// submit (less a clock-skew allowance) with the same prompt (and project) is ours.
-    /// Its generation id comes from the list item's metadata, else from the single-item
-    /// route's metadata. Ids that another job of ours already holds are skipped.
-    async fn recover_generation_id(&self, record: &JobRecord) -> Option<LibraryMatch> {
+    /// The journalled state of an earlier run, if any.
+    async fn load_state(&self, record: &JobRecord) -> Option<ReconcileState> {
+        if record.local_id <= 0 {
+            return None;
+        }
+        let local_id = record.local_id;
+        let row = match self.journal(move |j| j.get(local_id)).await {
+            Ok(row) => row?,
+            Err(e) => {
+                tracing::error!("job {local_id}: cannot read its journal row: {e}");
+                return None;
+            }
+        };
+        let json = row.reconcile_json?;
+        match serde_json::from_str(&json) {
+            Ok(state) => Some(state),
+            Err(e) => {
+                tracing::warn!("job {local_id}: unreadable reconcile state, starting over: {e}");
+                None
+            }
+        }
+    }
+
+    /// When the POST was sent: the journalled send time, else (older rows) the submit time.
+    async fn sent_at_ms(&self, record: &JobRecord) -> i64 {
+        let local_id = record.local_id;
+        if local_id > 0
+            && let Ok(Some(row)) = self.journal(move |j| j.get(local_id)).await
+            && let Some(sent_at) = row.sent_at_unix_ms
+        {
+            return sent_at;
+        }
+        record.submitted_at_unix_ms
+    }
+
+    async fn save_state(&self, local_id: LocalJobId, state: &ReconcileState) {
+        if local_id <= 0 {
+            return;
+        }
+        let json = match serde_json::to_string(state) {
+            Ok(json) => json,
+            Err(e) => {
+                tracing::error!("job {local_id}: cannot encode the reconcile state: {e}");
+                return;
+            }
+        };
+        if let Err(e) = self
+            .journal(move |j| j.save_reconcile(local_id, Some(&json)))
+            .await
+        {
+            tracing::error!("job {local_id}: journal write failed: {e}");
+        }
+    }
+
+    /// The longest a job of this type and model can take before its item is in the
+    /// library: the catalog's estimate (for `auto`, the largest of the type) times the
+    /// factor, plus the margin. GET /v1/models has no rate limit.
+    async fn finish_window_secs(&self, record: &JobRecord) -> f64 {
+        let kind = record.spec.kind;
+        let estimate = match self.ctx.client.list_models(Some(kind.catalog_type())).await {
+            Ok(models) => {
+                let model = record.spec.request.model.as_deref();
+                let estimates = models
+                    .iter()
+                    .filter(|m| is_auto(model) || Some(m.identifier.as_str()) == model)
+                    .filter_map(|m| m.estimated_duration_seconds)
+                    .filter(|s| s.is_finite() && *s > 0.0);
+                estimates.fold(None, |max: Option<f64>, s| {
+                    Some(max.map_or(s, |m| m.max(s)))
+                })
+            }
+            Err(e) => {
+                tracing::debug!("job {}: catalog unavailable: {e}", record.local_id);
+                None
+            }
+        };
+        let estimate = estimate.unwrap_or(match kind {
+            GenerationKind::Image => FALLBACK_IMAGE_SECS,
+            GenerationKind::ImageEdit => FALLBACK_IMAGE_EDIT_SECS,
+        });
+        let timing = self.ctx.reconcile_timing;
+        estimate * timing.duration_factor.max(0.0) + timing.margin_secs.max(0.0)
+    }
+
+    /// Page through AI items of the job's project, newest first, back to the send time
+    /// less the skew allowance; claim the first unclaimed match.
+    async fn search_library(
+        &self,
+        local_id: LocalJobId,
+        record: &JobRecord,
+        state: &ReconcileState,
+    ) -> SearchOutcome {
         let query = MediaQuery {
             project_id: record.spec.request.project_id.clone(),
             category: MediaCategory::Ai,
             ..MediaQuery::default()
         };
+        let earliest_ms = state.sent_at_unix_ms - CLOCK_SKEW_ALLOWANCE_MS;
         let gate = self.ctx.rate_gates.media.clone();
-        let page = match paced(&gate, || {
-            self.ctx.client.list_media(&query, 1, RECONCILE_PAGE_SIZE)
-        })
-        .await
-        {
-            Ok(page) => page,
-            Err(e) => {
-                tracing::debug!("job {}: library lookup failed: {e}", record.local_id);
-                return None;
-            }
-        };
-        let claimed: Vec<String> = {
-            let jobs = self.jobs.lock().await;
-            jobs.values()
-                .filter(|e| e.record.local_id != record.local_id)
-                .filter_map(|e| e.record.generation_id.clone())
-                .collect()
-        };
-        for item in library_candidates(&page.items, record) {
-            let generation_id = match item.generation_id() {
-                Some(id) => Some(id.to_owned()),
-                None => self
-                    .ctx
+        let mut items_read: u32 = 0;
+        for page_number in 1..=MAX_SEARCH_PAGES {
+            let page = match paced(&gate, || {
+                self.ctx
                     .client
-                    .media_item(&item.id)
-                    .await
-                    .ok()
-                    .and_then(|detail| detail.generation_id().map(str::to_owned)),
+                    .list_media(&query, page_number, SEARCH_PAGE_SIZE)
+            })
+            .await
+            {
+                Ok(page) => page,
+                Err(e) => {
+                    tracing::debug!("job {local_id}: library search failed: {e}");
+                    return SearchOutcome::Failed;
+                }
             };
-            match generation_id {
-                Some(id) if claimed.contains(&id) => continue,
-                Some(id) => return Some(LibraryMatch::Generation(id)),
-                None => {
-                    return Some(LibraryMatch::Item {
-                        media_id: item.id.clone(),
-                        url: item.url.clone(),
-                        thumbnail_url: item.thumbnail_url.clone(),
-                    });
+            let reached_older = page
+                .items
+                .iter()
+                .any(|item| created_ms(item).is_some_and(|t| t < earliest_ms));
+            items_read += page
+                .items
+                .iter()
+                .filter(|item| created_ms(item).is_none_or(|t| t >= earliest_ms))
+                .count() as u32;
+            for item in library_candidates(&page.items, record, earliest_ms) {
+                match self.try_claim(local_id, record, item).await {
+                    Claim::Taken => continue,
+                    Claim::Claimed(found) => return SearchOutcome::Found(found),
+                    Claim::Deferred => {}
                 }
             }
+            if reached_older || page.items.is_empty() || page.pagination.has_next != Some(true) {
+                return SearchOutcome::NotFound { items_read };
+            }
         }
-        None
+        SearchOutcome::NotFound { items_read }
+    }
+
+    /// Claim `item` for this job. The generation id is set under the jobs lock after
+    /// checking that no other job of ours holds it, so two reconciles (eight lost submits
+    /// of one Vary) never take the same id.
+    async fn try_claim(&self, local_id: LocalJobId, record: &JobRecord, item: &MediaItem) -> Claim {
+        let generation_id = match item.generation_id() {
+            Some(id) => Some(id.to_owned()),
+            None => {
+                let gate = self.ctx.rate_gates.media.clone();
+                paced(&gate, || self.ctx.client.media_item(&item.id))
+                    .await
+                    .ok()
+                    .and_then(|detail| detail.generation_id().map(str::to_owned))
+            }
+        };
+        let Some(generation_id) = generation_id else {
+            return Claim::Claimed(LibraryMatch::Item(item.clone()));
+        };
+        let mut jobs = self.jobs.lock().await;
+        let taken = jobs
+            .values()
+            .any(|e| e.record.generation_id.as_deref() == Some(generation_id.as_str()));
+        if taken {
+            return Claim::Taken;
+        }
+        // A submit of ours with the same prompt whose answer is still on its way may own
+        // this item: let its answer arrive first.
+        let prompt = record.spec.request.prompt.trim();
+        let answer_pending = jobs.values().any(|e| {
+            e.record.local_id != local_id
+                && matches!(e.record.phase, JobPhase::Submitting)
+                && e.record.spec.request.prompt.trim() == prompt
+        });
+        if answer_pending {
+            return Claim::Deferred;
+        }
+        let Some(entry) = jobs.get_mut(&local_id) else {
+            return Claim::Taken;
+        };
+        if !matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
+            return Claim::Taken;
+        }
+        entry.record.generation_id = Some(generation_id.clone());
+        entry.record.phase = JobPhase::Running {
+            state: JobState::Processing,
+        };
+        let to_save = entry.record.clone();
+        // Journal first, then the UI; the lock is held so no other reconcile can claim
+        // the id in between.
+        if local_id > 0
+            && let Err(e) = self.journal(move |j| j.save(&to_save)).await
+        {
+            tracing::error!("job {local_id}: journal write failed: {e}");
+        }
+        let record = entry.record.clone();
+        self.ctx
+            .emit(super::protocol::Event::JobUpdated(record))
+            .await;
+        drop(jobs);
+        Claim::Claimed(LibraryMatch::Generation(generation_id))
+    }
+
+    /// A match was found: journal the verdict, then follow the job (or show the item).
+    async fn settle_found(
+        self: &Arc<Self>,
+        local_id: LocalJobId,
+        state: &mut ReconcileState,
+        found: LibraryMatch,
+        checked_at: i64,
+    ) {
+        state.checks += 1;
+        state.last_check = Some(CheckRecord {
+            at_unix_ms: checked_at,
+            library_items_read: None,
+            balance: BalanceEvidence::NotChecked,
+        });
+        match found {
+            LibraryMatch::Generation(generation_id) => {
+                tracing::info!("job {local_id}: lost submit recovered as {generation_id}");
+                state.verdict = StoredVerdict::Recovered { generation_id };
+                self.save_state(local_id, state).await;
+                tokio::spawn(self.clone().poll_loop(local_id, Duration::ZERO));
+            }
+            LibraryMatch::Item(item) => {
+                state.verdict = StoredVerdict::FoundItem {
+                    media_id: item.id.clone(),
+                };
+                self.save_state(local_id, state).await;
+                self.mutate(local_id, |entry| {
+                    let r = &mut entry.record;
+                    if matches!(r.phase, JobPhase::Unconfirmed { .. }) {
+                        r.phase = JobPhase::Completed;
+                        r.progress_percent = 100.0;
+                        r.credits_used = item.credits_used().or(r.credits_used);
+                        r.result = Some(JobResult {
+                            urls: vec![item.url.clone()],
+                            thumbnail_url: item.thumbnail_url.clone(),
+                            ..JobResult::default()
+                        });
+                        r.finished_at_unix_ms = Some(now_ms());
+                    }
+                })
+                .await;
+            }
+        }
+    }
+
+    /// Read the balance and weigh it against the snapshot taken just before the POST.
+    async fn balance_evidence(
+        &self,
+        local_id: LocalJobId,
+        record: &JobRecord,
+        state: &ReconcileState,
+    ) -> BalanceEvidence {
+        let (before, others) = {
+            let jobs = self.jobs.lock().await;
+            let Some(entry) = jobs.get(&local_id) else {
+                return BalanceEvidence::NotChecked;
+            };
+            let others: Vec<JobRecord> = jobs
+                .values()
+                .filter(|e| e.record.local_id != local_id)
+                .map(|e| e.record.clone())
+                .collect();
+            (entry.credits_before, others)
+        };
+        let Some(before) = before else {
+            return BalanceEvidence::Unusable {
+                reason: "no balance was recorded just before the submit".into(),
+            };
+        };
+        match self.ctx.client.credits().await {
+            Ok(now) => weigh_balance(
+                before,
+                &now,
+                state.sent_at_unix_ms,
+                record.credits_estimate,
+                &others,
+            ),
+            Err(e) => BalanceEvidence::Unusable {
+                reason: format!("the balance could not be read: {e}"),
+            },
+        }
     }
 }
 
-/// What the media library revealed about an unanswered submit.
-enum LibraryMatch {
-    /// The job's handle: resume polling.
-    Generation(String),
-    /// Its output is in the library but names no generation: it exists and finished.
-    Item {
-        media_id: String,
-        url: String,
-        thumbnail_url: Option<String>,
-    },
+enum Claim {
+    Claimed(LibraryMatch),
+    /// Another job of ours holds it (or this job is no longer unconfirmed).
+    Taken,
+    /// Maybe another job's: look again at the next check.
+    Deferred,
 }
 
-/// Library items that may be the output of `record`: same prompt, same project (when the
-/// job named one), created no earlier than the submit less the skew allowance.
-fn library_candidates<'a>(items: &'a [MediaItem], record: &JobRecord) -> Vec<&'a MediaItem> {
-    let prompt = record.spec.request.prompt.trim();
-    let earliest_ms = record.submitted_at_unix_ms - CLOCK_SKEW_ALLOWANCE_MS;
+/// `auto` or no model: the service routes the job, so any model of the type may run it.
+fn is_auto(model: Option<&str>) -> bool {
+    let Some(model) = model.map(str::trim).filter(|m| !m.is_empty()) else {
+        return true;
+    };
+    [
+        "auto",
+        "auto-select",
+        "smart-select",
+        "smart_select",
+        "smartselect",
+    ]
+    .iter()
+    .any(|alias| model.eq_ignore_ascii_case(alias))
+}
+
+fn check_interval_ms(window_ms: i64, max_secs: f64) -> i64 {
+    let secs =
+        (window_ms as f64 / 1000.0 / CHECKS_PER_WINDOW).clamp(MIN_CHECK_INTERVAL_SECS, max_secs);
+    (secs * 1000.0) as i64
+}
+
+fn created_ms(item: &MediaItem) -> Option<i64> {
+    item.created_at
+        .as_deref()
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t.trim()).ok())
+        .map(|t| t.timestamp_millis())
+}
+
+/// Image items for image kinds (video kinds will match video items).
+fn media_type_matches(item: &MediaItem, kind: GenerationKind) -> bool {
+    match kind {
+        GenerationKind::Image | GenerationKind::ImageEdit => item.kind() == "image",
+    }
+}
+
+/// Library items that may be the output of `record`: same prompt, same type, same project
+/// (when both name one), the same seed (when both carry one), created no earlier than
+/// `earliest_ms`.
+fn library_candidates<'a>(
+    items: &'a [MediaItem],
+    record: &JobRecord,
+    earliest_ms: i64,
+) -> Vec<&'a MediaItem> {
+    let request = &record.spec.request;
+    let prompt = request.prompt.trim();
     items
         .iter()
         .filter(|item| item.prompt_text().map(str::trim) == Some(prompt))
-        .filter(|item| match &record.spec.request.project_id {
-            Some(project) => item.project_id.as_deref().is_none_or(|p| p == project),
-            None => true,
+        .filter(|item| media_type_matches(item, record.spec.kind))
+        .filter(|item| match (&request.project_id, &item.project_id) {
+            (Some(ours), Some(theirs)) => ours == theirs,
+            _ => true,
         })
         .filter(|item| {
-            item.created_at
-                .as_deref()
-                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t.trim()).ok())
-                .is_some_and(|t| t.timestamp_millis() >= earliest_ms)
+            let item_seed = item
+                .metadata
+                .get("seed")
+                .and_then(serde_json::Value::as_u64);
+            match (request.seed, item_seed) {
+                (Some(ours), Some(theirs)) => ours == theirs,
+                _ => true,
+            }
         })
+        .filter(|item| created_ms(item).is_some_and(|t| t >= earliest_ms))
         .collect()
 }
 
-enum Verdict {
-    /// The job was dismissed or is no longer unconfirmed.
-    Gone,
-    /// The handle was recovered; polling resumed.
-    Recovered,
-    /// The balance dropped by about the estimate: most likely created and charged.
-    Charged { drop: f64 },
-    /// No unexplained change in the balance (yet).
-    NoChange,
-    /// The balance could not be compared.
-    Unknown { reason: String },
+/// The balance as evidence (contract: reservations reduce `available` but not `total`; a
+/// settled charge reduces `total`). Only `total` can show a charge. Our other jobs are
+/// accounted exactly where we can: a completed job sent after this one's snapshot was
+/// charged after it (its `credits_used`); failed, cancelled, rejected and queued jobs cost
+/// nothing; a running job's reservation does not touch `total`. Everything else — a job
+/// that finished around the snapshot, one whose charge may have settled unseen, our other
+/// unconfirmed submits, other apps — is unknown spending: it is never subtracted, so it
+/// can only make the evidence inconclusive, never prove that nothing was charged.
+fn weigh_balance(
+    before: CreditSnapshot,
+    now: &Credits,
+    sent_at_ms: i64,
+    estimate: Option<f64>,
+    others: &[JobRecord],
+) -> BalanceEvidence {
+    let (Some(total_before), Some(total_now)) = (before.total, now.total) else {
+        return BalanceEvidence::Unusable {
+            reason: "the service reports no total balance to compare".into(),
+        };
+    };
+    let settled_since: f64 = others
+        .iter()
+        .filter(|o| matches!(o.phase, JobPhase::Completed))
+        .filter(|o| o.submitted_at_unix_ms > sent_at_ms)
+        .filter_map(|o| o.credits_used)
+        .sum();
+    let unexplained = (total_before - total_now) - settled_since;
+    if unexplained < -MIN_CHARGE_CREDITS {
+        // More was added than spent (a top-up, a refund): a charge could hide in it.
+        return BalanceEvidence::Unusable {
+            reason: "credits were added to the account since the submit".into(),
+        };
+    }
+    let threshold = match estimate {
+        Some(estimate) if estimate > 0.0 => (estimate * CHARGE_MATCH_SHARE).max(MIN_CHARGE_CREDITS),
+        _ => MIN_CHARGE_CREDITS,
+    };
+    if unexplained >= threshold {
+        BalanceEvidence::UnexplainedCharge {
+            credits: round_credits(unexplained),
+        }
+    } else {
+        BalanceEvidence::NoCharge
+    }
 }
 
-pub(super) const CHECKING: &str = "The service did not answer the submit, so it is not known yet whether \
-the job was created. Checking your credit balance… Do not submit again yet: a second submit \
-would be billed separately.";
-
-pub(super) const CHECKING_AFTER_RESTART: &str = "The app stopped while this job was being sent, so it is \
-not known whether the service received it. Checking your credit balance… Do not submit again \
-yet: a second submit would be billed separately.";
-
-const CHECKING_NO_CHANGE_YET: &str = "The service did not answer the submit. Your credit \
-balance has not changed so far; checking again shortly. Do not submit again yet: a second \
-submit would be billed separately.";
-
-const NOTE_NOT_CREATED: &str = "The service did not answer the submit and your credit balance \
-has not changed since, so no job seems to have been created. You can submit again.";
-
-fn note_in_library(media_id: &str) -> String {
-    format!(
-        "The service did not answer the submit, but its result was found in your media \
-library (item {media_id}): the job was created and has finished. Do not submit again: a second \
-submit would be billed separately."
-    )
+fn round_credits(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
 }
 
-fn note_created(drop: f64) -> String {
-    format!(
-        "The service did not answer the submit, but your credit balance dropped by {} since \
-just before it, so the job was most likely created and charged. It will appear in the media \
-library when it finishes. Submitting again would bill twice.",
-        format_credits(drop)
-    )
-}
+// ---------------------------------------------------------------------------------------
+// Wording
+// ---------------------------------------------------------------------------------------
 
-fn note_unknown(reason: &str) -> String {
-    format!(
-        "The service did not answer the submit and it could not be checked whether the job was \
-created ({reason}). Look in the media library before submitting again: a second submit would \
-be billed separately."
-    )
+pub(super) const CHECKING: &str = "We're still looking for this job's result — don't resubmit \
+yet. The service did not answer the submit, so it is not known yet whether the job was \
+created; a second submit would be billed separately.";
+
+pub(super) const CHECKING_AFTER_RESTART: &str = "We're still looking for this job's result — \
+don't resubmit yet. The app stopped while this job was being sent, so it is not known whether \
+the job was created; a second submit would be billed separately.";
+
+fn clock_time(unix_ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(unix_ms)
+        .map(|t| {
+            t.with_timezone(&chrono::Local)
+                .format("%H:%M:%S")
+                .to_string()
+        })
+        .unwrap_or_else(|| "an unknown time".to_owned())
 }
 
 fn format_credits(value: f64) -> String {
-    let rounded = (value * 100.0).round() / 100.0;
+    let rounded = round_credits(value);
     if (rounded - rounded.round()).abs() < 1e-9 {
         format!("{} credits", rounded.round() as i64)
     } else {
         format!("{rounded:.2} credits")
+    }
+}
+
+/// What was checked, in words.
+fn checked_words(state: &ReconcileState) -> String {
+    let Some(last) = &state.last_check else {
+        return "Nothing checked yet.".to_owned();
+    };
+    let library = match last.library_items_read {
+        Some(n) => format!(
+            "Searched your media library {} time(s), last at {} ({n} item(s) since the submit, none from this job)",
+            state.checks,
+            clock_time(last.at_unix_ms)
+        ),
+        None => format!(
+            "The media library could not be searched at {}",
+            clock_time(last.at_unix_ms)
+        ),
+    };
+    let balance = match &last.balance {
+        BalanceEvidence::NotChecked => String::new(),
+        BalanceEvidence::NoCharge => "; your balance shows no charge for it".to_owned(),
+        BalanceEvidence::UnexplainedCharge { credits } => format!(
+            "; your balance fell by {} that our other jobs don't account for (this job or \
+other spending on the account)",
+            format_credits(*credits)
+        ),
+        BalanceEvidence::Unusable { reason } => format!("; the balance says nothing ({reason})"),
+    };
+    format!("{library}{balance}.")
+}
+
+/// The note shown for an unconfirmed job in `state` (after a check without a match).
+fn note_for(state: &ReconcileState) -> String {
+    match &state.verdict {
+        StoredVerdict::Looking => format!(
+            "We're still looking for this job's result — don't resubmit yet. The service did \
+not answer the submit; a job like this can take until about {} to appear in your library. {}",
+            clock_time(state.window_ends_at_unix_ms),
+            checked_words(state)
+        ),
+        StoredVerdict::NothingCharged => format!(
+            "Nothing was charged for this submit: its result did not appear in your media \
+library by {}, the longest a job like this takes, and your balance shows no charge for it. \
+You can submit again. {}",
+            clock_time(state.window_ends_at_unix_ms),
+            checked_words(state)
+        ),
+        StoredVerdict::Inconclusive => format!(
+            "This job could not be confirmed either way: its result did not appear in your \
+media library by {}, but a charge for it cannot be ruled out. Look in the media library \
+before submitting again: a second submit would be billed separately. {}",
+            clock_time(state.window_ends_at_unix_ms),
+            checked_words(state)
+        ),
+        StoredVerdict::Recovered { .. } | StoredVerdict::FoundItem { .. } => String::new(),
     }
 }
 
@@ -327,103 +758,298 @@ pub(super) fn snapshot_of(credits: &Credits) -> CreditSnapshot {
     }
 }
 
-/// How far the balance fell since `before`: the larger of the `available` drop
-/// (reservations) and the `total` drop (charges), over the measures both sides have.
-fn balance_drop(before: CreditSnapshot, now: &Credits) -> Option<f64> {
-    let available = before.available.zip(now.available).map(|(b, n)| b - n);
-    let total = before.total.zip(now.total).map(|(b, n)| b - n);
-    match (available, total) {
-        (Some(a), Some(t)) => Some(a.max(t)),
-        (a, t) => a.or(t),
-    }
-}
-
-/// Credits that other jobs of ours may have taken since this submit's snapshot: jobs
-/// submitted at or after it that the service accepted (or might have).
-fn explained_by_others(record: &JobRecord, others: &[JobRecord]) -> f64 {
-    others
-        .iter()
-        .filter(|o| o.submitted_at_unix_ms >= record.submitted_at_unix_ms)
-        .filter(|o| !matches!(o.phase, JobPhase::Rejected { .. }))
-        .map(|o| o.credits_used.or(o.credits_estimate).unwrap_or(0.0))
-        .sum::<f64>()
-        + others
-            .iter()
-            // Jobs already running at the snapshot that were charged since.
-            .filter(|o| o.submitted_at_unix_ms < record.submitted_at_unix_ms)
-            .filter(|o| {
-                o.finished_at_unix_ms
-                    .is_some_and(|t| t >= record.submitted_at_unix_ms)
-            })
-            .filter_map(|o| o.credits_used)
-            .sum::<f64>()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::GenerationSpec;
+    use crate::api::{Failure, GenerationRequest, GenerationSpec};
 
-    #[test]
-    fn balance_drop_prefers_the_larger_comparable_measure() {
-        let before = CreditSnapshot {
-            available: Some(100.0),
-            total: Some(100.0),
-        };
-        let now = Credits {
-            available: Some(92.0),
-            total: Some(100.0),
-            ..Credits::default()
-        };
-        assert_eq!(balance_drop(before, &now), Some(8.0));
-        let only_total = Credits {
-            total: Some(97.0),
-            ..Credits::default()
-        };
-        assert_eq!(balance_drop(before, &only_total), Some(3.0));
-        assert_eq!(balance_drop(before, &Credits::default()), None);
-        assert_eq!(format_credits(8.0), "8 credits");
-        assert_eq!(format_credits(2.5), "2.50 credits");
-    }
+    const SENT_MS: i64 = 1_700_000_000_000;
 
-    #[test]
-    fn library_candidates_match_prompt_project_and_time() {
-        let submitted_ms = 1_700_000_000_000;
-        let record = JobRecord {
-            local_id: 1,
+    fn job(local_id: LocalJobId, phase: JobPhase, submitted_at: i64) -> JobRecord {
+        JobRecord {
+            local_id,
             generation_id: None,
             spec: GenerationSpec {
-                kind: crate::api::GenerationKind::Image,
-                request: crate::api::GenerationRequest {
+                kind: GenerationKind::Image,
+                request: GenerationRequest {
                     prompt: "a red fox".into(),
                     project_id: Some("p1".into()),
                     ..Default::default()
                 },
             },
             model_label: "Auto".into(),
-            phase: JobPhase::Unconfirmed {
-                note: String::new(),
-            },
+            phase,
             progress_percent: 0.0,
-            submitted_at_unix_ms: submitted_ms,
+            submitted_at_unix_ms: submitted_at,
             finished_at_unix_ms: None,
-            credits_estimate: None,
+            credits_estimate: Some(4.0),
             credits_used: None,
             result: None,
             poll_problem: None,
             poll_interval_secs: 3.0,
+        }
+    }
+
+    fn snapshot(available: f64, total: f64) -> CreditSnapshot {
+        CreditSnapshot {
+            available: Some(available),
+            total: Some(total),
+        }
+    }
+
+    fn balance(available: f64, total: f64) -> Credits {
+        Credits {
+            available: Some(available),
+            total: Some(total),
+            ..Credits::default()
+        }
+    }
+
+    fn running() -> JobPhase {
+        JobPhase::Running {
+            state: JobState::Processing,
+        }
+    }
+
+    #[test]
+    fn a_running_reservation_does_not_explain_a_total_drop() {
+        // Another job of ours is running (it reserved 4); total fell by 4: that is a
+        // settled charge the running job cannot have made yet as far as we know.
+        let others = vec![job(2, running(), SENT_MS + 10)];
+        let evidence = weigh_balance(
+            snapshot(100.0, 100.0),
+            &balance(92.0, 96.0),
+            SENT_MS,
+            Some(4.0),
+            &others,
+        );
+        assert_eq!(
+            evidence,
+            BalanceEvidence::UnexplainedCharge { credits: 4.0 }
+        );
+        // Reservations alone (available down, total unchanged) are no charge.
+        let evidence = weigh_balance(
+            snapshot(100.0, 100.0),
+            &balance(92.0, 100.0),
+            SENT_MS,
+            Some(4.0),
+            &others,
+        );
+        assert_eq!(evidence, BalanceEvidence::NoCharge);
+    }
+
+    #[test]
+    fn the_larger_available_drop_is_never_taken() {
+        // Available fell by 8 (our job's reservation plus another's), total unchanged:
+        // nothing has been charged.
+        let evidence = weigh_balance(
+            snapshot(100.0, 100.0),
+            &balance(92.0, 100.0),
+            SENT_MS,
+            Some(4.0),
+            &[],
+        );
+        assert_eq!(evidence, BalanceEvidence::NoCharge);
+    }
+
+    #[test]
+    fn failed_and_cancelled_jobs_count_zero_and_completed_ones_their_real_charge() {
+        let mut failed = job(
+            2,
+            JobPhase::Failed {
+                failure: Failure::default(),
+            },
+            SENT_MS + 10,
+        );
+        failed.credits_estimate = Some(4.0);
+        let cancelled = job(3, JobPhase::Cancelled, SENT_MS + 20);
+        let mut completed = job(4, JobPhase::Completed, SENT_MS + 30);
+        completed.credits_used = Some(3.0);
+        let others = vec![failed, cancelled, completed];
+        // Total fell by 3: exactly the completed job's charge.
+        assert_eq!(
+            weigh_balance(
+                snapshot(100.0, 100.0),
+                &balance(97.0, 97.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::NoCharge
+        );
+        // Total fell by 7: failed and cancelled jobs do not explain the other 4.
+        assert_eq!(
+            weigh_balance(
+                snapshot(100.0, 100.0),
+                &balance(93.0, 93.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::UnexplainedCharge { credits: 4.0 }
+        );
+    }
+
+    #[test]
+    fn unknown_other_spending_is_never_proof_either_way() {
+        // Another unconfirmed submit of ours and a job that finished around the snapshot:
+        // neither is subtracted, so a drop stays unexplained (no "submit again")...
+        let mut around = job(2, JobPhase::Completed, SENT_MS - 5_000);
+        around.credits_used = Some(4.0);
+        let unconfirmed = job(
+            3,
+            JobPhase::Unconfirmed {
+                note: String::new(),
+            },
+            SENT_MS + 10,
+        );
+        let others = vec![around, unconfirmed];
+        assert_eq!(
+            weigh_balance(
+                snapshot(100.0, 100.0),
+                &balance(96.0, 96.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::UnexplainedCharge { credits: 4.0 }
+        );
+        // ...and credits added since (a top-up could hide a charge) make it unusable.
+        assert!(matches!(
+            weigh_balance(
+                snapshot(100.0, 100.0),
+                &balance(150.0, 150.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::Unusable { .. }
+        ));
+        // Without a total there is nothing to compare.
+        assert!(matches!(
+            weigh_balance(
+                CreditSnapshot {
+                    available: Some(100.0),
+                    total: None
+                },
+                &balance(90.0, 90.0),
+                SENT_MS,
+                Some(4.0),
+                &[]
+            ),
+            BalanceEvidence::Unusable { .. }
+        ));
+    }
+
+    #[test]
+    fn check_interval_spreads_checks_over_the_window() {
+        assert_eq!(check_interval_ms(80_000, MAX_CHECK_INTERVAL_SECS), 10_000);
+        assert_eq!(check_interval_ms(1_000, MAX_CHECK_INTERVAL_SECS), 500);
+        assert_eq!(
+            check_interval_ms(3_600_000, MAX_CHECK_INTERVAL_SECS),
+            30_000
+        );
+        assert!(is_auto(None) && is_auto(Some(" Auto ")) && is_auto(Some("")));
+        assert!(!is_auto(Some("fal-ai/flux/schnell")));
+    }
+
+    #[test]
+    fn submit_again_is_said_only_after_the_window_with_no_charge() {
+        let mut state = ReconcileState {
+            sent_at_unix_ms: SENT_MS,
+            window_ends_at_unix_ms: SENT_MS + 60_000,
+            checks: 3,
+            last_check: Some(CheckRecord {
+                at_unix_ms: SENT_MS + 30_000,
+                library_items_read: Some(12),
+                balance: BalanceEvidence::NoCharge,
+            }),
+            verdict: StoredVerdict::Looking,
         };
+        let looking = note_for(&state);
+        assert!(
+            looking.starts_with("We're still looking for this job's result — don't resubmit yet.")
+        );
+        assert!(!looking.contains("submit again"));
+        state.verdict = StoredVerdict::Inconclusive;
+        let inconclusive = note_for(&state);
+        assert!(inconclusive.contains("could not be confirmed either way"));
+        assert!(inconclusive.contains("Look in the media library before submitting again"));
+        assert!(!inconclusive.contains("You can submit again"));
+        state.verdict = StoredVerdict::NothingCharged;
+        let nothing = note_for(&state);
+        assert!(nothing.starts_with("Nothing was charged"));
+        assert!(nothing.contains("You can submit again"));
+        assert!(!nothing.contains("never received"));
+        assert!(
+            !CHECKING.contains("submit again") && !CHECKING_AFTER_RESTART.contains("submit again")
+        );
+        assert_eq!(format_credits(8.0), "8 credits");
+        assert_eq!(format_credits(2.5), "2.50 credits");
+    }
+
+    #[test]
+    fn state_round_trips_through_json() {
+        let state = ReconcileState {
+            sent_at_unix_ms: SENT_MS,
+            window_ends_at_unix_ms: SENT_MS + 60_000,
+            checks: 7,
+            last_check: Some(CheckRecord {
+                at_unix_ms: SENT_MS + 61_000,
+                library_items_read: Some(51),
+                balance: BalanceEvidence::UnexplainedCharge { credits: 2.5 },
+            }),
+            verdict: StoredVerdict::Inconclusive,
+        };
+        let json = serde_json::to_string(&state).expect("encodes");
+        let back: ReconcileState = serde_json::from_str(&json).expect("decodes");
+        assert_eq!(back, state);
+        let recovered = ReconcileState {
+            verdict: StoredVerdict::Recovered {
+                generation_id: "gen_1".into(),
+            },
+            ..ReconcileState::default()
+        };
+        let json = serde_json::to_string(&recovered).expect("encodes");
+        assert_eq!(
+            serde_json::from_str::<ReconcileState>(&json).expect("decodes"),
+            recovered
+        );
+        assert!(recovered.verdict.is_final());
+        assert!(!StoredVerdict::Looking.is_final());
+    }
+
+    #[test]
+    fn library_candidates_match_prompt_type_project_seed_and_time() {
+        let mut record = job(
+            1,
+            JobPhase::Unconfirmed {
+                note: String::new(),
+            },
+            SENT_MS,
+        );
+        record.spec.request.seed = Some(7);
         let at = |offset_ms: i64| {
-            chrono::DateTime::from_timestamp_millis(submitted_ms + offset_ms)
-                .map(|t| t.to_rfc3339())
+            chrono::DateTime::from_timestamp_millis(SENT_MS + offset_ms).map(|t| t.to_rfc3339())
         };
         let item = |id: &str, prompt: &str, project: &str, created: Option<String>| MediaItem {
             id: id.into(),
             prompt: Some(prompt.into()),
             project_id: Some(project.into()),
+            item_type: Some("image".into()),
             created_at: created,
             ..MediaItem::default()
         };
+        let mut video = item("video", "a red fox", "p1", at(5_000));
+        video.item_type = Some("video".into());
+        let mut other_seed = item("other-seed", "a red fox", "p1", at(5_000));
+        other_seed
+            .metadata
+            .insert("seed".into(), serde_json::json!(8));
+        let mut same_seed = item("same-seed", "a red fox", "p1", at(6_000));
+        same_seed
+            .metadata
+            .insert("seed".into(), serde_json::json!(7));
         let items = vec![
             item("ok", " a red fox ", "p1", at(5_000)),
             item("skewed", "a red fox", "p1", at(-60_000)),
@@ -431,11 +1057,15 @@ mod tests {
             item("other-prompt", "a blue fox", "p1", at(5_000)),
             item("other-project", "a red fox", "p2", at(5_000)),
             item("no-time", "a red fox", "p1", None),
+            video,
+            other_seed,
+            same_seed,
         ];
-        let found: Vec<&str> = library_candidates(&items, &record)
-            .iter()
-            .map(|i| i.id.as_str())
-            .collect();
-        assert_eq!(found, vec!["ok", "skewed"]);
+        let found: Vec<&str> =
+            library_candidates(&items, &record, SENT_MS - CLOCK_SKEW_ALLOWANCE_MS)
+                .iter()
+                .map(|i| i.id.as_str())
+                .collect();
+        assert_eq!(found, vec!["ok", "skewed", "same-seed"]);
     }
 }

@@ -8,6 +8,7 @@ use super::library_transfers::TransferTuning;
 use super::protocol::{Command, Event};
 use super::rate_limit::RateGates;
 use super::reachability::Reachability;
+use super::reconcile::ReconcileTiming;
 use super::tracker::Tracker;
 use super::transfers::Transfers;
 use crate::api::{ApiClient, ApiError, ClientConfig};
@@ -149,6 +150,8 @@ pub(crate) struct Ctx {
     pub cache_dir: PathBuf,
     pub reachability: Reachability,
     pub rate_gates: RateGates,
+    /// How long a lost submit is looked for (see `reconcile`).
+    pub reconcile_timing: ReconcileTiming,
     events: mpsc::Sender<Event>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 }
@@ -191,6 +194,10 @@ pub fn start_with(
         cache_dir: config.cache_dir.clone(),
         reachability: Reachability::default(),
         rate_gates: RateGates::new(tuning.uploads_per_window, tuning.upload_window_secs),
+        reconcile_timing: ReconcileTiming {
+            margin_secs: tuning.reconcile_margin_secs,
+            duration_factor: tuning.reconcile_duration_factor,
+        },
         events: event_tx,
         repaint: config.repaint.clone(),
     });
