@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::catalog::Catalog;
 use super::clock::Clock;
+use super::faults::Faults;
 use super::ids::SplitMix;
 use super::palette_cache::PaletteCache;
 use super::rate_limit::RateLimiter;
@@ -33,6 +34,10 @@ pub(crate) struct Shared {
     pub clock: Clock,
     /// Resolved project grades (60 s, contract document 2 "Caching").
     pub palette_cache: PaletteCache,
+    /// Transport fault settings, dice and counters (`/api` only).
+    pub faults: Faults,
+    /// Bearer token of the `/admin` control surface, new at each start.
+    pub admin_token: String,
 }
 
 impl Shared {

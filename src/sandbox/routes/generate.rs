@@ -506,7 +506,8 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
         "project_id": generation.project_id,
     });
     if state.controls.take_dropped_response() {
-        tracing::warn!(generation_id = %generation.id, "fault injection: dropping submit response body");
+        state.faults.count_dropped_submit_answer();
+        tracing::info!(generation_id = %generation.id, fault = "drop_submit_answer", "fault injected: submit answer lost after its job was created");
         return Ok(lost_response(kind.success_status()));
     }
     Ok((kind.success_status(), Json(response)).into_response())
