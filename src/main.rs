@@ -28,7 +28,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("sandbox") => {
-            init_logging(None);
+            // The sandbox installs its own stderr subscriber (info, or RUST_LOG).
             let code = framewright::sandbox::run_cli(&args[1..]);
             ExitCode::from(u8::try_from(code).unwrap_or(1))
         }
@@ -183,9 +183,12 @@ fn init_logging(paths: Option<&AppPaths>) {
         EnvFilter, Layer, fmt, layer::SubscriberExt, util::SubscriberInitExt,
     };
     let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // RUST_LOG, when set, filters stderr too; otherwise stderr carries warnings only.
+    let stderr_filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
     let stderr_layer = fmt::layer()
         .with_writer(std::io::stderr)
-        .with_filter(tracing_subscriber::filter::LevelFilter::WARN);
+        .with_filter(stderr_filter);
     let file_layer = paths.and_then(|paths| {
         let file = std::fs::OpenOptions::new()
             .create(true)

@@ -1,4 +1,4 @@
-//! `framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]`
+//! `framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--faults LIST] [--drop-submit-answers N] [--seed-media N]`
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::config::SandboxConfig;
 use super::handle::start;
 
-const USAGE: &str = "usage: framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]";
+const USAGE: &str = "usage: framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--faults LIST] [--drop-submit-answers N] [--seed-media N]\n  --faults takes name=value pairs separated by commas: server_error, drop_before_handling, drop_after_handling, slow_body, malformed_json, rate_limit_storm (shares 0..1), slow_body_secs, added_latency_ms, seed";
 const DEFAULT_DATA_DIR: &str = "framewright-sandbox-data";
 
 /// What the command line asks for beyond the server's own configuration.
@@ -72,6 +72,17 @@ fn parse(args: &[String]) -> Result<CliOptions, String> {
                     .filter(|r| (0.0..=1.0).contains(r))
                     .ok_or_else(|| format!("--failure-rate: '{v}' must be between 0 and 1"))?;
             }
+            "--faults" => {
+                let v = value()?;
+                config.faults = super::faults::FaultRates::parse_list(&v)
+                    .map_err(|e| format!("--faults: {e}\n{USAGE}"))?;
+            }
+            "--drop-submit-answers" => {
+                let v = value()?;
+                config.drop_submit_answers = v
+                    .parse::<u32>()
+                    .map_err(|_| format!("--drop-submit-answers: '{v}' must be a count"))?;
+            }
             "--seed-media" => {
                 let v = value()?;
                 seed_media_count = v
@@ -128,7 +139,8 @@ pub fn run_cli(args: &[String]) -> i32 {
             return 2;
         }
     };
-    // Logs go to stderr so stdout carries only the two machine-readable lines.
+    // Logs go to stderr so stdout carries only the three machine-readable lines.
+    // The one subscriber of this process (main does not install one for `sandbox`).
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -151,6 +163,7 @@ pub fn run_cli(args: &[String]) -> i32 {
         let mut stdout = std::io::stdout().lock();
         let printed = writeln!(stdout, "FRAMEWRIGHT_BASE_URL={}", handle.base_url())
             .and_then(|()| writeln!(stdout, "FRAMEWRIGHT_API_KEY={}", handle.api_key()))
+            .and_then(|()| writeln!(stdout, "FRAMEWRIGHT_ADMIN_TOKEN={}", handle.admin_token()))
             .and_then(|()| stdout.flush());
         if let Err(error) = printed {
             eprintln!("framewright sandbox: could not write to stdout: {error}");

@@ -1,5 +1,6 @@
 //! The sandbox's notion of "now": wall time plus a test-controlled offset, so trash
-//! retention and ticket expiry can be exercised without waiting days.
+//! retention, ticket expiry, rate-limit windows and running jobs can be exercised without
+//! waiting.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -23,6 +24,11 @@ impl Clock {
 
     pub(crate) fn now_iso(&self) -> String {
         Self::iso_at(self.now_ms())
+    }
+
+    /// Moves "now" forward (negative values are ignored: time never runs backwards).
+    pub(crate) fn advance_ms(&self, ms: i64) {
+        self.offset_ms.fetch_add(ms.max(0), Ordering::SeqCst);
     }
 
     pub(crate) fn advance_days(&self, days: u32) {

@@ -1,5 +1,7 @@
 use std::path::PathBuf;
 
+use super::faults::FaultRates;
+
 /// How to start a sandbox. See `docs/SANDBOX.md` for what each knob does.
 #[derive(Clone, Debug)]
 pub struct SandboxConfig {
@@ -15,6 +17,10 @@ pub struct SandboxConfig {
     pub failure_rate: f64,
     /// When `port` is taken, bind any free port instead of failing.
     pub port_fallback: bool,
+    /// Transport faults on `/api` routes (500s, lost answers, slow bodies, ...).
+    pub faults: FaultRates,
+    /// The next this-many submit answers are lost after their job was created.
+    pub drop_submit_answers: u32,
 }
 
 impl SandboxConfig {
@@ -26,6 +32,8 @@ impl SandboxConfig {
             speed: 1.0,
             failure_rate: 0.0,
             port_fallback: true,
+            faults: FaultRates::default(),
+            drop_submit_answers: 0,
         }
     }
 }

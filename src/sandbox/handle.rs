@@ -12,6 +12,8 @@ use super::catalog::Catalog;
 use super::clock::Clock;
 use super::config::SandboxConfig;
 use super::error::SandboxError;
+use super::faults::{FaultCounts, FaultRates, Faults};
+use super::generations::GenerationSummary;
 use super::jobs;
 use super::palette_cache::PaletteCache;
 use super::rate_limit::RateLimiter;
@@ -231,6 +233,48 @@ impl SandboxHandle {
             })
     }
 
+    /// Replaces the transport fault rates of `/api` routes (a seed restarts the dice).
+    pub fn set_faults(&self, rates: FaultRates) {
+        self.shared.faults.set_rates(rates);
+    }
+
+    pub fn faults(&self) -> FaultRates {
+        self.shared.faults.rates()
+    }
+
+    /// How many faults of each kind were injected since start.
+    pub fn fault_counts(&self) -> FaultCounts {
+        self.shared.faults.counts()
+    }
+
+    /// Bearer token of the `/admin` control surface (new at each start).
+    pub fn admin_token(&self) -> &str {
+        &self.shared.admin_token
+    }
+
+    /// `http://127.0.0.1:PORT` (the `/admin` and `/files` routes hang off it).
+    pub fn origin(&self) -> &str {
+        &self.shared.origin
+    }
+
+    /// Moves the sandbox clock forward: rate-limit windows, running jobs' elapsed time,
+    /// trash retention and upload tickets all follow it. Runs the retention sweep at once.
+    pub fn advance_clock(&self, secs: f64) {
+        if secs.is_finite() && secs > 0.0 {
+            self.shared.clock.advance_ms((secs * 1000.0) as i64);
+        }
+        self.purge_expired_trash();
+    }
+
+    /// Every generation job this data dir holds, oldest first: what the service really
+    /// did, whatever answers the client saw.
+    pub fn generations(&self) -> Vec<GenerationSummary> {
+        super::generations::list(&self.shared).unwrap_or_else(|error| {
+            tracing::error!(%error, "sandbox could not list generations");
+            Vec::new()
+        })
+    }
+
     pub fn shutdown(self) {
         drop(self);
     }
@@ -333,7 +377,12 @@ async fn serve(
             clock: Clock::default(),
             palette_cache: PaletteCache::default(),
             file_requests: Default::default(),
+            faults: Faults::new(config.faults.clone()),
+            admin_token: new_admin_token(),
         });
+        shared
+            .controls
+            .drop_next_submit_responses(config.drop_submit_answers);
         shared
             .store
             .ensure_org_palette()
@@ -389,6 +438,11 @@ async fn serve(
         }
         () = deadline => tracing::warn!("sandbox shutdown timed out; closing open connections"),
     }
+}
+
+/// A fresh random bearer token for `/admin` (never persisted).
+fn new_admin_token() -> String {
+    format!("fwadm_{}", uuid::Uuid::new_v4().simple())
 }
 
 /// Starts a sandbox on a thread named "sandbox-runtime" and returns once it is listening.

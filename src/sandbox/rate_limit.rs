@@ -1,8 +1,8 @@
-//! Fixed 60-second window rate limits (contract "Limits").
+//! Fixed 60-second window rate limits (contract "Limits"). Windows follow the sandbox
+//! clock, so advancing it (`/admin/clock/advance`) resets them.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue};
@@ -14,7 +14,8 @@ use super::auth::Caller;
 use super::http_error::ApiError;
 use super::state::AppState;
 
-const WINDOW: Duration = Duration::from_secs(60);
+const WINDOW_MS: i64 = 60_000;
+const WINDOW_SECS: u64 = 60;
 const RETRY_AFTER_SECS: u64 = 60;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,7 +40,7 @@ pub(crate) enum Group {
 }
 
 impl Group {
-    fn limit(self) -> u32 {
+    pub(crate) fn limit(self) -> u32 {
         match self {
             Group::Global => 5000,
             Group::ImageGeneration => 30,
@@ -68,7 +69,7 @@ pub(crate) struct Decision {
 }
 
 struct Window {
-    started: Instant,
+    started_ms: i64,
     count: u32,
 }
 
@@ -78,18 +79,18 @@ pub(crate) struct RateLimiter {
 }
 
 impl RateLimiter {
-    pub(crate) fn check(&self, group: Group, key: &str) -> Decision {
-        let now = Instant::now();
+    /// Counts one request of `key` in `group` at `now_ms` (the sandbox clock).
+    pub(crate) fn check(&self, group: Group, key: &str, now_ms: i64) -> Decision {
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
         let window = windows
             .entry((group.bucket(), key.to_owned()))
             .or_insert(Window {
-                started: now,
+                started_ms: now_ms,
                 count: 0,
             });
-        if now.duration_since(window.started) >= WINDOW {
+        if now_ms - window.started_ms >= WINDOW_MS {
             *window = Window {
-                started: now,
+                started_ms: now_ms,
                 count: 0,
             };
         }
@@ -98,12 +99,12 @@ impl RateLimiter {
         if allowed {
             window.count += 1;
         }
-        let left = WINDOW.saturating_sub(now.duration_since(window.started));
+        let left_ms = (WINDOW_MS - (now_ms - window.started_ms)).max(0);
         Decision {
             allowed,
             limit,
             remaining: limit.saturating_sub(window.count),
-            reset_secs: left.as_secs_f64().ceil().max(1.0) as u64,
+            reset_secs: (left_ms as f64 / 1000.0).ceil().max(1.0) as u64,
         }
     }
 }
@@ -111,6 +112,10 @@ impl RateLimiter {
 fn apply_headers(response: &mut Response, decision: Decision, overwrite: bool) {
     let headers = response.headers_mut();
     for (name, value) in [
+        (
+            "ratelimit-policy",
+            format!("{};w={WINDOW_SECS}", decision.limit),
+        ),
         ("ratelimit-limit", decision.limit.to_string()),
         ("ratelimit-remaining", decision.remaining.to_string()),
         ("ratelimit-reset", decision.reset_secs.to_string()),
@@ -137,28 +142,11 @@ pub(crate) async fn global_limit(
     let Some(caller) = caller(&request) else {
         return next.run(request).await;
     };
-    let decision = state.limiter.check(Group::Global, &caller.api_key);
+    let decision = state
+        .limiter
+        .check(Group::Global, &caller.api_key, state.clock.now_ms());
     if !decision.allowed {
-        let mut response = ApiError::raw(
-            axum::http::StatusCode::TOO_MANY_REQUESTS,
-            json!({
-                "error": "Too many requests, please try again later",
-                "retryAfter": RETRY_AFTER_SECS,
-                "code": "RATE_LIMITED",
-                "source": "global",
-            }),
-        )
-        .with_header(
-            HeaderName::from_static("retry-after"),
-            decision.reset_secs.to_string(),
-        )
-        .with_header(
-            HeaderName::from_static("x-ratelimit-source"),
-            "global".to_owned(),
-        )
-        .into_response();
-        apply_headers(&mut response, decision, true);
-        return response;
+        return global_limited_response(decision);
     }
     let mut response = next.run(request).await;
     // A per-endpoint limiter's (tighter) headers win when both apply.
@@ -175,12 +163,78 @@ pub(crate) async fn endpoint_limit(
     let Some(caller) = caller(&request) else {
         return next.run(request).await;
     };
-    let decision = state.limiter.check(group, &caller.user_id);
+    let decision = state
+        .limiter
+        .check(group, &caller.user_id, state.clock.now_ms());
     if !decision.allowed {
         return limited_response(group, decision);
     }
     let mut response = next.run(request).await;
     apply_headers(&mut response, decision, true);
+    response
+}
+
+/// The global ceiling's 429 (the only one the contract gives `Retry-After`).
+fn global_limited_response(decision: Decision) -> Response {
+    let mut response = ApiError::raw(
+        axum::http::StatusCode::TOO_MANY_REQUESTS,
+        json!({
+            "error": "Too many requests, please try again later",
+            "retryAfter": RETRY_AFTER_SECS,
+            "code": "RATE_LIMITED",
+            "source": "global",
+        }),
+    )
+    .with_header(
+        HeaderName::from_static("retry-after"),
+        decision.reset_secs.to_string(),
+    )
+    .with_header(
+        HeaderName::from_static("x-ratelimit-source"),
+        "global".to_owned(),
+    )
+    .into_response();
+    apply_headers(&mut response, decision, true);
+    response
+}
+
+/// The limiter group guarding an `/api` route (path without `/api`); `Global` for routes
+/// with no per-endpoint limiter (status polls, credits, models, ...).
+pub(crate) fn group_for_route(method: &axum::http::Method, path: &str) -> Group {
+    let path = path.trim_end_matches('/');
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    match segments.as_slice() {
+        ["v1", "generate", "image" | "image-edit"] => Group::ImageGeneration,
+        ["v1", "generate", _, "cancel"] | ["v1", "media", "upload"] => Group::OtherGeneration,
+        ["v1", "projects"] if method == axum::http::Method::POST => Group::ProjectCreation,
+        ["v1", "media", "bulk", ..] | ["v1", "media", "folders", _, "move-contents"] => {
+            Group::BulkMedia
+        }
+        ["v1", "media", ..] => Group::Media,
+        ["v1", "color-palettes", "analyze"] => Group::PaletteAnalysis,
+        ["v1", "color-palettes", ..] => Group::ColorPalettes,
+        _ => Group::Global,
+    }
+}
+
+/// An injected "rate-limit storm" answer: the route's own limiter body with a full window
+/// to wait, `Retry-After` and every RateLimit-* header.
+pub(crate) fn storm_response(group: Group) -> Response {
+    let decision = Decision {
+        allowed: false,
+        limit: group.limit(),
+        remaining: 0,
+        reset_secs: RETRY_AFTER_SECS,
+    };
+    let mut response = match group {
+        Group::Global => global_limited_response(decision),
+        other => limited_response(other, decision),
+    };
+    if let Ok(value) = HeaderValue::from_str(&RETRY_AFTER_SECS.to_string()) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static("retry-after"), value);
+    }
     response
 }
 

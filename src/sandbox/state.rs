@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::catalog::Catalog;
 use super::clock::Clock;
+use super::faults::Faults;
 use super::ids::SplitMix;
 use super::palette_cache::PaletteCache;
 use super::rate_limit::RateLimiter;
@@ -35,6 +36,10 @@ pub(crate) struct Shared {
     pub palette_cache: PaletteCache,
     /// Requests on the public file URLs (`SandboxHandle::file_requests`).
     pub file_requests: super::files::FileRequestLog,
+    /// Transport fault settings, dice and counters (`/api` only).
+    pub faults: Faults,
+    /// Bearer token of the `/admin` control surface, new at each start.
+    pub admin_token: String,
 }
 
 impl Shared {

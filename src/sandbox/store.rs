@@ -151,6 +151,17 @@ pub(crate) struct GenerationRow {
 }
 
 #[derive(Debug)]
+pub(crate) struct GenerationSummaryRow {
+    pub id: String,
+    pub kind: String,
+    pub prompt: String,
+    pub state: String,
+    pub credits_reserved: f64,
+    pub credits_used: Option<f64>,
+    pub created_at: String,
+}
+
+#[derive(Debug)]
 pub(crate) struct UploadRow {
     pub id: String,
     pub user_id: String,
@@ -548,6 +559,27 @@ impl Store {
         let mut stmt = conn
             .prepare("SELECT * FROM generations WHERE state = 'processing' ORDER BY created_at")?;
         let rows = stmt.query_map([], generation_from_row)?;
+        rows.collect()
+    }
+
+    /// Every generation with what a black-box check needs, oldest first.
+    pub(crate) fn generation_summaries(&self) -> rusqlite::Result<Vec<GenerationSummaryRow>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT id, kind, prompt, state, credits_reserved, credits_used, created_at
+             FROM generations ORDER BY created_at, rowid",
+        )?;
+        let rows = stmt.query_map([], |row| {
+            Ok(GenerationSummaryRow {
+                id: row.get(0)?,
+                kind: row.get(1)?,
+                prompt: row.get(2)?,
+                state: row.get(3)?,
+                credits_reserved: row.get(4)?,
+                credits_used: row.get(5)?,
+                created_at: row.get(6)?,
+            })
+        })?;
         rows.collect()
     }
 

@@ -1,8 +1,8 @@
 //! POST /v1/generate/image (200) and POST /v1/generate/image-edit (201).
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
@@ -506,26 +506,11 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
         "project_id": generation.project_id,
     });
     if state.controls.take_dropped_response() {
-        tracing::warn!(generation_id = %generation.id, "fault injection: dropping submit response body");
-        return Ok(lost_response(kind.success_status()));
+        state.faults.count_dropped_submit_answer();
+        tracing::info!(generation_id = %generation.id, fault = "drop_submit_answer", "fault injected: submit answer lost after its job was created");
+        return Ok(crate::sandbox::fault_inject::lost_response(
+            kind.success_status(),
+        ));
     }
     Ok((kind.success_status(), Json(response)).into_response())
-}
-
-/// Status and headers go out, then the body stream errors so the connection is aborted and
-/// the client never learns the generation id.
-fn lost_response(status: StatusCode) -> Response {
-    let stream = futures_util::stream::once(async {
-        Err::<Bytes, std::io::Error>(std::io::Error::new(
-            std::io::ErrorKind::ConnectionAborted,
-            "sandbox fault injection: response dropped",
-        ))
-    });
-    let mut response = Response::new(Body::from_stream(stream));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
-    );
-    response
 }

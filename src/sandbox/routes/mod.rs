@@ -1,6 +1,7 @@
 //! The HTTP surface: /api/v1/... (authenticated, rate limited) and /files/... (public).
 
 mod account;
+mod admin;
 mod folders;
 mod generate;
 mod media;
@@ -18,13 +19,15 @@ mod upload;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
-use axum::middleware::from_fn_with_state;
+use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{delete, get, patch, post, put};
 use serde_json::{Map, Value};
 
 use super::auth::require_api_key;
+use super::fault_inject;
 use super::files;
 use super::http_error::{ApiError, ApiResult};
+use super::http_log;
 use super::rate_limit::{Group, endpoint_limit, global_limit};
 use super::state::AppState;
 
@@ -63,7 +66,9 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(palette_routes(&state))
         .fallback(api_not_found)
         .layer(from_fn_with_state(state.clone(), global_limit))
-        .layer(from_fn_with_state(state.clone(), require_api_key));
+        .layer(from_fn_with_state(state.clone(), require_api_key))
+        // Outermost on /api only: injected faults (docs/SANDBOX.md, "Fault injection").
+        .layer(from_fn_with_state(state.clone(), fault_inject::inject));
     Router::new()
         .nest("/api", api)
         .route(
@@ -84,7 +89,10 @@ pub(crate) fn router(state: AppState) -> Router {
             "/upload-tickets",
             post(ticket::upload_with_query_token).layer(DefaultBodyLimit::disable()),
         )
+        .merge(admin::router(&state))
         .fallback(api_not_found)
+        .layer(from_fn(http_log::log_request))
+        .layer(from_fn(http_log::catch_panic))
         .with_state(state)
 }
 

@@ -81,7 +81,11 @@ async fn consume(state: AppState, token: &str, multipart: Multipart) -> Response
         Err(error) => return ApiError::from(error).into_response(),
     };
     // Same per-user bucket as /media/upload; a limited request does not burn the ticket.
-    let decision = state.limiter.check(Group::OtherGeneration, &ticket.user_id);
+    let decision = state.limiter.check(
+        Group::OtherGeneration,
+        &ticket.user_id,
+        state.clock.now_ms(),
+    );
     if !decision.allowed {
         return limited_response(Group::OtherGeneration, decision);
     }

@@ -1,0 +1,67 @@
+//! Outermost layers of the whole server: one info line per request (method, path, status,
+//! milliseconds; never headers, keys or query strings) and a panic guard that turns a
+//! handler panic into a shape-2 500 instead of a dropped connection.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
+
+use super::http_error::ApiError;
+
+pub(crate) async fn log_request(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let path = loggable_path(request.uri().path());
+    let response = next.run(request).await;
+    tracing::info!(
+        %method,
+        %path,
+        status = response.status().as_u16(),
+        ms = started.elapsed().as_millis() as u64,
+        "request"
+    );
+    response
+}
+
+/// Upload-ticket tokens travel in the path and are credentials: they are not logged.
+fn loggable_path(path: &str) -> String {
+    match path.strip_prefix("/upload-tickets/") {
+        Some(_) => "/upload-tickets/<token>".to_owned(),
+        None => path.to_owned(),
+    }
+}
+
+pub(crate) async fn catch_panic(request: Request, next: Next) -> Response {
+    match AssertUnwindSafe(next.run(request)).catch_unwind().await {
+        Ok(response) => response,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            tracing::error!(%message, "sandbox handler panicked; answered 500");
+            ApiError::global(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
+                .into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loggable_path;
+
+    #[test]
+    fn ticket_tokens_stay_out_of_the_log() {
+        assert_eq!(
+            loggable_path("/upload-tickets/abc123"),
+            "/upload-tickets/<token>"
+        );
+        assert_eq!(loggable_path("/api/v1/media"), "/api/v1/media");
+    }
+}

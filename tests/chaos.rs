@@ -1,0 +1,351 @@
+//! Chaos: a burst of 60 jobs against a sandbox with faults on (5xx answers, connections
+//! dropped before and after handling, slow and malformed bodies, 429 storms, latency,
+//! failing jobs), the engine killed with SIGKILL mid-run in a child process, and a second
+//! engine resuming on the same journal. What the service really did (`generations()`) is
+//! compared with what the journal says.
+//!
+//! The child is this same test binary run again with `--ignored --exact
+//! chaos_child_engine` and the connection details in the environment.
+
+use framewright::api::{GenerationKind, GenerationRequest, GenerationSpec};
+use framewright::engine::{
+    Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, Journal, JournalRow,
+    LocalJobId, TransferTuning, start_with,
+};
+use framewright::sandbox::{self, FaultRates, SandboxConfig};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const SERVICE_ID: &str = "chaos";
+/// Jobs in the burst.
+const JOBS: usize = 60;
+/// Jobs the service has created when the child is killed: some sent, many not yet.
+const KILL_AFTER_CREATED: usize = 12;
+/// Jobs run this many times faster than real ones (and the catalog's estimates shrink
+/// with it, so the reconcile window does too).
+const SANDBOX_SPEED: f64 = 40.0;
+/// Only there to stop a broken build from hanging CI.
+const DRAIN_DEADLINE: Duration = Duration::from_secs(170);
+
+const ENV_BASE_URL: &str = "FRAMEWRIGHT_CHAOS_BASE_URL";
+const ENV_API_KEY: &str = "FRAMEWRIGHT_CHAOS_API_KEY";
+const ENV_DIR: &str = "FRAMEWRIGHT_CHAOS_DIR";
+
+fn prompt_of(index: usize) -> String {
+    format!("chaos burst job {index:02}: a lighthouse at dusk")
+}
+
+fn spec(index: usize) -> GenerationSpec {
+    GenerationSpec {
+        kind: GenerationKind::Image,
+        request: GenerationRequest {
+            prompt: prompt_of(index),
+            model: Some("fal-ai/flux/schnell".to_owned()),
+            ..GenerationRequest::default()
+        },
+    }
+}
+
+fn tuning() -> TransferTuning {
+    TransferTuning {
+        reconcile_margin_secs: 3.0,
+        ..TransferTuning::default()
+    }
+}
+
+fn engine_config(base_url: &str, api_key: &str, dir: &Path) -> EngineConfig {
+    EngineConfig {
+        base_url: base_url.to_owned(),
+        api_key: api_key.to_owned(),
+        journal_path: journal_path(dir),
+        service_id: SERVICE_ID.to_owned(),
+        cache_dir: dir.join("cache"),
+        repaint: Arc::new(|| {}),
+    }
+}
+
+fn journal_path(dir: &Path) -> PathBuf {
+    dir.join("journal.sqlite3")
+}
+
+/// The engine of the first studio: submits the burst, then runs until it is killed.
+#[test]
+#[ignore = "the child process of `a_killed_burst_with_faults_loses_nothing_and_bills_once`"]
+fn chaos_child_engine() {
+    let (Ok(base_url), Ok(api_key), Ok(dir)) = (
+        std::env::var(ENV_BASE_URL),
+        std::env::var(ENV_API_KEY),
+        std::env::var(ENV_DIR),
+    ) else {
+        panic!("run only by a_killed_burst_with_faults_loses_nothing_and_bills_once");
+    };
+    let mut engine = start_with(
+        engine_config(&base_url, &api_key, Path::new(&dir)),
+        tuning(),
+    )
+    .expect("engine starts");
+    for index in 0..JOBS {
+        engine
+            .send(Command::Submit {
+                spec: spec(index),
+                model_label: "Flux Schnell".to_owned(),
+                credits_estimate: Some(2.0),
+            })
+            .expect("queue submit");
+    }
+    // Keep draining events like the UI does, until the parent kills this process.
+    let give_up = Instant::now() + DRAIN_DEADLINE;
+    while Instant::now() < give_up {
+        engine.recv_timeout(Duration::from_millis(200));
+    }
+}
+
+/// The reconcile verdict journalled for an unanswered submit (`kind` of `verdict` in
+/// `reconcile_json`), e.g. "looking", "nothing_charged", "recovered".
+fn verdict_of(row: &JournalRow) -> Option<String> {
+    let state: serde_json::Value = serde_json::from_str(row.reconcile_json.as_deref()?).ok()?;
+    state
+        .get("verdict")?
+        .get("kind")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// A job needs nothing more from anyone: finished, or an unanswered submit whose verdict
+/// is final.
+fn settled(record: &JobRecord, rows: &BTreeMap<LocalJobId, JournalRow>) -> bool {
+    match &record.phase {
+        JobPhase::Unconfirmed { .. } => rows
+            .get(&record.local_id)
+            .and_then(verdict_of)
+            .is_some_and(|v| v != "looking"),
+        phase => phase.is_finished(),
+    }
+}
+
+fn journal_rows(dir: &Path) -> BTreeMap<LocalJobId, JournalRow> {
+    Journal::open(&journal_path(dir))
+        .and_then(|j| j.load_all(SERVICE_ID))
+        .map(|rows| rows.into_iter().map(|r| (r.record.local_id, r)).collect())
+        .unwrap_or_default()
+}
+
+fn drain_until_settled(
+    engine: &mut EngineHandle,
+    dir: &Path,
+) -> (BTreeMap<LocalJobId, JobRecord>, Vec<JobRecord>) {
+    let mut jobs: BTreeMap<LocalJobId, JobRecord> = BTreeMap::new();
+    let mut history: Vec<JobRecord> = Vec::new();
+    let deadline = Instant::now() + DRAIN_DEADLINE;
+    let mut restored = false;
+    let mut rows = BTreeMap::new();
+    let mut rows_read_at = Instant::now();
+    while Instant::now() < deadline {
+        match engine.recv_timeout(Duration::from_millis(200)) {
+            Some(Event::JobsRestored(records)) => {
+                restored = true;
+                for record in records {
+                    history.push(record.clone());
+                    jobs.insert(record.local_id, record);
+                }
+            }
+            Some(Event::JobUpdated(record)) => {
+                history.push(record.clone());
+                jobs.insert(record.local_id, record);
+            }
+            _ => {}
+        }
+        if rows_read_at.elapsed() > Duration::from_secs(1) {
+            rows = journal_rows(dir);
+            rows_read_at = Instant::now();
+        }
+        if restored && jobs.len() == JOBS && jobs.values().all(|r| settled(r, &rows)) {
+            return (jobs, history);
+        }
+    }
+    let unsettled: Vec<String> = jobs
+        .values()
+        .filter(|r| !settled(r, &rows))
+        .map(|r| format!("#{} {:?}", r.local_id, r.phase))
+        .collect();
+    panic!(
+        "jobs not settled after {DRAIN_DEADLINE:?} ({} known): {unsettled:#?}",
+        jobs.len()
+    );
+}
+
+#[test]
+fn a_killed_burst_with_faults_loses_nothing_and_bills_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = SandboxConfig::new(dir.path().join("sandbox"));
+    config.speed = SANDBOX_SPEED;
+    config.failure_rate = 0.1;
+    config.faults = FaultRates {
+        server_error: 0.04,
+        drop_before_handling: 0.04,
+        drop_after_handling: 0.06,
+        slow_body: 0.02,
+        slow_body_secs: 1.0,
+        malformed_json: 0.03,
+        rate_limit_storm: 0.03,
+        added_latency_ms: 10,
+        seed: Some(9),
+    };
+    let sandbox = sandbox::start(config).expect("sandbox starts");
+    let started = Instant::now();
+
+    // 1. The first studio submits the burst and is killed mid-run.
+    let mut child = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "chaos_child_engine",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(ENV_BASE_URL, sandbox.base_url())
+        .env(ENV_API_KEY, sandbox.api_key())
+        .env(ENV_DIR, dir.path())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("child engine starts");
+    let kill_deadline = Instant::now() + Duration::from_secs(60);
+    while sandbox.generations().len() < KILL_AFTER_CREATED {
+        assert!(
+            Instant::now() < kill_deadline,
+            "the child created only {} jobs in a minute",
+            sandbox.generations().len()
+        );
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the child engine ended on its own: {status}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL the child"); // std sends SIGKILL on Unix
+    let _ = child.wait();
+    let created_at_kill = sandbox.generations().len();
+
+    // 2. A second studio resumes on the same journal and drains everything.
+    let mut engine = start_with(
+        engine_config(sandbox.base_url(), sandbox.api_key(), dir.path()),
+        tuning(),
+    )
+    .expect("second engine starts");
+    let (jobs, history) = drain_until_settled(&mut engine, dir.path());
+    let drained_after = started.elapsed();
+    drop(engine);
+
+    // 3. What the service really did, by prompt.
+    let generations = sandbox.generations();
+    let mut created: BTreeMap<String, Vec<&framewright::sandbox::GenerationSummary>> =
+        BTreeMap::new();
+    for generation in &generations {
+        created
+            .entry(generation.prompt.clone())
+            .or_default()
+            .push(generation);
+    }
+    for (prompt, list) in &created {
+        assert_eq!(
+            list.len(),
+            1,
+            "'{prompt}' was created {} times: billed more than once",
+            list.len()
+        );
+    }
+
+    // The journal is intact: every job of the burst, each row readable.
+    let journal = Journal::open(&journal_path(dir.path())).expect("journal opens");
+    let rows = journal.load_all(SERVICE_ID).expect("journal reads");
+    assert_eq!(rows.len(), JOBS, "journal rows");
+    let prompts: BTreeSet<String> = rows
+        .iter()
+        .map(|r| r.record.spec.request.prompt.clone())
+        .collect();
+    assert_eq!(prompts.len(), JOBS, "one row per job of the burst");
+
+    // Every job the service created is known with its id and ends terminal, in the state
+    // the service has.
+    for row in &rows {
+        let record = jobs.get(&row.record.local_id).unwrap_or(&row.record);
+        let prompt = &record.spec.request.prompt;
+        match created.get(prompt).and_then(|list| list.first()) {
+            Some(generation) => {
+                let completed = generation.state == "completed";
+                let recovered_id = record.generation_id.as_deref() == Some(generation.id.as_str());
+                if completed {
+                    assert!(
+                        recovered_id,
+                        "'{prompt}': the service completed {} but the journal has {:?} ({:?})",
+                        generation.id, record.generation_id, record.phase
+                    );
+                    assert_eq!(record.phase, JobPhase::Completed, "'{prompt}'");
+                } else if recovered_id {
+                    assert!(record.phase.is_finished(), "'{prompt}': {:?}", record.phase);
+                } else {
+                    // Created and failed before its id was recovered: nothing was charged,
+                    // and the verdict must say exactly that.
+                    assert_eq!(generation.state, "failed", "'{prompt}'");
+                    assert!(
+                        matches!(record.phase, JobPhase::Unconfirmed { .. })
+                            && verdict_of(row).as_deref() == Some("nothing_charged"),
+                        "'{prompt}': failed on the service, ended {:?} / {:?}",
+                        record.phase,
+                        verdict_of(row)
+                    );
+                }
+            }
+            None => {
+                // Never created: either refused (not 429), cancelled before sending, or an
+                // unanswered submit whose verdict says nothing was charged.
+                match &record.phase {
+                    JobPhase::Unconfirmed { .. } => assert_eq!(
+                        verdict_of(row).as_deref(),
+                        Some("nothing_charged"),
+                        "'{prompt}': never created"
+                    ),
+                    JobPhase::Rejected { error } => assert_ne!(
+                        error.status(),
+                        Some(429),
+                        "'{prompt}': a 429 reached the person as a failure"
+                    ),
+                    other => panic!("'{prompt}': never created but ended {other:?}"),
+                }
+            }
+        }
+    }
+    for record in &history {
+        if let JobPhase::Rejected { error } = &record.phase {
+            assert_ne!(error.status(), Some(429), "a 429 reached the person");
+        }
+    }
+
+    // Figures for docs/RELIABILITY.md.
+    let lost_answers: BTreeSet<LocalJobId> = history
+        .iter()
+        .filter(|r| matches!(r.phase, JobPhase::Unconfirmed { .. }))
+        .map(|r| r.local_id)
+        .chain(
+            rows.iter()
+                .filter(|r| r.reconcile_json.is_some())
+                .map(|r| r.record.local_id),
+        )
+        .collect();
+    let recovered = lost_answers
+        .iter()
+        .filter(|id| jobs.get(id).is_some_and(|r| r.generation_id.is_some()))
+        .count();
+    let counts = sandbox.fault_counts();
+    println!(
+        "chaos: {JOBS} jobs; {} created by the service ({created_at_kill} when the first \
+         engine was killed); faults injected {counts:?}; {} lost answers, {recovered} ids \
+         recovered, every verdict matched the service; drained in {:.1} s (theoretical \
+         minimum at 30 image submits a minute: 60 s plus one job)",
+        generations.len(),
+        lost_answers.len(),
+        drained_after.as_secs_f64()
+    );
+}
