@@ -128,7 +128,7 @@ enum LibraryMatch {
     /// The job's handle (already claimed for this job).
     Generation(String),
     /// Its output is in the library but names no generation: it exists and finished.
-    Item(MediaItem),
+    Item(Box<MediaItem>),
 }
 
 /// Outcome of one library search.
@@ -408,7 +408,7 @@ impl Tracker {
             }
         };
         let Some(generation_id) = generation_id else {
-            return Claim::Claimed(LibraryMatch::Item(item.clone()));
+            return Claim::Claimed(LibraryMatch::Item(Box::new(item.clone())));
         };
         let mut jobs = self.jobs.lock().await;
         let taken = jobs
@@ -637,7 +637,8 @@ fn weigh_balance(
     let settled_since: f64 = others
         .iter()
         .filter(|o| matches!(o.phase, JobPhase::Completed))
-        .filter(|o| o.submitted_at_unix_ms > sent_at_ms)
+        // Settled after this submit left: a burst's earlier jobs finish after it.
+        .filter(|o| o.finished_at_unix_ms.is_some_and(|t| t > sent_at_ms))
         .filter_map(|o| o.credits_used)
         .sum();
     let unexplained = (total_before - total_now) - settled_since;
@@ -865,6 +866,7 @@ mod tests {
         let cancelled = job(3, JobPhase::Cancelled, SENT_MS + 20);
         let mut completed = job(4, JobPhase::Completed, SENT_MS + 30);
         completed.credits_used = Some(3.0);
+        completed.finished_at_unix_ms = Some(SENT_MS + 5_000);
         let others = vec![failed, cancelled, completed];
         // Total fell by 3: exactly the completed job's charge.
         assert_eq!(
