@@ -121,7 +121,7 @@ fn settled(record: &JobRecord, rows: &BTreeMap<LocalJobId, JournalRow>) -> bool 
         JobPhase::Unconfirmed { .. } => rows
             .get(&record.local_id)
             .and_then(verdict_of)
-            .is_some_and(|v| v != "looking"),
+            .is_some_and(|v| ["nothing_charged", "recovered", "found_item"].contains(&v.as_str())),
         phase => phase.is_finished(),
     }
 }
@@ -192,6 +192,7 @@ fn a_killed_burst_with_faults_loses_nothing_and_bills_once() {
         slow_body_secs: 1.0,
         malformed_json: 0.03,
         rate_limit_storm: 0.03,
+        storm_retry_after_secs: 3,
         added_latency_ms: 10,
         seed: Some(9),
     };

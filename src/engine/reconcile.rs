@@ -218,7 +218,12 @@ impl Tracker {
             });
             // The verdict after the window is given once, on the first complete search
             // begun after the window ended; later checks only look for a late item.
-            if !state.verdict.is_window_verdict()
+            // An inconclusive verdict becomes "nothing charged" when a later complete check
+            // sees no unexplained charge (our other jobs have settled since: new evidence);
+            // "nothing charged" is never taken back except by a library match.
+            let may_decide =
+                !state.verdict.is_window_verdict() || state.verdict == StoredVerdict::Inconclusive;
+            if may_decide
                 && items_read.is_some()
                 && check_started_at >= state.window_ends_at_unix_ms
             {

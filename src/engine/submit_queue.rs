@@ -129,6 +129,9 @@ fn failure_action(error: &ApiError) -> FailureAction {
     }
 }
 
+/// Extra reads of the balance before a send when one fails transiently.
+const BALANCE_READ_RETRIES: u32 = 3;
+
 impl Tracker {
     /// Run one group's queue until the engine stops: send the front job whenever the gate
     /// has room (each POST in its own task, so several can be in flight), hold while the
@@ -217,11 +220,32 @@ impl Tracker {
         }
     }
 
+    /// The balance just before a send, which reconcile compares against if the answer is
+    /// lost. A read, so it is safe to ask again after a transient failure (5xx, a lost or
+    /// unreadable answer); a refused connection is returned at once (the service is down).
+    async fn balance_before_send(&self) -> Result<crate::api::Credits, ApiError> {
+        let mut attempt = 0;
+        loop {
+            match self.ctx.client.credits().await {
+                Err(error)
+                    if attempt < BALANCE_READ_RETRIES
+                        && !matches!(error, ApiError::Connect(_))
+                        && (error.is_transient() || matches!(error, ApiError::Decode(_))) =>
+                {
+                    attempt += 1;
+                    let wait_secs = error.retry_after_secs().unwrap_or(0.5).min(5.0);
+                    tokio::time::sleep(Duration::from_secs_f64(wait_secs)).await;
+                }
+                result => return result,
+            }
+        }
+    }
+
     /// Send one job the gate let through. Under the jobs lock, and only if it is still
     /// queued (a cancel may have won): Submitting goes to the journal first, then the send
     /// time and the balance read just now (reconcile compares against it); then the POST.
     async fn send_queued(self: Arc<Self>, local_id: LocalJobId, group: RateLimitGroup) {
-        let credits_before = match self.ctx.client.credits().await {
+        let credits_before = match self.balance_before_send().await {
             Ok(credits) => {
                 let snapshot = snapshot_of(&credits);
                 self.ctx.emit(Event::Credits(Ok(credits))).await;

@@ -42,7 +42,10 @@ pub(crate) async fn inject(
             ApiError::global(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
                 .into_response()
         }
-        FaultKind::RateLimitStorm => storm_response(group_for_route(&method, request.uri().path())),
+        FaultKind::RateLimitStorm => storm_response(
+            group_for_route(&method, request.uri().path()),
+            rates.storm_retry_after_secs,
+        ),
         FaultKind::DropBeforeHandling => {
             drain(request.into_body()).await;
             lost_response(StatusCode::INTERNAL_SERVER_ERROR)

@@ -32,6 +32,9 @@ pub struct FaultRates {
     /// Share answered 429 (per-endpoint limiter body, retryAfter, Retry-After and
     /// RateLimit-* headers) without being handled.
     pub rate_limit_storm: f64,
+    /// The wait a storm's 429 names (retryAfter, Retry-After, RateLimit-Reset); 0 means
+    /// the contract's 60 s. Short storms keep black-box runs short.
+    pub storm_retry_after_secs: u64,
     /// Added to every /api request before it is handled.
     pub added_latency_ms: u64,
     /// Seed of the fault dice (deterministic runs); None = from entropy.
@@ -97,6 +100,11 @@ impl FaultRates {
                         .ok()
                         .filter(|s| s.is_finite() && *s >= 0.0)
                         .ok_or_else(|| format!("{name}: '{value}' must be a number of seconds"))?;
+                }
+                "storm_retry_after_secs" => {
+                    rates.storm_retry_after_secs = value.parse::<u64>().map_err(|_| {
+                        format!("{name}: '{value}' must be a whole number of seconds")
+                    })?;
                 }
                 "added_latency_ms" => {
                     rates.added_latency_ms = value.parse::<u64>().map_err(|_| {

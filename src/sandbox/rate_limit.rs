@@ -219,23 +219,53 @@ pub(crate) fn group_for_route(method: &axum::http::Method, path: &str) -> Group 
 
 /// An injected "rate-limit storm" answer: the route's own limiter body with a full window
 /// to wait, `Retry-After` and every RateLimit-* header.
-pub(crate) fn storm_response(group: Group) -> Response {
+pub(crate) fn storm_response(group: Group, retry_after_secs: u64) -> Response {
+    let retry_after_secs = if retry_after_secs == 0 {
+        RETRY_AFTER_SECS
+    } else {
+        retry_after_secs
+    };
     let decision = Decision {
         allowed: false,
         limit: group.limit(),
         remaining: 0,
-        reset_secs: RETRY_AFTER_SECS,
+        reset_secs: retry_after_secs,
     };
     let mut response = match group {
         Group::Global => global_limited_response(decision),
         other => limited_response(other, decision),
     };
-    if let Ok(value) = HeaderValue::from_str(&RETRY_AFTER_SECS.to_string()) {
+    if let Ok(value) = HeaderValue::from_str(&retry_after_secs.to_string()) {
         response
             .headers_mut()
             .insert(HeaderName::from_static("retry-after"), value);
     }
+    if retry_after_secs != RETRY_AFTER_SECS {
+        // The body names the same wait as the headers.
+        response = with_body_retry_after(response, retry_after_secs);
+    }
     response
+}
+
+/// Replaces `retryAfter` in a 429's JSON body (storms with a short wait).
+fn with_body_retry_after(response: Response, retry_after_secs: u64) -> Response {
+    let (parts, body) = response.into_parts();
+    let rebuilt = async move {
+        let bytes = axum::body::to_bytes(body, 64 * 1024)
+            .await
+            .unwrap_or_default();
+        let mut value: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+        if let Some(map) = value.as_object_mut() {
+            map.insert("retryAfter".to_owned(), retry_after_secs.into());
+        }
+        serde_json::to_vec(&value).unwrap_or_default()
+    };
+    let stream = futures_util::stream::once(async move {
+        Ok::<_, std::io::Error>(axum::body::Bytes::from(rebuilt.await))
+    });
+    let mut parts = parts;
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from_stream(stream))
 }
 
 /// The 429 a per-endpoint limiter answers with (shape depends on the group).
