@@ -43,6 +43,8 @@ const MAX_CHECK_INTERVAL_SECS: f64 = 30.0;
 /// After an inconclusive verdict, the library is still searched (slowly) for this many
 /// window lengths: a late item is new evidence.
 const TAIL_WINDOWS: f64 = 2.0;
+/// Shortest tail after the window, in milliseconds.
+const MIN_TAIL_MS: i64 = 60_000;
 const MAX_TAIL_INTERVAL_SECS: f64 = 120.0;
 
 /// Reconcile knobs taken from `TransferTuning` (held by `Ctx`).
@@ -181,7 +183,10 @@ impl Tracker {
             return;
         }
         let window_ms = (state.window_ends_at_unix_ms - state.sent_at_unix_ms).max(1000);
-        let tail_ends_at = state.window_ends_at_unix_ms + (window_ms as f64 * TAIL_WINDOWS) as i64;
+        // At least a minute of tail: under a flaky connection a short window can end with
+        // every late check failed.
+        let tail_ms = ((window_ms as f64 * TAIL_WINDOWS) as i64).max(MIN_TAIL_MS);
+        let tail_ends_at = state.window_ends_at_unix_ms + tail_ms;
         if state.checks == 0 {
             // The item appears only when the job has run: no point searching at once.
             let first_check_at =
