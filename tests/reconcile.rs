@@ -7,7 +7,7 @@
 
 use framewright::api::media::{MediaCategory, MediaQuery};
 use framewright::api::{
-    ApiClient, ClientConfig, GenerationKind, GenerationRequest, GenerationSpec,
+    ApiClient, ClientConfig, GenerationKind, GenerationRequest, GenerationSpec, JobState,
 };
 use framewright::engine::{
     Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, Journal, LocalJobId,
@@ -312,14 +312,14 @@ fn a_restart_mid_reconcile_keeps_the_verdict_and_the_window() {
 }
 
 /// (d) The lost job's item sits below more than ten newer AI items by the time it is
-/// searched for: the search pages back to the send time and still finds it.
+/// searched for: the search pages back to the send time and still finds it. The engine is
+/// stopped right after the answer is lost and the newer jobs are made (and finished) by a
+/// second client before the engine comes back, so the order does not depend on timing.
 #[test]
 fn the_search_finds_an_item_below_more_than_ten_newer_ones() {
     let _turn = take_turn();
     let sandbox = &shared().sandbox;
     let dir = tempfile::tempdir().expect("temp dir");
-    // A long window: its first search comes a while after the send, when the newer
-    // jobs below have finished.
     let mut engine = start_engine(dir.path(), 40.0);
     restored(&mut engine);
 
@@ -327,27 +327,8 @@ fn the_search_finds_an_item_below_more_than_ten_newer_ones() {
     let needle = "a needle in the library";
     submit(&engine, needle);
     let lost = wait_unconfirmed(&mut engine, needle);
-    let haystack: Vec<String> = (0..12).map(|n| format!("hay bale {n}")).collect();
-    for prompt in &haystack {
-        submit(&engine, prompt);
-    }
-    let mut hay_done = BTreeSet::new();
-    let recovered = wait_for(&mut engine, "the needle to complete", |event| {
-        let record = job_update(event)?;
-        if record.phase == JobPhase::Completed && record.spec.request.prompt != needle {
-            hay_done.insert(record.local_id);
-        }
-        (record.local_id == lost.local_id && record.phase == JobPhase::Completed)
-            .then(|| record.clone())
-    });
-    assert_eq!(
-        hay_done.len(),
-        12,
-        "the newer jobs finished before it was found"
-    );
-    let generation_id = recovered.generation_id.expect("recovered id");
+    engine.shutdown();
 
-    // The library really had more than ten newer AI items above the needle's.
     let client = ApiClient::new(ClientConfig {
         base_url: sandbox.base_url().to_owned(),
         api_key: sandbox.api_key().to_owned(),
@@ -355,6 +336,45 @@ fn the_search_finds_an_item_below_more_than_ten_newer_ones() {
     })
     .expect("client");
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    // The needle's job finishes on the service first, so every bale lands above it.
+    let deadline = Instant::now() + WAIT;
+    while !sandbox
+        .generations()
+        .iter()
+        .any(|g| g.prompt == needle && g.state == "completed")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the needle's job never completed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let hay_ids: Vec<String> = (0..12)
+        .map(|n| runtime.block_on(submit_direct(&client, &format!("hay bale {n}"))))
+        .collect();
+    for id in &hay_ids {
+        runtime.block_on(wait_completed(&client, id));
+    }
+
+    let mut engine = start_engine(dir.path(), 40.0);
+    let jobs = restored(&mut engine);
+    assert!(
+        jobs.iter()
+            .any(|j| j.local_id == lost.local_id && note_of(j).is_some()),
+        "the lost job is still being looked for after the restart"
+    );
+    let recovered = wait_for(&mut engine, "the needle to complete", |event| {
+        let record = job_update(event)?;
+        (record.local_id == lost.local_id && record.phase == JobPhase::Completed)
+            .then(|| record.clone())
+    });
+    let generation_id = recovered.generation_id.expect("recovered id");
+    assert!(
+        !hay_ids.contains(&generation_id),
+        "the needle was not mistaken for a newer job"
+    );
+
+    // The library really had more than ten newer AI items above the needle's.
     let query = MediaQuery {
         category: MediaCategory::Ai,
         ..MediaQuery::default()
@@ -373,4 +393,39 @@ fn the_search_finds_an_item_below_more_than_ten_newer_ones() {
         Some(generation_id.as_str())
     );
     engine.shutdown();
+}
+
+/// Submit one image job straight to the service (not through the engine), waiting out a
+/// 429 the way the contract says (nothing was created).
+async fn submit_direct(client: &ApiClient, prompt: &str) -> String {
+    let spec = GenerationSpec {
+        kind: GenerationKind::Image,
+        request: GenerationRequest {
+            prompt: prompt.to_owned(),
+            model: Some(MODEL.to_owned()),
+            ..GenerationRequest::default()
+        },
+    };
+    let deadline = Instant::now() + WAIT;
+    loop {
+        match client.submit(&spec).await {
+            Ok(answer) => return answer.generation_id.expect("a generation id"),
+            Err(e) if e.status() == Some(429) && Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => panic!("submit {prompt}: {e}"),
+        }
+    }
+}
+
+async fn wait_completed(client: &ApiClient, generation_id: &str) {
+    let deadline = Instant::now() + WAIT;
+    while Instant::now() < deadline {
+        let status = client.status(generation_id).await.expect("status");
+        if status.state == JobState::Completed {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{generation_id} did not complete");
 }

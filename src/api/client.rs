@@ -172,6 +172,24 @@ impl ApiClient {
         Ok(response.credits)
     }
 
+    /// GET /v1/account/credits, with the service's clock at the answer (its `Date`
+    /// header, whole seconds) when it sends one: reconcile compares it with when the
+    /// service says jobs finished, which our own clock cannot do.
+    pub async fn credits_dated(&self) -> Result<(Credits, Option<i64>), ApiError> {
+        let request = self
+            .service
+            .get(self.url("/v1/account/credits"))
+            .timeout(self.request_timeout);
+        let (result, headers) = self.json_and_headers::<CreditsResponse>(request).await;
+        let service_time_unix_ms = headers.as_ref().and_then(|headers| {
+            let value = headers.get(reqwest::header::DATE)?.to_str().ok()?;
+            chrono::DateTime::parse_from_rfc2822(value.trim())
+                .ok()
+                .map(|t| t.timestamp_millis())
+        });
+        result.map(|response| (response.credits, service_time_unix_ms))
+    }
+
     /// GET /v1/projects.
     pub async fn projects(&self) -> Result<Vec<Project>, ApiError> {
         let response: ProjectsResponse = self

@@ -190,14 +190,18 @@ impl ApiError {
         }
         // RateLimit-* headers ride on every limited response, so a reset time means "wait"
         // only when the answer is itself a refusal to serve now (429, or 503 Retry-After).
+        // The headers come first: they say when this window really resets, while the
+        // bodies' `retryAfter` is the contract's fixed 60 (waiting a whole minute after a
+        // 429 that frees up in five seconds drains a burst twice as slowly).
         let waiting_is_meaningful = status == 429 || status == 503;
-        let retry_after_secs = json
-            .as_ref()
-            .filter(|_| waiting_is_meaningful)
-            .and_then(|v| v.get("retryAfter").or_else(|| v.get("retry_after")))
-            .and_then(value_as_f64)
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .or_else(|| header_retry_after(headers).filter(|_| waiting_is_meaningful));
+        let retry_after_secs = header_retry_after(headers)
+            .or_else(|| {
+                json.as_ref()
+                    .and_then(|v| v.get("retryAfter").or_else(|| v.get("retry_after")))
+                    .and_then(value_as_f64)
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+            })
+            .filter(|_| waiting_is_meaningful);
         Some(ApiError::Status {
             status,
             message,
@@ -461,6 +465,16 @@ mod tests {
         headers.insert("Retry-After", HeaderValue::from_static("5"));
         let both = ApiError::from_response(429, &headers, b"{}").unwrap();
         assert_eq!(both.retry_after_secs(), Some(5.0));
+        // The window's real reset beats the body's fixed 60.
+        let mut reset_only = HeaderMap::new();
+        reset_only.insert("RateLimit-Reset", HeaderValue::from_static("4"));
+        let per_endpoint_with_reset = ApiError::from_response(
+            429,
+            &reset_only,
+            br#"{"status":false,"error":"Too many","message":"Slow down","retryAfter":60}"#,
+        )
+        .unwrap();
+        assert_eq!(per_endpoint_with_reset.retry_after_secs(), Some(4.0));
     }
 
     #[test]

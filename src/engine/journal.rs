@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Schema version stored in `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
@@ -164,6 +164,12 @@ impl OpenFailure {
 pub struct CreditSnapshot {
     pub available: Option<f64>,
     pub total: Option<f64>,
+    /// When the answer arrived, on our clock (our jobs seen finished before it were
+    /// already in this balance).
+    pub read_at_unix_ms: Option<i64>,
+    /// The service's clock at that answer (its `Date` header, whole seconds): compared
+    /// with when the service says our other jobs finished.
+    pub service_time_unix_ms: Option<i64>,
 }
 
 /// A journal row: the job as the UI sees it, plus what only the engine needs.
@@ -464,6 +470,17 @@ impl Journal {
                  COMMIT;",
             )?;
         }
+        if version < 3 {
+            // v3: when the balance before a send was read, on our clock and the service's,
+            // so reconcile can tell which of our other jobs settled after it.
+            connection.execute_batch(
+                "BEGIN;
+                 ALTER TABLE jobs ADD COLUMN credits_before_read_at_unix_ms INTEGER;
+                 ALTER TABLE jobs ADD COLUMN credits_before_service_time_unix_ms INTEGER;
+                 PRAGMA user_version = 3;
+                 COMMIT;",
+            )?;
+        }
         Ok(Journal {
             connection: Arc::new(Mutex::new(connection)),
         })
@@ -560,13 +577,16 @@ impl Journal {
         self.with(|c| {
             c.execute(
                 "UPDATE jobs SET sent_at_unix_ms = ?2, credits_available_before = ?3,
-                     credits_total_before = ?4
+                     credits_total_before = ?4, credits_before_read_at_unix_ms = ?5,
+                     credits_before_service_time_unix_ms = ?6
                  WHERE local_id = ?1",
                 params![
                     local_id,
                     sent_at_unix_ms,
                     credits_before.and_then(|c| c.available),
                     credits_before.and_then(|c| c.total),
+                    credits_before.and_then(|c| c.read_at_unix_ms),
+                    credits_before.and_then(|c| c.service_time_unix_ms),
                 ],
             )?;
             Ok(())
@@ -642,7 +662,8 @@ const COLUMNS: &str =
     "local_id, generation_id, spec_json, model_label, phase_json, progress_percent,
     submitted_at_unix_ms, finished_at_unix_ms, credits_estimate, credits_used,
     credits_available_before, credits_total_before, result_json, poll_interval_secs,
-    sent_at_unix_ms, reconcile_json";
+    sent_at_unix_ms, reconcile_json, credits_before_read_at_unix_ms,
+    credits_before_service_time_unix_ms";
 
 struct RawRow {
     local_id: LocalJobId,
@@ -661,6 +682,8 @@ struct RawRow {
     poll_interval_secs: f64,
     sent_at_unix_ms: Option<i64>,
     reconcile_json: Option<String>,
+    credits_before_read_at_unix_ms: Option<i64>,
+    credits_before_service_time_unix_ms: Option<i64>,
 }
 
 impl RawRow {
@@ -682,6 +705,8 @@ impl RawRow {
             poll_interval_secs: row.get(13)?,
             sent_at_unix_ms: row.get(14)?,
             reconcile_json: row.get(15)?,
+            credits_before_read_at_unix_ms: row.get(16)?,
+            credits_before_service_time_unix_ms: row.get(17)?,
         })
     }
 
@@ -705,6 +730,8 @@ impl RawRow {
         .then_some(CreditSnapshot {
             available: self.credits_available_before,
             total: self.credits_total_before,
+            read_at_unix_ms: self.credits_before_read_at_unix_ms,
+            service_time_unix_ms: self.credits_before_service_time_unix_ms,
         });
         Ok(JournalRow {
             record: JobRecord {
@@ -768,6 +795,7 @@ mod tests {
         let snapshot = CreditSnapshot {
             available: Some(100.0),
             total: Some(120.0),
+            ..CreditSnapshot::default()
         };
         let id = journal
             .insert("svc-a", &new_record(), Some(snapshot))
@@ -997,10 +1025,18 @@ mod tests {
                 Some(CreditSnapshot {
                     available: Some(10.0),
                     total: Some(12.0),
+                    read_at_unix_ms: Some(4_900),
+                    service_time_unix_ms: Some(4_000),
                 }),
             )
             .expect("save send");
         let row = journal.get(id).expect("get").expect("row");
         assert_eq!(row.sent_at_unix_ms, Some(5_000));
+        let before = row.credits_before.expect("the balance before the send");
+        assert_eq!(
+            (before.read_at_unix_ms, before.service_time_unix_ms),
+            (Some(4_900), Some(4_000)),
+            "when the balance was read, on both clocks"
+        );
     }
 }

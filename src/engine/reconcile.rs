@@ -9,9 +9,11 @@ use super::journal::CreditSnapshot;
 use super::protocol::{JobPhase, JobRecord, LocalJobId};
 use super::rate_limit::paced;
 use super::tracker::{Tracker, now_ms};
-use crate::api::media::{MediaCategory, MediaItem, MediaQuery};
-use crate::api::{Credits, GenerationKind, JobResult, JobState};
+use crate::api::media::{MediaCategory, MediaItem, MediaPage, MediaQuery};
+use crate::api::{ApiError, Credits, GenerationKind, JobResult, JobState};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,6 +30,11 @@ const SEARCH_PAGE_SIZE: u32 = 50;
 /// A search stops after this many pages even if items are still newer than the send
 /// (a library growing faster than we can read it); the next check starts again.
 const MAX_SEARCH_PAGES: u32 = 40;
+/// How long a library page read by one reconcile serves the others (well under the
+/// shortest check interval, so no check sees a page older than the one before it).
+const PAGE_REUSE_MS: u64 = 400;
+/// Times one library page is asked for again after a transient failure.
+const SEARCH_PAGE_RETRIES: u32 = 2;
 /// The service's clock may run behind ours: items this much older than the send still
 /// count as candidates, and the search goes this far past the send time.
 const CLOCK_SKEW_ALLOWANCE_MS: i64 = 2 * 60 * 1000;
@@ -36,6 +43,8 @@ const CLOCK_SKEW_ALLOWANCE_MS: i64 = 2 * 60 * 1000;
 const CHARGE_MATCH_SHARE: f64 = 0.5;
 /// Smallest drop that counts at all when there is no estimate (rounding noise below).
 const MIN_CHARGE_CREDITS: f64 = 0.01;
+/// Balance readings taken up to this long before a send are weighed for it.
+const READING_LOOKBACK_MS: i64 = 60 * 60 * 1000;
 /// Checks per window while looking (bounded below and above).
 const CHECKS_PER_WINDOW: f64 = 8.0;
 const MIN_CHECK_INTERVAL_SECS: f64 = 0.5;
@@ -46,6 +55,9 @@ const TAIL_WINDOWS: f64 = 2.0;
 /// Shortest tail after the window, in milliseconds.
 const MIN_TAIL_MS: i64 = 60_000;
 const MAX_TAIL_INTERVAL_SECS: f64 = 120.0;
+/// Past the tail, checks go on only while they cannot decide (a failed read, credits
+/// still reserved), and not beyond this long after the window.
+const GIVE_UP_AFTER_WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
 
 /// Reconcile knobs taken from `TransferTuning` (held by `Ctx`).
 #[derive(Clone, Copy, Debug)]
@@ -87,6 +99,9 @@ pub(super) enum BalanceEvidence {
     /// `total` fell by this much more than our other jobs account for: this job or
     /// spending we cannot see (other apps, our other unconfirmed submits).
     UnexplainedCharge { credits: f64 },
+    /// `available` is held back: some job — perhaps this one, still running past its
+    /// window — has not settled yet.
+    UnexplainedReservation { credits: f64 },
     /// The balance could not be compared.
     Unusable { reason: String },
 }
@@ -187,6 +202,7 @@ impl Tracker {
         // every late check failed.
         let tail_ms = ((window_ms as f64 * TAIL_WINDOWS) as i64).max(MIN_TAIL_MS);
         let tail_ends_at = state.window_ends_at_unix_ms + tail_ms;
+        let give_up_at = state.window_ends_at_unix_ms + GIVE_UP_AFTER_WINDOW_MS;
         if state.checks == 0 {
             // The item appears only when the job has run: no point searching at once.
             let first_check_at =
@@ -196,6 +212,7 @@ impl Tracker {
                 tokio::time::sleep(Duration::from_millis(wait_ms as u64)).await;
             }
         }
+        let mut incomplete_after_tail: u32 = 0;
         loop {
             let Some(record) = self.record(local_id).await else {
                 return; // dismissed
@@ -258,6 +275,22 @@ impl Tracker {
                     }
                 }
                 StoredVerdict::Inconclusive if now < tail_ends_at => {
+                    check_interval_ms(window_ms * 2, MAX_TAIL_INTERVAL_SECS)
+                }
+                // Past the tail, stop only on a complete check: one whose search or balance
+                // read failed said nothing, and a flaky connection must not leave the last
+                // word to it. Keep looking, slowly, until a check gets through.
+                StoredVerdict::Inconclusive if now < give_up_at && !last_check_complete(&state) => {
+                    incomplete_after_tail += 1;
+                    let backoff = 2_i64.saturating_pow(incomplete_after_tail.min(8));
+                    (check_interval_ms(window_ms * 2, MAX_TAIL_INTERVAL_SECS) * backoff)
+                        .min((MAX_TAIL_INTERVAL_SECS * 1000.0) as i64)
+                }
+                // Credits still reserved: a job is running, perhaps this one. Its item or
+                // its charge will show when it ends, so keep looking until then.
+                StoredVerdict::Inconclusive
+                    if now < give_up_at && last_check_saw_reservation(&state) =>
+                {
                     check_interval_ms(window_ms * 2, MAX_TAIL_INTERVAL_SECS)
                 }
                 _ => return,
@@ -365,19 +398,37 @@ impl Tracker {
         };
         let earliest_ms = state.sent_at_unix_ms - CLOCK_SKEW_ALLOWANCE_MS;
         let gate = self.ctx.rate_gates.media.clone();
+        let search_started = tokio::time::Instant::now();
         let mut items_read: u32 = 0;
         for page_number in 1..=MAX_SEARCH_PAGES {
-            let page = match paced(&gate, || {
-                self.ctx
-                    .client
-                    .list_media(&query, page_number, SEARCH_PAGE_SIZE)
-            })
-            .await
-            {
-                Ok(page) => page,
-                Err(e) => {
-                    tracing::debug!("job {local_id}: library search failed: {e}");
-                    return SearchOutcome::Failed;
+            // A list page is a read: asking again after a lost or unreadable answer is safe,
+            // and one bad answer should not waste a whole search.
+            let mut attempt = 0;
+            let page = loop {
+                let result = self
+                    .library_pages
+                    .get_or_fetch(&query, page_number, search_started, || {
+                        paced(&gate, || {
+                            self.ctx
+                                .client
+                                .list_media(&query, page_number, SEARCH_PAGE_SIZE)
+                        })
+                    })
+                    .await;
+                match result {
+                    Ok(page) => break page,
+                    Err(e)
+                        if attempt < SEARCH_PAGE_RETRIES
+                            && (e.is_transient() || matches!(e, ApiError::Decode(_))) =>
+                    {
+                        attempt += 1;
+                        tracing::debug!("job {local_id}: library page {page_number}: {e}");
+                        tokio::time::sleep(Duration::from_millis(250 * u64::from(attempt))).await;
+                    }
+                    Err(e) => {
+                        tracing::debug!("job {local_id}: library search failed: {e}");
+                        return SearchOutcome::Failed;
+                    }
                 }
             };
             let reached_older = page
@@ -509,33 +560,49 @@ impl Tracker {
         }
     }
 
-    /// Read the balance and weigh it against the snapshot taken just before the POST.
+    /// Read the balance and weigh it against readings taken before this job's POST: its
+    /// own snapshot and those our other sends took earlier (an earlier reading, from before
+    /// a burst began, accounts for the whole burst exactly).
     async fn balance_evidence(
         &self,
         local_id: LocalJobId,
         record: &JobRecord,
         state: &ReconcileState,
     ) -> BalanceEvidence {
-        let (before, others) = {
+        let (readings, others) = {
             let jobs = self.jobs.lock().await;
             let Some(entry) = jobs.get(&local_id) else {
                 return BalanceEvidence::NotChecked;
             };
-            let others: Vec<JobRecord> = jobs
+            let earliest_reading_ms = state.sent_at_unix_ms - READING_LOOKBACK_MS;
+            let mut readings: Vec<CreditSnapshot> = jobs
                 .values()
                 .filter(|e| e.record.local_id != local_id)
-                .map(|e| e.record.clone())
+                .filter_map(|e| e.credits_before)
+                .filter(|b| {
+                    b.read_at_unix_ms
+                        .is_some_and(|t| t < state.sent_at_unix_ms && t >= earliest_reading_ms)
+                })
                 .collect();
-            (entry.credits_before, others)
+            readings.extend(entry.credits_before);
+            let others: Vec<OtherJob> = jobs
+                .values()
+                .filter(|e| e.record.local_id != local_id)
+                .map(|e| OtherJob {
+                    record: e.record.clone(),
+                    sent_at_unix_ms: e.sent_at_unix_ms,
+                })
+                .collect();
+            (readings, others)
         };
-        let Some(before) = before else {
+        if readings.is_empty() {
             return BalanceEvidence::Unusable {
                 reason: "no balance was recorded just before the submit".into(),
             };
-        };
+        }
         match self.ctx.client.credits().await {
             Ok(now) => weigh_balance(
-                before,
+                &readings,
                 &now,
                 state.sent_at_unix_ms,
                 record.credits_estimate,
@@ -546,6 +613,55 @@ impl Tracker {
             },
         }
     }
+}
+
+/// Library pages reconcile read a moment ago. After a burst many lost answers are looked
+/// for at once; each reading the same pages on its own would spend the media rate limit
+/// (shared with the Library view) many times over and slow every verdict down.
+#[derive(Default)]
+pub(super) struct LibraryPageCache {
+    pages: tokio::sync::Mutex<HashMap<(MediaQuery, u32), (tokio::time::Instant, MediaPage)>>,
+}
+
+impl LibraryPageCache {
+    /// The page as read by a request that left no earlier than `not_before` (the start of
+    /// the asking check: a page read before it could miss an item that appeared since),
+    /// else `fetch` it. Held locked while fetching, so concurrent searches wait for one
+    /// read instead of making their own.
+    async fn get_or_fetch<F, Fut>(
+        &self,
+        query: &MediaQuery,
+        page_number: u32,
+        not_before: tokio::time::Instant,
+        fetch: F,
+    ) -> Result<MediaPage, ApiError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<MediaPage, ApiError>>,
+    {
+        let mut pages = self.pages.lock().await;
+        let now = tokio::time::Instant::now();
+        pages.retain(|_, (asked_at, _)| {
+            now.duration_since(*asked_at) < Duration::from_millis(PAGE_REUSE_MS)
+        });
+        let key = (query.clone(), page_number);
+        if let Some((asked_at, page)) = pages.get(&key)
+            && *asked_at >= not_before
+        {
+            return Ok(page.clone());
+        }
+        let asked_at = tokio::time::Instant::now();
+        let page = fetch().await?;
+        pages.insert(key, (asked_at, page.clone()));
+        Ok(page)
+    }
+}
+
+/// Another job of ours, as the balance evidence needs it.
+struct OtherJob {
+    record: JobRecord,
+    /// When its POST left (our clock), if it was sent.
+    sent_at_unix_ms: Option<i64>,
 }
 
 enum Claim {
@@ -570,6 +686,27 @@ fn is_auto(model: Option<&str>) -> bool {
     ]
     .iter()
     .any(|alias| model.eq_ignore_ascii_case(alias))
+}
+
+/// The last check saw credits reserved (some job still running).
+fn last_check_saw_reservation(state: &ReconcileState) -> bool {
+    state.last_check.as_ref().is_some_and(|check| {
+        matches!(
+            check.balance,
+            BalanceEvidence::UnexplainedReservation { .. }
+        )
+    })
+}
+
+/// The last check searched the library to the end and read a usable balance.
+fn last_check_complete(state: &ReconcileState) -> bool {
+    state.last_check.as_ref().is_some_and(|check| {
+        check.library_items_read.is_some()
+            && !matches!(
+                check.balance,
+                BalanceEvidence::Unusable { .. } | BalanceEvidence::NotChecked
+            )
+    })
 }
 
 fn check_interval_ms(window_ms: i64, max_secs: f64) -> i64 {
@@ -625,34 +762,50 @@ fn library_candidates<'a>(
 }
 
 /// The balance as evidence (contract: reservations reduce `available` but not `total`; a
-/// settled charge reduces `total`). Only `total` can show a charge. Our other jobs are
-/// accounted exactly where we can: a completed job sent after this one's snapshot was
-/// charged after it (its `credits_used`); failed, cancelled, rejected and queued jobs cost
-/// nothing; a running job's reservation does not touch `total`. Everything else — a job
-/// that finished around the snapshot, one whose charge may have settled unseen, our other
-/// unconfirmed submits, other apps — is unknown spending: it is never subtracted, so it
-/// can only make the evidence inconclusive, never prove that nothing was charged.
+/// settled charge reduces `total`). Only `total` can show a charge.
+///
+/// For each reading taken before this job's POST, the drop in `total` since is this job's
+/// charge (if any) plus everything else that settled after the reading. Of that, only our
+/// own jobs known for certain to have settled after the reading are subtracted: a
+/// completed job whose POST left after the reading (our clock), or whose completion the
+/// service dates at least a second after the reading's `Date` (its clock, whole seconds);
+/// failed and cancelled jobs cost nothing; a running job's reservation does not touch
+/// `total`. Everything else — our jobs that finished around the reading, our other
+/// unconfirmed submits, other apps — is unknown spending: never subtracted, so what is left
+/// is an upper bound of this job's charge. The smallest bound over the readings decides:
+/// below half the estimate, nothing was charged; otherwise the evidence cannot rule a charge
+/// out (never proof that there was one).
 fn weigh_balance(
-    before: CreditSnapshot,
+    readings: &[CreditSnapshot],
     now: &Credits,
     sent_at_ms: i64,
     estimate: Option<f64>,
-    others: &[JobRecord],
+    others: &[OtherJob],
 ) -> BalanceEvidence {
-    let (Some(total_before), Some(total_now)) = (before.total, now.total) else {
+    let Some(total_now) = now.total else {
         return BalanceEvidence::Unusable {
             reason: "the service reports no total balance to compare".into(),
         };
     };
-    let settled_since: f64 = others
+    let bounds: Vec<f64> = readings
         .iter()
-        .filter(|o| matches!(o.phase, JobPhase::Completed))
-        // Settled after this submit left: a burst's earlier jobs finish after it.
-        .filter(|o| o.finished_at_unix_ms.is_some_and(|t| t > sent_at_ms))
-        .filter_map(|o| o.credits_used)
-        .sum();
-    let unexplained = (total_before - total_now) - settled_since;
-    if unexplained < -MIN_CHARGE_CREDITS {
+        .filter_map(|reading| {
+            let total_before = reading.total?;
+            let settled_after: f64 = others
+                .iter()
+                .filter(|o| matches!(o.record.phase, JobPhase::Completed))
+                .filter(|o| settled_after_reading(o, reading, sent_at_ms))
+                .filter_map(|o| o.record.credits_used)
+                .sum();
+            Some((total_before - total_now) - settled_after)
+        })
+        .collect();
+    let Some(bound) = bounds.iter().copied().reduce(f64::min) else {
+        return BalanceEvidence::Unusable {
+            reason: "the service reports no total balance to compare".into(),
+        };
+    };
+    if bound < -MIN_CHARGE_CREDITS {
         // More was added than spent (a top-up, a refund): a charge could hide in it.
         return BalanceEvidence::Unusable {
             reason: "credits were added to the account since the submit".into(),
@@ -662,13 +815,45 @@ fn weigh_balance(
         Some(estimate) if estimate > 0.0 => (estimate * CHARGE_MATCH_SHARE).max(MIN_CHARGE_CREDITS),
         _ => MIN_CHARGE_CREDITS,
     };
-    if unexplained >= threshold {
-        BalanceEvidence::UnexplainedCharge {
-            credits: round_credits(unexplained),
-        }
-    } else {
-        BalanceEvidence::NoCharge
+    if bound >= threshold {
+        return BalanceEvidence::UnexplainedCharge {
+            credits: round_credits(bound),
+        };
     }
+    // Nothing settled; but a job still running holds a reservation (`available` below
+    // `total`), and it may be this one, running past its window. Our own jobs cannot be
+    // told apart from it: one we last saw running may have finished since (and its
+    // reservation gone), so subtracting their estimates could hide this job's.
+    if let Some(available_now) = now.available {
+        let reserved_now = total_now - available_now;
+        if reserved_now >= threshold {
+            return BalanceEvidence::UnexplainedReservation {
+                credits: round_credits(reserved_now),
+            };
+        }
+    }
+    BalanceEvidence::NoCharge
+}
+
+/// Whether `other`'s charge certainly landed after `reading` was taken. Only certain
+/// answers count: a wrong "after" would hide a charge of the job being reconciled.
+fn settled_after_reading(other: &OtherJob, reading: &CreditSnapshot, sent_at_ms: i64) -> bool {
+    // Older journal rows have no reading time: the job's own send time bounds it.
+    let read_at = reading.read_at_unix_ms.unwrap_or(sent_at_ms);
+    if other.sent_at_unix_ms.is_some_and(|t| t > read_at) {
+        return true; // created after the reading, so charged after it
+    }
+    let Some(service_read_at) = reading.service_time_unix_ms else {
+        return false;
+    };
+    other
+        .record
+        .result
+        .as_ref()
+        .and_then(|r| r.created_at.as_deref())
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t.trim()).ok())
+        // `Date` is whole seconds: the reading happened before the next one began.
+        .is_some_and(|finished| finished.timestamp_millis() >= service_read_at + 1000)
 }
 
 fn round_credits(value: f64) -> f64 {
@@ -730,6 +915,11 @@ fn checked_words(state: &ReconcileState) -> String {
 other spending on the account)",
             format_credits(*credits)
         ),
+        BalanceEvidence::UnexplainedReservation { credits } => format!(
+            "; {} of your balance is still reserved for running jobs (this one may be among \
+them)",
+            format_credits(*credits)
+        ),
         BalanceEvidence::Unusable { reason } => format!("; the balance says nothing ({reason})"),
     };
     format!("{library}{balance}.")
@@ -762,10 +952,16 @@ before submitting again: a second submit would be billed separately. {}",
     }
 }
 
-pub(super) fn snapshot_of(credits: &Credits) -> CreditSnapshot {
+pub(super) fn snapshot_of(
+    credits: &Credits,
+    read_at_unix_ms: i64,
+    service_time_unix_ms: Option<i64>,
+) -> CreditSnapshot {
     CreditSnapshot {
         available: credits.available,
         total: credits.total,
+        read_at_unix_ms: Some(read_at_unix_ms),
+        service_time_unix_ms,
     }
 }
 
@@ -801,10 +997,14 @@ mod tests {
         }
     }
 
+    /// The balance read just before this job's send: 100 ms before it on our clock,
+    /// in the second before it on the service's.
     fn snapshot(available: f64, total: f64) -> CreditSnapshot {
         CreditSnapshot {
             available: Some(available),
             total: Some(total),
+            read_at_unix_ms: Some(SENT_MS - 100),
+            service_time_unix_ms: Some(SENT_MS - 1000),
         }
     }
 
@@ -822,13 +1022,40 @@ mod tests {
         }
     }
 
+    fn other(record: JobRecord, sent_at_unix_ms: Option<i64>) -> OtherJob {
+        OtherJob {
+            record,
+            sent_at_unix_ms,
+        }
+    }
+
+    /// A completed job of ours: sent at `sent_at`, finished on the service at
+    /// `finished_ms` (its clock), charged `credits`, seen finished by us at `seen_ms`.
+    fn completed(
+        local_id: LocalJobId,
+        sent_at: i64,
+        finished_ms: i64,
+        seen_ms: i64,
+        credits: f64,
+    ) -> OtherJob {
+        let mut record = job(local_id, JobPhase::Completed, sent_at);
+        record.credits_used = Some(credits);
+        record.finished_at_unix_ms = Some(seen_ms);
+        record.result = Some(crate::api::JobResult {
+            created_at: chrono::DateTime::from_timestamp_millis(finished_ms)
+                .map(|t| t.to_rfc3339()),
+            ..Default::default()
+        });
+        other(record, Some(sent_at))
+    }
+
     #[test]
     fn a_running_reservation_does_not_explain_a_total_drop() {
         // Another job of ours is running (it reserved 4); total fell by 4: that is a
         // settled charge the running job cannot have made yet as far as we know.
-        let others = vec![job(2, running(), SENT_MS + 10)];
+        let others = vec![other(job(2, running(), SENT_MS + 10), Some(SENT_MS + 10))];
         let evidence = weigh_balance(
-            snapshot(100.0, 100.0),
+            &[snapshot(100.0, 100.0)],
             &balance(92.0, 96.0),
             SENT_MS,
             Some(4.0),
@@ -838,10 +1065,10 @@ mod tests {
             evidence,
             BalanceEvidence::UnexplainedCharge { credits: 4.0 }
         );
-        // Reservations alone (available down, total unchanged) are no charge.
+        // Nothing settled and nothing reserved: no charge.
         let evidence = weigh_balance(
-            snapshot(100.0, 100.0),
-            &balance(92.0, 100.0),
+            &[snapshot(100.0, 100.0)],
+            &balance(100.0, 100.0),
             SENT_MS,
             Some(4.0),
             &others,
@@ -850,17 +1077,49 @@ mod tests {
     }
 
     #[test]
+    fn any_reservation_blocks_nothing_charged() {
+        // Nothing settled (total unchanged) but 4 credits are reserved. Our running job
+        // reserved 4 when we last looked — it may have finished since, and the 4 be this
+        // job's, still running past its window. So no "nothing charged" yet.
+        let others = vec![other(job(2, running(), SENT_MS + 10), Some(SENT_MS + 10))];
+        assert_eq!(
+            weigh_balance(
+                &[snapshot(100.0, 100.0)],
+                &balance(96.0, 100.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::UnexplainedReservation { credits: 4.0 }
+        );
+        // A reservation below half the estimate cannot be this job's.
+        assert_eq!(
+            weigh_balance(
+                &[snapshot(100.0, 100.0)],
+                &balance(99.0, 100.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::NoCharge
+        );
+    }
+
+    #[test]
     fn the_larger_available_drop_is_never_taken() {
-        // Available fell by 8 (our job's reservation plus another's), total unchanged:
-        // nothing has been charged.
+        // Available fell by 8, total unchanged: nothing has been charged (so no
+        // unexplained charge), but the reservation is evidence that a job still runs.
         let evidence = weigh_balance(
-            snapshot(100.0, 100.0),
+            &[snapshot(100.0, 100.0)],
             &balance(92.0, 100.0),
             SENT_MS,
             Some(4.0),
             &[],
         );
-        assert_eq!(evidence, BalanceEvidence::NoCharge);
+        assert_eq!(
+            evidence,
+            BalanceEvidence::UnexplainedReservation { credits: 8.0 }
+        );
     }
 
     #[test]
@@ -874,14 +1133,16 @@ mod tests {
         );
         failed.credits_estimate = Some(4.0);
         let cancelled = job(3, JobPhase::Cancelled, SENT_MS + 20);
-        let mut completed = job(4, JobPhase::Completed, SENT_MS + 30);
-        completed.credits_used = Some(3.0);
-        completed.finished_at_unix_ms = Some(SENT_MS + 5_000);
-        let others = vec![failed, cancelled, completed];
+        let others = vec![
+            other(failed, Some(SENT_MS + 10)),
+            other(cancelled, Some(SENT_MS + 20)),
+            // Sent after our reading: its charge certainly came after it.
+            completed(4, SENT_MS + 30, SENT_MS + 400, SENT_MS + 5_000, 3.0),
+        ];
         // Total fell by 3: exactly the completed job's charge.
         assert_eq!(
             weigh_balance(
-                snapshot(100.0, 100.0),
+                &[snapshot(100.0, 100.0)],
                 &balance(97.0, 97.0),
                 SENT_MS,
                 Some(4.0),
@@ -892,7 +1153,7 @@ mod tests {
         // Total fell by 7: failed and cancelled jobs do not explain the other 4.
         assert_eq!(
             weigh_balance(
-                snapshot(100.0, 100.0),
+                &[snapshot(100.0, 100.0)],
                 &balance(93.0, 93.0),
                 SENT_MS,
                 Some(4.0),
@@ -903,11 +1164,80 @@ mod tests {
     }
 
     #[test]
+    fn a_job_charged_before_the_reading_but_seen_finished_after_the_send_explains_nothing() {
+        // Sent earlier, finished on the service two seconds before our reading, but our
+        // poll only saw it after this job's POST. Its 4 credits were already out of the
+        // balance we read, so the 4-credit drop since is this job's: subtracting the other
+        // would say "nothing was charged" about a billed job.
+        let others = vec![completed(
+            2,
+            SENT_MS - 10_000,
+            SENT_MS - 3_000,
+            SENT_MS + 2_000,
+            4.0,
+        )];
+        assert_eq!(
+            weigh_balance(
+                &[snapshot(96.0, 96.0)],
+                &balance(92.0, 92.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::UnexplainedCharge { credits: 4.0 }
+        );
+    }
+
+    #[test]
+    fn an_earlier_reading_accounts_for_a_job_that_settled_around_the_last_one() {
+        // Job 2 finished within the same service second as our own reading: whether its
+        // charge is in that reading cannot be told, so by it alone the drop is unexplained.
+        let others = vec![completed(
+            2,
+            SENT_MS - 5_000,
+            SENT_MS - 50,
+            SENT_MS + 500,
+            4.0,
+        )];
+        let own = snapshot(100.0, 100.0);
+        assert_eq!(
+            weigh_balance(&[own], &balance(96.0, 96.0), SENT_MS, Some(4.0), &others),
+            BalanceEvidence::UnexplainedCharge { credits: 4.0 }
+        );
+        // A reading from before job 2 was sent (another send's) accounts for it exactly.
+        let earlier = CreditSnapshot {
+            read_at_unix_ms: Some(SENT_MS - 10_000),
+            service_time_unix_ms: Some(SENT_MS - 11_000),
+            ..snapshot(100.0, 100.0)
+        };
+        assert_eq!(
+            weigh_balance(
+                &[earlier, own],
+                &balance(96.0, 96.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
+            BalanceEvidence::NoCharge
+        );
+        // Dated by the service a full second after the reading: certain without it.
+        let later = vec![completed(
+            2,
+            SENT_MS - 5_000,
+            SENT_MS + 10,
+            SENT_MS + 500,
+            4.0,
+        )];
+        assert_eq!(
+            weigh_balance(&[own], &balance(96.0, 96.0), SENT_MS, Some(4.0), &later),
+            BalanceEvidence::NoCharge
+        );
+    }
+
+    #[test]
     fn unknown_other_spending_is_never_proof_either_way() {
         // Another unconfirmed submit of ours and a job that finished around the snapshot:
         // neither is subtracted, so a drop stays unexplained (no "submit again")...
-        let mut around = job(2, JobPhase::Completed, SENT_MS - 5_000);
-        around.credits_used = Some(4.0);
         let unconfirmed = job(
             3,
             JobPhase::Unconfirmed {
@@ -915,10 +1245,13 @@ mod tests {
             },
             SENT_MS + 10,
         );
-        let others = vec![around, unconfirmed];
+        let others = vec![
+            completed(2, SENT_MS - 5_000, SENT_MS - 500, SENT_MS + 1_000, 4.0),
+            other(unconfirmed, Some(SENT_MS + 10)),
+        ];
         assert_eq!(
             weigh_balance(
-                snapshot(100.0, 100.0),
+                &[snapshot(100.0, 100.0)],
                 &balance(96.0, 96.0),
                 SENT_MS,
                 Some(4.0),
@@ -929,7 +1262,7 @@ mod tests {
         // ...and credits added since (a top-up could hide a charge) make it unusable.
         assert!(matches!(
             weigh_balance(
-                snapshot(100.0, 100.0),
+                &[snapshot(100.0, 100.0)],
                 &balance(150.0, 150.0),
                 SENT_MS,
                 Some(4.0),
@@ -940,10 +1273,10 @@ mod tests {
         // Without a total there is nothing to compare.
         assert!(matches!(
             weigh_balance(
-                CreditSnapshot {
-                    available: Some(100.0),
-                    total: None
-                },
+                &[CreditSnapshot {
+                    total: None,
+                    ..snapshot(100.0, 100.0)
+                }],
                 &balance(90.0, 90.0),
                 SENT_MS,
                 Some(4.0),

@@ -7,6 +7,7 @@
 //! means nothing was created, so the job goes back to the front of its queue and is sent
 //! again — the only automatic re-send. Anything else that failed is never re-sent.
 
+use super::journal::CreditSnapshot;
 use super::protocol::{Event, JobPhase, LocalJobId, QueueReason};
 use super::reconcile::{CHECKING, snapshot_of};
 use super::runtime::refresh_credits;
@@ -223,10 +224,14 @@ impl Tracker {
     /// The balance just before a send, which reconcile compares against if the answer is
     /// lost. A read, so it is safe to ask again after a transient failure (5xx, a lost or
     /// unreadable answer); a refused connection is returned at once (the service is down).
-    async fn balance_before_send(&self) -> Result<crate::api::Credits, ApiError> {
+    async fn balance_before_send(&self) -> Result<(crate::api::Credits, CreditSnapshot), ApiError> {
         let mut attempt = 0;
         loop {
-            match self.ctx.client.credits().await {
+            match self.ctx.client.credits_dated().await {
+                Ok((credits, service_time_unix_ms)) => {
+                    let snapshot = snapshot_of(&credits, now_ms(), service_time_unix_ms);
+                    return Ok((credits, snapshot));
+                }
                 Err(error)
                     if attempt < BALANCE_READ_RETRIES
                         && !matches!(error, ApiError::Connect(_))
@@ -236,7 +241,7 @@ impl Tracker {
                     let wait_secs = error.retry_after_secs().unwrap_or(0.5).min(5.0);
                     tokio::time::sleep(Duration::from_secs_f64(wait_secs)).await;
                 }
-                result => return result,
+                Err(error) => return Err(error),
             }
         }
     }
@@ -246,8 +251,7 @@ impl Tracker {
     /// time and the balance read just now (reconcile compares against it); then the POST.
     async fn send_queued(self: Arc<Self>, local_id: LocalJobId, group: RateLimitGroup) {
         let credits_before = match self.balance_before_send().await {
-            Ok(credits) => {
-                let snapshot = snapshot_of(&credits);
+            Ok((credits, snapshot)) => {
                 self.ctx.emit(Event::Credits(Ok(credits))).await;
                 Some(snapshot)
             }
@@ -295,6 +299,7 @@ impl Tracker {
             }
             entry.record = record.clone();
             entry.credits_before = credits_before;
+            entry.sent_at_unix_ms = Some(sent_at_unix_ms);
             self.ctx.emit(Event::JobUpdated(record.clone())).await;
             if record.phase != JobPhase::Submitting {
                 return;

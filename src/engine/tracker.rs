@@ -22,6 +22,9 @@ pub const MAX_BACKOFF_SECS: f64 = 60.0;
 pub(super) struct JobEntry {
     pub(super) record: JobRecord,
     pub(super) credits_before: Option<CreditSnapshot>,
+    /// When the submit POST left (our clock): reconcile knows a job sent after a balance
+    /// reading was charged after it.
+    pub(super) sent_at_unix_ms: Option<i64>,
     /// Wakes the poller early (cancel, dismiss).
     pub(super) wake: Arc<Notify>,
     pub(super) polling: bool,
@@ -35,6 +38,8 @@ pub(crate) struct Tracker {
     pub(super) submit_queue: SubmitQueue,
     /// Ids for jobs that could not be written to the journal (negative, memory only).
     unsaved_ids: AtomicI64,
+    /// Library pages read by reconcile, shared by every lost answer being looked for.
+    pub(super) library_pages: super::reconcile::LibraryPageCache,
 }
 
 /// What to do after a failed status poll.
@@ -54,6 +59,7 @@ impl Tracker {
             jobs: Mutex::new(BTreeMap::new()),
             submit_queue: SubmitQueue::default(),
             unsaved_ids: AtomicI64::new(-1),
+            library_pages: Default::default(),
         })
     }
 
@@ -140,6 +146,7 @@ impl Tracker {
             for JournalRow {
                 mut record,
                 credits_before,
+                sent_at_unix_ms,
                 ..
             } in rows
             {
@@ -169,6 +176,7 @@ impl Tracker {
                     JobEntry {
                         record,
                         credits_before,
+                        sent_at_unix_ms,
                         wake: Arc::new(Notify::new()),
                         polling: false,
                         reconciling: false,
@@ -270,6 +278,7 @@ impl Tracker {
             JobEntry {
                 record: record.clone(),
                 credits_before: None,
+                sent_at_unix_ms: None,
                 wake: Arc::new(Notify::new()),
                 polling: false,
                 reconciling: false,
