@@ -38,7 +38,6 @@ mod seed;
 mod state;
 mod store;
 mod users;
-#[allow(dead_code)] // pending: the video routes that call it land in the next commit
 mod video;
 
 pub use cli::run_cli;
