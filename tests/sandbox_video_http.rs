@@ -232,6 +232,25 @@ async fn text_to_video_validation_auto_echo_and_reservation() {
     assert!(message.contains("720p, 1080p"), "{message}");
     // Nothing but the first submit reserved anything.
     assert_eq!(h.credits().await.0, START_CREDITS - 240.0);
+
+    // Tiers are case-insensitive and multiply the price: 28 x 1.5 x 5.
+    let hd = h
+        .submit(
+            "/v1/generate/video",
+            &json!({"prompt": "x", "model": KLING, "resolution": "1080P"}),
+        )
+        .await;
+    assert_eq!(hd["credits_charged"].as_f64(), Some(210.0));
+    // Image-to-video auto-selects too (veo-3, 6 s); the prompt may be omitted.
+    let i2v = h
+        .submit(
+            "/v1/generate/video/from-image",
+            &json!({"image_url": "https://example.test/still.png"}),
+        )
+        .await;
+    assert_submit_shape(&i2v, "video_from_image", 8);
+    assert_eq!(i2v["model"], "auto");
+    assert_eq!(i2v["credits_charged"].as_f64(), Some(240.0));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -384,10 +403,9 @@ async fn text_to_video_completes_decodes_settles_and_lands_in_the_library() {
     );
     assert_eq!(item["prompt"], prompt);
     assert_eq!(item["url"], url);
-    assert!(
-        item["thumbnail_url"]
-            .as_str()
-            .is_some_and(|t| t.ends_with(".jpg"))
+    assert_eq!(
+        item["thumbnail_url"], poster_url,
+        "the thumbnail is the poster"
     );
     let (_, images) = h.get("/v1/media?type=image").await;
     assert!(
@@ -407,7 +425,8 @@ async fn unsupported_durations_and_ratios_map_to_the_closest() {
     let kling = h
         .submit(
             "/v1/generate/video",
-            &json!({"prompt": "koi pond", "model": KLING, "duration": 3, "aspect_ratio": "4:5"}),
+            &json!({"prompt": "koi pond", "model": KLING, "duration": 3, "aspect_ratio": "4:5",
+                    "enhance_prompt": false}),
         )
         .await;
     assert_eq!(kling["credits_charged"].as_f64(), Some(140.0));
@@ -424,6 +443,13 @@ async fn unsupported_durations_and_ratios_map_to_the_closest() {
     assert_eq!(kling["state"], "completed", "{kling}");
     assert_eq!(kling["result"]["aspect_ratio"], "1:1");
     assert_eq!(kling["result"]["duration"].as_f64(), Some(5.0));
+    // enhance_prompt false keeps the prompt verbatim; the default (true) extends it.
+    assert_eq!(kling["result"]["prompt_used"], "koi pond");
+    let enhanced = veo["result"]["prompt_used"].as_str().expect("prompt_used");
+    assert!(
+        enhanced.starts_with("rain on glass") && enhanced.len() > "rain on glass".len(),
+        "{enhanced}"
+    );
     assert_eq!(veo["state"], "completed", "{veo}");
     assert_eq!(veo["result"]["aspect_ratio"], "9:16");
     assert_eq!(veo["result"]["duration"].as_f64(), Some(6.0));
@@ -825,4 +851,54 @@ async fn insufficient_credits_and_injected_failures() {
         "{batch}"
     );
     assert_eq!(h.credits().await, (START_CREDITS, START_CREDITS));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unfinished_batch_resumes_after_a_restart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let start = |path: &std::path::Path| {
+        let mut config = SandboxConfig::new(path.to_path_buf());
+        config.speed = FAST;
+        sandbox::start(config).expect("sandbox starts")
+    };
+    let http = reqwest::Client::new();
+    let first = start(dir.path());
+    let response = http
+        .post(format!(
+            "{}/v1/generate/creative-director",
+            first.base_url()
+        ))
+        .header("X-API-Key", first.api_key())
+        .json(&json!({"prompt": "tides", "model": SCHNELL, "scene_count": 3}))
+        .send()
+        .await
+        .expect("submit");
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    let submit: Value = response.json().await.expect("json");
+    first.shutdown();
+
+    let h = Harness {
+        sandbox: start(dir.path()),
+        _dir: dir,
+        http,
+    };
+    let (_, resumed) = h
+        .get(&format!("/v1/generate/{}/status", id_of(&submit)))
+        .await;
+    assert!(
+        matches!(resumed["state"].as_str(), Some("pending" | "processing")),
+        "the batch was still running at shutdown: {resumed}"
+    );
+    let done = h
+        .wait_terminal(&format!(
+            "/v1/generate/creative-director/{}/status",
+            id_of(&submit)
+        ))
+        .await;
+    assert_eq!(done["state"], "completed", "{done}");
+    assert_eq!(done["credits_used"].as_f64(), Some(6.0));
+    assert_eq!(
+        h.credits().await,
+        (START_CREDITS - 6.0, START_CREDITS - 6.0)
+    );
 }
