@@ -5,6 +5,7 @@ pub mod decode;
 mod jpeg_dc;
 mod jpeg_fast;
 pub mod thumbnails;
+pub mod video;
 
 pub use decode::{DecodeError, DecodedImage, decode_image};
 pub use thumbnails::{

@@ -46,6 +46,9 @@ pub(crate) struct ModelSpec {
     pub max_prompt_length: Option<usize>,
     #[serde(default)]
     pub recommended: bool,
+    /// Video models: the output lengths in seconds the model renders.
+    #[serde(default)]
+    pub supported_durations: Option<Vec<f64>>,
     #[serde(default)]
     sort_order: f64,
     #[serde(default)]

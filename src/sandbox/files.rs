@@ -194,6 +194,13 @@ pub(crate) fn write_jpeg(path: &Path, image: &RgbImage) -> Result<(), String> {
     })
 }
 
+/// Writes already-encoded bytes (videos, posters) with the same atomic rename.
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_atomically(path, |writer| {
+        std::io::Write::write_all(writer, bytes).map_err(image::ImageError::IoError)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,13 +7,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::fetch::{decode_image, fetch_source_bytes};
-use super::files::{write_jpeg, write_png};
+use super::files::{write_bytes, write_jpeg, write_png};
 use super::ids::new_object_id;
 use super::look::Look;
 use super::media_store::NewMedia;
 use super::render::{RenderSpec, output_dimensions, render_art, render_edit, thumbnail};
 use super::state::AppState;
 use super::store::{GenerationRow, now_iso};
+use super::video::{VideoRenderSpec, render_video};
+
+/// Sandbox videos are 24 frames per second.
+const VIDEO_FPS: u32 = 24;
 
 /// Progress shown while waiting; the last stretch is the render itself.
 const WAITING_PROGRESS_MAX: f64 = 95.0;
@@ -31,6 +35,11 @@ pub(crate) struct StoredResult {
     pub created_at: String,
     pub width: u32,
     pub height: u32,
+    /// Videos: the encoded length (frames / fps) and frame count.
+    #[serde(default)]
+    pub duration_secs: Option<f64>,
+    #[serde(default)]
+    pub frame_count: Option<u32>,
 }
 
 pub(crate) fn spawn(state: AppState, generation_id: String) {
@@ -44,7 +53,54 @@ pub(crate) fn resume_all(state: &AppState) -> Result<usize, rusqlite::Error> {
         tracing::info!(generation_id = %row.id, progress = row.progress, "resuming generation");
         spawn(state.clone(), row.id.clone());
     }
-    Ok(pending.len())
+    let batches = state.store.unfinished_batches()?;
+    for batch_id in &batches {
+        tracing::info!(batch_id = %batch_id, "resuming creative director batch");
+        spawn_batch(state.clone(), batch_id.clone());
+    }
+    Ok(pending.len() + batches.len())
+}
+
+pub(crate) fn spawn_batch(state: AppState, batch_id: String) {
+    tokio::spawn(async move { run_batch(state, batch_id).await });
+}
+
+/// Runs a Creative Director batch's scenes one after another, in scene order. A failing
+/// scene cancels the scenes not yet started (`Store::fail_generation`), so the loop ends.
+async fn run_batch(state: AppState, batch_id: String) {
+    let scene_ids: Vec<String> = match state.store.batch_scenes(&batch_id) {
+        Ok(scenes) => scenes.into_iter().map(|s| s.id).collect(),
+        Err(error) => {
+            tracing::error!(batch_id = %batch_id, %error, "could not load batch scenes");
+            return;
+        }
+    };
+    for id in scene_ids {
+        let current = match state.store.generation(&id) {
+            Ok(Some(row)) => row.state,
+            Ok(None) => continue,
+            Err(error) => {
+                tracing::error!(generation_id = %id, %error, "could not load scene");
+                return;
+            }
+        };
+        match current.as_str() {
+            "pending" => match state.store.start_scene(&id) {
+                Ok(true) => run(state.clone(), id.clone()).await,
+                Ok(false) => {}
+                Err(error) => {
+                    tracing::error!(generation_id = %id, %error, "could not start scene");
+                    return;
+                }
+            },
+            "processing" => run(state.clone(), id.clone()).await,
+            _ => {}
+        }
+    }
+}
+
+fn is_video(row: &GenerationRow) -> bool {
+    row.video_duration_secs.is_some()
 }
 
 async fn run(state: AppState, id: String) {
@@ -68,24 +124,53 @@ async fn run(state: AppState, id: String) {
     };
     let tick_ms = (duration_ms / 25).clamp(40, 500);
     let mut elapsed_ms = row.elapsed_ms;
+    // Videos render while the simulated time runs (the job ends when both are done); the
+    // render starts after the first tick so a job cancelled right away costs no CPU.
+    let mut video_render: Option<RenderTask> = None;
+    let will_fail = planned_failure.is_some();
+    let start_video = |render: &mut Option<RenderTask>| {
+        if render.is_none() && is_video(&row) && !will_fail {
+            let (state, row) = (state.clone(), row.clone());
+            *render = Some(tokio::spawn(async move { produce(&state, &row).await }));
+        }
+    };
     while elapsed_ms < stop_at_ms {
         tokio::time::sleep(Duration::from_millis(tick_ms)).await;
         elapsed_ms = (elapsed_ms + tick_ms).min(stop_at_ms);
         let progress = (elapsed_ms as f64 / duration_ms as f64 * WAITING_PROGRESS_MAX).floor();
         match state.store.update_progress(&id, progress, elapsed_ms) {
             Ok(true) => {}
-            Ok(false) => return, // cancelled meanwhile
+            Ok(false) => {
+                // Cancelled meanwhile: a render under way writes files that belong to nothing.
+                if let Some(render) = video_render {
+                    let dir = state.files_dir.join("generations").join(&id);
+                    tokio::spawn(async move {
+                        let _ = render.await;
+                        let _ = std::fs::remove_dir_all(dir);
+                    });
+                }
+                return;
+            }
             Err(error) => {
                 tracing::error!(generation_id = %id, %error, "could not record progress");
                 return;
             }
         }
+        start_video(&mut video_render);
     }
     if let Some(failure) = planned_failure {
         fail(&state, &id, failure);
         return;
     }
-    match produce(&state, &row).await {
+    start_video(&mut video_render);
+    let produced = match video_render {
+        Some(render) => match render.await {
+            Ok(result) => result,
+            Err(join_error) => Err(internal_failure(&row, &join_error.to_string())),
+        },
+        None => produce(&state, &row).await,
+    };
+    match produced {
         Ok(result) => {
             let json = match serde_json::to_string(&result) {
                 Ok(json) => json,
@@ -112,6 +197,9 @@ async fn run(state: AppState, id: String) {
         Err(failure) => fail(&state, &id, failure),
     }
 }
+
+/// A video render running alongside a job's simulated wait.
+type RenderTask = tokio::task::JoinHandle<Result<StoredResult, Value>>;
 
 fn fail(state: &AppState, id: &str, failure: Value) {
     let message = failure
@@ -158,7 +246,11 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
     let files_dir = state.files_dir.clone();
     let row = row.clone();
     let result = tokio::task::spawn_blocking(move || {
-        render_and_write(&files_dir, &row, source_bytes.as_deref())
+        if is_video(&row) {
+            render_video_and_write(&files_dir, &row, source_bytes.as_deref())
+        } else {
+            render_and_write(&files_dir, &row, source_bytes.as_deref())
+        }
     })
     .await;
     match result {
@@ -230,6 +322,100 @@ fn render_and_write(
         created_at: now_iso(),
         width,
         height,
+        duration_secs: None,
+        frame_count: None,
+    })
+}
+
+/// Frame size of a video tier: `720p` = 720 px on the short side, the long side from the
+/// ratio (16:9 at 720p = 1280x720, 9:16 = 720x1280, 1:1 = 720x720), both even.
+pub(crate) fn video_dimensions(aspect_ratio: &str, resolution: &str) -> (u32, u32) {
+    let short_px: u32 = resolution
+        .trim_end_matches(['p', 'P'])
+        .parse()
+        .unwrap_or(720)
+        .clamp(super::video::MIN_SIDE_PX, super::video::MAX_SHORT_SIDE_PX);
+    let (aw, ah) = super::render::parse_aspect_ratio(aspect_ratio).unwrap_or((16, 9));
+    let even = |v: f64| ((v / 2.0).round() as u32 * 2).min(super::video::MAX_LONG_SIDE_PX);
+    if aw >= ah {
+        (
+            even(f64::from(short_px) * f64::from(aw) / f64::from(ah)),
+            short_px,
+        )
+    } else {
+        (
+            short_px,
+            even(f64::from(short_px) * f64::from(ah) / f64::from(aw)),
+        )
+    }
+}
+
+/// Renders the clip (graded palette from the stored look, the source image for
+/// image-to-video) and writes `<id>.mp4` plus `<id>_poster.jpg`.
+fn render_video_and_write(
+    files_dir: &std::path::Path,
+    row: &GenerationRow,
+    source_bytes: Option<&[u8]>,
+) -> Result<StoredResult, Value> {
+    let source = match source_bytes {
+        Some(bytes) => Some(decode_image(bytes).map_err(|error| {
+            json!({
+                "message": format!("Could not use source image: {error}"),
+                "category": "invalid_input",
+                "code": "SOURCE_IMAGE_UNREADABLE",
+                "retryable": false,
+                "severity": "error",
+                "provider": row.provider,
+            })
+        })?),
+        None => None,
+    };
+    let look: Look = row
+        .look_json
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default();
+    let palette: Vec<[u8; 3]> = look
+        .grade
+        .iter()
+        .filter_map(|c| crate::palette::Rgb::from_hex(&c.hex))
+        .map(|rgb| [rgb.r, rgb.g, rgb.b])
+        .collect();
+    let (width, height) = video_dimensions(&row.aspect_ratio, &row.resolution);
+    // The prompt seeds the look; image-to-video without a prompt uses the source URL.
+    let seed_text = if row.prompt.trim().is_empty() {
+        row.source_images.first().map(String::as_str).unwrap_or("")
+    } else {
+        row.prompt.as_str()
+    };
+    let spec = VideoRenderSpec {
+        prompt: seed_text,
+        seed: row.seed,
+        width,
+        height,
+        fps: VIDEO_FPS,
+        duration_secs: row.video_duration_secs.unwrap_or(5.0),
+        palette: (!palette.is_empty()).then_some(palette.as_slice()),
+        source: source.as_ref(),
+        watermark: true,
+    };
+    let video = render_video(&spec).map_err(|e| internal_failure(row, &e.to_string()))?;
+    tracing::debug!(generation_id = %row.id, width, height, fps = video.fps, frames = video.frame_count, "video rendered");
+    let rel_dir = format!("generations/{}", row.id);
+    let rel = format!("{rel_dir}/{}.mp4", row.id);
+    write_bytes(&files_dir.join(&rel), &video.mp4).map_err(|e| internal_failure(row, &e))?;
+    let poster_rel = format!("{rel_dir}/{}_poster.jpg", row.id);
+    write_bytes(&files_dir.join(&poster_rel), &video.poster_jpeg)
+        .map_err(|e| internal_failure(row, &e))?;
+    Ok(StoredResult {
+        paths: vec![rel],
+        thumbnail_path: Some(poster_rel.clone()),
+        thumbnail_paths: vec![poster_rel],
+        created_at: now_iso(),
+        width: video.width,
+        height: video.height,
+        duration_secs: Some(video.duration_secs),
+        frame_count: Some(video.frame_count),
     })
 }
 
@@ -247,10 +433,16 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
             .filter(|v| !v.is_empty())
             .map(str::to_owned)
     };
-    let (category, generation_type, catalog_type) = if row.kind == "image_edit" {
-        ("edited-image", "image_editing", "image_editing")
+    let (category, generation_type, catalog_type) = match row.kind.as_str() {
+        "image_edit" => ("edited-image", "image_editing", "image_editing"),
+        "video_from_image" => ("image-to-video", "img_to_video", "img_to_video"),
+        "video" => ("text-to-video", "text_to_video", "text_to_video"),
+        _ => ("generated", "text_to_img", "text_to_img"),
+    };
+    let (media_type, extension) = if is_video(row) {
+        ("video", "mp4")
     } else {
-        ("generated", "text_to_img", "text_to_img")
+        ("image", "png")
     };
     let model_name = state
         .catalog
@@ -290,6 +482,9 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
                 "width": result.width,
                 "height": result.height,
                 "referenceMedia": row.source_images,
+                "duration": result.duration_secs,
+                "batchId": row.batch_id,
+                "sceneNumber": row.scene_number,
                 "moodboardId": request_str("moodboard_id"),
                 "presetId": request_str("preset_id"),
                 "visualDnaNames": [],
@@ -303,10 +498,10 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
                 output_index: index as u32,
                 source_type: "generated".to_owned(),
                 category: category.to_owned(),
-                media_type: "image".to_owned(),
+                media_type: media_type.to_owned(),
                 generation_type: Some(generation_type.to_owned()),
                 name: name.clone(),
-                filename: format!("{}_{index}.png", row.id),
+                filename: format!("{}_{index}.{extension}", row.id),
                 rel_path: rel_path.clone(),
                 thumb_rel_path: thumb,
                 owns_files: true,
@@ -314,6 +509,7 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
                 prompt: Some(row.prompt.clone()),
                 width: Some(result.width),
                 height: Some(result.height),
+                duration_secs: result.duration_secs,
                 credits_used: Some(row.credits_reserved),
                 generation_duration_secs: Some((row.duration_ms as f64 / 100.0).round() / 10.0),
                 source_tag: Some("api".to_owned()),

@@ -38,6 +38,7 @@ mod seed;
 mod state;
 mod store;
 mod users;
+mod video;
 
 pub use cli::run_cli;
 pub use config::SandboxConfig;

@@ -38,6 +38,18 @@ pub(crate) fn image_cost(
     round_credits(model.credit * resolution_multiplier * quality_multiplier * f64::from(num_images))
 }
 
+/// Cost of one video: credit x resolution multiplier x output seconds. The sandbox renders
+/// no audio, so `sound_credit_multiplier` is never applied.
+pub(crate) fn video_cost(model: &ModelSpec, resolution: &str, duration_secs: f64) -> f64 {
+    let resolution_multiplier = model
+        .resolution_multipliers
+        .as_ref()
+        .and_then(|map| map.get(resolution))
+        .copied()
+        .unwrap_or(1.0);
+    round_credits(model.credit * resolution_multiplier * duration_secs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +74,20 @@ mod tests {
             .find("fal-ai/flux/schnell", "text_to_img")
             .expect("model");
         assert_eq!(image_cost(schnell, "1K", None, 1), 2.0);
+    }
+
+    #[test]
+    fn video_cost_is_credit_times_tier_times_seconds() {
+        let catalog = Catalog::load().expect("catalog");
+        let kling = catalog
+            .find("kling/v2.1-master", "text_to_video")
+            .expect("model");
+        assert_eq!(video_cost(kling, "720p", 5.0), 140.0);
+        assert_eq!(video_cost(kling, "1080p", 10.0), 420.0);
+        let hailuo = catalog
+            .find("minimax/hailuo-02", "img_to_video")
+            .expect("model");
+        // An empty multiplier map means 1.
+        assert_eq!(video_cost(hailuo, "1080p", 6.0), 72.0);
     }
 }

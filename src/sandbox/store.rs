@@ -116,6 +116,11 @@ pub(crate) struct NewGeneration {
     pub planned_failure: Option<String>,
     /// JSON of the sandbox's `render::Look` (colour grade, cinematic presets), if any.
     pub look_json: Option<String>,
+    /// Video kinds: the output length in seconds after mapping to a supported duration.
+    pub video_duration_secs: Option<f64>,
+    /// Creative Director scenes: the batch and the 1-based scene number.
+    pub batch_id: Option<String>,
+    pub scene_number: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -148,6 +153,9 @@ pub(crate) struct GenerationRow {
     pub error: Option<String>,
     pub failure_json: Option<String>,
     pub look_json: Option<String>,
+    pub video_duration_secs: Option<f64>,
+    pub batch_id: Option<String>,
+    pub scene_number: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -226,6 +234,9 @@ fn generation_from_row(row: &Row<'_>) -> rusqlite::Result<GenerationRow> {
         error: row.get("error")?,
         failure_json: row.get("failure_json")?,
         look_json: row.get("look_json")?,
+        video_duration_secs: row.get("video_duration_secs")?,
+        batch_id: row.get("batch_id")?,
+        scene_number: row.get("scene_number")?,
     })
 }
 
@@ -246,6 +257,90 @@ fn migrate_generations(conn: &Connection) -> rusqlite::Result<()> {
     if !has_look {
         conn.execute("ALTER TABLE generations ADD COLUMN look_json TEXT", [])?;
     }
+    // Video length and Creative Director membership (added with the video routes).
+    let has_video = conn
+        .prepare(
+            "SELECT 1 FROM pragma_table_info('generations') WHERE name = 'video_duration_secs'",
+        )?
+        .exists([])?;
+    if !has_video {
+        conn.execute_batch(
+            "ALTER TABLE generations ADD COLUMN video_duration_secs REAL;
+             ALTER TABLE generations ADD COLUMN batch_id TEXT;
+             ALTER TABLE generations ADD COLUMN scene_number INTEGER;",
+        )?;
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS generations_batch ON generations(batch_id);
+         CREATE TABLE IF NOT EXISTS cd_batches (
+            id TEXT PRIMARY KEY, user_id TEXT NOT NULL, project_id TEXT NOT NULL,
+            session_id TEXT NOT NULL, workflow_type TEXT NOT NULL, scene_count INTEGER NOT NULL,
+            created_at TEXT NOT NULL);",
+    )?;
+    Ok(())
+}
+
+/// A Creative Director batch; its scenes are generation rows carrying its id.
+#[derive(Debug, Clone)]
+pub(crate) struct BatchRow {
+    pub id: String,
+    pub user_id: String,
+    pub project_id: String,
+    pub session_id: String,
+    pub workflow_type: String,
+    pub scene_count: u32,
+}
+
+fn insert_generation_in(
+    conn: &Connection,
+    new: &NewGeneration,
+    state: &str,
+    now: &str,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO generations (id, user_id, project_id, session_id, kind, model_echo, model,
+            provider, prompt, prompt_used, aspect_ratio, resolution, quality, num_images, seed,
+            source_images, request_json, state, progress, elapsed_ms, duration_ms,
+            credits_reserved, credit_base, credits_used, planned_failure, result_json, error,
+            failure_json, created_at, updated_at, look_json, video_duration_secs, batch_id,
+            scene_number)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+            ?24, 0, 0, ?18, ?19, ?20, NULL, ?21, NULL, NULL, NULL, ?22, ?22, ?23, ?25, ?26, ?27)",
+        params![
+            new.id,
+            new.user_id,
+            new.project_id,
+            new.session_id,
+            new.kind,
+            new.model_echo,
+            new.model,
+            new.provider,
+            new.prompt,
+            new.prompt_used,
+            new.aspect_ratio,
+            new.resolution,
+            new.quality,
+            new.num_images,
+            new.seed,
+            serde_json::to_string(&new.source_images).unwrap_or_else(|_| "[]".to_owned()),
+            new.request_json,
+            new.duration_ms as i64,
+            new.credits_reserved,
+            new.credit_base,
+            new.planned_failure,
+            now,
+            new.look_json,
+            state,
+            new.video_duration_secs,
+            new.batch_id,
+            new.scene_number,
+        ],
+    )?;
+    conn.execute(
+        "INSERT INTO credit_reservations (generation_id, user_id, amount, state, created_at, updated_at)
+         VALUES (?1, ?2, ?3, 'active', ?4, ?4)",
+        params![new.id, new.user_id, new.credits_reserved, now],
+    )?;
     Ok(())
 }
 
@@ -500,46 +595,7 @@ impl Store {
         if available < minimum_credits {
             return Ok(CreateOutcome::InsufficientCredits { available });
         }
-        let now = now_iso();
-        tx.execute(
-            "INSERT INTO generations (id, user_id, project_id, session_id, kind, model_echo, model,
-                provider, prompt, prompt_used, aspect_ratio, resolution, quality, num_images, seed,
-                source_images, request_json, state, progress, elapsed_ms, duration_ms,
-                credits_reserved, credit_base, credits_used, planned_failure, result_json, error,
-                failure_json, created_at, updated_at, look_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                'processing', 0, 0, ?18, ?19, ?20, NULL, ?21, NULL, NULL, NULL, ?22, ?22, ?23)",
-            params![
-                new.id,
-                new.user_id,
-                new.project_id,
-                new.session_id,
-                new.kind,
-                new.model_echo,
-                new.model,
-                new.provider,
-                new.prompt,
-                new.prompt_used,
-                new.aspect_ratio,
-                new.resolution,
-                new.quality,
-                new.num_images,
-                new.seed,
-                serde_json::to_string(&new.source_images).unwrap_or_else(|_| "[]".to_owned()),
-                new.request_json,
-                new.duration_ms as i64,
-                new.credits_reserved,
-                new.credit_base,
-                new.planned_failure,
-                now,
-                new.look_json,
-            ],
-        )?;
-        tx.execute(
-            "INSERT INTO credit_reservations (generation_id, user_id, amount, state, created_at, updated_at)
-             VALUES (?1, ?2, ?3, 'active', ?4, ?4)",
-            params![new.id, new.user_id, new.credits_reserved, now],
-        )?;
+        insert_generation_in(&tx, new, "processing", &now_iso())?;
         tx.commit()?;
         Ok(CreateOutcome::Created)
     }
@@ -556,8 +612,10 @@ impl Store {
 
     pub(crate) fn processing_generations(&self) -> rusqlite::Result<Vec<GenerationRow>> {
         let conn = self.lock();
-        let mut stmt = conn
-            .prepare("SELECT * FROM generations WHERE state = 'processing' ORDER BY created_at")?;
+        let mut stmt = conn.prepare(
+            "SELECT * FROM generations WHERE state = 'processing' AND batch_id IS NULL
+             ORDER BY created_at",
+        )?;
         let rows = stmt.query_map([], generation_from_row)?;
         rows.collect()
     }
@@ -687,6 +745,21 @@ impl Store {
                 "UPDATE credit_reservations SET state = 'released', updated_at = ?2 WHERE generation_id = ?1",
                 params![id, now],
             )?;
+            // A failed Creative Director scene fails its batch: the scenes not yet started
+            // are cancelled in the same step, so the batch is terminal at once.
+            tx.execute(
+                "UPDATE credit_reservations SET state = 'released', updated_at = ?2
+                 WHERE state = 'active' AND generation_id IN (SELECT s.id FROM generations s
+                    JOIN generations f ON s.batch_id = f.batch_id
+                    WHERE f.id = ?1 AND s.state = 'pending')",
+                params![id, now],
+            )?;
+            tx.execute(
+                "UPDATE generations SET state = 'cancelled', updated_at = ?2
+                 WHERE state = 'pending' AND batch_id IS NOT NULL
+                    AND batch_id = (SELECT batch_id FROM generations WHERE id = ?1)",
+                params![id, now],
+            )?;
         }
         tx.commit()?;
         Ok(changed > 0)
@@ -725,6 +798,91 @@ impl Store {
         };
         tx.commit()?;
         Ok(outcome)
+    }
+
+    /// Checks the balance against the whole batch and inserts the batch plus every scene
+    /// (state `pending`, each with its own reservation) atomically.
+    pub(crate) fn create_batch(
+        &self,
+        batch: &BatchRow,
+        scenes: &[NewGeneration],
+        minimum_credits: f64,
+    ) -> rusqlite::Result<CreateOutcome> {
+        let conn = self.lock();
+        let tx = conn.unchecked_transaction()?;
+        let available = Self::balance_in(&tx, &batch.user_id)?.available();
+        if available < minimum_credits {
+            return Ok(CreateOutcome::InsufficientCredits { available });
+        }
+        let now = now_iso();
+        tx.execute(
+            "INSERT INTO cd_batches (id, user_id, project_id, session_id, workflow_type,
+                scene_count, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                batch.id,
+                batch.user_id,
+                batch.project_id,
+                batch.session_id,
+                batch.workflow_type,
+                batch.scene_count,
+                now
+            ],
+        )?;
+        for scene in scenes {
+            insert_generation_in(&tx, scene, "pending", &now)?;
+        }
+        tx.commit()?;
+        Ok(CreateOutcome::Created)
+    }
+
+    pub(crate) fn batch(&self, id: &str) -> rusqlite::Result<Option<BatchRow>> {
+        self.lock()
+            .query_row(
+                "SELECT id, user_id, project_id, session_id, workflow_type, scene_count
+                 FROM cd_batches WHERE id = ?1",
+                params![id],
+                |r| {
+                    Ok(BatchRow {
+                        id: r.get(0)?,
+                        user_id: r.get(1)?,
+                        project_id: r.get(2)?,
+                        session_id: r.get(3)?,
+                        workflow_type: r.get(4)?,
+                        scene_count: r.get(5)?,
+                    })
+                },
+            )
+            .optional()
+    }
+
+    /// A batch's scenes in scene order.
+    pub(crate) fn batch_scenes(&self, batch_id: &str) -> rusqlite::Result<Vec<GenerationRow>> {
+        let conn = self.lock();
+        let mut stmt =
+            conn.prepare("SELECT * FROM generations WHERE batch_id = ?1 ORDER BY scene_number")?;
+        let rows = stmt.query_map(params![batch_id], generation_from_row)?;
+        rows.collect()
+    }
+
+    /// Batches with a scene still pending or processing (resumed after a restart).
+    pub(crate) fn unfinished_batches(&self) -> rusqlite::Result<Vec<String>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT DISTINCT batch_id FROM generations WHERE batch_id IS NOT NULL
+             AND state IN ('pending', 'processing')",
+        )?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        rows.collect()
+    }
+
+    /// pending -> processing; false when the scene is no longer pending (e.g. cancelled).
+    pub(crate) fn start_scene(&self, id: &str) -> rusqlite::Result<bool> {
+        let changed = self.lock().execute(
+            "UPDATE generations SET state = 'processing', updated_at = ?2
+             WHERE id = ?1 AND state = 'pending'",
+            params![id, now_iso()],
+        )?;
+        Ok(changed > 0)
     }
 
     pub(crate) fn insert_upload(&self, upload: &UploadRow) -> rusqlite::Result<String> {

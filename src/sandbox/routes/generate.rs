@@ -86,15 +86,16 @@ pub(crate) async fn image_edit(
     submit(state, caller, &body, Kind::ImageEdit)
 }
 
-fn bad_request(code: &str, message: impl Into<String>) -> ApiError {
+pub(super) fn bad_request(code: &str, message: impl Into<String>) -> ApiError {
     ApiError::sdk(StatusCode::BAD_REQUEST, code, message)
 }
 
-/// Resolves `model`: auto aliases route to the type's default (echoed as "auto").
-fn resolve_model<'a>(
+/// Resolves `model` for a raw catalog type: auto aliases route to the type's default
+/// (echoed as "auto").
+pub(super) fn resolve_model<'a>(
     catalog: &'a Catalog,
     value: Option<&Value>,
-    kind: Kind,
+    catalog_type: &str,
 ) -> ApiResult<(String, &'a ModelSpec)> {
     let requested = match value {
         None | Some(Value::Null) => None,
@@ -111,11 +112,11 @@ fn resolve_model<'a>(
     };
     match requested {
         None => catalog
-            .default_for(kind.catalog_type())
+            .default_for(catalog_type)
             .map(|spec| ("auto".to_owned(), spec))
             .ok_or_else(|| ApiError::internal("model routing", "no model of this type")),
         Some(name) => catalog
-            .find(name, kind.catalog_type())
+            .find(name, catalog_type)
             .map(|spec| (spec.identifier.clone(), spec))
             .ok_or_else(|| bad_request("MODEL_NOT_FOUND", format!("Model '{name}' not found"))),
     }
@@ -182,7 +183,10 @@ fn validate_aspect_ratio(
     Ok(value)
 }
 
-fn validate_resolution(body: &Map<String, Value>, spec: &ModelSpec) -> ApiResult<String> {
+pub(super) fn validate_resolution(
+    body: &Map<String, Value>,
+    spec: &ModelSpec,
+) -> ApiResult<String> {
     let allowed = spec.resolutions();
     let requested = match body.get("resolution") {
         None | Some(Value::Null) => None,
@@ -306,7 +310,7 @@ fn validate_sources(
         .collect()
 }
 
-fn validate_extras(body: &Map<String, Value>) -> ApiResult<()> {
+pub(super) fn validate_extras(body: &Map<String, Value>) -> ApiResult<()> {
     optional_string(body, "moodboard_id")?;
     match body.get("visual_dna_ids") {
         None | Some(Value::Null) => {}
@@ -333,7 +337,7 @@ fn validate_extras(body: &Map<String, Value>) -> ApiResult<()> {
     }
 }
 
-fn validate_seed(body: &Map<String, Value>, prompt: &str) -> ApiResult<i64> {
+pub(super) fn validate_seed(body: &Map<String, Value>, prompt: &str) -> ApiResult<i64> {
     match body.get("seed") {
         // No seed: derive one from the prompt, so the same prompt renders the same art.
         None | Some(Value::Null) => Ok((fnv1a(prompt.as_bytes()) >> 33) as i64),
@@ -344,7 +348,7 @@ fn validate_seed(body: &Map<String, Value>, prompt: &str) -> ApiResult<i64> {
 }
 
 /// A short deterministic "enhancement" appended when enhance_prompt is on (the default).
-fn enhanced_prompt(prompt: &str, enhance: bool) -> String {
+pub(super) fn enhanced_prompt(prompt: &str, enhance: bool) -> String {
     const SUFFIXES: [&str; 6] = [
         "cinematic lighting, rich detail, balanced composition",
         "soft volumetric light, painterly texture, harmonious palette",
@@ -374,7 +378,7 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
             ));
         }
     };
-    let (model_echo, spec) = resolve_model(&state.catalog, body.get("model"), kind)?;
+    let (model_echo, spec) = resolve_model(&state.catalog, body.get("model"), kind.catalog_type())?;
     let (min_chars, max_chars) = spec.prompt_length_bounds();
     let prompt_chars = prompt.chars().count();
     if prompt_chars > max_chars {
@@ -480,6 +484,9 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
         credit_base: spec.credit,
         planned_failure,
         look_json,
+        video_duration_secs: None,
+        batch_id: None,
+        scene_number: None,
     };
     match state.store.create_generation(&generation, minimum)? {
         CreateOutcome::Created => {}

@@ -15,6 +15,7 @@ mod projects;
 mod status;
 mod ticket;
 mod upload;
+mod video;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -48,6 +49,22 @@ pub(crate) fn router(state: AppState) -> Router {
         .route(
             "/v1/generate/image-edit",
             post(generate::image_edit).route_layer(limit(Group::ImageGeneration)),
+        )
+        .route(
+            "/v1/generate/video",
+            post(video::text_to_video).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/generate/video/from-image",
+            post(video::image_to_video).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/generate/creative-director",
+            post(video::creative_director).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/generate/creative-director/{id}/status",
+            get(video::creative_director_status),
         )
         .route("/v1/generate/{id}/status", get(status::status))
         .route(

@@ -31,6 +31,15 @@ pub(crate) async fn status(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
+    // A Creative Director batch id is delegated to the batch status (same body).
+    if is_object_id(&id)
+        && let Some(batch) = state.store.batch(&id)?
+    {
+        if batch.user_id != caller.user_id {
+            return Err(not_found());
+        }
+        return Ok(Json(super::video::batch_status(&state, &batch)?));
+    }
     let row = load(&state, &caller, &id)?;
     let mut body = json!({
         "success": true,
@@ -58,13 +67,20 @@ pub(crate) async fn status(
                 "created_at": stored.created_at,
                 "aspect_ratio": row.aspect_ratio,
             });
-            body["credits_used"] = json!(credits_used);
-            body["credits_breakdown"] = json!([{
+            let mut breakdown = json!({
                 "model": row.model,
                 "amount": credits_used,
                 "base": row.credit_base,
                 "final": credits_used,
-            }]);
+            });
+            if let Some(duration_secs) = stored.duration_secs {
+                body["result"]["duration"] = json!(duration_secs);
+                // Video is priced per second of the (mapped) requested length.
+                breakdown["duration_multiplier"] =
+                    json!(row.video_duration_secs.unwrap_or(duration_secs));
+            }
+            body["credits_used"] = json!(credits_used);
+            body["credits_breakdown"] = json!([breakdown]);
         }
         "failed" => {
             let failure: Value = row
@@ -92,6 +108,11 @@ pub(crate) async fn cancel(
     if !is_object_id(&id) {
         return Err(ApiError::invalid_generation_id());
     }
+    if let Some(batch) = state.store.batch(&id)?
+        && batch.user_id == caller.user_id
+    {
+        return cancel_batch(&state, &caller, &id);
+    }
     match state.store.cancel_generation(&caller.user_id, &id)? {
         CancelOutcome::Cancelled => {
             tracing::info!(generation_id = %id, "generation cancelled");
@@ -106,4 +127,29 @@ pub(crate) async fn cancel(
         )),
         CancelOutcome::NotFound => Err(not_found()),
     }
+}
+
+/// Cancels every scene not yet finished (each releases its own reservation); 409 when none
+/// was left to cancel.
+fn cancel_batch(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Json<Value>> {
+    let mut cancelled = 0;
+    for scene in state.store.batch_scenes(id)? {
+        if matches!(scene.state.as_str(), "pending" | "processing")
+            && state.store.cancel_generation(&caller.user_id, &scene.id)?
+                == CancelOutcome::Cancelled
+        {
+            cancelled += 1;
+        }
+    }
+    if cancelled == 0 {
+        return Err(ApiError::sdk(
+            StatusCode::CONFLICT,
+            "CANNOT_CANCEL",
+            "Generation is already finished and cannot be cancelled",
+        ));
+    }
+    tracing::info!(batch_id = %id, scenes = cancelled, "creative director batch cancelled");
+    Ok(Json(
+        json!({"success": true, "generation_id": id, "state": "cancelled"}),
+    ))
 }

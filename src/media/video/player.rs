@@ -1,0 +1,742 @@
+//! Playback worker: a "video-player" thread owns a [`VideoDecoder`], takes commands through
+//! a bounded channel and sends frames, paced by wall clock, through another bounded one.
+//!
+//! Memory stays bounded: at most [`FRAME_QUEUE`] frames wait in the channel plus one decoded
+//! ahead. While playing, a frame whose successor is already due is dropped rather than
+//! shown late, so playback keeps to the clock instead of drifting; seek and step results are
+//! never dropped (they wait for room in the channel). The UI drains frames (usually keeping
+//! only the newest, see [`VideoPlayer::latest_frame`]) when the repaint callback wakes it.
+
+use super::decode::{DecodedFrame, VideoDecoder, VideoInfo};
+use super::error::VideoDecodeError;
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Frames decoded but not yet taken by the UI (the channel's capacity).
+pub const FRAME_QUEUE: usize = 2;
+/// Commands not yet read by the worker; sends beyond this are refused, never blocked on.
+const COMMAND_QUEUE: usize = 64;
+/// Retry interval while a seek/step result waits for room in the frame channel.
+const DELIVERY_RETRY: Duration = Duration::from_millis(10);
+/// However late playback runs, a frame is shown at least this often.
+const MAX_SHOW_GAP: Duration = Duration::from_millis(200);
+/// Playback pauses after this many samples in a row fail to decode.
+const MAX_CONSECUTIVE_ERRORS: u32 = 48;
+
+/// Called after each frame is sent, from the worker thread (e.g. `ctx.request_repaint()`).
+pub type RepaintCallback = Arc<dyn Fn() + Send + Sync>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerCommand {
+    Play,
+    Pause,
+    TogglePlay,
+    /// Shows this frame (display order, clamped to the last); playback state is kept.
+    SeekFrame(u32),
+    /// Pauses and moves by this many frames (clamped to the video).
+    Step(i32),
+    SetLoop(bool),
+    /// Ends the worker (also done on drop).
+    Stop,
+}
+
+/// The worker's state as of its last change.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlayerStatus {
+    pub playing: bool,
+    pub looping: bool,
+    /// The frame last sent (display order); 0 before the first.
+    pub frame_index: u32,
+    /// Its presentation time.
+    pub time_secs: f64,
+    pub frame_count: u32,
+    /// Playback reached the last frame without looping.
+    pub ended: bool,
+    /// Frames skipped to keep to the clock, or because the UI had not taken earlier ones.
+    pub dropped_frames: u64,
+    /// The latest decode error, cleared by the next good frame.
+    pub error: Option<String>,
+}
+
+/// A frame for the UI and the state it belongs to.
+#[derive(Debug)]
+pub struct PlayerFrame {
+    pub frame: DecodedFrame,
+    pub status: PlayerStatus,
+}
+
+/// Handle to the playback thread; dropping it stops and joins the thread.
+pub struct VideoPlayer {
+    info: VideoInfo,
+    commands: Option<SyncSender<PlayerCommand>>,
+    frames: Option<Receiver<PlayerFrame>>,
+    status: Arc<Mutex<PlayerStatus>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for VideoPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VideoPlayer")
+            .field("info", &self.info)
+            .field("status", &self.status())
+            .finish_non_exhaustive()
+    }
+}
+
+impl VideoPlayer {
+    /// Opens `path` and starts a paused player showing the first frame.
+    pub fn open(
+        path: impl AsRef<Path>,
+        repaint: RepaintCallback,
+    ) -> Result<Self, VideoDecodeError> {
+        Ok(Self::spawn(VideoDecoder::open(path)?, repaint)?)
+    }
+
+    /// Starts a paused player on `decoder`; its first frame is sent right away.
+    pub fn spawn(decoder: VideoDecoder, repaint: RepaintCallback) -> std::io::Result<Self> {
+        let info = decoder.info().clone();
+        let (command_tx, command_rx) = mpsc::sync_channel(COMMAND_QUEUE);
+        let (frame_tx, frame_rx) = mpsc::sync_channel(FRAME_QUEUE);
+        let status = Arc::new(Mutex::new(PlayerStatus {
+            frame_count: info.frame_count,
+            ..PlayerStatus::default()
+        }));
+        let stop = Arc::new(AtomicBool::new(false));
+        let worker = Worker {
+            status: PlayerStatus {
+                frame_count: info.frame_count,
+                ..PlayerStatus::default()
+            },
+            decoder,
+            commands: command_rx,
+            frames: frame_tx,
+            shared_status: Arc::clone(&status),
+            stop: Arc::clone(&stop),
+            repaint,
+            ahead: None,
+            undelivered: None,
+            clock: None,
+            last_sent_at: Instant::now(),
+            consecutive_errors: 0,
+            played_since_wrap: false,
+            deferred: VecDeque::new(),
+        };
+        let thread = std::thread::Builder::new()
+            .name("video-player".to_owned())
+            .spawn(move || worker.run())?;
+        Ok(Self {
+            info,
+            commands: Some(command_tx),
+            frames: Some(frame_rx),
+            status,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn info(&self) -> &VideoInfo {
+        &self.info
+    }
+
+    /// Queues a command without blocking; `false` if the queue is full or the worker ended.
+    pub fn send(&self, command: PlayerCommand) -> bool {
+        self.commands
+            .as_ref()
+            .is_some_and(|tx| tx.try_send(command).is_ok())
+    }
+
+    pub fn play(&self) -> bool {
+        self.send(PlayerCommand::Play)
+    }
+
+    pub fn pause(&self) -> bool {
+        self.send(PlayerCommand::Pause)
+    }
+
+    pub fn toggle_play(&self) -> bool {
+        self.send(PlayerCommand::TogglePlay)
+    }
+
+    pub fn seek_frame(&self, index: u32) -> bool {
+        self.send(PlayerCommand::SeekFrame(index))
+    }
+
+    pub fn step(&self, frames: i32) -> bool {
+        self.send(PlayerCommand::Step(frames))
+    }
+
+    pub fn set_loop(&self, looping: bool) -> bool {
+        self.send(PlayerCommand::SetLoop(looping))
+    }
+
+    /// The oldest frame not yet taken, if any.
+    pub fn try_recv_frame(&self) -> Option<PlayerFrame> {
+        self.frames.as_ref()?.try_recv().ok()
+    }
+
+    /// Takes every waiting frame and returns the newest (what a UI shows this repaint).
+    pub fn latest_frame(&self) -> Option<PlayerFrame> {
+        let frames = self.frames.as_ref()?;
+        let mut latest = None;
+        while let Ok(frame) = frames.try_recv() {
+            latest = Some(frame);
+        }
+        latest
+    }
+
+    /// Waits up to `timeout` for the next frame (tests and headless use).
+    pub fn recv_frame_timeout(&self, timeout: Duration) -> Option<PlayerFrame> {
+        self.frames.as_ref()?.recv_timeout(timeout).ok()
+    }
+
+    pub fn status(&self) -> PlayerStatus {
+        self.status
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Drop for VideoPlayer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(commands) = self.commands.take() {
+            let _ = commands.try_send(PlayerCommand::Stop);
+        }
+        // Dropping the receiver fails any send the worker is in, so the join cannot hang.
+        self.frames.take();
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            tracing::error!("video player thread panicked");
+        }
+    }
+}
+
+struct Worker {
+    decoder: VideoDecoder,
+    commands: Receiver<PlayerCommand>,
+    frames: SyncSender<PlayerFrame>,
+    shared_status: Arc<Mutex<PlayerStatus>>,
+    stop: Arc<AtomicBool>,
+    repaint: RepaintCallback,
+    status: PlayerStatus,
+    /// The next frame to show while playing, decoded ahead of its time.
+    ahead: Option<DecodedFrame>,
+    /// A seek or step result still waiting for room in the frame channel.
+    undelivered: Option<DecodedFrame>,
+    /// Frame with pts `p` is due at `instant + (p - pts_secs)`.
+    clock: Option<(Instant, f64)>,
+    last_sent_at: Instant,
+    consecutive_errors: u32,
+    /// Whether playback produced a frame since it last wrapped (a loop must make progress).
+    played_since_wrap: bool,
+    /// Commands read while a cancellable decode was under way, in arrival order.
+    deferred: VecDeque<PlayerCommand>,
+}
+
+impl Worker {
+    fn run(mut self) {
+        self.show(0);
+        while !self.stop.load(Ordering::Acquire) {
+            let wait = if self.undelivered.is_some() {
+                Some(DELIVERY_RETRY)
+            } else if self.status.playing {
+                Some(self.time_to_next_frame())
+            } else {
+                None
+            };
+            let command = match self.deferred.pop_front() {
+                Some(command) => Some(command),
+                None => match wait {
+                    None => match self.commands.recv() {
+                        Ok(command) => Some(command),
+                        Err(_) => break,
+                    },
+                    Some(timeout) => match self.commands.recv_timeout(timeout) {
+                        Ok(command) => Some(command),
+                        Err(RecvTimeoutError::Timeout) => None,
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    },
+                },
+            };
+            match command {
+                Some(PlayerCommand::Stop) => break,
+                Some(command) => self.handle(command),
+                None if self.undelivered.is_some() => {
+                    if let Some(frame) = self.undelivered.take() {
+                        self.deliver(frame, true);
+                    }
+                }
+                None => self.tick(),
+            }
+        }
+    }
+
+    /// How long until the frame decoded ahead is due (zero if none is decoded yet).
+    fn time_to_next_frame(&self) -> Duration {
+        match (&self.ahead, self.clock) {
+            (Some(frame), Some(clock)) => {
+                due_at(clock, frame.pts_secs).saturating_duration_since(Instant::now())
+            }
+            _ => Duration::ZERO,
+        }
+    }
+
+    fn handle(&mut self, command: PlayerCommand) {
+        match command {
+            PlayerCommand::Play => self.play(),
+            PlayerCommand::Pause => self.set_playing(false),
+            PlayerCommand::TogglePlay => {
+                if self.status.playing {
+                    self.set_playing(false);
+                } else {
+                    self.play();
+                }
+            }
+            PlayerCommand::SeekFrame(index) => {
+                // A burst of seeks (scrubbing) collapses to the last one.
+                let mut index = index;
+                while let Ok(next) = self.commands.try_recv() {
+                    match next {
+                        PlayerCommand::SeekFrame(later) => index = later,
+                        other => {
+                            self.deferred.push_back(other);
+                            break;
+                        }
+                    }
+                }
+                self.status.ended = false;
+                if self.show(index) && self.status.playing {
+                    self.clock = Some((Instant::now(), self.status.time_secs));
+                }
+            }
+            PlayerCommand::Step(frames) => {
+                self.set_playing(false);
+                // Relative to what the UI will see: a result still waiting counts as shown.
+                let current = self
+                    .undelivered
+                    .as_ref()
+                    .map_or(self.status.frame_index, |frame| frame.index);
+                let last = self.status.frame_count.saturating_sub(1);
+                let target = i64::from(current)
+                    .saturating_add(i64::from(frames))
+                    .clamp(0, i64::from(last)) as u32;
+                if frames != 0 && target != current {
+                    self.status.ended = false;
+                    self.show(target);
+                }
+            }
+            PlayerCommand::SetLoop(looping) => {
+                self.status.looping = looping;
+                self.publish();
+            }
+            PlayerCommand::Stop => {}
+        }
+    }
+
+    fn play(&mut self) {
+        if self.status.playing {
+            return;
+        }
+        let last = self.status.frame_count.saturating_sub(1);
+        if self.status.ended || self.status.frame_index >= last {
+            // Play at the end starts over.
+            self.status.ended = false;
+            if !self.show(0) {
+                return;
+            }
+        }
+        self.clock = Some((Instant::now(), self.status.time_secs));
+        self.consecutive_errors = 0;
+        self.set_playing(true);
+    }
+
+    fn set_playing(&mut self, playing: bool) {
+        self.status.playing = playing;
+        self.publish();
+    }
+
+    /// Decodes frame `index` and sends it, waiting for room if needed. `false` if it could
+    /// not be shown (error or superseded by a newer command).
+    fn show(&mut self, index: u32) -> bool {
+        let last = self.status.frame_count.saturating_sub(1);
+        let index = index.min(last);
+        if let Some(frame) = self.ahead.take() {
+            if frame.index == index {
+                self.deliver(frame, true);
+                return true;
+            }
+            self.decoder.recycle(frame);
+        }
+        if let Some(frame) = self.undelivered.take() {
+            self.decoder.recycle(frame);
+        }
+        if let Err(e) = self.decoder.seek_to_frame(index) {
+            self.report_error(&e);
+            return false;
+        }
+        match self.decode_next(true) {
+            Some(frame) => {
+                self.played_since_wrap = true;
+                self.deliver(frame, true);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// One playback step: decode ahead if needed, then send the frame when due, or drop it
+    /// when the one after it is due already.
+    fn tick(&mut self) {
+        if self.ahead.is_none() {
+            match self.decode_next(false) {
+                Some(frame) => {
+                    self.played_since_wrap = true;
+                    self.ahead = Some(frame);
+                }
+                None => {
+                    if self.status.playing && self.ahead.is_none() {
+                        self.end_reached();
+                    }
+                    return;
+                }
+            }
+        }
+        let (Some(frame), Some(clock)) = (self.ahead.take(), self.clock) else {
+            return;
+        };
+        let now = Instant::now();
+        let due = due_at(clock, frame.pts_secs);
+        if now < due {
+            self.ahead = Some(frame);
+            return;
+        }
+        let has_successor = frame.index + 1 < self.status.frame_count;
+        let successor_due = due_at(clock, frame.pts_secs + frame.duration_secs);
+        let shown_recently = now.duration_since(self.last_sent_at) < MAX_SHOW_GAP;
+        if has_successor && now >= successor_due && shown_recently {
+            self.status.dropped_frames += 1;
+            self.decoder.recycle(frame);
+            return;
+        }
+        self.deliver(frame, false);
+    }
+
+    /// Past the last frame while playing: wrap to 0 on the same clock, or stop.
+    fn end_reached(&mut self) {
+        if !self.status.looping || !self.played_since_wrap {
+            self.status.ended = true;
+            self.set_playing(false);
+            return;
+        }
+        self.played_since_wrap = false;
+        // Frame 0 is due where the last frame ends, so the loop keeps its rhythm.
+        let end_secs = self.decoder.info().duration_secs;
+        self.clock = self.clock.map(|clock| (due_at(clock, end_secs), 0.0));
+        if let Err(e) = self.decoder.seek_to_frame(0) {
+            self.report_error(&e);
+            self.set_playing(false);
+        }
+    }
+
+    /// The next frame from the decoder, skipping bad samples. With `cancellable`, a newer
+    /// seek/step/stop interrupts it (returns `None`; the command is deferred).
+    fn decode_next(&mut self, cancellable: bool) -> Option<DecodedFrame> {
+        loop {
+            let result = if cancellable {
+                let commands = &self.commands;
+                let deferred = &mut self.deferred;
+                let stop = &self.stop;
+                self.decoder.next_frame_cancellable(&mut || {
+                    if let Ok(command) = commands.try_recv() {
+                        deferred.push_back(command);
+                        if matches!(
+                            command,
+                            PlayerCommand::SeekFrame(_)
+                                | PlayerCommand::Step(_)
+                                | PlayerCommand::Stop
+                        ) {
+                            return true;
+                        }
+                    }
+                    stop.load(Ordering::Acquire)
+                })
+            } else {
+                self.decoder.next_frame()
+            };
+            match result {
+                Ok(Some(frame)) => {
+                    self.consecutive_errors = 0;
+                    if self.status.error.take().is_some() {
+                        self.publish();
+                    }
+                    return Some(frame);
+                }
+                Ok(None) | Err(VideoDecodeError::Cancelled) => return None,
+                Err(e) => {
+                    self.report_error(&e);
+                    self.consecutive_errors += 1;
+                    if self.consecutive_errors >= MAX_CONSECUTIVE_ERRORS {
+                        self.set_playing(false);
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends a frame; `must_arrive` frames wait for room, others are dropped when full.
+    fn deliver(&mut self, frame: DecodedFrame, must_arrive: bool) {
+        let mut status = self.status.clone();
+        status.frame_index = frame.index;
+        status.time_secs = frame.pts_secs;
+        match self.frames.try_send(PlayerFrame {
+            frame,
+            status: status.clone(),
+        }) {
+            Ok(()) => {
+                self.status = status;
+                self.last_sent_at = Instant::now();
+                self.publish();
+                (self.repaint)();
+            }
+            Err(TrySendError::Full(rejected)) => {
+                if must_arrive {
+                    self.undelivered = Some(rejected.frame);
+                } else {
+                    // The UI is behind; playback position still moves on.
+                    self.status.frame_index = rejected.frame.index;
+                    self.status.time_secs = rejected.frame.pts_secs;
+                    self.status.dropped_frames += 1;
+                    self.decoder.recycle(rejected.frame);
+                    self.publish();
+                }
+            }
+            Err(TrySendError::Disconnected(_)) => self.stop.store(true, Ordering::Release),
+        }
+    }
+
+    fn report_error(&mut self, error: &VideoDecodeError) {
+        tracing::warn!("video playback: {error}");
+        self.status.error = Some(error.to_string());
+        self.publish();
+    }
+
+    fn publish(&self) {
+        *self
+            .shared_status
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = self.status.clone();
+    }
+}
+
+/// When the frame at `pts_secs` is due on a clock anchored at `(instant, anchor_pts_secs)`.
+fn due_at((instant, anchor_pts_secs): (Instant, f64), pts_secs: f64) -> Instant {
+    let offset_secs = pts_secs - anchor_pts_secs;
+    if offset_secs >= 0.0 {
+        instant + Duration::from_secs_f64(offset_secs.min(1e6))
+    } else {
+        instant
+            .checked_sub(Duration::from_secs_f64((-offset_secs).min(1e6)))
+            .unwrap_or(instant)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_fixtures::{BFRAMES, frame_code};
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    const WAIT: Duration = Duration::from_secs(5);
+
+    fn player() -> (VideoPlayer, Arc<AtomicUsize>) {
+        let repaints = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&repaints);
+        let decoder = VideoDecoder::from_bytes(BFRAMES.to_vec()).expect("fixture opens");
+        let player = VideoPlayer::spawn(
+            decoder,
+            Arc::new(move || {
+                counter.fetch_add(1, Ordering::Relaxed);
+            }),
+        )
+        .expect("thread starts");
+        (player, repaints)
+    }
+
+    fn next(player: &VideoPlayer) -> PlayerFrame {
+        let received = player.recv_frame_timeout(WAIT).expect("a frame arrives");
+        assert_eq!(frame_code(&received.frame), received.frame.index);
+        assert_eq!(received.status.frame_index, received.frame.index);
+        received
+    }
+
+    /// Waits until the worker has published a status that satisfies `check`.
+    fn wait_status(player: &VideoPlayer, check: impl Fn(&PlayerStatus) -> bool) -> PlayerStatus {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let status = player.status();
+            if check(&status) {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "status never matched: {status:?}"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    #[test]
+    fn starts_paused_on_the_first_frame() {
+        let (player, repaints) = player();
+        let first = next(&player);
+        assert_eq!(first.frame.index, 0);
+        assert!(!first.status.playing);
+        assert_eq!(first.status.frame_count, 48);
+        let deadline = Instant::now() + WAIT;
+        while repaints.load(Ordering::Relaxed) == 0 {
+            assert!(Instant::now() < deadline, "repaint was requested");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert!(
+            player
+                .recv_frame_timeout(Duration::from_millis(150))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn play_advances_in_order_at_the_file_rate_and_pause_stops() {
+        let (player, repaints) = player();
+        assert_eq!(next(&player).frame.index, 0);
+        assert!(player.play());
+        let started = Instant::now();
+        let mut last = 0;
+        let mut received = 0;
+        while received < 12 {
+            let frame = next(&player);
+            assert!(
+                frame.frame.index > last,
+                "in order: {} after {last}",
+                frame.frame.index
+            );
+            assert!(frame.status.playing);
+            last = frame.frame.index;
+            received += 1;
+        }
+        // Frame `last` is due `last / 24` s after play began (minus the first frame's wait).
+        let elapsed_secs = started.elapsed().as_secs_f64();
+        let due_secs = f64::from(last) / 24.0;
+        assert!(
+            elapsed_secs >= due_secs - 0.05,
+            "{elapsed_secs} s for frame {last}"
+        );
+
+        assert!(player.pause());
+        wait_status(&player, |s| !s.playing);
+        while player.try_recv_frame().is_some() {}
+        assert!(
+            player
+                .recv_frame_timeout(Duration::from_millis(200))
+                .is_none()
+        );
+        let paused_at = player.status().frame_index;
+        assert!(repaints.load(Ordering::Relaxed) > received);
+
+        // Step forward and back from where it paused.
+        player.step(1);
+        assert_eq!(next(&player).frame.index, paused_at + 1);
+        player.step(-1);
+        assert_eq!(next(&player).frame.index, paused_at);
+        player.step(-1);
+        assert_eq!(next(&player).frame.index, paused_at - 1);
+        player.step(-100);
+        assert_eq!(next(&player).frame.index, 0);
+    }
+
+    #[test]
+    fn seek_and_step_show_exact_frames() {
+        let (player, _) = player();
+        next(&player);
+        for target in [30, 7, 47, 12, 0, 25] {
+            player.seek_frame(target);
+            assert_eq!(next(&player).frame.index, target);
+        }
+        player.seek_frame(1000);
+        assert_eq!(next(&player).frame.index, 47);
+        player.step(1);
+        // Already at the end: nothing to show.
+        assert!(
+            player
+                .recv_frame_timeout(Duration::from_millis(150))
+                .is_none()
+        );
+        player.step(-2);
+        assert_eq!(next(&player).frame.index, 45);
+    }
+
+    #[test]
+    fn loop_wraps_to_the_first_frame() {
+        let (player, _) = player();
+        next(&player);
+        player.seek_frame(44);
+        assert_eq!(next(&player).frame.index, 44);
+        player.set_loop(true);
+        player.play();
+        let mut seen = Vec::new();
+        while seen.len() < 8 {
+            seen.push(next(&player).frame.index);
+        }
+        let wrap = seen
+            .windows(2)
+            .position(|w| w[1] < w[0])
+            .expect("wrapped to the start");
+        assert!(seen[wrap + 1] <= 2, "{seen:?}");
+        assert!(seen[..=wrap].windows(2).all(|w| w[1] > w[0]), "{seen:?}");
+        assert!(seen[wrap + 1..].windows(2).all(|w| w[1] > w[0]), "{seen:?}");
+    }
+
+    #[test]
+    fn playback_without_loop_ends_on_the_last_frame() {
+        let (player, _) = player();
+        next(&player);
+        player.seek_frame(45);
+        next(&player);
+        player.play();
+        let mut last = 45;
+        while last < 47 {
+            last = next(&player).frame.index;
+        }
+        let status = wait_status(&player, |s| s.ended);
+        assert!(!status.playing);
+        assert_eq!(status.frame_index, 47);
+        // Play at the end starts over.
+        player.play();
+        assert_eq!(next(&player).frame.index, 0);
+    }
+
+    #[test]
+    fn toggle_and_drop_while_frames_pile_up() {
+        let (player, _) = player();
+        player.toggle_play();
+        wait_status(&player, |s| s.playing);
+        // Nobody takes frames: the channel fills, the worker must not block on it.
+        std::thread::sleep(Duration::from_millis(300));
+        let status = player.status();
+        assert!(status.frame_index > 2, "{status:?}");
+        assert!(status.dropped_frames > 0);
+        player.toggle_play();
+        wait_status(&player, |s| !s.playing);
+        let started = Instant::now();
+        drop(player);
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+}
