@@ -127,8 +127,15 @@ fn an_over_long_prompt_is_refused_before_any_request() {
             node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
         })
         .click();
-    for _ in 0..5 {
+    // Frames until the message shows (a loaded machine may need more than a few).
+    for _ in 0..100 {
         harness.step();
+        if harness
+            .query_by_label_contains("allows at most 2,000")
+            .is_some()
+        {
+            break;
+        }
         std::thread::sleep(Duration::from_millis(40));
     }
     assert!(
