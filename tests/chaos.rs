@@ -195,6 +195,22 @@ fn drain_until_settled(
         .filter(|r| !settled(r, &rows))
         .map(|r| describe(r, &rows))
         .collect();
+    // The balance readings the journal holds, to tell why a verdict stayed open.
+    let readings: Vec<String> = rows
+        .values()
+        .filter_map(|r| {
+            let b = r.credits_before?;
+            Some(format!(
+                "#{} read {:?} date {:?} sent {:?} total {:?}",
+                r.record.local_id,
+                b.read_at_unix_ms,
+                b.service_time_unix_ms,
+                r.sent_at_unix_ms,
+                b.total
+            ))
+        })
+        .collect();
+    eprintln!("readings: {readings:#?}");
     // What the service did, to tell a slow verdict from a wrong one.
     let service: Vec<String> = sandbox
         .generations()

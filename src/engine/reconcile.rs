@@ -840,8 +840,11 @@ fn weigh_balance(
 fn settled_after_reading(other: &OtherJob, reading: &CreditSnapshot, sent_at_ms: i64) -> bool {
     // Older journal rows have no reading time: the job's own send time bounds it.
     let read_at = reading.read_at_unix_ms.unwrap_or(sent_at_ms);
-    if other.sent_at_unix_ms.is_some_and(|t| t > read_at) {
-        return true; // created after the reading, so charged after it
+    // The service produced the reading before its answer reached us (`read_at`), and the
+    // other job's POST left no earlier than its `sent_at`: even in the same millisecond,
+    // that job was created, and so charged, after the reading.
+    if other.sent_at_unix_ms.is_some_and(|t| t >= read_at) {
+        return true;
     }
     let Some(service_read_at) = reading.service_time_unix_ms else {
         return false;
@@ -1230,6 +1233,24 @@ mod tests {
         )];
         assert_eq!(
             weigh_balance(&[own], &balance(96.0, 96.0), SENT_MS, Some(4.0), &later),
+            BalanceEvidence::NoCharge
+        );
+    }
+
+    #[test]
+    fn a_job_sent_in_the_same_millisecond_as_the_reading_settled_after_it() {
+        // A burst reads and sends within one millisecond; the reading was produced before
+        // its answer arrived, so a POST leaving at that instant came after it.
+        let read_at = SENT_MS - 100;
+        let others = vec![completed(2, read_at, SENT_MS - 50, SENT_MS + 500, 4.0)];
+        assert_eq!(
+            weigh_balance(
+                &[snapshot(100.0, 100.0)],
+                &balance(96.0, 96.0),
+                SENT_MS,
+                Some(4.0),
+                &others
+            ),
             BalanceEvidence::NoCharge
         );
     }
