@@ -166,10 +166,7 @@ impl ApiClient {
 
     /// GET /v1/account/credits.
     pub async fn credits(&self) -> Result<Credits, ApiError> {
-        let response: CreditsResponse = self
-            .json(self.service.get(self.url("/v1/account/credits")))
-            .await?;
-        Ok(response.credits)
+        self.credits_dated().await.map(|(credits, _)| credits)
     }
 
     /// GET /v1/account/credits, with the service's clock at the answer (its `Date`

@@ -1308,6 +1308,49 @@ mod tests {
     }
 
     #[test]
+    fn library_pages_are_shared_only_with_checks_that_began_before_they_were_asked_for() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async {
+            let cache = LibraryPageCache::default();
+            let query = MediaQuery::default();
+            let fetches = std::sync::atomic::AtomicU32::new(0);
+            let fetch = || async {
+                fetches.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(MediaPage::default())
+            };
+            let first_check = tokio::time::Instant::now();
+            cache
+                .get_or_fetch(&query, 1, first_check, fetch)
+                .await
+                .expect("page");
+            // Another lost answer whose check began as early: the same read serves it.
+            cache
+                .get_or_fetch(&query, 1, first_check, fetch)
+                .await
+                .expect("page");
+            assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
+            // Another page is its own read.
+            cache
+                .get_or_fetch(&query, 2, first_check, fetch)
+                .await
+                .expect("page");
+            assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 2);
+            // A check that began after page 1 was asked for could miss an item that
+            // appeared in between: it reads the page again.
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let later_check = tokio::time::Instant::now();
+            cache
+                .get_or_fetch(&query, 1, later_check, fetch)
+                .await
+                .expect("page");
+            assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 3);
+        });
+    }
+
+    #[test]
     fn check_interval_spreads_checks_over_the_window() {
         assert_eq!(check_interval_ms(80_000, MAX_CHECK_INTERVAL_SECS), 10_000);
         assert_eq!(check_interval_ms(1_000, MAX_CHECK_INTERVAL_SECS), 500);

@@ -266,31 +266,43 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
     }
 }
 
+/// The job's source image (image edit, image-to-video), or a failure the job reports.
+fn decode_source(
+    row: &GenerationRow,
+    source_bytes: Option<&[u8]>,
+) -> Result<Option<image::DynamicImage>, Value> {
+    source_bytes
+        .map(|bytes| {
+            decode_image(bytes).map_err(|error| {
+                json!({
+                    "message": format!("Could not use source image: {error}"),
+                    "category": "invalid_input",
+                    "code": "SOURCE_IMAGE_UNREADABLE",
+                    "retryable": false,
+                    "severity": "error",
+                    "provider": row.provider,
+                })
+            })
+        })
+        .transpose()
+}
+
+/// Grade and cinematic presets decided at submit (unreadable JSON renders ungraded).
+fn stored_look(row: &GenerationRow) -> Look {
+    row.look_json
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default()
+}
+
 fn render_and_write(
     files_dir: &std::path::Path,
     row: &GenerationRow,
     source_bytes: Option<&[u8]>,
 ) -> Result<StoredResult, Value> {
-    let source = match source_bytes {
-        Some(bytes) => Some(decode_image(bytes).map_err(|error| {
-            json!({
-                "message": format!("Could not use source image: {error}"),
-                "category": "invalid_input",
-                "code": "SOURCE_IMAGE_UNREADABLE",
-                "retryable": false,
-                "severity": "error",
-                "provider": row.provider,
-            })
-        })?),
-        None => None,
-    };
+    let source = decode_source(row, source_bytes)?;
     let (width, height) = output_dimensions(&row.aspect_ratio, &row.resolution);
-    // Grade and cinematic presets decided at submit (unreadable JSON renders ungraded).
-    let look: Look = row
-        .look_json
-        .as_deref()
-        .and_then(|json| serde_json::from_str(json).ok())
-        .unwrap_or_default();
+    let look = stored_look(row);
     let rel_dir = format!("generations/{}", row.id);
     let mut paths = Vec::new();
     let mut thumbnail_paths = Vec::new();
@@ -357,24 +369,8 @@ fn render_video_and_write(
     row: &GenerationRow,
     source_bytes: Option<&[u8]>,
 ) -> Result<StoredResult, Value> {
-    let source = match source_bytes {
-        Some(bytes) => Some(decode_image(bytes).map_err(|error| {
-            json!({
-                "message": format!("Could not use source image: {error}"),
-                "category": "invalid_input",
-                "code": "SOURCE_IMAGE_UNREADABLE",
-                "retryable": false,
-                "severity": "error",
-                "provider": row.provider,
-            })
-        })?),
-        None => None,
-    };
-    let look: Look = row
-        .look_json
-        .as_deref()
-        .and_then(|json| serde_json::from_str(json).ok())
-        .unwrap_or_default();
+    let source = decode_source(row, source_bytes)?;
+    let look = stored_look(row);
     let palette: Vec<[u8; 3]> = look
         .grade
         .iter()

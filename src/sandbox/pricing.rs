@@ -26,27 +26,27 @@ pub(crate) fn image_cost(
     {
         return round_credits(*flat);
     }
-    let resolution_multiplier = model
-        .resolution_multipliers
-        .as_ref()
-        .and_then(|map| map.get(resolution))
-        .copied()
-        .unwrap_or(1.0);
+    let resolution_multiplier = resolution_multiplier(model, resolution);
     let quality_multiplier = quality
         .and_then(|q| model.quality_multipliers.as_ref()?.get(q).copied())
         .unwrap_or(1.0);
     round_credits(model.credit * resolution_multiplier * quality_multiplier * f64::from(num_images))
 }
 
-/// Cost of one video: credit x resolution multiplier x output seconds. The sandbox renders
-/// no audio, so `sound_credit_multiplier` is never applied.
-pub(crate) fn video_cost(model: &ModelSpec, resolution: &str, duration_secs: f64) -> f64 {
-    let resolution_multiplier = model
+/// The model's multiplier for a resolution tier (1 when it names none).
+fn resolution_multiplier(model: &ModelSpec, resolution: &str) -> f64 {
+    model
         .resolution_multipliers
         .as_ref()
         .and_then(|map| map.get(resolution))
         .copied()
-        .unwrap_or(1.0);
+        .unwrap_or(1.0)
+}
+
+/// Cost of one video: credit x resolution multiplier x output seconds. The sandbox renders
+/// no audio, so `sound_credit_multiplier` is never applied.
+pub(crate) fn video_cost(model: &ModelSpec, resolution: &str, duration_secs: f64) -> f64 {
+    let resolution_multiplier = resolution_multiplier(model, resolution);
     round_credits(model.credit * resolution_multiplier * duration_secs)
 }
 

@@ -12,7 +12,7 @@ use super::ids::{SplitMix, fnv1a};
 const FIELD_LONG_SIDE_PX: u32 = 512;
 pub(crate) const THUMBNAIL_LONG_SIDE_PX: u32 = 256;
 
-type Rgbf = [f32; 3];
+pub(crate) type Rgbf = [f32; 3];
 
 /// "W:H" with positive integers.
 pub(crate) fn parse_aspect_ratio(value: &str) -> Option<(u32, u32)> {
@@ -57,7 +57,7 @@ impl RenderSpec<'_> {
     }
 }
 
-fn hsl(hue_deg: f32, saturation: f32, lightness: f32) -> Rgbf {
+pub(crate) fn hsl(hue_deg: f32, saturation: f32, lightness: f32) -> Rgbf {
     let h = hue_deg.rem_euclid(360.0) / 60.0;
     let c = (1.0 - (2.0 * lightness - 1.0).abs()) * saturation;
     let x = c * (1.0 - (h % 2.0 - 1.0).abs());
@@ -74,7 +74,7 @@ fn hsl(hue_deg: f32, saturation: f32, lightness: f32) -> Rgbf {
 }
 
 /// A base hue nudged by mood words in the prompt, so "ocean" reads blue and "sunset" warm.
-fn base_hue(prompt: &str, rng: &mut SplitMix) -> f32 {
+pub(crate) fn base_hue(prompt: &str, rng: &mut SplitMix) -> f32 {
     const MOODS: [(&[&str], f32); 7] = [
         (&["sunset", "fire", "red", "autumn", "lava", "warm"], 18.0),
         (&["gold", "desert", "sand", "sun", "amber"], 42.0),
@@ -127,7 +127,7 @@ fn palette(prompt: &str, rng: &mut SplitMix) -> [Rgbf; 5] {
     ]
 }
 
-fn mix(a: Rgbf, b: Rgbf, t: f32) -> Rgbf {
+pub(crate) fn mix(a: Rgbf, b: Rgbf, t: f32) -> Rgbf {
     [
         a[0] + (b[0] - a[0]) * t,
         a[1] + (b[1] - a[1]) * t,
@@ -135,7 +135,7 @@ fn mix(a: Rgbf, b: Rgbf, t: f32) -> Rgbf {
     ]
 }
 
-fn smoothstep(edge0: f32, edge1: f32, x: f32) -> f32 {
+pub(crate) fn smoothstep(edge0: f32, edge1: f32, x: f32) -> f32 {
     let t = ((x - edge0) / (edge1 - edge0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
 }
@@ -161,7 +161,7 @@ fn value_noise(x: f32, y: f32, salt: u64) -> f32 {
     top + (bottom - top) * sy
 }
 
-fn fbm(x: f32, y: f32, salt: u64) -> f32 {
+pub(crate) fn fbm(x: f32, y: f32, salt: u64) -> f32 {
     value_noise(x, y, salt) * 0.55
         + value_noise(x * 2.1, y * 2.1, salt ^ 0x55) * 0.3
         + value_noise(x * 4.3, y * 4.3, salt ^ 0xaa) * 0.15

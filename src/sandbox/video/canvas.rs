@@ -10,45 +10,13 @@ use super::VideoError;
 use super::palette::{Rgbf, Roles, VideoPalette, mix};
 use super::yuv::I420;
 use crate::sandbox::ids::SplitMix;
+pub(super) use crate::sandbox::render::{fbm, smoothstep};
 
 /// The colour field is computed at 1/FIELD_DIVISOR of the canvas size (it is smooth, and the
 /// noise runs in unoptimised code in debug builds), within these bounds on its long side.
 const FIELD_DIVISOR: u32 = 4;
 const FIELD_MIN_LONG_SIDE: u32 = 48;
 const FIELD_MAX_LONG_SIDE: u32 = 360;
-
-pub(super) fn smoothstep(edge0: f32, edge1: f32, x: f32) -> f32 {
-    let t = ((x - edge0) / (edge1 - edge0)).clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
-}
-
-fn lattice(ix: i32, iy: i32, salt: u64) -> f32 {
-    let mut h = (ix as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        ^ (iy as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
-        ^ salt;
-    h ^= h >> 29;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^= h >> 32;
-    (h & 0xffff) as f32 / 65535.0
-}
-
-fn value_noise(x: f32, y: f32, salt: u64) -> f32 {
-    let (x0, y0) = (x.floor(), y.floor());
-    let (fx, fy) = (x - x0, y - y0);
-    let (sx, sy) = (fx * fx * (3.0 - 2.0 * fx), fy * fy * (3.0 - 2.0 * fy));
-    let (ix, iy) = (x0 as i32, y0 as i32);
-    let top = lattice(ix, iy, salt) + (lattice(ix + 1, iy, salt) - lattice(ix, iy, salt)) * sx;
-    let bottom = lattice(ix, iy + 1, salt)
-        + (lattice(ix + 1, iy + 1, salt) - lattice(ix, iy + 1, salt)) * sx;
-    top + (bottom - top) * sy
-}
-
-/// Three octaves of value noise in about 0..1 (as in the still renderer).
-pub(super) fn fbm(x: f32, y: f32, salt: u64) -> f32 {
-    value_noise(x, y, salt) * 0.55
-        + value_noise(x * 2.1, y * 2.1, salt ^ 0x55) * 0.3
-        + value_noise(x * 4.3, y * 4.3, salt ^ 0xaa) * 0.15
-}
 
 fn to_rgb8(c: Rgbf) -> [u8; 3] {
     c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)

@@ -3,9 +3,11 @@
 //! project's palette. Each video has two palettes, `start` and `end`, and the frames cross-fade
 //! from one to the other: a hue rotation for prompt colours, a palette cycle for a graded one.
 
-use super::super::ids::{SplitMix, fnv1a};
+use super::super::ids::SplitMix;
 
-pub(super) type Rgbf = [f32; 3];
+// The colour helpers are the still renderer's, so a prompt's video and its images share a
+// colour family.
+pub(super) use crate::sandbox::render::{Rgbf, base_hue, hsl, mix};
 
 /// The five colour roles a scene paints with.
 pub(super) type Roles = [Rgbf; 5];
@@ -14,57 +16,6 @@ pub(super) type Roles = [Rgbf; 5];
 pub(super) struct VideoPalette {
     pub start: Roles,
     pub end: Roles,
-}
-
-pub(super) fn hsl(hue_deg: f32, saturation: f32, lightness: f32) -> Rgbf {
-    let h = hue_deg.rem_euclid(360.0) / 60.0;
-    let c = (1.0 - (2.0 * lightness - 1.0).abs()) * saturation;
-    let x = c * (1.0 - (h % 2.0 - 1.0).abs());
-    let (r, g, b) = match h as u32 {
-        0 => (c, x, 0.0),
-        1 => (x, c, 0.0),
-        2 => (0.0, c, x),
-        3 => (0.0, x, c),
-        4 => (x, 0.0, c),
-        _ => (c, 0.0, x),
-    };
-    let m = lightness - c / 2.0;
-    [r + m, g + m, b + m]
-}
-
-pub(super) fn mix(a: Rgbf, b: Rgbf, t: f32) -> Rgbf {
-    [
-        a[0] + (b[0] - a[0]) * t,
-        a[1] + (b[1] - a[1]) * t,
-        a[2] + (b[2] - a[2]) * t,
-    ]
-}
-
-/// A base hue nudged by mood words in the prompt (same table as the still renderer, so a
-/// prompt's video and images share a colour family).
-pub(super) fn base_hue(prompt: &str, rng: &mut SplitMix) -> f32 {
-    const MOODS: [(&[&str], f32); 7] = [
-        (&["sunset", "fire", "red", "autumn", "lava", "warm"], 18.0),
-        (&["gold", "desert", "sand", "sun", "amber"], 42.0),
-        (&["forest", "green", "jungle", "moss", "leaf"], 125.0),
-        (
-            &["ocean", "sea", "water", "blue", "ice", "winter", "night"],
-            210.0,
-        ),
-        (
-            &["space", "galaxy", "nebula", "purple", "violet", "dream"],
-            275.0,
-        ),
-        (&["rose", "pink", "flower", "blossom", "love"], 330.0),
-        (&["cyber", "neon", "city", "future"], 190.0),
-    ];
-    let lower = prompt.to_lowercase();
-    let jitter = rng.range_f32(-15.0, 15.0);
-    MOODS
-        .iter()
-        .find(|(words, _)| words.iter().any(|w| lower.contains(w)))
-        .map(|(_, hue)| hue + jitter)
-        .unwrap_or_else(|| (fnv1a(lower.as_bytes()) % 360) as f32 + jitter)
 }
 
 /// The prompt's colours; `end` is the same recipe with the hue rotated.
