@@ -28,7 +28,7 @@ const KILL_AFTER_CREATED: usize = 12;
 /// with it, so the reconcile window does too).
 const SANDBOX_SPEED: f64 = 40.0;
 /// Only there to stop a broken build from hanging CI.
-const DRAIN_DEADLINE: Duration = Duration::from_secs(170);
+const DRAIN_DEADLINE: Duration = Duration::from_secs(240);
 
 const ENV_BASE_URL: &str = "FRAMEWRIGHT_CHAOS_BASE_URL";
 const ENV_API_KEY: &str = "FRAMEWRIGHT_CHAOS_API_KEY";

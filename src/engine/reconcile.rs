@@ -263,6 +263,7 @@ impl Tracker {
             })
             .await;
             let now = now_ms();
+            let others_in_flight = self.others_in_flight(local_id).await;
             let delay_ms = match state.verdict {
                 StoredVerdict::Looking => {
                     let interval = check_interval_ms(window_ms, MAX_CHECK_INTERVAL_SECS);
@@ -286,10 +287,12 @@ impl Tracker {
                     (check_interval_ms(window_ms * 2, MAX_TAIL_INTERVAL_SECS) * backoff)
                         .min((MAX_TAIL_INTERVAL_SECS * 1000.0) as i64)
                 }
-                // Credits still reserved: a job is running, perhaps this one. Its item or
-                // its charge will show when it ends, so keep looking until then.
+                // Credits still reserved (a job is running, perhaps this one), or a job of
+                // ours is still in flight (its charge may have landed before we saw it
+                // finish): the evidence can still change, so keep looking until then.
                 StoredVerdict::Inconclusive
-                    if now < give_up_at && last_check_saw_reservation(&state) =>
+                    if now < give_up_at
+                        && (last_check_saw_reservation(&state) || others_in_flight) =>
                 {
                     check_interval_ms(window_ms * 2, MAX_TAIL_INTERVAL_SECS)
                 }
@@ -297,6 +300,18 @@ impl Tracker {
             };
             tokio::time::sleep(Duration::from_millis(delay_ms.max(1) as u64)).await;
         }
+    }
+
+    /// Another job of ours is queued, being sent or running: its charge can still land
+    /// (or has, unseen), so balance evidence against it is not yet final.
+    async fn others_in_flight(&self, local_id: LocalJobId) -> bool {
+        self.jobs.lock().await.values().any(|entry| {
+            entry.record.local_id != local_id
+                && matches!(
+                    entry.record.phase,
+                    JobPhase::Queued { .. } | JobPhase::Submitting | JobPhase::Running { .. }
+                )
+        })
     }
 
     /// The journalled state of an earlier run, if any.
