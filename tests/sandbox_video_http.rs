@@ -178,7 +178,7 @@ fn assert_submit_shape(submit: &Value, wire_type: &str, hint: u64) {
 async fn text_to_video_validation_auto_echo_and_reservation() {
     let h = harness(SLOW);
     // Automatic selection routes to the recommended veo-3 and echoes "auto"; 5 s maps to
-    // veo-3's closest length, 6 s (tie between 4 and 6 goes to the longer): 40 x 1 x 6.
+    // veo-3's closest length, 6 s (tie between 4 and 6 goes to the longer): 40 x 1 x 1.5 (native sound on by default) x 6.
     let submit = h
         .submit(
             "/v1/generate/video",
@@ -187,8 +187,8 @@ async fn text_to_video_validation_auto_echo_and_reservation() {
         .await;
     assert_submit_shape(&submit, "video", 8);
     assert_eq!(submit["model"], "auto");
-    assert_eq!(submit["credits_charged"].as_f64(), Some(240.0));
-    assert_eq!(h.credits().await, (START_CREDITS - 240.0, START_CREDITS));
+    assert_eq!(submit["credits_charged"].as_f64(), Some(360.0));
+    assert_eq!(h.credits().await, (START_CREDITS - 360.0, START_CREDITS));
 
     for bad in [json!({}), json!({"prompt": "  "}), json!({"prompt": 7})] {
         let (status, body) = h.post("/v1/generate/video", &bad).await;
@@ -231,7 +231,7 @@ async fn text_to_video_validation_auto_echo_and_reservation() {
     let message = body["error"].as_str().expect("error");
     assert!(message.contains("720p, 1080p"), "{message}");
     // Nothing but the first submit reserved anything.
-    assert_eq!(h.credits().await.0, START_CREDITS - 240.0);
+    assert_eq!(h.credits().await.0, START_CREDITS - 360.0);
 
     // Tiers are case-insensitive and multiply the price: 28 x 1.5 x 5.
     let hd = h
@@ -250,7 +250,7 @@ async fn text_to_video_validation_auto_echo_and_reservation() {
         .await;
     assert_submit_shape(&i2v, "video_from_image", 8);
     assert_eq!(i2v["model"], "auto");
-    assert_eq!(i2v["credits_charged"].as_f64(), Some(240.0));
+    assert_eq!(i2v["credits_charged"].as_f64(), Some(360.0));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -319,8 +319,8 @@ async fn image_to_video_and_creative_director_validation() {
         )
         .await;
     assert_eq!(submit["model"], "auto");
-    // veo-3, 720p, 4 s.
-    assert_eq!(submit["credits_charged"].as_f64(), Some(160.0));
+    // veo-3, 720p, sound x 1.5, 4 s.
+    assert_eq!(submit["credits_charged"].as_f64(), Some(240.0));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -437,7 +437,7 @@ async fn unsupported_durations_and_ratios_map_to_the_closest() {
             &json!({"prompt": "rain on glass", "model": VEO, "duration": 5, "aspect_ratio": "2:3"}),
         )
         .await;
-    assert_eq!(veo["credits_charged"].as_f64(), Some(240.0));
+    assert_eq!(veo["credits_charged"].as_f64(), Some(360.0));
     let kling = h.wait_generation(&id_of(&kling)).await;
     let veo = h.wait_generation(&id_of(&veo)).await;
     assert_eq!(kling["state"], "completed", "{kling}");
@@ -453,7 +453,7 @@ async fn unsupported_durations_and_ratios_map_to_the_closest() {
     assert_eq!(veo["state"], "completed", "{veo}");
     assert_eq!(veo["result"]["aspect_ratio"], "9:16");
     assert_eq!(veo["result"]["duration"].as_f64(), Some(6.0));
-    assert_eq!(veo["credits_used"].as_f64(), Some(240.0));
+    assert_eq!(veo["credits_used"].as_f64(), Some(360.0));
     let mp4 = h
         .download(veo["result"]["urls"][0].as_str().expect("url"))
         .await;

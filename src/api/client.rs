@@ -6,7 +6,7 @@
 
 use super::error::{ApiError, RateLimitInfo};
 use super::types::{
-    Credits, CreditsResponse, GenerationSpec, ModelRecord, ModelsResponse, Project,
+    Credits, CreditsResponse, GenerationKind, GenerationSpec, ModelRecord, ModelsResponse, Project,
     ProjectResponse, ProjectsResponse, StatusResponse, SubmitResponse, UploadResponse,
     UploadedMedia,
 };
@@ -248,6 +248,31 @@ impl ApiClient {
             encode_segment(generation_id)
         ));
         self.json(self.service.get(url)).await
+    }
+
+    /// GET /v1/generate/creative-director/:id/status: the preferred poll path for a
+    /// Creative Director batch (the generic route delegates to it).
+    pub async fn creative_director_status(
+        &self,
+        batch_id: &str,
+    ) -> Result<StatusResponse, ApiError> {
+        let url = self.url(&format!(
+            "/v1/generate/creative-director/{}/status",
+            encode_segment(batch_id)
+        ));
+        self.json(self.service.get(url)).await
+    }
+
+    /// The status of a job of `kind` on its preferred route.
+    pub async fn status_of(
+        &self,
+        kind: GenerationKind,
+        generation_id: &str,
+    ) -> Result<StatusResponse, ApiError> {
+        match kind {
+            GenerationKind::CreativeDirector => self.creative_director_status(generation_id).await,
+            _ => self.status(generation_id).await,
+        }
     }
 
     /// POST /v1/generate/:id/cancel. 409 `CANNOT_CANCEL` comes back as an error.

@@ -60,6 +60,31 @@ where
     Ok(out)
 }
 
+/// An object of string lists (`supported_aspect_ratios_by_type`); `null`, `{}` and
+/// non-list entries read as empty.
+pub fn list_map<'de, D>(deserializer: D) -> Result<BTreeMap<String, Vec<String>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let value = Value::deserialize(deserializer)?;
+    let mut out = BTreeMap::new();
+    if let Value::Object(map) = value {
+        for (key, entry) in map {
+            if let Value::Array(items) = entry {
+                let list: Vec<String> = items
+                    .into_iter()
+                    .filter_map(|item| match item {
+                        Value::String(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect();
+                out.insert(key, list);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A list of numbers (durations); strings like `"5"` or `"5s"` are read too.
 pub fn number_list<'de, D>(deserializer: D) -> Result<Vec<f64>, D::Error>
 where

@@ -241,21 +241,46 @@ fn credits_text(value: f64) -> String {
     format!("{} {unit}", number_text(value))
 }
 
-/// Estimate for a generation spec sent to `model`.
+/// Estimate for a generation spec sent to `model`: one request, or for Creative Director
+/// scene_count times one scene (every scene is an independent generation).
 pub fn estimate_credits(model: &ModelRecord, spec: &GenerationSpec) -> Option<f64> {
-    price(model, &inputs_for_spec(spec))
+    let one = price(model, &inputs_for_model(model, spec))?;
+    Some(tidy(one * f64::from(spec.priced_units())))
 }
 
-/// The inputs a generation spec implies.
+/// Whether `model` makes sound on a request that does not mention it. No generation route
+/// has a sound field, so a native-sound model's default decides (and its multiplier).
+pub fn sound_enabled(model: &ModelRecord) -> bool {
+    model
+        .sound_generation_type
+        .as_deref()
+        .is_some_and(|t| t.eq_ignore_ascii_case("native"))
+        && model.sound_enabled_by_default == Some(true)
+}
+
+/// The inputs a generation spec implies for `model`.
+pub fn inputs_for_model(model: &ModelRecord, spec: &GenerationSpec) -> PriceInputs {
+    PriceInputs {
+        sound_enabled: spec.makes_video() && sound_enabled(model),
+        ..inputs_for_spec(spec)
+    }
+}
+
+/// The inputs a generation spec implies (model-independent part).
 pub fn inputs_for_spec(spec: &GenerationSpec) -> PriceInputs {
     PriceInputs {
-        catalog_type: spec.kind.catalog_type().to_owned(),
+        catalog_type: spec.catalog_type().to_owned(),
         resolution: spec
             .request
             .resolution
             .clone()
             .filter(|r| !r.trim().is_empty()),
         num_images: spec.request.num_images.unwrap_or(1).max(1),
+        duration_secs: spec
+            .makes_video()
+            .then_some(spec.request.duration)
+            .flatten()
+            .filter(|d| *d > 0.0),
         ..PriceInputs::default()
     }
 }
@@ -265,7 +290,7 @@ pub fn estimate_range_for_auto(
     models: &[ModelRecord],
     spec: &GenerationSpec,
 ) -> Option<(f64, f64)> {
-    let catalog_type = spec.kind.catalog_type();
+    let catalog_type = spec.catalog_type();
     models
         .iter()
         .filter(|m| {
@@ -560,6 +585,69 @@ mod tests {
         let (low, high) = estimate_range_for_auto(&models, &spec).expect("range");
         assert_eq!(low, 2.0);
         assert_eq!(high, 8.0);
+    }
+
+    fn catalog() -> Vec<ModelRecord> {
+        serde_json::from_str(include_str!("../../assets/models.json")).expect("models.json")
+    }
+
+    fn video_spec(kind: GenerationKind, resolution: &str, duration: f64) -> GenerationSpec {
+        GenerationSpec {
+            kind,
+            request: GenerationRequest {
+                prompt: "surf at dawn".into(),
+                resolution: Some(resolution.into()),
+                duration: Some(duration),
+                ..GenerationRequest::default()
+            },
+        }
+    }
+
+    /// Video pricing against the catalog: per second x resolution x sound (where the model
+    /// makes sound by default); Creative Director is scene_count x one scene.
+    #[test]
+    fn video_and_creative_director_estimates_from_catalog_entries() {
+        let models = catalog();
+        let by_id = |id: &str| models.iter().find(|m| m.identifier == id).expect(id);
+        let veo = by_id("google/veo-3");
+        let kling = by_id("kling/v2.1-master");
+        // veo-3: 40/s x 1.5 (1080p) x 1.5 (native sound, on by default) x 8 s.
+        let spec = video_spec(GenerationKind::TextToVideo, "1080p", 8.0);
+        assert_eq!(estimate_credits(veo, &spec), Some(720.0));
+        assert_eq!(
+            price_breakdown(veo, &inputs_for_model(veo, &spec)).as_deref(),
+            Some("40 credits × 1.5 (1080p) × 1.5 (sound) × 8 s = 720 credits")
+        );
+        // kling makes no sound: 28/s x 1 (720p) x 10 s.
+        let spec = video_spec(GenerationKind::ImageToVideo, "720p", 10.0);
+        assert_eq!(estimate_credits(kling, &spec), Some(280.0));
+        // No duration: the model's default (kling 5 s).
+        let mut spec = video_spec(GenerationKind::TextToVideo, "720p", 0.0);
+        spec.request.duration = None;
+        assert_eq!(estimate_credits(kling, &spec), Some(140.0));
+
+        // Creative Director, video mode: 3 scenes of kling 720p 5 s.
+        let mut cd = video_spec(GenerationKind::CreativeDirector, "720p", 5.0);
+        cd.request.workflow_type = Some(crate::api::WorkflowType::Video);
+        cd.request.scene_count = Some(3);
+        assert_eq!(cd.catalog_type(), "text_to_video");
+        assert_eq!(estimate_credits(kling, &cd), Some(420.0));
+        // Image mode: 4 scenes (the default) of Flux Schnell at 2K: 2 x 2 x 4; the
+        // duration field is ignored for images.
+        let mut cd = video_spec(GenerationKind::CreativeDirector, "2K", 5.0);
+        cd.request.workflow_type = Some(crate::api::WorkflowType::Image);
+        assert_eq!(cd.catalog_type(), "text_to_img");
+        assert_eq!(
+            estimate_credits(by_id("fal-ai/flux/schnell"), &cd),
+            Some(16.0)
+        );
+
+        // Auto over video models: kling 28 x 5 s .. veo 40 x 1.5 x 5 s.
+        let spec = video_spec(GenerationKind::TextToVideo, "720p", 5.0);
+        assert_eq!(
+            estimate_range_for_auto(&models, &spec),
+            Some((140.0, 300.0))
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! and unknown fields never fail a decode.
 
 use super::lenient::{
-    lenient_bool, lenient_f64, lenient_string, lenient_u32, lenient_u64, multiplier_map,
+    lenient_bool, lenient_f64, lenient_string, lenient_u32, lenient_u64, list_map, multiplier_map,
     null_default, number_list, string_list,
 };
 use serde::{Deserialize, Serialize};
@@ -46,6 +46,9 @@ pub struct ModelRecord {
 
     #[serde(deserialize_with = "string_list")]
     pub supported_aspect_ratios: Vec<String>,
+    /// catalog type -> ratios, where a model offers different ratios per type.
+    #[serde(deserialize_with = "list_map")]
+    pub supported_aspect_ratios_by_type: BTreeMap<String, Vec<String>>,
     #[serde(deserialize_with = "lenient_string")]
     pub default_aspect_ratio: Option<String>,
     #[serde(deserialize_with = "string_list")]
@@ -64,6 +67,10 @@ pub struct ModelRecord {
     pub supported_durations: Vec<f64>,
     #[serde(deserialize_with = "lenient_f64")]
     pub default_duration: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub min_output_duration: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub max_output_duration: Option<f64>,
     #[serde(deserialize_with = "lenient_u32")]
     pub images_per_request: Option<u32>,
 
@@ -71,6 +78,8 @@ pub struct ModelRecord {
     pub max_reference_images: Option<u32>,
     #[serde(deserialize_with = "lenient_u32")]
     pub max_images: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub max_visual_dna: Option<u32>,
     #[serde(deserialize_with = "lenient_u64")]
     pub max_file_size: Option<u64>,
     #[serde(deserialize_with = "lenient_bool")]
@@ -112,6 +121,29 @@ impl ModelRecord {
     pub fn has_type(&self, catalog_type: &str) -> bool {
         self.types.iter().any(|t| t == catalog_type)
     }
+    /// Aspect ratios offered for `catalog_type`: the per-type list when the record has one,
+    /// else the general list (empty = no restriction).
+    pub fn aspect_ratios_for(&self, catalog_type: &str) -> &[String] {
+        self.supported_aspect_ratios_by_type
+            .get(catalog_type)
+            .filter(|ratios| !ratios.is_empty())
+            .unwrap_or(&self.supported_aspect_ratios)
+    }
+    /// The most visual DNA ids a request may carry: the model's own positive limit when
+    /// smaller than the contract's 3. (`supports_visual_dna` is not read: the published
+    /// catalog has it false on video models whose routes take the ids.)
+    pub fn max_visual_dna_ids(&self) -> usize {
+        self.max_visual_dna
+            .filter(|n| *n > 0)
+            .map_or(MAX_VISUAL_DNA_IDS, |n| (n as usize).min(MAX_VISUAL_DNA_IDS))
+    }
+    /// The duration a request without one gets (contract default 5 s).
+    pub fn default_duration_secs(&self) -> f64 {
+        self.default_duration
+            .filter(|d| *d > 0.0)
+            .or_else(|| self.supported_durations.first().copied())
+            .unwrap_or(5.0)
+    }
     pub fn display_name(&self) -> &str {
         if self.name.is_empty() {
             &self.identifier
@@ -137,46 +169,105 @@ pub struct ModelsResponse {
 // Generation requests
 // ---------------------------------------------------------------------------------------
 
-/// Which generation endpoint a request goes to. Later issues add the video types.
+/// Which generation endpoint a request goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GenerationKind {
     Image,
     ImageEdit,
+    /// POST /v1/generate/video.
+    TextToVideo,
+    /// POST /v1/generate/video/from-image.
+    ImageToVideo,
+    /// POST /v1/generate/creative-director: a batch of 1-8 scenes, images or videos.
+    CreativeDirector,
 }
 
 impl GenerationKind {
+    /// Every kind, in the order the Create type picker shows them.
+    pub const ALL: [GenerationKind; 5] = [
+        GenerationKind::Image,
+        GenerationKind::ImageEdit,
+        GenerationKind::TextToVideo,
+        GenerationKind::ImageToVideo,
+        GenerationKind::CreativeDirector,
+    ];
+
     /// Route under /v1 that submits this kind.
     pub fn submit_path(self) -> &'static str {
         match self {
             GenerationKind::Image => "/v1/generate/image",
             GenerationKind::ImageEdit => "/v1/generate/image-edit",
+            GenerationKind::TextToVideo => "/v1/generate/video",
+            GenerationKind::ImageToVideo => "/v1/generate/video/from-image",
+            GenerationKind::CreativeDirector => "/v1/generate/creative-director",
         }
     }
-    /// Catalog type name used to filter GET /v1/models.
+    /// Catalog type name used to filter GET /v1/models. Creative Director has no type of
+    /// its own: its scenes use image models, or video models in video mode (see
+    /// [`GenerationSpec::catalog_type`]).
     pub fn catalog_type(self) -> &'static str {
         match self {
-            GenerationKind::Image => "text_to_img",
+            GenerationKind::Image | GenerationKind::CreativeDirector => "text_to_img",
             GenerationKind::ImageEdit => "image_editing",
+            GenerationKind::TextToVideo => "text_to_video",
+            GenerationKind::ImageToVideo => "img_to_video",
         }
     }
     /// The service's rate-limit group of this kind's submit route (contract, Limits).
     pub fn rate_limit_group(self) -> RateLimitGroup {
         match self {
             GenerationKind::Image | GenerationKind::ImageEdit => RateLimitGroup::ImageGeneration,
+            GenerationKind::TextToVideo
+            | GenerationKind::ImageToVideo
+            | GenerationKind::CreativeDirector => RateLimitGroup::OtherGeneration,
         }
     }
     pub fn label(self) -> &'static str {
         match self {
             GenerationKind::Image => "Image",
             GenerationKind::ImageEdit => "Image edit",
+            GenerationKind::TextToVideo => "Text → video",
+            GenerationKind::ImageToVideo => "Image → video",
+            GenerationKind::CreativeDirector => "Creative Director",
         }
     }
-    /// Contract defaults: image-edit defaults to 1:1; image is not shown, 1:1 is assumed.
+    /// Contract defaults: image-edit and Creative Director 1:1, video 16:9; image is not
+    /// shown, 1:1 is assumed.
     pub fn default_aspect_ratio(self) -> &'static str {
-        "1:1"
+        match self {
+            GenerationKind::TextToVideo | GenerationKind::ImageToVideo => "16:9",
+            _ => "1:1",
+        }
+    }
+    /// Whether the output is priced per second and has a duration.
+    pub fn is_video(self) -> bool {
+        matches!(
+            self,
+            GenerationKind::TextToVideo | GenerationKind::ImageToVideo
+        )
+    }
+    /// Whether a prompt must be given (image-to-video's prompt is an optional motion hint).
+    pub fn requires_prompt(self) -> bool {
+        self != GenerationKind::ImageToVideo
     }
 }
+
+/// Creative Director's `workflow_type`: every scene is an image, or every scene a video.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkflowType {
+    #[default]
+    Image,
+    Video,
+}
+
+/// Contract limits of Creative Director's `scene_count`.
+pub const MIN_SCENE_COUNT: u32 = 1;
+pub const MAX_SCENE_COUNT: u32 = 8;
+pub const DEFAULT_SCENE_COUNT: u32 = 4;
+/// Contract limit of `visual_dna_ids` on every route that takes them.
+pub const MAX_VISUAL_DNA_IDS: usize = 3;
 
 /// The contract's per-user rate-limit groups that generation routes fall in (Limits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -187,11 +278,14 @@ pub enum RateLimitGroup {
     OtherGeneration,
 }
 
-/// Body of POST /v1/generate/image and /v1/generate/image-edit. `None` fields are omitted.
+/// Body of every generation POST (image, image-edit, video, video/from-image, Creative
+/// Director). `None` and empty fields are omitted, so each route only sees what its form set.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GenerationRequest {
     #[serde(skip)]
     pub kind_hint: Option<GenerationKind>,
+    /// Image-to-video sends no prompt when the motion hint is left empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub prompt: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -217,6 +311,24 @@ pub struct GenerationRequest {
     pub skip_color_palette: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_id: Option<String>,
+    /// Video and Creative Director video mode: output seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// Image-to-video: the image to animate (an http(s) URL; local files are uploaded first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_url: Option<String>,
+    /// Colour DNA ids (at most [`MAX_VISUAL_DNA_IDS`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub visual_dna_ids: Vec<String>,
+    /// Text-to-video and Creative Director: reference image URLs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reference_images: Vec<String>,
+    /// Creative Director: 1-8 scenes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene_count: Option<u32>,
+    /// Creative Director: images or videos.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow_type: Option<WorkflowType>,
 }
 
 /// A request together with the endpoint it is for; this is what the journal stores.
@@ -224,6 +336,32 @@ pub struct GenerationRequest {
 pub struct GenerationSpec {
     pub kind: GenerationKind,
     pub request: GenerationRequest,
+}
+
+impl GenerationSpec {
+    /// The catalog type whose models this request may use (Creative Director in video mode
+    /// uses video models; otherwise the kind decides).
+    pub fn catalog_type(&self) -> &'static str {
+        match (self.kind, self.request.workflow_type) {
+            (GenerationKind::CreativeDirector, Some(WorkflowType::Video)) => "text_to_video",
+            (kind, _) => kind.catalog_type(),
+        }
+    }
+    /// Whether the output (each scene's, for Creative Director) is a video.
+    pub fn makes_video(&self) -> bool {
+        self.kind.is_video() || self.catalog_type() == "text_to_video"
+    }
+    /// How many outputs are priced: scenes for Creative Director, else one request.
+    pub fn priced_units(&self) -> u32 {
+        match self.kind {
+            GenerationKind::CreativeDirector => self
+                .request
+                .scene_count
+                .unwrap_or(DEFAULT_SCENE_COUNT)
+                .clamp(MIN_SCENE_COUNT, MAX_SCENE_COUNT),
+            _ => 1,
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -394,6 +532,17 @@ pub struct JobResult {
     pub download_url: Option<String>,
     #[serde(deserialize_with = "lenient_string", alias = "editType")]
     pub edit_type: Option<String>,
+    /// Creative Director: the batch's scenes as last seen (the studio keeps them here so a
+    /// finished storyboard survives restarts; the service sends them beside `result`).
+    #[serde(deserialize_with = "scene_list", skip_serializing_if = "Vec::is_empty")]
+    pub scenes: Vec<Scene>,
+}
+
+fn scene_list<'de, D>(deserializer: D) -> Result<Vec<Scene>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    lenient_list(deserializer)
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
@@ -445,6 +594,27 @@ pub struct Scene {
     pub image_urls: Vec<String>,
     #[serde(deserialize_with = "string_list", alias = "videoUrls")]
     pub video_urls: Vec<String>,
+    /// A poster or preview of the scene's output (not in the contract's scene table; read
+    /// when present).
+    #[serde(deserialize_with = "lenient_string", alias = "thumbnailUrl")]
+    pub thumbnail_url: Option<String>,
+    /// The scene's own generation (not in the contract's scene table; read when present).
+    #[serde(deserialize_with = "lenient_string", alias = "generationId")]
+    pub generation_id: Option<String>,
+}
+
+impl Scene {
+    /// The scene's outputs: videos in video mode, images otherwise.
+    pub fn output_urls(&self) -> &[String] {
+        if self.video_urls.is_empty() {
+            &self.image_urls
+        } else {
+            &self.video_urls
+        }
+    }
+    pub fn state(&self) -> JobState {
+        self.status.clone().map(JobState::from).unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]

@@ -3,7 +3,7 @@
 
 use super::types::{
     DEFAULT_MAX_PROMPT_LENGTH, DEFAULT_MIN_PROMPT_LENGTH, GenerationKind, GenerationSpec,
-    ModelRecord,
+    MAX_SCENE_COUNT, MAX_VISUAL_DNA_IDS, MIN_SCENE_COUNT, ModelRecord,
 };
 
 /// The form field a problem belongs to.
@@ -16,6 +16,13 @@ pub enum Field {
     NumImages,
     SourceImages,
     Project,
+    /// Video seconds.
+    Duration,
+    /// Image-to-video's `image_url`.
+    SourceImage,
+    VisualDna,
+    ReferenceImages,
+    SceneCount,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,8 +52,12 @@ pub fn validate(spec: &GenerationSpec, model: Option<&ModelRecord>) -> Vec<Field
         Some(m) => (m.min_prompt_chars(), m.max_prompt_chars()),
         None => (DEFAULT_MIN_PROMPT_LENGTH, DEFAULT_MAX_PROMPT_LENGTH),
     };
+    let prompt_required =
+        spec.kind.requires_prompt() || model.is_some_and(|m| m.requires_prompt == Some(true));
     if request.prompt.trim().is_empty() {
-        errors.push(FieldError::new(Field::Prompt, "Enter a prompt."));
+        if prompt_required {
+            errors.push(FieldError::new(Field::Prompt, "Enter a prompt."));
+        }
     } else if prompt_chars > u64::from(max_chars) {
         errors.push(FieldError::new(
             Field::Prompt,
@@ -69,7 +80,7 @@ pub fn validate(spec: &GenerationSpec, model: Option<&ModelRecord>) -> Vec<Field
 
     if let Some(model) = model {
         // The model must do this kind of work.
-        let kind_type = spec.kind.catalog_type();
+        let kind_type = spec.catalog_type();
         if !model.types.is_empty() && !model.has_type(kind_type) {
             errors.push(FieldError::new(
                 Field::Model,
@@ -84,16 +95,56 @@ pub fn validate(spec: &GenerationSpec, model: Option<&ModelRecord>) -> Vec<Field
             .aspect_ratio
             .as_deref()
             .filter(|r| !r.trim().is_empty())
-            && !model.supported_aspect_ratios.is_empty()
-            && !contains_ignore_case(&model.supported_aspect_ratios, ratio)
+            && !model.aspect_ratios_for(kind_type).is_empty()
+            && !contains_ignore_case(model.aspect_ratios_for(kind_type), ratio)
         {
             errors.push(FieldError::new(
                 Field::AspectRatio,
                 format!(
                     "{who} does not offer aspect ratio {ratio}; choose one of {}.",
-                    model.supported_aspect_ratios.join(", ")
+                    model.aspect_ratios_for(kind_type).join(", ")
                 ),
             ));
+        }
+
+        if spec.makes_video()
+            && let Some(secs) = request.duration
+            && secs > 0.0
+        {
+            if !model.supported_durations.is_empty()
+                && !model
+                    .supported_durations
+                    .iter()
+                    .any(|d| (d - secs).abs() < 1e-6)
+            {
+                let offered: Vec<String> = model
+                    .supported_durations
+                    .iter()
+                    .map(|d| seconds_text(*d))
+                    .collect();
+                errors.push(FieldError::new(
+                    Field::Duration,
+                    format!(
+                        "{who} makes {} videos; {} is not one of them.",
+                        offered.join(", "),
+                        seconds_text(secs)
+                    ),
+                ));
+            } else if let Some(min) = model.min_output_duration
+                && secs < min
+            {
+                errors.push(FieldError::new(
+                    Field::Duration,
+                    format!("{who} makes videos of at least {}.", seconds_text(min)),
+                ));
+            } else if let Some(max) = model.max_output_duration
+                && secs > max
+            {
+                errors.push(FieldError::new(
+                    Field::Duration,
+                    format!("{who} makes videos of at most {}.", seconds_text(max)),
+                ));
+            }
         }
 
         if let Some(resolution) = request
@@ -160,6 +211,86 @@ pub fn validate(spec: &GenerationSpec, model: Option<&ModelRecord>) -> Vec<Field
         }
     }
 
+    if let Some(secs) = request.duration
+        && spec.makes_video()
+        && (!secs.is_finite() || secs <= 0.0)
+    {
+        errors.push(FieldError::new(
+            Field::Duration,
+            "Pick a length of more than 0 seconds.",
+        ));
+    }
+
+    if spec.kind == GenerationKind::ImageToVideo {
+        match request.image_url.as_deref().map(str::trim) {
+            None | Some("") => errors.push(FieldError::new(
+                Field::SourceImage,
+                "Add the image to animate: drop one in, pick one from the Library, or use Animate on a result.",
+            )),
+            Some(url) if !is_http_url(url) => errors.push(FieldError::new(
+                Field::SourceImage,
+                "The image to animate is not a web address (http:// or https://); upload it first.",
+            )),
+            Some(_) => {}
+        }
+    }
+
+    let max_dna = model.map_or(MAX_VISUAL_DNA_IDS, ModelRecord::max_visual_dna_ids);
+    let dna_count = request.visual_dna_ids.len();
+    if dna_count > max_dna {
+        errors.push(FieldError::new(
+            Field::VisualDna,
+            format!("{dna_count} visual DNA ids; at most {max_dna} may be sent."),
+        ));
+    }
+    if request.visual_dna_ids.iter().any(|id| id.trim().is_empty()) {
+        errors.push(FieldError::new(
+            Field::VisualDna,
+            "A visual DNA id is blank; remove it.",
+        ));
+    }
+
+    if !request.reference_images.is_empty() {
+        if let Some(max) = model.and_then(|m| m.max_reference_images)
+            && request.reference_images.len() > max as usize
+        {
+            errors.push(FieldError::new(
+                Field::ReferenceImages,
+                if max == 0 {
+                    format!("{who} does not take reference images.")
+                } else {
+                    format!(
+                        "{} reference images; {who} accepts at most {max}.",
+                        request.reference_images.len()
+                    )
+                },
+            ));
+        }
+        if let Some(index) = request
+            .reference_images
+            .iter()
+            .position(|url| !is_http_url(url))
+        {
+            errors.push(FieldError::new(
+                Field::ReferenceImages,
+                format!(
+                    "Reference image {} is not a web address (http:// or https://); upload it first.",
+                    index + 1
+                ),
+            ));
+        }
+    }
+
+    if spec.kind == GenerationKind::CreativeDirector
+        && let Some(count) = request.scene_count
+        && !(MIN_SCENE_COUNT..=MAX_SCENE_COUNT).contains(&count)
+    {
+        errors.push(FieldError::new(
+            Field::SceneCount,
+            format!("Pick {MIN_SCENE_COUNT} to {MAX_SCENE_COUNT} scenes; {count} is outside that."),
+        ));
+    }
+
     if let Some(project) = request.project_id.as_deref()
         && project.trim().is_empty()
     {
@@ -176,7 +307,16 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
     match kind {
         GenerationKind::Image => "image generation",
         GenerationKind::ImageEdit => "image edits",
+        GenerationKind::TextToVideo => "text-to-video",
+        GenerationKind::ImageToVideo => "image-to-video",
+        GenerationKind::CreativeDirector => "Creative Director scenes of this kind",
     }
+}
+
+/// 5.0 -> "5 s", 2.5 -> "2.5 s".
+fn seconds_text(secs: f64) -> String {
+    let text = format!("{secs:.2}");
+    format!("{} s", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
 fn contains_ignore_case(list: &[String], value: &str) -> bool {
@@ -340,6 +480,89 @@ mod tests {
         // The wrong kind of model is reported too.
         let errors = validate(&s, Some(&flux()));
         assert!(fields(&errors).contains(&Field::Model));
+    }
+
+    fn veo() -> ModelRecord {
+        let catalog: Vec<ModelRecord> =
+            serde_json::from_str(include_str!("../../assets/models.json")).expect("catalog");
+        catalog
+            .into_iter()
+            .find(|m| m.identifier == "google/veo-3")
+            .expect("veo-3 in the catalog")
+    }
+
+    #[test]
+    fn video_rules_come_from_the_model_record() {
+        let mut s = spec(GenerationKind::TextToVideo, "waves at dawn");
+        s.request.duration = Some(6.0);
+        s.request.aspect_ratio = Some("9:16".into());
+        s.request.resolution = Some("1080p".into());
+        assert!(validate(&s, Some(&veo())).is_empty());
+
+        // veo-3 offers 1:1 only for image-to-video (supported_aspect_ratios_by_type).
+        s.request.aspect_ratio = Some("1:1".into());
+        s.request.duration = Some(5.0);
+        let errors = validate(&s, Some(&veo()));
+        assert_eq!(fields(&errors), vec![Field::AspectRatio, Field::Duration]);
+        assert_eq!(
+            errors[0].message,
+            "Veo 3 does not offer aspect ratio 1:1; choose one of 16:9, 9:16."
+        );
+        assert_eq!(
+            errors[1].message,
+            "Veo 3 makes 4 s, 6 s, 8 s videos; 5 s is not one of them."
+        );
+        let mut i2v = spec(GenerationKind::ImageToVideo, "");
+        i2v.request.aspect_ratio = Some("1:1".into());
+        i2v.request.image_url = Some("https://cdn.example/a.png".into());
+        assert!(validate(&i2v, Some(&veo())).is_empty(), "prompt optional");
+
+        s.request.aspect_ratio = None;
+        s.request.duration = Some(0.0);
+        assert_eq!(fields(&validate(&s, None)), vec![Field::Duration]);
+    }
+
+    #[test]
+    fn image_to_video_needs_a_web_image() {
+        let mut s = spec(GenerationKind::ImageToVideo, "slow push in");
+        let errors = validate(&s, None);
+        assert_eq!(fields(&errors), vec![Field::SourceImage]);
+        s.request.image_url = Some("/home/me/cat.png".into());
+        assert!(validate(&s, None)[0].message.contains("upload it first"));
+        s.request.image_url = Some("http://127.0.0.1:9/files/cat.png".into());
+        assert!(validate(&s, None).is_empty());
+    }
+
+    #[test]
+    fn visual_dna_references_and_scenes() {
+        let mut s = spec(GenerationKind::CreativeDirector, "a heist in four acts");
+        s.request.visual_dna_ids = vec!["a".into(), "b".into(), "c".into(), "d".into()];
+        s.request.reference_images = vec!["https://x.example/1.png".into(), "ftp://y".into()];
+        s.request.scene_count = Some(9);
+        let errors = validate(&s, None);
+        assert_eq!(
+            fields(&errors),
+            vec![Field::VisualDna, Field::ReferenceImages, Field::SceneCount]
+        );
+        assert_eq!(
+            errors[0].message,
+            "4 visual DNA ids; at most 3 may be sent."
+        );
+        assert_eq!(errors[2].message, "Pick 1 to 8 scenes; 9 is outside that.");
+        s.request.visual_dna_ids.truncate(3);
+        s.request.reference_images.truncate(1);
+        s.request.scene_count = Some(8);
+        assert!(validate(&s, None).is_empty());
+        // kling takes no reference images (max_reference_images 0 in the catalog).
+        let mut t2v = spec(GenerationKind::TextToVideo, "rain");
+        t2v.request.reference_images = vec!["https://x.example/1.png".into()];
+        let mut kling = veo();
+        kling.name = "Kling".into();
+        kling.max_reference_images = Some(0);
+        assert_eq!(
+            validate(&t2v, Some(&kling))[0].message,
+            "Kling does not take reference images."
+        );
     }
 
     #[test]

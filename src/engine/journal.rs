@@ -733,6 +733,10 @@ impl RawRow {
             read_at_unix_ms: self.credits_before_read_at_unix_ms,
             service_time_unix_ms: self.credits_before_service_time_unix_ms,
         });
+        let scenes = result
+            .as_ref()
+            .map(|r| r.scenes.clone())
+            .unwrap_or_default();
         Ok(JournalRow {
             record: JobRecord {
                 local_id: self.local_id,
@@ -748,6 +752,7 @@ impl RawRow {
                 result,
                 poll_problem: None,
                 poll_interval_secs: self.poll_interval_secs,
+                scenes,
             },
             credits_before,
             sent_at_unix_ms: self.sent_at_unix_ms,
@@ -786,6 +791,7 @@ mod tests {
             result: None,
             poll_problem: None,
             poll_interval_secs: 3.0,
+            scenes: Vec::new(),
         }
     }
 

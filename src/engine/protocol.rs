@@ -7,7 +7,7 @@ use crate::api::media::{
 };
 use crate::api::{
     AnalyzedColors, ApiError, CinematicPresets, ColorPalette, Credits, Failure, GenerationSpec,
-    JobResult, JobState, ModelRecord, NewPalette, PalettePage, Project, UploadedMedia,
+    JobResult, JobState, ModelRecord, NewPalette, PalettePage, Project, Scene, UploadedMedia,
 };
 use crate::media::DecodedImage;
 use std::path::PathBuf;
@@ -51,7 +51,8 @@ pub enum Command {
         url: String,
         max_side_px: u32,
     },
-    /// Upload a local file (image-edit source); answered by `SourceUploaded`.
+    /// Upload a local file (an edit source, the image to animate, a reference image);
+    /// answered by `SourceUploadProgress`… then `SourceUploaded`.
     UploadSource {
         path: PathBuf,
     },
@@ -361,6 +362,43 @@ pub struct JobRecord {
     /// Last transient problem while polling (network down, 5xx, 429); cleared on success.
     pub poll_problem: Option<String>,
     pub poll_interval_secs: f64,
+    /// Creative Director: the batch's scenes as last polled (scene order). Kept in
+    /// `result.scenes` once the batch finishes, so they survive restarts.
+    pub scenes: Vec<Scene>,
+}
+
+impl JobRecord {
+    /// The outputs known so far: the result once finished, or while a Creative Director
+    /// batch runs, the scenes that have landed (scene order), so each opens on its own.
+    pub fn current_result(&self) -> Option<JobResult> {
+        if self.result.is_some() || self.scenes.is_empty() {
+            return self.result.clone();
+        }
+        Some(JobResult {
+            urls: self
+                .scenes
+                .iter()
+                .flat_map(|scene| scene.output_urls().iter().cloned())
+                .collect(),
+            thumbnail_url: self.scenes.iter().find_map(|s| s.thumbnail_url.clone()),
+            scenes: self.scenes.clone(),
+            ..JobResult::default()
+        })
+    }
+
+    /// Index into [`Self::current_result`]'s urls of scene `scene_index`'s first output.
+    pub fn scene_output_index(&self, scene_index: usize) -> Option<usize> {
+        let scene = self.scenes.get(scene_index)?;
+        if scene.output_urls().is_empty() {
+            return None;
+        }
+        Some(
+            self.scenes[..scene_index]
+                .iter()
+                .map(|s| s.output_urls().len())
+                .sum(),
+        )
+    }
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -381,6 +419,12 @@ pub enum Event {
     ImageFailed {
         url: String,
         error: String,
+    },
+    /// Bytes sent of a `UploadSource` so far (a few times a second while it runs).
+    SourceUploadProgress {
+        path: PathBuf,
+        bytes_done: u64,
+        bytes_total: u64,
     },
     SourceUploaded {
         path: PathBuf,

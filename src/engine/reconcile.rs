@@ -10,7 +10,7 @@ use super::protocol::{JobPhase, JobRecord, LocalJobId};
 use super::rate_limit::paced;
 use super::tracker::{Tracker, now_ms};
 use crate::api::media::{MediaCategory, MediaItem, MediaPage, MediaQuery};
-use crate::api::{ApiError, Credits, GenerationKind, JobResult, JobState};
+use crate::api::{ApiError, Credits, GenerationKind, GenerationSpec, JobResult, JobState};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::future::Future;
@@ -25,6 +25,10 @@ pub const DEFAULT_DURATION_FACTOR: f64 = 2.0;
 /// When the catalog gives no estimate for the job's model or type (seconds).
 const FALLBACK_IMAGE_SECS: f64 = 30.0;
 const FALLBACK_IMAGE_EDIT_SECS: f64 = 30.0;
+/// Contract: "video takes roughly 1-5 minutes".
+const FALLBACK_VIDEO_SECS: f64 = 300.0;
+/// Contract: "typical time 30-60 seconds for four scenes"; eight video scenes take longer.
+const FALLBACK_CREATIVE_DIRECTOR_SECS: f64 = 600.0;
 /// Library page size while searching (GET /v1/media allows up to 50).
 const SEARCH_PAGE_SIZE: u32 = 50;
 /// A search stops after this many pages even if items are still newer than the send
@@ -373,7 +377,12 @@ impl Tracker {
     /// factor, plus the margin. GET /v1/models has no rate limit.
     async fn finish_window_secs(&self, record: &JobRecord) -> f64 {
         let kind = record.spec.kind;
-        let estimate = match self.ctx.client.list_models(Some(kind.catalog_type())).await {
+        let estimate = match self
+            .ctx
+            .client
+            .list_models(Some(record.spec.catalog_type()))
+            .await
+        {
             Ok(models) => {
                 let model = record.spec.request.model.as_deref();
                 let estimates = models
@@ -393,7 +402,14 @@ impl Tracker {
         let estimate = estimate.unwrap_or(match kind {
             GenerationKind::Image => FALLBACK_IMAGE_SECS,
             GenerationKind::ImageEdit => FALLBACK_IMAGE_EDIT_SECS,
+            GenerationKind::TextToVideo | GenerationKind::ImageToVideo => FALLBACK_VIDEO_SECS,
+            GenerationKind::CreativeDirector => FALLBACK_CREATIVE_DIRECTOR_SECS,
         });
+        // A batch's scenes run one after another: the per-scene estimate times the count.
+        let estimate = match kind {
+            GenerationKind::CreativeDirector => estimate * f64::from(record.spec.priced_units()),
+            _ => estimate,
+        };
         let timing = self.ctx.reconcile_timing;
         estimate * timing.duration_factor.max(0.0) + timing.margin_secs.max(0.0)
     }
@@ -737,11 +753,11 @@ fn created_ms(item: &MediaItem) -> Option<i64> {
         .map(|t| t.timestamp_millis())
 }
 
-/// Image items for image kinds (video kinds will match video items).
-fn media_type_matches(item: &MediaItem, kind: GenerationKind) -> bool {
-    match kind {
-        GenerationKind::Image | GenerationKind::ImageEdit => item.kind() == "image",
-    }
+/// Image items for image work, video items for video work (a Creative Director batch's
+/// scenes are items of its workflow's type).
+fn media_type_matches(item: &MediaItem, spec: &GenerationSpec) -> bool {
+    let wanted = if spec.makes_video() { "video" } else { "image" };
+    item.kind() == wanted
 }
 
 /// Library items that may be the output of `record`: same prompt, same type, same project
@@ -757,7 +773,7 @@ fn library_candidates<'a>(
     items
         .iter()
         .filter(|item| item.prompt_text().map(str::trim) == Some(prompt))
-        .filter(|item| media_type_matches(item, record.spec.kind))
+        .filter(|item| media_type_matches(item, &record.spec))
         .filter(|item| match (&request.project_id, &item.project_id) {
             (Some(ours), Some(theirs)) => ours == theirs,
             _ => true,
@@ -1012,6 +1028,7 @@ mod tests {
             result: None,
             poll_problem: None,
             poll_interval_secs: 3.0,
+            scenes: Vec::new(),
         }
     }
 

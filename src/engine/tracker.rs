@@ -7,7 +7,9 @@ use super::protocol::{Event, JobPhase, JobRecord, LocalJobId, QueueReason};
 use super::reconcile::CHECKING_AFTER_RESTART;
 use super::runtime::{Ctx, refresh_credits};
 use super::submit_queue::SubmitQueue;
-use crate::api::{ApiError, Failure, GenerationSpec, JobState, RateLimitGroup, StatusResponse};
+use crate::api::{
+    ApiError, Failure, GenerationSpec, JobResult, JobState, RateLimitGroup, Scene, StatusResponse,
+};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -240,6 +242,7 @@ impl Tracker {
             result: None,
             poll_problem: None,
             poll_interval_secs: DEFAULT_POLL_INTERVAL_SECS,
+            scenes: Vec::new(),
         };
 
         let mut jobs = self.jobs.lock().await;
@@ -322,7 +325,12 @@ impl Tracker {
                 break;
             };
             let interval_secs = record.poll_interval_secs.max(0.5);
-            match self.ctx.client.status(generation_id).await {
+            match self
+                .ctx
+                .client
+                .status_of(record.spec.kind, generation_id)
+                .await
+            {
                 Ok(status) => {
                     consecutive_failures = 0;
                     if self.apply_status(local_id, status).await {
@@ -384,6 +392,9 @@ impl Tracker {
                 if let Some(progress) = progress {
                     r.progress_percent = progress;
                 }
+                if !status.scenes.is_empty() {
+                    r.scenes = scenes_in_order(status.scenes.clone());
+                }
                 r.poll_problem = None;
             })
             .await
@@ -411,7 +422,15 @@ impl Tracker {
                 r.progress_percent = progress.clamp(0.0, 100.0) as f32;
             }
             if let Some(status) = status {
-                r.result = status.result.or(r.result.take());
+                if !status.scenes.is_empty() {
+                    r.scenes = scenes_in_order(status.scenes.clone());
+                }
+                let result = status.result.or(r.result.take());
+                r.result = if r.scenes.is_empty() {
+                    result
+                } else {
+                    Some(batch_result(result, &r.scenes))
+                };
                 r.credits_used = status.credits_used.or(r.credits_used);
             }
             r.phase = phase;
@@ -458,7 +477,12 @@ impl Tracker {
                 return;
             }
         }
-        match self.ctx.client.status(&generation_id).await {
+        match self
+            .ctx
+            .client
+            .status_of(record.spec.kind, &generation_id)
+            .await
+        {
             Ok(status) => {
                 self.apply_status(local_id, status).await;
             }
@@ -484,6 +508,30 @@ impl Tracker {
         }
         self.ctx.emit(Event::JobRemoved(local_id)).await;
     }
+}
+
+/// Scenes sorted by `scene_number` (the service lists them in order, but nothing says so).
+fn scenes_in_order(mut scenes: Vec<Scene>) -> Vec<Scene> {
+    scenes.sort_by_key(|scene| scene.scene_number.unwrap_or(u32::MAX));
+    scenes
+}
+
+/// A finished Creative Director batch's result: the service sends scenes but no `result`,
+/// so the outputs are every scene's URLs in scene order, the poster is the first scene's,
+/// and the scenes themselves ride along (the journal keeps them for the storyboard).
+fn batch_result(result: Option<JobResult>, scenes: &[Scene]) -> JobResult {
+    let mut result = result.unwrap_or_default();
+    if result.urls.is_empty() {
+        result.urls = scenes
+            .iter()
+            .flat_map(|scene| scene.output_urls().iter().cloned())
+            .collect();
+    }
+    if result.thumbnail_url.is_none() {
+        result.thumbnail_url = scenes.iter().find_map(|scene| scene.thumbnail_url.clone());
+    }
+    result.scenes = scenes.to_vec();
+    result
 }
 
 /// The failure of a failed status: the `failure` object, else one built from `error`.

@@ -4,13 +4,17 @@
 use super::guard::spawn_guarded;
 use super::protocol::Event;
 use super::runtime::Ctx;
+use crate::api::TransferCounter;
 use crate::media::decode_image;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 /// Folder under `cache_dir` for files opened in the system viewer.
 const OPEN_CACHE_FOLDER: &str = "open";
+/// How often a source upload reports its progress.
+const SOURCE_PROGRESS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
 
 #[derive(Clone)]
 pub(crate) struct Transfers {
@@ -88,13 +92,39 @@ impl Transfers {
 
     /// Upload a local file for image editing; answers with `SourceUploaded` (the media url).
     pub async fn upload_source(self, path: PathBuf) {
-        let result = self
+        let counter = Arc::new(TransferCounter::default());
+        let upload_path = path.clone();
+        let upload = self
             .ctx
             .client
-            .upload_file(&path, None)
-            .await
-            .map(|media| media.url);
-        self.ctx.emit(Event::SourceUploaded { path, result }).await;
+            .upload_file_tracked(&upload_path, None, Some(counter.clone()));
+        tokio::pin!(upload);
+        let mut ticker = tokio::time::interval(SOURCE_PROGRESS_INTERVAL);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let result = loop {
+            tokio::select! {
+                result = &mut upload => break result,
+                _ = ticker.tick() => {
+                    let bytes_total = counter.bytes_total.load(Ordering::Relaxed);
+                    if bytes_total > 0 {
+                        self.ctx
+                            .emit(Event::SourceUploadProgress {
+                                path: path.clone(),
+                                bytes_done: counter.bytes_done.load(Ordering::Relaxed),
+                                bytes_total,
+                            })
+                            .await;
+                    }
+                }
+            }
+        };
+        let result = result.map(|media| media.url);
+        self.ctx
+            .emit(Event::SourceUploaded {
+                path: path.clone(),
+                result,
+            })
+            .await;
     }
 
     /// Download an output to a file the user picked; answers with `FileSaved`.

@@ -22,6 +22,9 @@ pub(crate) struct ModelSpec {
     pub credit: f64,
     #[serde(default)]
     pub supported_aspect_ratios: Option<Vec<String>>,
+    /// catalog type -> ratios, where a model offers different ratios per type.
+    #[serde(default)]
+    pub supported_aspect_ratios_by_type: Option<HashMap<String, Vec<String>>>,
     #[serde(default)]
     pub default_aspect_ratio: Option<String>,
     #[serde(default)]
@@ -49,6 +52,13 @@ pub(crate) struct ModelSpec {
     /// Video models: the output lengths in seconds the model renders.
     #[serde(default)]
     pub supported_durations: Option<Vec<f64>>,
+    /// `native` or `none`.
+    #[serde(default)]
+    pub sound_generation_type: Option<String>,
+    #[serde(default)]
+    pub sound_enabled_by_default: Option<bool>,
+    #[serde(default)]
+    pub sound_credit_multiplier: Option<f64>,
     #[serde(default)]
     sort_order: f64,
     #[serde(default)]
@@ -64,6 +74,26 @@ impl ModelSpec {
 
     pub(crate) fn aspect_ratios(&self) -> &[String] {
         self.supported_aspect_ratios.as_deref().unwrap_or(&[])
+    }
+
+    /// The ratios for `raw_type`: the per-type list when the record has one.
+    pub(crate) fn aspect_ratios_for(&self, raw_type: &str) -> &[String] {
+        self.supported_aspect_ratios_by_type
+            .as_ref()
+            .and_then(|by_type| by_type.get(raw_type))
+            .filter(|ratios| !ratios.is_empty())
+            .map_or_else(|| self.aspect_ratios(), Vec::as_slice)
+    }
+
+    /// The sound multiplier a request pays: no route has a sound field, so a native-sound
+    /// model's default decides.
+    pub(crate) fn default_sound_multiplier(&self) -> f64 {
+        let native = self.sound_generation_type.as_deref() == Some("native");
+        if native && self.sound_enabled_by_default == Some(true) {
+            self.sound_credit_multiplier.unwrap_or(1.0)
+        } else {
+            1.0
+        }
     }
 
     pub(crate) fn resolutions(&self) -> &[String] {

@@ -43,11 +43,14 @@ fn resolution_multiplier(model: &ModelSpec, resolution: &str) -> f64 {
         .unwrap_or(1.0)
 }
 
-/// Cost of one video: credit x resolution multiplier x output seconds. The sandbox renders
-/// no audio, so `sound_credit_multiplier` is never applied.
+/// Cost of one video: credit x resolution multiplier x sound multiplier (models whose
+/// native sound is on by default) x output seconds. Billed as the real service would even
+/// though the sandbox's MP4 carries no audio track yet.
 pub(crate) fn video_cost(model: &ModelSpec, resolution: &str, duration_secs: f64) -> f64 {
     let resolution_multiplier = resolution_multiplier(model, resolution);
-    round_credits(model.credit * resolution_multiplier * duration_secs)
+    round_credits(
+        model.credit * resolution_multiplier * model.default_sound_multiplier() * duration_secs,
+    )
 }
 
 #[cfg(test)]
@@ -89,5 +92,10 @@ mod tests {
             .expect("model");
         // An empty multiplier map means 1.
         assert_eq!(video_cost(hailuo, "1080p", 6.0), 72.0);
+        // veo-3's native sound is on by default: x 1.5.
+        let veo = catalog
+            .find("google/veo-3", "text_to_video")
+            .expect("model");
+        assert_eq!(video_cost(veo, "1080p", 8.0), 720.0);
     }
 }

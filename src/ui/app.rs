@@ -424,7 +424,9 @@ impl StudioApp {
                     self.apply(ctx, action);
                 }
             }
-            event @ (Event::SourceUploaded { .. } | Event::ResultLocated { .. }) => {
+            event @ (Event::SourceUploaded { .. }
+            | Event::SourceUploadProgress { .. }
+            | Event::ResultLocated { .. }) => {
                 for action in self.create.handle_event(event) {
                     self.apply(ctx, action);
                 }

@@ -47,6 +47,12 @@ pub fn credit_range(low: f64, high: f64) -> String {
     }
 }
 
+/// Video lengths: 5.0 -> "5 s", 2.5 -> "2.5 s".
+pub fn seconds_label(secs: f64) -> String {
+    let text = format!("{secs:.1}");
+    format!("{} s", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// Elapsed time as `"0:07"`, `"2:31"`, `"1:02:09"`.
 pub fn elapsed(ms: i64) -> String {
     let secs = (ms.max(0) / 1000) as u64;

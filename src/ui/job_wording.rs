@@ -54,7 +54,7 @@ pub fn estimated_duration_secs(job: &JobRecord, model: &Model) -> Option<f64> {
         return of(record);
     }
     model
-        .models_of_kind(job.spec.kind.catalog_type())
+        .models_of_kind(job.spec.catalog_type())
         .into_iter()
         .filter_map(of)
         .reduce(f64::max)

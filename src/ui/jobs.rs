@@ -138,6 +138,35 @@ fn command_action(ui: &Ui, job: &JobRecord, command: JobCommand) -> Action {
     }
 }
 
+/// A Creative Director batch's scenes under its card: one line each with its state.
+fn scene_rows_ui(ui: &mut Ui, job: &JobRecord) {
+    use crate::ui::compose::storyboard::{SceneView, scene_views};
+    ui.indent(("scenes", job.local_id), |ui| {
+        ui.spacing_mut().item_spacing.y = 2.0;
+        for (title, view) in scene_views(job) {
+            let (state, color) = match view {
+                SceneView::Waiting => ("waiting".to_owned(), tokens::TEXT_FAINT),
+                SceneView::Running { percent } => (format!("{percent:.0} %"), tokens::INFO),
+                SceneView::Done { .. } => ("done".to_owned(), tokens::SUCCESS),
+                SceneView::Failed => ("failed".to_owned(), tokens::DANGER),
+            };
+            ui.horizontal(|ui| {
+                ui.add(
+                    egui::Label::new(
+                        RichText::new(format::excerpt(&title, 40))
+                            .size(tokens::TEXT_SMALL)
+                            .color(tokens::TEXT_MUTED),
+                    )
+                    .truncate(),
+                );
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    ui.label(RichText::new(state).size(tokens::TEXT_SMALL).color(color));
+                });
+            });
+        }
+    });
+}
+
 fn job_card_ui(
     ui: &mut Ui,
     job: &JobRecord,
@@ -205,6 +234,10 @@ fn job_card_ui(
                 .size(tokens::TEXT_SMALL)
                 .color(tokens::TEXT_MUTED),
             );
+        }
+
+        if !job.scenes.is_empty() {
+            scene_rows_ui(ui, job);
         }
 
         // Meta row: elapsed, credits, actions.

@@ -145,6 +145,8 @@ pub enum ResultAction {
     Reuse(ResultRef),
     /// Switch Create to Image edit with this result as the source image.
     UseAsEditSource(ResultRef),
+    /// Switch Create to Image → video with this image as the one to animate.
+    Animate(ResultRef),
     /// Same settings, new seed: asks first (a new billed job, with its cost).
     Vary(ResultRef),
     SetFavourite {

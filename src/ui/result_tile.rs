@@ -80,6 +80,11 @@ fn actions_of(result: &ResultRef, favourite: bool) -> Vec<(Icon, &'static str, R
             "Use as edit source",
             ResultAction::UseAsEditSource(result.clone()),
         ),
+        (
+            Icon::Video,
+            "Animate",
+            ResultAction::Animate(result.clone()),
+        ),
         (Icon::Create, "Vary…", ResultAction::Vary(result.clone())),
         (
             Icon::Star,

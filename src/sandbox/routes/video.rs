@@ -133,6 +133,7 @@ fn closest_duration(requested_secs: f64, supported_secs: &[f64]) -> f64 {
 fn video_aspect_ratio(
     body: &Map<String, Value>,
     spec: &ModelSpec,
+    catalog_type: &str,
     default: &str,
 ) -> ApiResult<String> {
     let requested = match body.get("aspect_ratio") {
@@ -151,7 +152,7 @@ fn video_aspect_ratio(
             format!("aspect_ratio '{requested}' is not W:H with positive integers"),
         ));
     };
-    Ok(closest_ratio(w, h, spec.aspect_ratios()).unwrap_or(requested))
+    Ok(closest_ratio(w, h, spec.aspect_ratios_for(catalog_type)).unwrap_or(requested))
 }
 
 /// The supported ratio whose log(width/height) is nearest; the first listed wins a tie.
@@ -350,7 +351,8 @@ fn submit_video(
     if kind == VideoKind::Text {
         required_prompt(&body, Some(spec))?;
     }
-    let aspect_ratio = video_aspect_ratio(&body, spec, DEFAULT_VIDEO_ASPECT_RATIO)?;
+    let aspect_ratio =
+        video_aspect_ratio(&body, spec, kind.catalog_type(), DEFAULT_VIDEO_ASPECT_RATIO)?;
     let duration_secs = video_duration(&body, spec)?;
     let resolution = video_resolution(&body, spec)?;
     validate_extras(&body)?;
@@ -484,7 +486,7 @@ pub(crate) async fn creative_director(
     };
     let (model_echo, spec) = resolve_model(&state.catalog, body.get("model"), catalog_type)?;
     required_prompt(&body, Some(spec))?;
-    let aspect_ratio = video_aspect_ratio(&body, spec, DEFAULT_CD_ASPECT_RATIO)?;
+    let aspect_ratio = video_aspect_ratio(&body, spec, catalog_type, DEFAULT_CD_ASPECT_RATIO)?;
     let (resolution, duration_secs, scene_cost) = if video_mode {
         let resolution = video_resolution(&body, spec)?;
         let duration_secs = video_duration(&body, spec)?;

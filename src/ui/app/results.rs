@@ -43,6 +43,19 @@ impl StudioApp {
                     .toasts
                     .push(ToastKind::Error, "This result's image is no longer known."),
             },
+            ResultAction::Animate(result) => match self.output_of(&result) {
+                Some(output) => {
+                    self.create.animate(&output.url, &output.label);
+                    self.show_create(ctx);
+                    self.toasts.push(
+                        ToastKind::Info,
+                        "Added as the image to animate (Image → video)",
+                    );
+                }
+                None => self
+                    .toasts
+                    .push(ToastKind::Error, "This result's image is no longer known."),
+            },
             ResultAction::Vary(result) => match self.variation_of(&result) {
                 Some(spec) => {
                     let credits = self.cost_of(&spec, &result);
@@ -107,7 +120,12 @@ impl StudioApp {
                         .map(str::to_owned)
                 };
                 let kind = match item.generation_type.as_deref() {
+                    Some(t) if t.contains("from_image") || t.contains("from-image") => {
+                        GenerationKind::ImageToVideo
+                    }
+                    Some(t) if t.contains("video") => GenerationKind::TextToVideo,
                     Some(t) if t.contains("edit") => GenerationKind::ImageEdit,
+                    _ if item.kind() == "video" => GenerationKind::TextToVideo,
                     _ => GenerationKind::Image,
                 };
                 let num_images = ["numImages", "num_images"]
@@ -120,7 +138,8 @@ impl StudioApp {
                     model: text(&["model", "modelIdentifier", "model_identifier"]),
                     aspect_ratio: text(&["aspectRatio", "aspect_ratio"]),
                     resolution: text(&["resolution"]),
-                    num_images,
+                    num_images: (!kind.is_video()).then_some(num_images).flatten(),
+                    duration: kind.is_video().then_some(item.duration).flatten(),
                     project_id: item.project_id.clone(),
                     ..GenerationRequest::default()
                 };
@@ -134,7 +153,7 @@ impl StudioApp {
         match result {
             ResultRef::Job { local_id, index } => {
                 let job = self.model.jobs.get(local_id)?;
-                let url = job.result.as_ref()?.urls.get(*index)?.clone();
+                let url = job.current_result()?.urls.get(*index)?.clone();
                 let label = format!(
                     "{} · result {}",
                     crate::ui::format::excerpt(&job.spec.request.prompt, 20),
@@ -169,7 +188,7 @@ impl StudioApp {
             None => {
                 let candidates: Vec<_> = self
                     .model
-                    .models_of_kind(spec.kind.catalog_type())
+                    .models_of_kind(spec.catalog_type())
                     .into_iter()
                     .cloned()
                     .collect();

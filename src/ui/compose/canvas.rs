@@ -2,7 +2,8 @@
 //! newest first — running jobs with their progress, failed and refused ones as they are.
 
 use super::state::CreateState;
-use crate::api::JobState;
+use super::storyboard;
+use crate::api::{GenerationKind, JobState};
 use crate::engine::{Command, JobPhase, JobRecord, QueueReason};
 use crate::ui::format;
 use crate::ui::job_wording;
@@ -30,6 +31,8 @@ enum Cell<'a> {
     Running(&'a JobRecord),
     /// Failed, refused, cancelled, or finished without an output.
     Problem(&'a JobRecord),
+    /// A Creative Director batch: one full-width storyboard.
+    Storyboard(&'a JobRecord),
 }
 
 /// Columns and tile side for `width`: as many ≥ 256 pt columns as fit, grown to fill.
@@ -47,6 +50,14 @@ fn cells<'a>(model: &'a Model, state: &CreateState) -> Vec<Cell<'a>> {
         .tray_jobs()
         .filter(|job| CreateState::makes(job.spec.kind))
     {
+        let sent = !matches!(
+            job.phase,
+            JobPhase::Queued { .. } | JobPhase::Rejected { .. } | JobPhase::Submitting
+        );
+        if job.spec.kind == GenerationKind::CreativeDirector && sent {
+            cells.push(Cell::Storyboard(job));
+            continue;
+        }
         match &job.phase {
             JobPhase::Completed => {
                 let Some(result) = job.result.as_ref().filter(|r| !r.urls.is_empty()) else {
@@ -122,7 +133,20 @@ pub fn canvas_ui(
         let width = ui.available_width() - tokens::SCROLLBAR_ALLOWANCE;
         let (columns, side) = grid_for_width(width);
         let mut output_index = 0;
-        for row in cells.chunks(columns) {
+        // Tiles flow in rows; a storyboard takes a row of its own.
+        let mut rows: Vec<Vec<&Cell>> = Vec::new();
+        for cell in &cells {
+            let starts_row = matches!(cell, Cell::Storyboard(_))
+                || rows.last().is_none_or(|row| {
+                    row.len() >= columns || matches!(row.first(), Some(Cell::Storyboard(_)))
+                });
+            if starts_row {
+                rows.push(vec![cell]);
+            } else if let Some(row) = rows.last_mut() {
+                row.push(cell);
+            }
+        }
+        for row in rows {
             ui.horizontal_top(|ui| {
                 ui.spacing_mut().item_spacing.x = TILE_GAP;
                 for cell in row {
@@ -149,6 +173,11 @@ pub fn canvas_ui(
                         Cell::Problem(job) => {
                             ui.push_id(("problem", job.local_id), |ui| {
                                 problem_tile_ui(ui, job, side);
+                            });
+                        }
+                        Cell::Storyboard(job) => {
+                            ui.push_id(("storyboard", job.local_id), |ui| {
+                                storyboard::storyboard_ui(ui, job, textures, width, actions);
                             });
                         }
                     }

@@ -3,7 +3,10 @@
 
 use crate::api::pricing::{estimate_credits, estimate_range_for_auto};
 use crate::api::validate::{Field, FieldError, validate};
-use crate::api::{ApiError, GenerationKind, GenerationRequest, GenerationSpec, ModelRecord};
+use crate::api::{
+    ApiError, DEFAULT_SCENE_COUNT, GenerationKind, GenerationRequest, GenerationSpec,
+    MAX_SCENE_COUNT, MIN_SCENE_COUNT, ModelRecord, WorkflowType,
+};
 use crate::engine::LocalJobId;
 use crate::ui::model::Model;
 use std::collections::BTreeMap;
@@ -13,6 +16,13 @@ use std::path::PathBuf;
 pub const AUTO_ASPECT_RATIOS: [&str; 5] = ["1:1", "16:9", "9:16", "4:3", "3:4"];
 pub const AUTO_RESOLUTIONS: [&str; 3] = ["1K", "2K", "4K"];
 pub const AUTO_MAX_IMAGES: u32 = 1;
+/// Video choices offered while the model is "Auto" (the service maps a length or ratio its
+/// routed model lacks to the closest it has).
+pub const AUTO_VIDEO_ASPECT_RATIOS: [&str; 3] = ["16:9", "9:16", "1:1"];
+pub const AUTO_VIDEO_RESOLUTIONS: [&str; 2] = ["720p", "1080p"];
+pub const AUTO_VIDEO_DURATIONS_SECS: [f64; 2] = [5.0, 10.0];
+/// Contract default video length.
+pub const DEFAULT_VIDEO_DURATION_SECS: f64 = 5.0;
 /// Upper bound on the image-count control whatever a model claims.
 pub const MAX_IMAGES_CONTROL: u32 = 8;
 
@@ -29,6 +39,8 @@ pub struct SourceImage {
     pub path: Option<PathBuf>,
     pub label: String,
     pub state: SourceState,
+    /// Bytes sent and total while uploading.
+    pub upload_progress: Option<(u64, u64)>,
 }
 
 /// What the selected model lets the artist choose.
@@ -38,6 +50,8 @@ pub struct OutputOptions {
     pub aspect_ratios: Vec<String>,
     pub resolutions: Vec<String>,
     pub max_images: u32,
+    /// Video lengths in seconds; empty for image work.
+    pub durations_secs: Vec<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,6 +113,13 @@ pub struct ComposeForm {
     pub skip_palette: bool,
     /// The cinematic preset rows are shown.
     pub cinematic_open: bool,
+    /// Video length (text/image to video, Creative Director video mode).
+    pub duration_secs: f64,
+    /// Creative Director.
+    pub scene_count: u32,
+    pub workflow: WorkflowType,
+    /// Visual DNA ids as typed: separated by commas or spaces.
+    pub visual_dna_input: String,
 }
 
 impl Default for ComposeForm {
@@ -127,6 +148,10 @@ impl Default for ComposeForm {
             cinematic: BTreeMap::new(),
             skip_palette: false,
             cinematic_open: false,
+            duration_secs: DEFAULT_VIDEO_DURATION_SECS,
+            scene_count: DEFAULT_SCENE_COUNT,
+            workflow: WorkflowType::Image,
+            visual_dna_input: String::new(),
         }
     }
 }
@@ -136,12 +161,77 @@ fn same_field(a: &Field, b: &Field) -> bool {
 }
 
 impl ComposeForm {
+    /// The catalog type whose models the form offers (Creative Director: per workflow).
+    pub fn catalog_type(&self) -> &'static str {
+        self.spec_shape().catalog_type()
+    }
+
+    /// A spec with only the kind and workflow set: what decides types and units.
+    fn spec_shape(&self) -> GenerationSpec {
+        GenerationSpec {
+            kind: self.kind,
+            request: GenerationRequest {
+                workflow_type: self.workflow_request(),
+                ..GenerationRequest::default()
+            },
+        }
+    }
+
+    /// Whether this form's outputs are videos (and so have a length).
+    pub fn makes_video(&self) -> bool {
+        self.spec_shape().makes_video()
+    }
+
+    fn workflow_request(&self) -> Option<WorkflowType> {
+        (self.kind == GenerationKind::CreativeDirector).then_some(self.workflow)
+    }
+
     /// The selected model record (None for Auto or while the catalog loads).
     pub fn selected_model<'m>(&self, model: &'m Model) -> Option<&'m ModelRecord> {
         let id = self.model_id.as_deref()?;
         model
             .model_by_id(id)
-            .filter(|m| m.has_type(self.kind.catalog_type()))
+            .filter(|m| m.has_type(self.catalog_type()))
+    }
+
+    /// Visual DNA ids as they will be sent: split on commas and whitespace, blanks dropped.
+    pub fn visual_dna_ids(&self) -> Vec<String> {
+        self.visual_dna_input
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// URLs of the ready sources (uploads finished, URLs added).
+    fn ready_source_urls(&self) -> Vec<String> {
+        self.sources
+            .iter()
+            .filter_map(|s| match &s.state {
+                SourceState::Ready { url } => Some(url.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether the form has a sources list: edit sources, the image to animate, or
+    /// Creative Director's reference images.
+    pub fn takes_sources(&self) -> bool {
+        matches!(
+            self.kind,
+            GenerationKind::ImageEdit
+                | GenerationKind::ImageToVideo
+                | GenerationKind::CreativeDirector
+        )
+    }
+
+    /// The field the sources list is validated as.
+    pub fn sources_field(&self) -> Field {
+        match self.kind {
+            GenerationKind::ImageToVideo => Field::SourceImage,
+            GenerationKind::CreativeDirector => Field::ReferenceImages,
+            _ => Field::SourceImages,
+        }
     }
 
     pub fn model_label(&self, model: &Model) -> String {
@@ -158,16 +248,37 @@ impl ComposeForm {
     }
 
     pub fn output_options(&self, model: &Model) -> OutputOptions {
+        let video = self.makes_video();
+        let counts_images = matches!(self.kind, GenerationKind::Image | GenerationKind::ImageEdit);
+        let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
         match self.selected_model(model) {
+            None if video => OutputOptions {
+                aspect_ratios: strings(&AUTO_VIDEO_ASPECT_RATIOS),
+                resolutions: strings(&AUTO_VIDEO_RESOLUTIONS),
+                max_images: 1,
+                durations_secs: AUTO_VIDEO_DURATIONS_SECS.to_vec(),
+            },
             None => OutputOptions {
-                aspect_ratios: AUTO_ASPECT_RATIOS.iter().map(|s| s.to_string()).collect(),
-                resolutions: AUTO_RESOLUTIONS.iter().map(|s| s.to_string()).collect(),
+                aspect_ratios: strings(&AUTO_ASPECT_RATIOS),
+                resolutions: strings(&AUTO_RESOLUTIONS),
                 max_images: AUTO_MAX_IMAGES,
+                durations_secs: Vec::new(),
             },
             Some(m) => OutputOptions {
-                aspect_ratios: m.supported_aspect_ratios.clone(),
+                aspect_ratios: m.aspect_ratios_for(self.catalog_type()).to_vec(),
                 resolutions: m.supported_resolutions.clone(),
-                max_images: m.max_images_per_request().clamp(1, MAX_IMAGES_CONTROL),
+                max_images: if counts_images {
+                    m.max_images_per_request().clamp(1, MAX_IMAGES_CONTROL)
+                } else {
+                    1
+                },
+                durations_secs: if !video {
+                    Vec::new()
+                } else if m.supported_durations.is_empty() {
+                    vec![m.default_duration_secs()]
+                } else {
+                    m.supported_durations.clone()
+                },
             },
         }
     }
@@ -209,6 +320,27 @@ impl ComposeForm {
             };
         }
         self.num_images = self.num_images.clamp(1, options.max_images.max(1));
+        if !options.durations_secs.is_empty()
+            && !options
+                .durations_secs
+                .iter()
+                .any(|d| (d - self.duration_secs).abs() < 1e-6)
+        {
+            let default =
+                selected.map_or(DEFAULT_VIDEO_DURATION_SECS, |m| m.default_duration_secs());
+            self.duration_secs = options
+                .durations_secs
+                .iter()
+                .copied()
+                .find(|d| (d - default).abs() < 1e-6)
+                .unwrap_or(options.durations_secs[0]);
+        }
+        self.scene_count = self.scene_count.clamp(MIN_SCENE_COUNT, MAX_SCENE_COUNT);
+        // Image to video animates one image: the newest added replaces the others.
+        if self.kind == GenerationKind::ImageToVideo && self.sources.len() > 1 {
+            let keep = self.sources.len() - 1;
+            self.sources.drain(..keep);
+        }
         // A refreshed presets map may have dropped a chosen preset: that dimension is Auto.
         if let Some(presets) = model.presets.value.as_ref() {
             self.cinematic.retain(|dimension, id| {
@@ -222,32 +354,45 @@ impl ComposeForm {
         }
     }
 
-    /// The request this form describes right now.
+    /// The request this form describes right now: only the fields its route reads.
     pub fn build_spec(&self, model: &Model) -> GenerationSpec {
         let options = self.output_options(model);
-        let source_images = match self.kind {
-            GenerationKind::ImageEdit => self
-                .sources
-                .iter()
-                .filter_map(|s| match &s.state {
-                    SourceState::Ready { url } => Some(url.clone()),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
+        let kind = self.kind;
+        let sources = if self.takes_sources() {
+            self.ready_source_urls()
+        } else {
+            Vec::new()
         };
+        let video = self.makes_video();
         GenerationSpec {
-            kind: self.kind,
+            kind,
             request: GenerationRequest {
-                kind_hint: Some(self.kind),
+                kind_hint: Some(kind),
                 prompt: self.prompt.trim().to_owned(),
                 model: self.selected_model(model).map(|m| m.identifier.clone()),
                 aspect_ratio: (!options.aspect_ratios.is_empty())
                     .then(|| self.aspect_ratio.clone()),
                 resolution: (!options.resolutions.is_empty()).then(|| self.resolution.clone()),
-                num_images: Some(self.num_images),
+                num_images: matches!(kind, GenerationKind::Image | GenerationKind::ImageEdit)
+                    .then_some(self.num_images),
                 enhance_prompt: Some(self.enhance_prompt),
-                source_images,
+                source_images: if kind == GenerationKind::ImageEdit {
+                    sources.clone()
+                } else {
+                    Vec::new()
+                },
+                image_url: (kind == GenerationKind::ImageToVideo)
+                    .then(|| sources.last().cloned())
+                    .flatten(),
+                reference_images: if kind == GenerationKind::CreativeDirector {
+                    sources
+                } else {
+                    Vec::new()
+                },
+                duration: video.then_some(self.duration_secs),
+                scene_count: (kind == GenerationKind::CreativeDirector).then_some(self.scene_count),
+                workflow_type: self.workflow_request(),
+                visual_dna_ids: self.visual_dna_ids(),
                 cinematic: self.cinematic_request(),
                 skip_color_palette: self.skip_palette_request(model),
                 project_id: self.project_id.clone(),
@@ -277,8 +422,13 @@ impl ComposeForm {
 
     /// Whether the "Skip palette" toggle applies: the project has an active palette and
     /// the kind is graded with a per-request opt-out.
+    /// (Image-to-video is never graded; Creative Director is always graded and refuses
+    /// the opt-out.)
     pub fn skip_palette_available(&self, model: &Model) -> bool {
-        self.kind_takes_presets() && model.active_palette(self.project_id.as_deref()).is_some()
+        matches!(
+            self.kind,
+            GenerationKind::Image | GenerationKind::ImageEdit | GenerationKind::TextToVideo
+        ) && model.active_palette(self.project_id.as_deref()).is_some()
     }
 
     /// `skip_color_palette: true` only when the toggle is on and applies; never `false`.
@@ -294,7 +444,7 @@ impl ComposeForm {
             }
             None => {
                 let candidates: Vec<ModelRecord> = model
-                    .models_of_kind(self.kind.catalog_type())
+                    .models_of_kind(self.catalog_type())
                     .into_iter()
                     .cloned()
                     .collect();
@@ -311,14 +461,15 @@ impl ComposeForm {
     pub fn validation_errors(&self, model: &Model) -> Vec<FieldError> {
         let spec = self.build_spec(model);
         let mut errors = validate(&spec, self.selected_model(model));
-        if self.kind == GenerationKind::ImageEdit {
+        if self.takes_sources() {
+            let field = self.sources_field();
             if self
                 .sources
                 .iter()
                 .any(|s| s.state == SourceState::Uploading)
             {
                 errors.push(FieldError {
-                    field: Field::SourceImages,
+                    field,
                     message: "Wait for the uploads to finish.".to_owned(),
                 });
             }
@@ -328,7 +479,7 @@ impl ComposeForm {
                 .any(|s| matches!(s.state, SourceState::Failed { .. }))
             {
                 errors.push(FieldError {
-                    field: Field::SourceImages,
+                    field,
                     message: "Remove the images that failed to upload.".to_owned(),
                 });
             }
@@ -388,9 +539,24 @@ impl ComposeForm {
             .filter_map(|(dimension, id)| Some((dimension.clone(), id.clone()?)))
             .collect();
         self.cinematic_open |= !self.cinematic.is_empty();
-        if kind == GenerationKind::ImageEdit {
-            self.sources = request
-                .source_images
+        if let Some(secs) = request.duration {
+            self.duration_secs = secs;
+        }
+        if let Some(count) = request.scene_count {
+            self.scene_count = count;
+        }
+        if let Some(workflow) = request.workflow_type {
+            self.workflow = workflow;
+        }
+        self.visual_dna_input = request.visual_dna_ids.join(", ");
+        let source_urls: Vec<String> = match kind {
+            GenerationKind::ImageEdit => request.source_images.clone(),
+            GenerationKind::ImageToVideo => request.image_url.iter().cloned().collect(),
+            GenerationKind::CreativeDirector => request.reference_images.clone(),
+            _ => Vec::new(),
+        };
+        if self.takes_sources() {
+            self.sources = source_urls
                 .iter()
                 .map(|url| SourceImage {
                     path: None,
@@ -400,6 +566,7 @@ impl ComposeForm {
                         .unwrap_or(url)
                         .to_owned(),
                     state: SourceState::Ready { url: url.clone() },
+                    upload_progress: None,
                 })
                 .collect();
         }
@@ -430,6 +597,7 @@ impl ComposeForm {
             state: SourceState::Ready {
                 url: url.to_owned(),
             },
+            upload_progress: None,
         });
         Ok(())
     }
@@ -443,7 +611,18 @@ impl ComposeForm {
             path: Some(path),
             label,
             state: SourceState::Uploading,
+            upload_progress: None,
         });
+    }
+
+    pub fn upload_progressed(&mut self, path: &std::path::Path, bytes_done: u64, bytes_total: u64) {
+        for source in self
+            .sources
+            .iter_mut()
+            .filter(|s| s.path.as_deref() == Some(path) && s.state == SourceState::Uploading)
+        {
+            source.upload_progress = Some((bytes_done, bytes_total));
+        }
     }
 
     pub fn upload_finished(&mut self, path: &std::path::Path, result: Result<String, String>) {

@@ -24,6 +24,9 @@ pub struct CreateMemory {
     /// Cinematic preset per dimension (absent = Auto).
     pub cinematic: BTreeMap<String, String>,
     pub enhance_prompt: Option<bool>,
+    pub duration_secs: Option<f64>,
+    pub scene_count: Option<u32>,
+    pub workflow: Option<crate::api::WorkflowType>,
 }
 
 impl CreateMemory {
@@ -37,6 +40,9 @@ impl CreateMemory {
             num_images: Some(form.num_images),
             cinematic: form.cinematic.clone(),
             enhance_prompt: Some(form.enhance_prompt),
+            duration_secs: Some(form.duration_secs),
+            scene_count: Some(form.scene_count),
+            workflow: Some(form.workflow),
         }
     }
 
@@ -77,6 +83,15 @@ impl CreateMemory {
         form.cinematic = self.cinematic.clone();
         if let Some(enhance_prompt) = self.enhance_prompt {
             form.enhance_prompt = enhance_prompt;
+        }
+        if let Some(secs) = self.duration_secs.filter(|d| d.is_finite() && *d > 0.0) {
+            form.duration_secs = secs;
+        }
+        if let Some(count) = self.scene_count {
+            form.scene_count = count;
+        }
+        if let Some(workflow) = self.workflow {
+            form.workflow = workflow;
         }
     }
 }

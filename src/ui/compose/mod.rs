@@ -7,12 +7,13 @@ pub mod canvas;
 pub mod form;
 pub mod memory;
 pub mod state;
+pub mod storyboard;
 
 pub use form::{ComposeForm, Estimate, SourceImage, SourceState};
 pub use state::CreateState;
 
-use crate::api::GenerationKind;
 use crate::api::validate::Field;
+use crate::api::{GenerationKind, WorkflowType};
 use crate::ui::format;
 use crate::ui::model::{Action, Model};
 use crate::ui::offline;
@@ -124,8 +125,13 @@ fn form_ui(
     prompt_card_ui(ui, model, &mut state.form, focus);
     let form = &mut state.form;
     ui.add_space(tokens::SPACE_M);
+    if form.kind == GenerationKind::CreativeDirector {
+        ui.add_space(tokens::SPACE_M);
+        storyboard_card_ui(ui, form);
+    }
+    ui.add_space(tokens::SPACE_M);
     model_card_ui(ui, model, form, textures, actions);
-    if form.kind == GenerationKind::ImageEdit {
+    if form.takes_sources() {
         ui.add_space(tokens::SPACE_M);
         sources_card_ui(ui, form, textures, actions);
     }
@@ -135,26 +141,35 @@ fn form_ui(
 }
 
 fn header_ui(ui: &mut Ui, form: &mut ComposeForm) {
-    ui.horizontal(|ui| {
-        ui.label(
-            RichText::new("Create")
-                .size(tokens::TEXT_HEADING)
-                .strong()
-                .color(tokens::TEXT),
-        );
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            segmented_kind_ui(ui, form);
-        });
-    });
-    widgets::muted(
-        ui,
-        match form.kind {
-            GenerationKind::Image => "Describe an image; results appear as they finish.",
-            GenerationKind::ImageEdit => "Add source images and describe the change you want.",
-        },
+    ui.label(
+        RichText::new("Create")
+            .size(tokens::TEXT_HEADING)
+            .strong()
+            .color(tokens::TEXT),
     );
+    ui.add_space(tokens::SPACE_XS);
+    segmented_kind_ui(ui, form);
+    ui.add_space(tokens::SPACE_XS);
+    widgets::muted(ui, kind_description(form.kind));
 }
 
+fn kind_description(kind: GenerationKind) -> &'static str {
+    match kind {
+        GenerationKind::Image => "Describe an image; results appear as they finish.",
+        GenerationKind::ImageEdit => "Add source images and describe the change you want.",
+        GenerationKind::TextToVideo => {
+            "Describe a shot; the video plays here when it is done (usually 1-5 minutes)."
+        }
+        GenerationKind::ImageToVideo => {
+            "Add one image and, if you like, describe the motion; it becomes a video."
+        }
+        GenerationKind::CreativeDirector => {
+            "One prompt becomes a storyboard of 1-8 scenes, images or videos, filled in scene by scene."
+        }
+    }
+}
+
+/// The type picker: every kind, wrapping onto a second line in a narrow column.
 fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
     egui::Frame::new()
         .fill(tokens::BG_PANEL)
@@ -162,10 +177,9 @@ fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::same(3))
         .show(ui, |ui| {
-            ui.spacing_mut().item_spacing.x = 2.0;
-            // Right-to-left parent: add in reverse so "Image" stays first.
-            ui.horizontal(|ui| {
-                for kind in [GenerationKind::ImageEdit, GenerationKind::Image] {
+            ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing = Vec2::splat(2.0);
+                for kind in GenerationKind::ALL {
                     if segment(ui, form.kind == kind, kind.label()).clicked() {
                         form.kind = kind;
                     }
@@ -197,8 +211,14 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, focus: boo
         let max = form.max_prompt_chars(model) as usize;
         let count = form.prompt.chars().count();
         let over = count > max;
+        let hint = match form.kind {
+            GenerationKind::ImageToVideo => "Optional: the motion — slow push in, leaves drifting…",
+            GenerationKind::TextToVideo => "A drone glides over a foggy harbour at dawn, gulls…",
+            GenerationKind::CreativeDirector => "A paper boat's journey from a gutter to the sea…",
+            _ => "A quiet harbour at dawn, mist over the water, 35 mm film…",
+        };
         let mut edit = TextEdit::multiline(&mut form.prompt)
-            .hint_text("A quiet harbour at dawn, mist over the water, 35 mm film…")
+            .hint_text(hint)
             .desired_rows(5)
             .desired_width(f32::INFINITY)
             .margin(egui::Margin::same(10));
@@ -292,6 +312,24 @@ fn model_card_ui(
                     }
                 });
             }
+            if !options.durations_secs.is_empty() {
+                ui.vertical(|ui| {
+                    widgets::section_label(ui, "Duration");
+                    let labels: Vec<String> = options
+                        .durations_secs
+                        .iter()
+                        .map(|d| format::seconds_label(*d))
+                        .collect();
+                    let mut current = format::seconds_label(form.duration_secs);
+                    choice_row_ui(ui, &labels, &mut current);
+                    if let Some(index) = labels.iter().position(|l| *l == current) {
+                        form.duration_secs = options.durations_secs[index];
+                    }
+                    for message in form.messages_for(&Field::Duration) {
+                        widgets::field_error(ui, message);
+                    }
+                });
+            }
             if options.max_images > 1 {
                 ui.vertical(|ui| {
                     widgets::section_label(ui, "Images");
@@ -309,6 +347,9 @@ fn model_card_ui(
         ui.add_space(tokens::SPACE_S);
         ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
             .on_hover_text("Let the service expand the prompt before generating.");
+        if form.kind != GenerationKind::Image {
+            visual_dna_ui(ui, form);
+        }
         if form.kind_takes_presets() {
             cinematic_toggle_ui(ui, model, form);
         }
@@ -358,8 +399,63 @@ fn model_line(record: &crate::api::ModelRecord) -> String {
     parts.join(" · ")
 }
 
+/// Creative Director's own choices: how many scenes, and whether they are images or videos.
+fn storyboard_card_ui(ui: &mut Ui, form: &mut ComposeForm) {
+    tokens::card_frame().show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        widgets::section_label(ui, "Scenes");
+        let counts: Vec<String> = (crate::api::MIN_SCENE_COUNT..=crate::api::MAX_SCENE_COUNT)
+            .map(|n| n.to_string())
+            .collect();
+        let mut current = form.scene_count.to_string();
+        choice_row_ui(ui, &counts, &mut current);
+        form.scene_count = current.parse().unwrap_or(crate::api::DEFAULT_SCENE_COUNT);
+        for message in form.messages_for(&Field::SceneCount) {
+            widgets::field_error(ui, message);
+        }
+        ui.add_space(tokens::SPACE_S);
+        widgets::section_label(ui, "Each scene is");
+        let modes = vec!["Images".to_owned(), "Videos".to_owned()];
+        let mut mode = match form.workflow {
+            WorkflowType::Image => modes[0].clone(),
+            WorkflowType::Video => modes[1].clone(),
+        };
+        choice_row_ui(ui, &modes, &mut mode);
+        form.workflow = if mode == modes[1] {
+            WorkflowType::Video
+        } else {
+            WorkflowType::Image
+        };
+        widgets::muted(
+            ui,
+            "Every scene is graded by the project's palette and billed as one generation.",
+        );
+    });
+}
+
+/// Visual DNA ids (the service's character/style references), typed or pasted.
+fn visual_dna_ui(ui: &mut Ui, form: &mut ComposeForm) {
+    ui.add_space(tokens::SPACE_XS);
+    ui.horizontal(|ui| {
+        ui.label(
+            RichText::new("Visual DNA ids")
+                .size(12.5)
+                .color(tokens::TEXT_MUTED),
+        );
+        let response = ui.add(
+            TextEdit::singleline(&mut form.visual_dna_input)
+                .hint_text("up to 3, separated by commas")
+                .desired_width(ui.available_width()),
+        );
+        widgets::name_widget(&response, "Visual DNA ids");
+    });
+    for message in form.messages_for(&Field::VisualDna) {
+        widgets::field_error(ui, message);
+    }
+}
+
 fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
-    let models = model.models_of_kind(form.kind.catalog_type());
+    let models = model.models_of_kind(form.catalog_type());
     let selected_text = match form.selected_model(model) {
         Some(record) => model_line(record),
         None if model.catalog.is_loaded() => "Auto · the service picks the best model".to_owned(),
@@ -367,7 +463,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
         None => "Auto · loading models…".to_owned(),
     };
     let width = ui.available_width();
-    let inner = ComboBox::from_id_salt(("model_picker", form.kind.catalog_type()))
+    let inner = ComboBox::from_id_salt(("model_picker", form.catalog_type()))
         .selected_text(selected_text.clone())
         .width(width)
         .truncate()
@@ -415,25 +511,40 @@ fn sources_card_ui(
 ) {
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
-        widgets::section_label(ui, "Source images");
-        if form.sources.is_empty() {
-            widgets::muted(
-                ui,
+        let (title, empty_text, add_label) = match form.kind {
+            GenerationKind::ImageToVideo => (
+                "Image to animate",
+                "Add the image to animate: pick a file, drop one on the window, paste a URL, \
+                 or press Animate on any image result or library image.",
+                "Choose image…",
+            ),
+            GenerationKind::CreativeDirector => (
+                "Reference images",
+                "Optional: images every scene should take after (characters, places, style).",
+                "Add images…",
+            ),
+            _ => (
+                "Source images",
                 "Add the images to edit: pick files, drop them on the window, or paste a URL. \
                  Without one, the editing model works from the prompt alone.",
-            );
+                "Add images…",
+            ),
+        };
+        widgets::section_label(ui, title);
+        if form.sources.is_empty() {
+            widgets::muted(ui, empty_text);
         }
         ui.horizontal_wrapped(|ui| {
             for (index, source) in form.sources.iter().enumerate() {
                 source_chip_ui(ui, index, source, textures, actions);
             }
         });
-        for message in form.messages_for(&Field::SourceImages) {
+        for message in form.messages_for(&form.sources_field()) {
             widgets::field_error(ui, message);
         }
         ui.add_space(tokens::SPACE_XS);
         ui.horizontal(|ui| {
-            if ui.add(widgets::secondary_button("Add images…")).clicked() {
+            if ui.add(widgets::secondary_button(add_label)).clicked() {
                 actions.push(Action::PickSourceFiles);
             }
             ui.label(RichText::new("or drop them here, or add a URL:").color(tokens::TEXT_FAINT));
@@ -465,7 +576,16 @@ fn source_chip_ui(
     actions: &mut Vec<Action>,
 ) {
     let (status, color) = match &source.state {
-        SourceState::Uploading => ("uploading…".to_owned(), tokens::INFO),
+        SourceState::Uploading => match source.upload_progress {
+            Some((done, total)) if total > 0 => (
+                format!(
+                    "uploading… {:.0} %",
+                    (done as f64 / total as f64 * 100.0).min(100.0)
+                ),
+                tokens::INFO,
+            ),
+            _ => ("uploading…".to_owned(), tokens::INFO),
+        },
         SourceState::Ready { .. } => ("ready".to_owned(), tokens::SUCCESS),
         SourceState::Failed { error } => (format!("failed: {error}"), tokens::DANGER),
     };
@@ -757,11 +877,20 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
 fn estimate_breakdown(model: &Model, form: &ComposeForm) -> String {
     let spec = form.build_spec(model);
     match form.selected_model(model) {
-        Some(record) => crate::api::pricing::price_breakdown(
-            record,
-            &crate::api::pricing::inputs_for_spec(&spec),
-        )
-        .unwrap_or_else(|| "This model lists no price; the job shows its cost when done.".into()),
+        Some(record) => {
+            let one = crate::api::pricing::price_breakdown(
+                record,
+                &crate::api::pricing::inputs_for_model(record, &spec),
+            );
+            match (one, spec.priced_units()) {
+                (Some(one), 1) => one,
+                (Some(one), scenes) => format!(
+                    "{scenes} scenes × one scene ({one}) = {}",
+                    format::credits(form.estimate(model).for_job().unwrap_or_default())
+                ),
+                (None, _) => "This model lists no price; the job shows its cost when done.".into(),
+            }
+        }
         None => match form.estimate(model) {
             Estimate::Range(lo, hi) => format!(
                 "Auto: {} to {}, depending on the model the service picks.",

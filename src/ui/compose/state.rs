@@ -62,7 +62,7 @@ impl CreateState {
 
     /// Job kinds whose results the canvas shows.
     pub fn makes(kind: GenerationKind) -> bool {
-        matches!(kind, GenerationKind::Image | GenerationKind::ImageEdit)
+        GenerationKind::ALL.contains(&kind)
     }
 
     pub fn is_favourite(&self, url: &str) -> bool {
@@ -193,7 +193,14 @@ impl CreateState {
                 skipped.push(file_name(&path));
                 continue;
             }
-            self.form.kind = GenerationKind::ImageEdit;
+            // Image → video and Creative Director take images too; otherwise a dropped
+            // image starts an edit.
+            if !self.form.takes_sources() {
+                self.form.kind = GenerationKind::ImageEdit;
+            }
+            if self.form.kind == GenerationKind::ImageToVideo {
+                self.form.sources.clear();
+            }
             self.form.add_upload(path.clone());
             actions.push(send(Command::UploadSource { path }));
         }
@@ -212,6 +219,22 @@ impl CreateState {
         self.focus_prompt = true;
     }
 
+    /// Switch to Image → video with `url` as the image to animate (replacing any other).
+    pub fn animate(&mut self, url: &str, label: &str) {
+        let form = &mut self.form;
+        form.kind = GenerationKind::ImageToVideo;
+        form.sources.clear();
+        form.sources.push(SourceImage {
+            path: None,
+            label: label.to_owned(),
+            state: SourceState::Ready {
+                url: url.to_owned(),
+            },
+            upload_progress: None,
+        });
+        self.focus_prompt = true;
+    }
+
     /// Switch to Image edit with `url` as the one ready source.
     pub fn use_as_edit_source(&mut self, url: &str, label: &str) {
         let form = &mut self.form;
@@ -224,6 +247,7 @@ impl CreateState {
             state: SourceState::Ready {
                 url: url.to_owned(),
             },
+            upload_progress: None,
         });
         self.focus_prompt = true;
     }
@@ -264,6 +288,14 @@ impl CreateState {
     /// Create's engine events (`SourceUploaded`, `ProjectCreated`, `ResultLocated`).
     pub fn handle_event(&mut self, event: Event) -> Vec<Action> {
         match event {
+            Event::SourceUploadProgress {
+                path,
+                bytes_done,
+                bytes_total,
+            } => {
+                self.form.upload_progressed(&path, bytes_done, bytes_total);
+                Vec::new()
+            }
             Event::SourceUploaded { path, result } => {
                 let mut actions = Vec::new();
                 if let Err(error) = &result {

@@ -5,7 +5,7 @@
 
 use super::{LibraryAction, LibraryState, Place};
 use crate::api::media::MediaItem;
-use crate::ui::model::{Action, Model};
+use crate::ui::model::{Action, Model, ResultAction, ResultRef};
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{RichText, Ui};
@@ -77,6 +77,15 @@ pub fn item_actions_ui(
         }
         let has_url = !item.url.is_empty();
         let no_url = "This item has no file URL";
+        if item.kind() == "image"
+            && button(ui, style, "Animate", has_url, no_url)
+                .on_hover_text("Make a video from this image (Create, Image → video)")
+                .clicked()
+        {
+            out.push(Action::Result(ResultAction::Animate(ResultRef::Media(
+                Box::new(item.clone()),
+            ))));
+        }
         if button(ui, style, "Copy URL", has_url, no_url).clicked() {
             out.push(lib(LibraryAction::CopyUrl(item.url.clone())));
         }

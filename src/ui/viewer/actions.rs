@@ -22,6 +22,7 @@ pub enum Placement {
 enum Entry {
     Reuse,
     EditSource,
+    Animate,
     Vary,
     Favourite,
     Trash,
@@ -32,7 +33,7 @@ enum Entry {
 
 const COLUMN_GROUPS: [&[Entry]; 3] = [
     // Create-facing, then keeping or discarding, then the file itself.
-    &[Entry::Reuse, Entry::EditSource, Entry::Vary],
+    &[Entry::Reuse, Entry::EditSource, Entry::Animate, Entry::Vary],
     &[Entry::Favourite, Entry::Trash],
     &[Entry::CopyUrl, Entry::Save, Entry::OpenOutside],
 ];
@@ -94,6 +95,12 @@ fn entry_ui(
             "Only images can be used as an edit source",
             "Switch Create to Image edit with this image as the source",
         ),
+        Entry::Animate => (
+            "Animate",
+            subject.is_image && has_url,
+            "Only images can be animated",
+            "Switch Create to Image → video with this image to animate",
+        ),
         Entry::Vary => (
             "Vary…",
             has_prompt,
@@ -140,6 +147,7 @@ fn entry_ui(
     actions.push(match entry {
         Entry::Reuse => Action::Result(ResultAction::Reuse(result.clone())),
         Entry::EditSource => Action::Result(ResultAction::UseAsEditSource(result.clone())),
+        Entry::Animate => Action::Result(ResultAction::Animate(result.clone())),
         Entry::Vary => Action::Result(ResultAction::Vary(result.clone())),
         Entry::Favourite => Action::Result(ResultAction::SetFavourite {
             result: result.clone(),

@@ -174,7 +174,11 @@ impl ViewerState {
     fn after_actions(&mut self, actions: &[Action]) {
         for action in actions {
             match action {
-                Action::Result(ResultAction::Reuse(_) | ResultAction::UseAsEditSource(_)) => {
+                Action::Result(
+                    ResultAction::Reuse(_)
+                    | ResultAction::UseAsEditSource(_)
+                    | ResultAction::Animate(_),
+                ) => {
                     self.close();
                 }
                 Action::Result(ResultAction::Trash(result)) => {

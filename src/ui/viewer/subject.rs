@@ -35,7 +35,7 @@ pub fn subject_of(
     match result {
         ResultRef::Job { local_id, index } => {
             let job = model.jobs.get(local_id)?;
-            let output = job.result.clone().unwrap_or_default();
+            let output = job.current_result().unwrap_or_default();
             let url = output.urls.get(*index)?.clone();
             let prompt = output
                 .prompt_used
