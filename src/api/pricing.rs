@@ -258,12 +258,29 @@ pub fn sound_enabled(model: &ModelRecord) -> bool {
         && model.sound_enabled_by_default == Some(true)
 }
 
-/// The inputs a generation spec implies for `model`.
+/// The inputs a generation spec implies for `model`. A length the model does not make is
+/// priced at the one the service maps it to (contract: "may be mapped to the closest").
 pub fn inputs_for_model(model: &ModelRecord, spec: &GenerationSpec) -> PriceInputs {
-    PriceInputs {
-        sound_enabled: spec.makes_video() && sound_enabled(model),
-        ..inputs_for_spec(spec)
+    let mut inputs = inputs_for_spec(spec);
+    inputs.sound_enabled = spec.makes_video() && sound_enabled(model);
+    if let Some(secs) = inputs.duration_secs {
+        inputs.duration_secs = Some(closest_duration_secs(secs, &model.supported_durations));
     }
+    inputs
+}
+
+/// The supported length nearest to `requested_secs`; a tie goes to the longer one (the
+/// artist asked for at least that much). With no list, the request stands.
+pub fn closest_duration_secs(requested_secs: f64, supported_secs: &[f64]) -> f64 {
+    supported_secs
+        .iter()
+        .copied()
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .min_by(|a, b| {
+            let (da, db) = ((a - requested_secs).abs(), (b - requested_secs).abs());
+            da.total_cmp(&db).then(b.total_cmp(a))
+        })
+        .unwrap_or(requested_secs)
 }
 
 /// The inputs a generation spec implies (model-independent part).
@@ -642,12 +659,16 @@ mod tests {
             Some(16.0)
         );
 
-        // Auto over video models: kling 28 x 5 s .. veo 40 x 1.5 x 5 s.
+        // Auto over video models: kling 28 x 5 s .. veo 40 x 1.5 x 6 s (veo makes 4, 6
+        // or 8 s; 5 maps to the closer-or-longer 6, as the service does).
         let spec = video_spec(GenerationKind::TextToVideo, "720p", 5.0);
         assert_eq!(
             estimate_range_for_auto(&models, &spec),
-            Some((140.0, 300.0))
+            Some((140.0, 360.0))
         );
+        assert_eq!(closest_duration_secs(5.0, &[4.0, 6.0, 8.0]), 6.0);
+        assert_eq!(closest_duration_secs(3.0, &[5.0, 10.0]), 5.0);
+        assert_eq!(closest_duration_secs(7.0, &[]), 7.0);
     }
 
     #[test]

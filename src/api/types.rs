@@ -227,8 +227,8 @@ impl GenerationKind {
         match self {
             GenerationKind::Image => "Image",
             GenerationKind::ImageEdit => "Image edit",
-            GenerationKind::TextToVideo => "Text → video",
-            GenerationKind::ImageToVideo => "Image → video",
+            GenerationKind::TextToVideo => "Text to video",
+            GenerationKind::ImageToVideo => "Image to video",
             GenerationKind::CreativeDirector => "Creative Director",
         }
     }

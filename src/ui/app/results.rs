@@ -49,7 +49,7 @@ impl StudioApp {
                     self.show_create(ctx);
                     self.toasts.push(
                         ToastKind::Info,
-                        "Added as the image to animate (Image → video)",
+                        "Added as the image to animate (Image to video)",
                     );
                 }
                 None => self

@@ -121,15 +121,15 @@ pub fn storyboard_ui(
         })
         .unwrap_or_default();
     tokens::card_frame().show(ui, |ui| {
-        ui.set_width(width - 2.0 * tokens::SPACE_M);
+        ui.set_width((width - 2.0 * tokens::SPACE_M).max(MIN_SCENE_SIDE));
         header_ui(ui, job, actions);
         ui.add_space(tokens::SPACE_S);
-        let inner_width = ui.available_width();
+        let inner_width = ui.available_width().max(MIN_SCENE_SIDE);
         let columns = ((inner_width + SCENE_GAP) / (MIN_SCENE_SIDE + SCENE_GAP))
             .floor()
             .clamp(1.0, views.len().max(1) as f32) as usize;
         let side = ((inner_width - SCENE_GAP * (columns as f32 - 1.0)) / columns as f32)
-            .clamp(MIN_SCENE_SIDE.min(inner_width), MAX_SCENE_SIDE);
+            .clamp(MIN_SCENE_SIDE, MAX_SCENE_SIDE);
         for (row_index, row) in views.chunks(columns).enumerate() {
             ui.horizontal_top(|ui| {
                 ui.spacing_mut().item_spacing.x = SCENE_GAP;

@@ -79,7 +79,7 @@ pub fn item_actions_ui(
         let no_url = "This item has no file URL";
         if item.kind() == "image"
             && button(ui, style, "Animate", has_url, no_url)
-                .on_hover_text("Make a video from this image (Create, Image → video)")
+                .on_hover_text("Make a video from this image (Create, Image to video)")
                 .clicked()
         {
             out.push(Action::Result(ResultAction::Animate(ResultRef::Media(

@@ -99,7 +99,7 @@ fn entry_ui(
             "Animate",
             subject.is_image && has_url,
             "Only images can be animated",
-            "Switch Create to Image → video with this image to animate",
+            "Switch Create to Image to video with this image to animate",
         ),
         Entry::Vary => (
             "Vary…",

@@ -1,0 +1,254 @@
+//! Video in Create as an artist uses it, through egui_kittest against the real studio on a
+//! sandbox on loopback: text-to-video from prompt to poster on the canvas, Animate on an
+//! image result, and a Creative Director storyboard filling in scene by scene.
+
+mod support;
+use support::{generate, step_until, studio, studio_at_speed};
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use framewright::api::{GenerationKind, WorkflowType};
+use framewright::engine::{JobPhase, JobRecord};
+use framewright::ui::compose::SourceState;
+use framewright::ui::{StudioApp, View};
+
+type Studio = Harness<'static, StudioApp>;
+
+fn wait_for_service_data(harness: &mut Studio) {
+    step_until(harness, "catalog, projects and credits", |h| {
+        let app = h.state();
+        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
+    });
+    steps(harness, 3);
+}
+
+fn steps(harness: &mut Studio, count: usize) {
+    for _ in 0..count {
+        harness.step();
+    }
+}
+
+fn click_button(harness: &mut Studio, label: &str) {
+    harness
+        .get_by_role_and_label(Role::Button, label)
+        .click_accesskit();
+    steps(harness, 2);
+}
+
+fn type_prompt(harness: &mut Studio, prompt: &str) {
+    harness.get_by_label("Prompt").click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.key_press(egui::Key::Backspace);
+    harness.step();
+    if !prompt.is_empty() {
+        harness.get_by_label("Prompt").type_text(prompt);
+        harness.step();
+    }
+}
+
+/// The Generate button's accessible name (it carries the estimate).
+fn generate_label(harness: &Studio) -> String {
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .accesskit_node()
+        .label()
+        .unwrap_or_default()
+}
+
+fn press_generate(harness: &mut Studio) {
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click_accesskit();
+    harness.step();
+}
+
+fn newest_job(harness: &Studio) -> JobRecord {
+    harness.state().jobs()[0].clone()
+}
+
+fn pick_model(harness: &mut Studio, name_starts: &str) {
+    harness.get_by_label("Model").click();
+    steps(harness, 2);
+    harness
+        .get_by(|node| node.label().is_some_and(|l| l.starts_with(name_starts)))
+        .click();
+    steps(harness, 2);
+}
+
+#[test]
+fn text_to_video_from_prompt_to_poster_on_the_canvas() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+
+    click_button(&mut harness, "Text to video");
+    assert_eq!(
+        harness.state().compose_form().kind,
+        GenerationKind::TextToVideo
+    );
+    // Auto spans the video models at the default 5 s, 16:9, 720p: kling 28 x 5 up to
+    // veo-3 40 x 1.5 (sound) x 6 s (its closest length).
+    assert_eq!(generate_label(&harness), "Generate · 140–360 credits");
+
+    pick_model(&mut harness, "Kling");
+    // Kling's lengths are offered as chips; 10 s doubles the price.
+    click_button(&mut harness, "10 s");
+    assert_eq!(generate_label(&harness), "Generate · 280 credits");
+    click_button(&mut harness, "5 s");
+    click_button(&mut harness, "1:1");
+    assert_eq!(generate_label(&harness), "Generate · 140 credits");
+
+    // Nothing typed: the prompt field says so and nothing is sent.
+    press_generate(&mut harness);
+    steps(&mut harness, 2);
+    assert!(harness.state().jobs().is_empty());
+    assert!(harness.query_by_label("Enter a prompt.").is_some());
+
+    type_prompt(&mut harness, "a koi pond in the rain");
+    press_generate(&mut harness);
+    step_until(&mut harness, "the video job to finish", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|j| j.phase.is_finished())
+    });
+    let job = newest_job(&harness);
+    assert_eq!(job.phase, JobPhase::Completed, "{job:?}");
+    assert_eq!(job.spec.kind, GenerationKind::TextToVideo);
+    assert_eq!(job.spec.request.duration, Some(5.0));
+    assert_eq!(
+        job.spec.request.num_images, None,
+        "no image fields on video"
+    );
+    assert_eq!(job.credits_used, Some(140.0));
+    let result = job.result.clone().expect("result");
+    assert_eq!(result.duration, Some(5.0));
+    assert!(result.urls[0].ends_with(".mp4"), "{:?}", result.urls);
+    let poster = result.thumbnail_url.clone().expect("a poster");
+    assert!(poster.ends_with(".jpg"), "{poster}");
+
+    // The canvas shows the result tile (drawn from the poster) and the tray the job.
+    steps(&mut harness, 3);
+    let tile = harness
+        .query_all_by_role(Role::Button)
+        .find(|n| {
+            n.accesskit_node()
+                .label()
+                .is_some_and(|l| l.starts_with("Result 1 of 1"))
+        })
+        .expect("a result tile for the video");
+    tile.click_accesskit();
+    step_until(&mut harness, "the viewer to open the video", |h| {
+        h.state().viewer_job() == Some(job.local_id)
+    });
+}
+
+#[test]
+fn animate_on_an_image_result_makes_a_video_from_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    let image_job = generate(&mut harness, "a lighthouse at dusk");
+    let image_url = image_job.result.as_ref().expect("result").urls[0].clone();
+    steps(&mut harness, 3);
+
+    harness
+        .get_all_by_role_and_label(Role::Button, "Animate")
+        .next()
+        .expect("an Animate button on the result")
+        .click_accesskit();
+    steps(&mut harness, 3);
+    let form = harness.state().compose_form();
+    assert_eq!(form.kind, GenerationKind::ImageToVideo);
+    assert_eq!(form.sources.len(), 1);
+    assert_eq!(
+        form.sources[0].state,
+        SourceState::Ready {
+            url: image_url.clone()
+        }
+    );
+    // The prompt is an optional motion hint: an empty one is fine for image to video.
+    type_prompt(&mut harness, "");
+    pick_model(&mut harness, "Kling");
+    click_button(&mut harness, "1:1");
+    let jobs_before = harness.state().jobs().len();
+    press_generate(&mut harness);
+    step_until(&mut harness, "the image-to-video job to finish", |h| {
+        h.state().jobs().len() == jobs_before + 1 && h.state().jobs()[0].phase.is_finished()
+    });
+    let job = newest_job(&harness);
+    assert_eq!(job.phase, JobPhase::Completed, "{job:?}");
+    assert_eq!(job.spec.kind, GenerationKind::ImageToVideo);
+    assert_eq!(
+        job.spec.request.image_url.as_deref(),
+        Some(image_url.as_str())
+    );
+    assert!(job.spec.request.prompt.is_empty());
+    assert!(job.result.expect("result").urls[0].ends_with(".mp4"));
+}
+
+#[test]
+fn a_creative_director_storyboard_fills_in_scene_by_scene() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Scenes take about 5 s each here, as long as the batch's poll hint, so a poll lands
+    // while some scenes are done and others are not (at 10 s: one or two of three).
+    let mut harness = studio_at_speed(&dir, View::Create, 2.0);
+    wait_for_service_data(&mut harness);
+
+    click_button(&mut harness, "Creative Director");
+    click_button(&mut harness, "3");
+    click_button(&mut harness, "Images");
+    let form = harness.state().compose_form();
+    assert_eq!((form.scene_count, form.workflow), (3, WorkflowType::Image));
+    pick_model(&mut harness, "Flux Schnell");
+    // Three scenes, each one Flux Schnell image at 1K: 3 x 2.
+    assert_eq!(generate_label(&harness), "Generate · 6 credits");
+    type_prompt(&mut harness, "a paper boat's journey to the sea");
+    press_generate(&mut harness);
+
+    // Scenes land one after another: at some point the storyboard shows a finished
+    // scene beside ones still waiting or running.
+    let mut saw_partial = false;
+    step_until(&mut harness, "the batch to finish", |h| {
+        let Some(job) = h.state().jobs().first().map(|j| (*j).clone()) else {
+            return false;
+        };
+        let done = job
+            .scenes
+            .iter()
+            .filter(|s| !s.output_urls().is_empty())
+            .count();
+        saw_partial |= done > 0 && done < 3;
+        job.phase.is_finished()
+    });
+    let job = newest_job(&harness);
+    assert_eq!(job.phase, JobPhase::Completed, "{job:?}");
+    assert!(saw_partial, "the storyboard filled in scene by scene");
+    assert_eq!(job.scenes.len(), 3);
+    assert_eq!(job.credits_used, Some(6.0));
+    let result = job.result.clone().expect("batch result");
+    assert_eq!(result.urls.len(), 3, "one output per scene, in scene order");
+    assert_eq!(
+        result.scenes.len(),
+        3,
+        "kept for the storyboard after a restart"
+    );
+
+    // Each scene card opens that scene in the viewer.
+    steps(&mut harness, 3);
+    let scene_two = job.scenes[1].title.clone().expect("scene title");
+    harness
+        .get_by_role_and_label(Role::Button, &format!("Open {scene_two}"))
+        .click_accesskit();
+    step_until(&mut harness, "the viewer to open scene 2", |h| {
+        h.state().viewer_job() == Some(job.local_id)
+    });
+    assert!(harness.query_by_label("Done · 3 of 3 scenes").is_some());
+}
