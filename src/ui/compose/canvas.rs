@@ -446,8 +446,9 @@ fn empty_state_ui(ui: &mut Ui, model: &Model) {
         );
         ui.label(
             RichText::new(
-                "Describe an image and press Generate. Results appear here as large tiles, \
-                 newest first, while they run and when they finish.",
+                "Describe what you want and press Generate. Results appear here as large \
+                 tiles, newest first, while they run and when they finish: videos play in \
+                 the viewer, Creative Director batches fill a storyboard.",
             )
             .color(tokens::TEXT_FAINT),
         );

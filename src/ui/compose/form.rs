@@ -161,6 +161,23 @@ fn same_field(a: &Field, b: &Field) -> bool {
 }
 
 impl ComposeForm {
+    /// Switch the type: the aspect ratio and resolution start from the new type's defaults
+    /// (a 1:1 image habit should not make every video square).
+    pub fn set_kind(&mut self, kind: GenerationKind) {
+        if self.kind == kind {
+            return;
+        }
+        let was_video = self.makes_video();
+        self.kind = kind;
+        if self.makes_video() != was_video || kind == GenerationKind::CreativeDirector {
+            self.aspect_ratio = kind.default_aspect_ratio().to_owned();
+            self.resolution.clear();
+        }
+        self.errors.clear();
+        self.server_errors.clear();
+        self.show_validation = false;
+    }
+
     /// The catalog type whose models the form offers (Creative Director: per workflow).
     pub fn catalog_type(&self) -> &'static str {
         self.spec_shape().catalog_type()

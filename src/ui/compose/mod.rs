@@ -124,7 +124,6 @@ fn form_ui(
     let focus = std::mem::take(&mut state.focus_prompt);
     prompt_card_ui(ui, model, &mut state.form, focus);
     let form = &mut state.form;
-    ui.add_space(tokens::SPACE_M);
     if form.kind == GenerationKind::CreativeDirector {
         ui.add_space(tokens::SPACE_M);
         storyboard_card_ui(ui, form);
@@ -181,7 +180,7 @@ fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
                 ui.spacing_mut().item_spacing = Vec2::splat(2.0);
                 for kind in GenerationKind::ALL {
                     if segment(ui, form.kind == kind, kind.label()).clicked() {
-                        form.kind = kind;
+                        form.set_kind(kind);
                     }
                 }
             });

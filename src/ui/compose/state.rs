@@ -222,7 +222,7 @@ impl CreateState {
     /// Switch to Image → video with `url` as the image to animate (replacing any other).
     pub fn animate(&mut self, url: &str, label: &str) {
         let form = &mut self.form;
-        form.kind = GenerationKind::ImageToVideo;
+        form.set_kind(GenerationKind::ImageToVideo);
         form.sources.clear();
         form.sources.push(SourceImage {
             path: None,
