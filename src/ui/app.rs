@@ -460,6 +460,15 @@ impl StudioApp {
                 ToastKind::Error,
                 format!("Could not open the image: {error}"),
             ),
+            event @ (Event::VideoOpened { .. } | Event::VideoFailed { .. }) => {
+                self.viewer.handle_video_event(&event);
+                self.library.detail_player.handle_event(&event);
+            }
+            event @ (Event::VideoPreviewLoaded { .. }
+            | Event::VideoPreviewFailed { .. }
+            | Event::VideoPreviewSkipped { .. }) => {
+                self.library.video_previews.handle_event(ctx, &event);
+            }
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
