@@ -275,3 +275,78 @@ mod tests {
         assert_eq!(codec_name("xyz1"), "xyz1");
     }
 }
+
+/// For `--screenshot-to … --view video`: asks the local sandbox for a short text-to-video
+/// job (1:1, 720p, its shortest length) straight over HTTP — the client's generation kinds
+/// do not cover video yet — and reports when it completed. Runs on its own named thread.
+pub fn make_demo_video(
+    base_url: &str,
+    api_key: &str,
+) -> std::sync::mpsc::Receiver<Result<(), String>> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let (base_url, api_key) = (
+        base_url.trim_end_matches('/').to_owned(),
+        api_key.to_owned(),
+    );
+    let spawned = std::thread::Builder::new()
+        .name("demo-video".to_owned())
+        .spawn(move || {
+            let result = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime.block_on(demo_video(&base_url, &api_key)),
+                Err(e) => Err(format!("tokio runtime: {e}")),
+            };
+            let _ = tx.send(result);
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("demo video thread: {e}");
+    }
+    rx
+}
+
+async fn demo_video(base_url: &str, api_key: &str) -> Result<(), String> {
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let submit: serde_json::Value = http
+        .post(format!("{base_url}/v1/generate/video"))
+        .header("X-API-Key", api_key)
+        .json(&serde_json::json!({
+            "prompt": "a lighthouse beam sweeping over a foggy harbour at dusk",
+            "model": "google/veo-3",
+            "duration": 2,
+            "aspect_ratio": "16:9",
+            "resolution": "720p",
+        }))
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    let id = submit["generation_id"]
+        .as_str()
+        .ok_or_else(|| format!("no generation id in {submit}"))?
+        .to_owned();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(120);
+    while tokio::time::Instant::now() < deadline {
+        let status: serde_json::Value = http
+            .get(format!("{base_url}/v1/generate/{id}/status"))
+            .header("X-API-Key", api_key)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?
+            .json()
+            .await
+            .map_err(|e| e.to_string())?;
+        match status["state"].as_str() {
+            Some("completed") => return Ok(()),
+            Some("failed" | "cancelled") => return Err(format!("the video job ended: {status}")),
+            _ => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        }
+    }
+    Err("the video job did not finish in two minutes".to_owned())
+}

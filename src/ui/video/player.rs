@@ -172,6 +172,11 @@ impl VideoPlayerState {
         self.player().map(|p| p.info().fps)
     }
 
+    /// Show frame `index` (keeps play/pause); `false` if the player is not running.
+    pub fn seek_frame(&self, index: u32) -> bool {
+        self.player().is_some_and(|p| p.seek_frame(index))
+    }
+
     pub fn is_actual_size(&self) -> bool {
         self.actual_size
     }
