@@ -258,24 +258,6 @@ fn codec_name(codec: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn codecs_are_named_as_people_know_them() {
-        let message = person_message(&VideoDecodeError::UnsupportedCodec {
-            codec: "hvc1.1.6.L93.B0".to_owned(),
-        });
-        assert_eq!(
-            message,
-            "This video uses a codec the studio cannot play (HEVC). It plays H.264 only."
-        );
-        assert_eq!(codec_name("mp4v.20.9"), "MPEG-4 Part 2");
-        assert_eq!(codec_name("xyz1"), "xyz1");
-    }
-}
-
 /// For `--screenshot-to … --view video`: asks the local sandbox for a short text-to-video
 /// job (1:1, 720p, its shortest length) straight over HTTP — the client's generation kinds
 /// do not cover video yet — and reports when it completed. Runs on its own named thread.
@@ -349,4 +331,22 @@ async fn demo_video(base_url: &str, api_key: &str) -> Result<(), String> {
         }
     }
     Err("the video job did not finish in two minutes".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codecs_are_named_as_people_know_them() {
+        let message = person_message(&VideoDecodeError::UnsupportedCodec {
+            codec: "hvc1.1.6.L93.B0".to_owned(),
+        });
+        assert_eq!(
+            message,
+            "This video uses a codec the studio cannot play (HEVC). It plays H.264 only."
+        );
+        assert_eq!(codec_name("mp4v.20.9"), "MPEG-4 Part 2");
+        assert_eq!(codec_name("xyz1"), "xyz1");
+    }
 }

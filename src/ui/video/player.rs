@@ -264,7 +264,7 @@ impl VideoPlayerState {
             &mut actions,
         );
         self.scrub_bar_ui(ui, available.x);
-        self.controls_ui(ui, &mut actions);
+        self.controls_ui(ui);
         actions
     }
 
@@ -454,8 +454,7 @@ impl VideoPlayerState {
         }
     }
 
-    fn controls_ui(&mut self, ui: &mut Ui, actions: &mut Vec<Action>) {
-        let _ = actions;
+    fn controls_ui(&mut self, ui: &mut Ui) {
         let ready = self.is_ready();
         let playing = self.is_playing();
         let looping = self.is_looping();
@@ -588,8 +587,8 @@ fn toggle(text: &str, on: bool) -> egui::Button<'static> {
     }
 }
 
-/// Where a picture of `size_px` goes in `area`: fitted (never past 100 % for small clips
-/// would look soft, so fit may scale up), or at 100 % centred (cropped by the area).
+/// Where a picture of `size_px` goes in `area`: fitted (scaled up or down to fill one
+/// side), or at 100 % (one video pixel per physical pixel) centred and cropped by the area.
 fn picture_rect(area: Rect, size_px: Vec2, pixels_per_point: f32, actual_size: bool) -> Rect {
     let size_px = size_px.max(Vec2::splat(1.0));
     let size = if actual_size {

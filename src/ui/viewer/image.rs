@@ -37,7 +37,6 @@ pub(super) fn image_column_ui(
         open.geometry = None;
         let name = format!("Video {} of {count}: {}", index + 1, subject.title);
         actions.extend(open.player.player_ui(ui, textures, &name));
-        let _ = result;
         return;
     }
     // Toolbar: Fit, 100 %, the zoom readout, and where we are in the list.
