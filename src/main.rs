@@ -12,8 +12,9 @@ Framewright — a desktop studio for the Generation Service
 
 USAGE:
   framewright                                   open the studio (local sandbox by default)
-  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings] [--size WxH]
+  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings|video] [--size WxH]
                                                 open, wait for the view's data, save a screenshot, exit
+                                                (video: a short sandbox clip paused in the viewer)
   framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
   framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]
                                                 run the local service alone on 127.0.0.1
@@ -58,6 +59,8 @@ struct StudioArgs {
     screenshot_to: Option<PathBuf>,
     /// `--size WxH`: the window's inner size in points, instead of the remembered one.
     size_pt: Option<[f32; 2]>,
+    /// `--view video`: make a short video on the local sandbox and play it in the viewer.
+    video_demo: bool,
 }
 
 fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
@@ -68,6 +71,12 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
             "--screenshot-to" => {
                 let path = iter.next().ok_or("--screenshot-to needs a file path")?;
                 options.screenshot_to = Some(PathBuf::from(path));
+            }
+            "--view" if iter.clone().next().map(String::as_str) == Some("video") => {
+                // A video playing in the viewer, over the Library (for screenshots).
+                iter.next();
+                options.view = Some(View::Create);
+                options.video_demo = true;
             }
             "--view" => {
                 let view = iter.next().ok_or("--view needs a view name")?;
@@ -120,6 +129,7 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
     let options = StartupOptions {
         initial_view: window::startup_view(cli.view, &memory),
         screenshot_to: cli.screenshot_to,
+        video_demo: cli.video_demo,
     };
     let saved_window = memory.window.filter(|_| options.screenshot_to.is_none());
     let mut geometry = window::initial_geometry(saved_window);

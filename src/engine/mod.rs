@@ -17,6 +17,7 @@ pub mod runtime;
 mod submit_queue;
 pub mod tracker;
 pub mod transfers;
+pub mod video;
 
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;

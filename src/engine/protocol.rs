@@ -10,6 +10,7 @@ use crate::api::{
     JobResult, JobState, ModelRecord, NewPalette, PalettePage, Project, Scene, UploadedMedia,
 };
 use crate::media::DecodedImage;
+use crate::media::video::{PreviewFrame, VideoPlayer};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -64,6 +65,21 @@ pub enum Command {
     /// Download an output URL into the cache and open it with the system's default viewer.
     OpenInSystemViewer {
         url: String,
+    },
+    /// Download a video output into the cache (once; reopening is instant) and start a
+    /// player on it; answered by `VideoOpened` or `VideoFailed` with the same `request_id`
+    /// (two panels may open the same URL; each keeps only its own answer).
+    OpenVideo {
+        request_id: u64,
+        url: String,
+    },
+    /// Decode `frame_count` evenly spaced frames, longest side at most `max_side_px`, for
+    /// hover-scrubbing; answered by `VideoPreviewLoaded`, `VideoPreviewFailed` or
+    /// `VideoPreviewSkipped` (newer requests overtook it; ask again if still wanted).
+    LoadVideoPreview {
+        url: String,
+        frame_count: u32,
+        max_side_px: u32,
     },
     // ---- Media library (document 3) ----
     /// Fetch one page of the library; answered by `MediaPage` carrying the same
@@ -497,6 +513,31 @@ pub enum Event {
     OpenFailed {
         url: String,
         error: String,
+    },
+    /// A player on the video at `url`, paused on its first frame.
+    VideoOpened {
+        request_id: u64,
+        url: String,
+        player: Arc<VideoPlayer>,
+    },
+    /// The video could not be downloaded or opened: `message` is for a person, `details`
+    /// the raw error.
+    VideoFailed {
+        request_id: u64,
+        url: String,
+        message: String,
+        details: String,
+    },
+    VideoPreviewLoaded {
+        url: String,
+        frames: Arc<Vec<PreviewFrame>>,
+    },
+    VideoPreviewFailed {
+        url: String,
+        message: String,
+    },
+    VideoPreviewSkipped {
+        url: String,
     },
     /// Reads stopped getting answers (connection refused, DNS, timeout). Sent once; the
     /// engine probes with back-off until `ServiceReachable`.

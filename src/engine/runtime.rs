@@ -11,6 +11,7 @@ use super::reachability::Reachability;
 use super::reconcile::ReconcileTiming;
 use super::tracker::Tracker;
 use super::transfers::Transfers;
+use super::video::Videos;
 use crate::api::{ApiClient, ApiError, ClientConfig};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -165,6 +166,11 @@ impl Ctx {
             (self.repaint)();
         }
     }
+
+    /// The UI's repaint hook, for threads outside the engine that wake the UI (players).
+    pub fn repaint_hook(&self) -> Arc<dyn Fn() + Send + Sync> {
+        self.repaint.clone()
+    }
 }
 
 /// Start the engine: open the journal, spawn the "engine-runtime" thread with a
@@ -248,6 +254,7 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
     let tracker = Tracker::new(ctx.clone());
     let transfers = Transfers::new(ctx.clone());
     let library = Library::new(ctx.clone(), &tuning);
+    let videos = Videos::new(ctx.clone(), transfers.clone());
 
     tokio::spawn(super::reachability::probe_task(ctx.clone()));
     tracker.restore().await;
@@ -355,6 +362,12 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
                     transfers.clone().save_url_to_file(url, path),
                 );
             }
+            Command::OpenVideo { request_id, url } => videos.open(request_id, url),
+            Command::LoadVideoPreview {
+                url,
+                frame_count,
+                max_side_px,
+            } => videos.preview(url, frame_count, max_side_px),
             Command::OpenInSystemViewer { url } => {
                 spawn_reported(
                     &ctx,

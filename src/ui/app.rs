@@ -29,6 +29,7 @@ mod keyboard;
 mod notices;
 mod results;
 mod service;
+mod video_demo;
 
 /// How the studio starts (from the command line).
 #[derive(Clone, Debug, Default)]
@@ -36,6 +37,9 @@ pub struct StartupOptions {
     pub initial_view: View,
     /// Capture the window to this PNG once the view has loaded, then quit.
     pub screenshot_to: Option<PathBuf>,
+    /// Make a short video on the local sandbox and show it playing in the viewer (the
+    /// `--view video` screenshot).
+    pub video_demo: bool,
 }
 
 pub struct StudioApp {
@@ -65,6 +69,8 @@ pub struct StudioApp {
     palettes: PalettesState,
     /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
     keys: keyboard::KeyboardState,
+    /// The `--view video` screenshot's steps.
+    video_demo: Option<video_demo::VideoDemo>,
 }
 
 impl StudioApp {
@@ -98,7 +104,11 @@ impl StudioApp {
             frames_laid_out: 0,
             palettes: PalettesState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
+            video_demo: None,
         };
+        if options.video_demo {
+            app.video_demo = Some(video_demo::VideoDemo::start(&app));
+        }
         let remembered = app
             .session
             .ui_memory()
@@ -462,6 +472,15 @@ impl StudioApp {
                 ToastKind::Error,
                 format!("Could not open the image: {error}"),
             ),
+            event @ (Event::VideoOpened { .. } | Event::VideoFailed { .. }) => {
+                self.viewer.handle_video_event(&event);
+                self.library.detail_player.handle_event(&event);
+            }
+            event @ (Event::VideoPreviewLoaded { .. }
+            | Event::VideoPreviewFailed { .. }
+            | Event::VideoPreviewSkipped { .. }) => {
+                self.library.video_previews.handle_event(ctx, &event);
+            }
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
@@ -690,6 +709,7 @@ impl StudioApp {
         let mut actions = self.global_keys(&ctx);
         let now_ms = format::now_unix_ms();
 
+        crate::ui::result_tile::publish_video_outputs(&ctx, &self.model.jobs);
         // First, so the viewer's keys (arrows, Esc) never reach a panel underneath it.
         let library_items = &self.library.items;
         actions.extend(
@@ -899,6 +919,9 @@ impl StudioApp {
         if self.frames_laid_out < 2 {
             return false;
         }
+        if let Some(ready) = self.video_demo_ready() {
+            return ready;
+        }
         let connection_settled = self.session.connection_error().is_some()
             || self.model.catalog.is_loaded()
             || self.model.credits.is_loaded();
@@ -971,6 +994,7 @@ impl eframe::App for StudioApp {
             }
         }
 
+        self.video_demo_step();
         let actions = self.layout(ui);
         self.forward_retry_request(&ctx);
         self.update_window_title(&ctx);

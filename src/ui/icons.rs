@@ -30,6 +30,11 @@ pub enum Icon {
     Edit,
     Plus,
     More,
+    Play,
+    Pause,
+    StepBack,
+    StepForward,
+    Loop,
 }
 
 pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
@@ -166,6 +171,60 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
                 vec![p(-0.35, -0.2), p(-0.15, 0.0), p(-0.35, 0.2)],
                 stroke,
             ));
+        }
+        Icon::Play => {
+            painter.add(Shape::convex_polygon(
+                vec![p(-0.5, -0.7), p(0.7, 0.0), p(-0.5, 0.7)],
+                color,
+                Stroke::NONE,
+            ));
+        }
+        Icon::Pause => {
+            for x in [-0.45, 0.2] {
+                painter.rect_filled(
+                    Rect::from_min_max(p(x, -0.7), p(x + 0.25, 0.7)),
+                    CornerRadius::same(1),
+                    color,
+                );
+            }
+        }
+        Icon::StepBack | Icon::StepForward => {
+            // A bar and a triangle: one frame back or forward.
+            let d = if icon == Icon::StepForward { 1.0 } else { -1.0 };
+            painter.add(Shape::convex_polygon(
+                vec![p(-0.55 * d, -0.6), p(0.35 * d, 0.0), p(-0.55 * d, 0.6)],
+                color,
+                Stroke::NONE,
+            ));
+            painter.line_segment(
+                [p(0.55 * d, -0.6), p(0.55 * d, 0.6)],
+                Stroke::new(w * 1.4, color),
+            );
+        }
+        Icon::Loop => {
+            // Two arcs chasing each other.
+            let r = s * 0.36;
+            let arc = |from: f32, to: f32| -> Vec<Pos2> {
+                (0..=12)
+                    .map(|i| {
+                        let a = from + (to - from) * i as f32 / 12.0;
+                        c + vec2(a.cos(), a.sin()) * r
+                    })
+                    .collect()
+            };
+            use std::f32::consts::PI;
+            painter.add(Shape::line(arc(PI * 0.15, PI * 0.9), stroke));
+            painter.add(Shape::line(arc(PI * 1.15, PI * 1.9), stroke));
+            for a in [PI * 0.15, PI * 1.15] {
+                let tip = c + vec2(a.cos(), a.sin()) * r;
+                let along = vec2(-a.sin(), a.cos()) * (s * 0.16);
+                let out = vec2(a.cos(), a.sin()) * (s * 0.14);
+                painter.add(Shape::convex_polygon(
+                    vec![tip - along + out, tip - along - out, tip + along * 0.4],
+                    color,
+                    Stroke::NONE,
+                ));
+            }
         }
         Icon::Video => {
             let body = Rect::from_min_max(p(-0.85, -0.55), p(0.35, 0.55));

@@ -24,6 +24,7 @@ pub mod shortcuts;
 pub mod textures;
 pub mod toasts;
 pub mod tokens;
+pub mod video;
 pub mod viewer;
 pub mod widgets;
 pub mod window;

@@ -2,12 +2,16 @@
 //! artist does with a result — as buttons under large tiles and as a right-click menu on
 //! every tile. Shared by the Create canvas, the job tray and the viewer.
 
+use crate::engine::{JobRecord, LocalJobId};
 use crate::ui::icons::{Icon, paint_icon};
 use crate::ui::model::{ResultAction, ResultRef};
 use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
+use crate::ui::video::{is_video_item, is_video_output};
 use crate::ui::widgets;
 use egui::{CornerRadius, Rect, Role, Sense, Stroke, Ui, Vec2, WidgetInfo, pos2};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// How the image fills the tile's square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +110,42 @@ fn actions_of(result: &ResultRef, favourite: bool) -> Vec<(Icon, &'static str, R
     ]
 }
 
+/// Which job outputs are videos, with their durations: published by the shell once a
+/// frame (`publish_video_outputs`) and read by every tile. A tile only holds a
+/// `ResultRef`, and the panels that build tiles should not each have to work it out.
+#[derive(Clone, Default)]
+struct VideoOutputs(Arc<HashMap<(LocalJobId, usize), Option<f64>>>);
+
+fn video_outputs_id() -> egui::Id {
+    egui::Id::unique("result_tile_video_outputs")
+}
+
+/// Record which job outputs are videos for this frame's tiles.
+pub fn publish_video_outputs(ctx: &egui::Context, jobs: &BTreeMap<LocalJobId, JobRecord>) {
+    let mut outputs = HashMap::new();
+    for job in jobs.values() {
+        let Some(result) = job.result.as_ref() else {
+            continue;
+        };
+        for index in 0..result.urls.len() {
+            if is_video_output(result, index) {
+                outputs.insert((job.local_id, index), result.duration);
+            }
+        }
+    }
+    ctx.data_mut(|d| d.insert_temp(video_outputs_id(), VideoOutputs(Arc::new(outputs))));
+}
+
+/// `Some(duration)` when `result` is a video (the duration may be unknown).
+fn video_of(ctx: &egui::Context, result: &ResultRef) -> Option<Option<f64>> {
+    match result {
+        ResultRef::Job { local_id, index } => ctx
+            .data(|d| d.get_temp::<VideoOutputs>(video_outputs_id()))
+            .and_then(|outputs| outputs.0.get(&(*local_id, *index)).copied()),
+        ResultRef::Media(item) => is_video_item(item).then_some(item.duration),
+    }
+}
+
 /// Lay out one tile: `tile.side` wide, the image square plus the button row if any.
 pub fn result_tile_ui(
     ui: &mut Ui,
@@ -117,9 +157,19 @@ pub fn result_tile_ui(
         ui.spacing_mut().item_spacing.y = 2.0;
         let (rect, response) = ui.allocate_exact_size(Vec2::splat(tile.side), Sense::click());
         let max_side_px = (tile.side * ui.ctx().pixels_per_point()).ceil() as u32;
-        let lookup = textures.get(tile.image_url, max_side_px.max(64));
+        let video = video_of(ui.ctx(), tile.result);
+        // A video without a poster: the file itself is no picture to fetch.
+        let no_poster = video.is_some() && crate::ui::video::is_video(None, None, tile.image_url);
+        let lookup = if no_poster {
+            TextureLookup::Failed("no poster".to_owned())
+        } else {
+            textures.get(tile.image_url, max_side_px.max(64))
+        };
         if ui.is_rect_visible(rect) {
             paint_image(ui, rect, &lookup, tile.fit, response.hovered());
+            if let Some(duration) = video {
+                paint_video_badges(ui.painter(), rect, duration, no_poster);
+            }
             if tile.favourite {
                 let badge = Rect::from_min_size(rect.min + Vec2::splat(6.0), Vec2::splat(18.0));
                 paint_icon(ui.painter(), badge, Icon::Star, tokens::FAVOURITE);
@@ -169,6 +219,50 @@ pub fn result_tile_ui(
         }
     });
     event
+}
+
+/// A play disc in the middle (it opens and plays in the viewer) and the length bottom-left.
+fn paint_video_badges(painter: &egui::Painter, rect: Rect, duration: Option<f64>, no_poster: bool) {
+    if no_poster {
+        // Cover the broken-image glyph: a video glyph says what it is.
+        painter.rect_filled(
+            rect.shrink(1.0),
+            CornerRadius::same(tokens::RADIUS_M),
+            tokens::TILE_PLACEHOLDER,
+        );
+    }
+    let disc_radius = (rect.width() * 0.12).clamp(10.0, 26.0);
+    painter.circle_filled(rect.center(), disc_radius, tokens::TILE_SCRIM);
+    paint_icon(
+        painter,
+        Rect::from_center_size(
+            rect.center() + Vec2::new(disc_radius * 0.08, 0.0),
+            Vec2::splat(disc_radius),
+        ),
+        Icon::Play,
+        tokens::TEXT,
+    );
+    let Some(text) = duration.and_then(crate::ui::video::time::duration_badge) else {
+        return;
+    };
+    if rect.width() < 72.0 {
+        return;
+    }
+    let galley = painter.layout_no_wrap(text, egui::FontId::proportional(11.0), tokens::TEXT);
+    let badge = Rect::from_min_size(
+        pos2(rect.left() + 6.0, rect.bottom() - 6.0 - 18.0),
+        Vec2::new(galley.size().x + 10.0, 18.0),
+    );
+    painter.rect_filled(
+        badge,
+        CornerRadius::same(tokens::RADIUS_S),
+        tokens::TILE_SCRIM,
+    );
+    painter.galley(
+        pos2(badge.left() + 5.0, badge.center().y - galley.size().y / 2.0),
+        galley,
+        tokens::TEXT,
+    );
 }
 
 fn paint_image(ui: &Ui, rect: Rect, lookup: &TextureLookup, fit: Fit, hovered: bool) {

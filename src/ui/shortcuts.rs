@@ -82,6 +82,16 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
             s("Esc", "Close the viewer"),
         ],
     },
+    ShortcutGroup {
+        title: "Video (viewer; detail pane while the pointer is over it)",
+        shortcuts: &[
+            s("Space", "Play / pause"),
+            s(", / .", "One frame back / forward (pauses)"),
+            s("J", "Pause and go back one second"),
+            s("K", "Pause"),
+            s("L", "Play"),
+        ],
+    },
 ];
 
 /// The question asked before quitting with jobs still running.

@@ -8,6 +8,7 @@
 //!   frame-accurate seeks from the previous keyframe.
 //! - [`player`]: [`VideoPlayer`], a "video-player" thread that paces frames by wall clock
 //!   and answers play/pause/seek/step/loop commands.
+//! - [`preview`]: a few evenly spaced, downscaled frames for hover-scrubbing a tile.
 //!
 //! Only H.264 in MP4 is supported; other codecs are refused with
 //! [`VideoDecodeError::UnsupportedCodec`]. Interlaced (field-coded) H.264 is not handled by
@@ -17,10 +18,12 @@ pub mod decode;
 pub mod demux;
 mod error;
 pub mod player;
+pub mod preview;
 
 pub use decode::{DecodedFrame, VideoDecoder, VideoInfo};
 pub use error::VideoDecodeError;
 pub use player::{PlayerCommand, PlayerFrame, PlayerStatus, RepaintCallback, VideoPlayer};
+pub use preview::{PreviewFrame, decode_preview, preview_frame_indices};
 
 /// The fixtures in `tests/fixtures/video/` and what the tests read from their pictures.
 #[cfg(test)]

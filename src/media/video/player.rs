@@ -74,7 +74,9 @@ pub struct PlayerFrame {
 pub struct VideoPlayer {
     info: VideoInfo,
     commands: Option<SyncSender<PlayerCommand>>,
-    frames: Option<Receiver<PlayerFrame>>,
+    /// Behind a mutex so the handle is `Sync` (the engine hands it to the UI in an `Arc`);
+    /// only the UI thread takes frames, so the lock is never contended.
+    frames: Option<Mutex<Receiver<PlayerFrame>>>,
     status: Arc<Mutex<PlayerStatus>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
@@ -133,7 +135,7 @@ impl VideoPlayer {
         Ok(Self {
             info,
             commands: Some(command_tx),
-            frames: Some(frame_rx),
+            frames: Some(Mutex::new(frame_rx)),
             status,
             stop,
             thread: Some(thread),
@@ -177,12 +179,12 @@ impl VideoPlayer {
 
     /// The oldest frame not yet taken, if any.
     pub fn try_recv_frame(&self) -> Option<PlayerFrame> {
-        self.frames.as_ref()?.try_recv().ok()
+        self.frames_lock()?.try_recv().ok()
     }
 
     /// Takes every waiting frame and returns the newest (what a UI shows this repaint).
     pub fn latest_frame(&self) -> Option<PlayerFrame> {
-        let frames = self.frames.as_ref()?;
+        let frames = self.frames_lock()?;
         let mut latest = None;
         while let Ok(frame) = frames.try_recv() {
             latest = Some(frame);
@@ -192,7 +194,16 @@ impl VideoPlayer {
 
     /// Waits up to `timeout` for the next frame (tests and headless use).
     pub fn recv_frame_timeout(&self, timeout: Duration) -> Option<PlayerFrame> {
-        self.frames.as_ref()?.recv_timeout(timeout).ok()
+        self.frames_lock()?.recv_timeout(timeout).ok()
+    }
+
+    fn frames_lock(&self) -> Option<std::sync::MutexGuard<'_, Receiver<PlayerFrame>>> {
+        Some(
+            self.frames
+                .as_ref()?
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     pub fn status(&self) -> PlayerStatus {

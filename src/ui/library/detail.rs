@@ -11,6 +11,8 @@ use crate::ui::format;
 use crate::ui::model::{Action, Model};
 use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
+use crate::ui::video::is_video_item;
+use crate::ui::video::player::VideoPlayerState;
 use crate::ui::widgets;
 use egui::{CornerRadius, RichText, Ui, Vec2};
 
@@ -19,6 +21,7 @@ pub const PREVIEW_PX: u32 = 512;
 pub fn detail_ui(
     ui: &mut Ui,
     state: &LibraryState,
+    player: &mut VideoPlayerState,
     model: &Model,
     textures: &TextureCache,
 ) -> Vec<Action> {
@@ -28,8 +31,14 @@ pub fn detail_ui(
         .auto_shrink([false, false])
         .show(ui, |ui| {
             ui.spacing_mut().item_spacing.y = 6.0;
+            let video = state
+                .single_selected()
+                .filter(|item| is_video_item(item) && !state.in_trash());
+            if video.is_none() && player.url().is_some() {
+                player.close();
+            }
             match state.single_selected() {
-                Some(item) => actions.extend(single_ui(ui, state, model, textures, item)),
+                Some(item) => actions.extend(single_ui(ui, state, player, model, textures, item)),
                 None if state.selection.is_empty() => nothing_selected_ui(ui, state),
                 None => actions.extend(several_ui(ui, state, model)),
             }
@@ -97,6 +106,7 @@ fn several_ui(ui: &mut Ui, state: &LibraryState, model: &Model) -> Vec<Action> {
 fn single_ui(
     ui: &mut Ui,
     state: &LibraryState,
+    player: &mut VideoPlayerState,
     model: &Model,
     textures: &TextureCache,
     item: &MediaItem,
@@ -109,7 +119,11 @@ fn single_ui(
         .filter(|(id, _)| *id == item.id)
         .and_then(|(_, d)| d.value.as_ref());
 
-    preview_ui(ui, item, textures);
+    if is_video_item(item) && !state.in_trash() {
+        actions.extend(video_ui(ui, item, player, textures));
+    } else {
+        preview_ui(ui, item, textures);
+    }
     ui.add_space(tokens::SPACE_XS);
     ui.horizontal(|ui| {
         ui.add(
@@ -176,8 +190,7 @@ fn single_ui(
                     ui,
                     "Duration",
                     item.duration
-                        .filter(|d| d.is_finite() && *d >= 0.0)
-                        .map(|d| format::elapsed((d * 1000.0) as i64)),
+                        .and_then(crate::ui::video::time::duration_badge),
                 );
             }
             let created = item
@@ -216,6 +229,31 @@ fn single_ui(
             );
         }
     }
+    actions
+}
+
+/// The selected video, playing in the pane (poster first, then frames; its keys work while
+/// the pointer is over it, so the grid keeps Space and the arrows otherwise).
+fn video_ui(
+    ui: &mut Ui,
+    item: &MediaItem,
+    player: &mut VideoPlayerState,
+    textures: &TextureCache,
+) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if let Some(command) = player.set_source(&item.url, item.thumbnail_url.as_deref()) {
+        actions.push(Action::Send(Box::new(command)));
+    }
+    let width = ui.available_width();
+    let size = Vec2::new(width, width * 0.8 + 60.0);
+    let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+    if ui.rect_contains_pointer(rect) {
+        player.keyboard_input(ui.ctx());
+    }
+    ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
+        let name = format!("Video: {}", item.display_name());
+        actions.extend(player.player_ui(ui, textures, &name));
+    });
     actions
 }
 

@@ -9,6 +9,7 @@ use crate::ui::icons::{Icon, paint_icon};
 use crate::ui::model::{Action, Model};
 use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
+use crate::ui::video::{is_video_item, time};
 use egui::{
     Align2, Color32, CornerRadius, FontId, Key, Modifiers, Pos2, Rect, Role, Sense, Stroke,
     StrokeKind, Ui, Vec2, WidgetInfo, pos2, vec2,
@@ -133,6 +134,13 @@ pub fn grid_ui(
         }
     });
     state.grid_viewport = output.inner_rect;
+    actions.extend(
+        state
+            .video_previews
+            .take_commands()
+            .into_iter()
+            .map(|command| Action::Send(Box::new(command))),
+    );
 
     if drag_active {
         drag_preview_ui(ui.ctx());
@@ -196,6 +204,28 @@ fn tile_ui(
                     icon,
                     tokens::TILE_GLYPH,
                 );
+            }
+        }
+
+        // Hover-scrub: the preview frame under the pointer (asked for on first hover).
+        if is_video_item(item)
+            && response.hovered()
+            && !drag_active
+            && !item.url.is_empty()
+            && let Some(pointer) = response.hover_pos()
+        {
+            let fraction = time::scrub_fraction(pointer.x, rect.left(), rect.width());
+            if let Some(frame) = state.video_previews.frame_at(&item.url, fraction) {
+                let uv = cover_uv(frame.size_vec2());
+                painter.add(
+                    egui::epaint::RectShape::filled(rect, radius, Color32::WHITE)
+                        .with_texture(frame.id(), uv),
+                );
+                let bar = Rect::from_min_max(
+                    pos2(rect.left(), rect.bottom() - 3.0),
+                    pos2(rect.left() + fraction * rect.width(), rect.bottom()),
+                );
+                painter.rect_filled(bar, CornerRadius::ZERO, tokens::ACCENT);
             }
         }
 
@@ -328,9 +358,7 @@ fn paint_placeholder(ui: &Ui, rect: Rect) {
 }
 
 fn paint_media_badge(painter: &egui::Painter, rect: Rect, kind: &str, duration: Option<f64>) {
-    let text = duration
-        .filter(|d| d.is_finite() && *d >= 0.0)
-        .map(|d| crate::ui::format::elapsed((d * 1000.0) as i64));
+    let text = duration.and_then(crate::ui::video::time::duration_badge);
     let font = FontId::proportional(11.0);
     let text_w = text.as_ref().map_or(0.0, |t| t.len() as f32 * 6.2);
     let h = 18.0;

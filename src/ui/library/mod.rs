@@ -32,6 +32,8 @@ use crate::ui::model::{Action, Model, Requested, ResultAction, ResultRef};
 use crate::ui::textures::TextureCache;
 use crate::ui::toasts::ToastKind;
 use crate::ui::tokens;
+use crate::ui::video::player::VideoPlayerState;
+use crate::ui::video::previews::VideoPreviews;
 use model::{LibraryModel, RemovedItem, Selection};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -297,6 +299,10 @@ pub struct LibraryState {
     pending: HashMap<u64, PendingOp>,
     /// The share dialog's op in flight.
     share_op: Option<u64>,
+    /// Plays the selected video in the detail pane.
+    pub detail_player: VideoPlayerState,
+    /// Hover-scrub frames of video tiles (a few videos, least recently used out).
+    pub video_previews: VideoPreviews,
 }
 
 impl Default for LibraryState {
@@ -335,6 +341,8 @@ impl Default for LibraryState {
             next_transfer_id: 1,
             pending: HashMap::new(),
             share_op: None,
+            detail_player: VideoPlayerState::default(),
+            video_previews: VideoPreviews::default(),
         }
     }
 }
@@ -1511,7 +1519,10 @@ pub fn library_ui(
                     .inner_margin(egui::Margin::same(14)),
             )
             .show(ui, |ui| {
-                actions.extend(detail::detail_ui(ui, state, model, textures));
+                // Out of the state for the call: the pane reads the state and drives its player.
+                let mut player = std::mem::take(&mut state.detail_player);
+                actions.extend(detail::detail_ui(ui, state, &mut player, model, textures));
+                state.detail_player = player;
             });
     }
 

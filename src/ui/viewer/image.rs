@@ -25,6 +25,20 @@ pub(super) fn image_column_ui(
     (index, count): (usize, usize),
     actions: &mut Vec<Action>,
 ) {
+    if subject.is_video {
+        // The player has its own Fit / 100 % and controls under the picture.
+        if count > 1 {
+            ui.horizontal(|ui| {
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    widgets::muted(ui, format!("{} of {count}", index + 1));
+                });
+            });
+        }
+        open.geometry = None;
+        let name = format!("Video {} of {count}: {}", index + 1, subject.title);
+        actions.extend(open.player.player_ui(ui, textures, &name));
+        return;
+    }
     // Toolbar: Fit, 100 %, the zoom readout, and where we are in the list.
     ui.horizontal(|ui| {
         ui.spacing_mut().item_spacing.x = 6.0;

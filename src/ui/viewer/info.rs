@@ -85,11 +85,15 @@ fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mu
             }
         });
     ui.add_space(tokens::SPACE_S);
+    let keys = if subject.is_video {
+        "Space play/pause · , . one frame · J back 1 s · K pause · L play · Left/Right \
+         previous/next · Esc close"
+    } else {
+        "Left/Right previous/next · +/- zoom · 0 fit · 1 100 % · drag to pan · Esc close"
+    };
     ui.label(
-        RichText::new(
-            "Left/Right previous/next · +/- zoom · 0 fit · 1 100 % · drag to pan · Esc close",
-        )
-        .size(tokens::TEXT_SMALL)
-        .color(tokens::TEXT_FAINT),
+        RichText::new(keys)
+            .size(tokens::TEXT_SMALL)
+            .color(tokens::TEXT_FAINT),
     );
 }

@@ -19,6 +19,7 @@ use crate::engine::LocalJobId;
 use crate::ui::model::{Action, Model, ResultAction, ResultRef};
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
+use crate::ui::video::player::VideoPlayerState;
 use egui::{CornerRadius, Stroke, Ui, Vec2};
 use subject::subject_of;
 use zoom::{Geometry, Zoom};
@@ -47,6 +48,8 @@ struct OpenViewer {
     focus_image: bool,
     /// Previous/Next pressed during layout; applied after it.
     step_after_layout: isize,
+    /// Plays the result when it is a video (stopped when the viewer moves on or closes).
+    player: VideoPlayerState,
     /// False while a dialog opened from the viewer (e.g. Vary's confirmation) sits above
     /// it: its keys (Esc) are that dialog's.
     is_top_modal: bool,
@@ -68,6 +71,7 @@ impl ViewerState {
             focus_image: true,
             step_after_layout: 0,
             is_top_modal: true,
+            player: VideoPlayerState::default(),
         });
     }
 
@@ -123,6 +127,19 @@ impl ViewerState {
     pub fn image_rect(&self) -> Option<egui::Rect> {
         let open = self.open.as_ref()?;
         open.geometry.map(|g| open.zoom.image_rect(&g))
+    }
+
+    /// The video player, when the result on screen is a video (tests and screenshots).
+    pub fn video_player(&self) -> Option<&VideoPlayerState> {
+        let open = self.open.as_ref()?;
+        open.player.url().is_some().then_some(&open.player)
+    }
+
+    /// The engine's answers to the player's `OpenVideo`.
+    pub fn handle_video_event(&mut self, event: &crate::engine::Event) {
+        if let Some(open) = self.open.as_mut() {
+            open.player.handle_event(event);
+        }
     }
 
     pub fn is_fit(&self) -> bool {
@@ -231,6 +248,19 @@ impl ViewerState {
             subject.favourite = Some(*echo);
         }
 
+        if subject.is_video {
+            if let Some(command) = open
+                .player
+                .set_source(&subject.url, subject.thumbnail_url.as_deref())
+            {
+                actions.push(Action::Send(Box::new(command)));
+            }
+            if open.is_top_modal {
+                open.player.keyboard_input(ctx);
+            }
+        } else if open.player.url().is_some() {
+            open.player.close();
+        }
         let keys = if open.is_top_modal {
             keys::keyboard_input(ctx, open)
         } else {

@@ -16,6 +16,8 @@ pub struct Subject {
     pub thumbnail_url: Option<String>,
     /// Only images can be zoomed or used as an edit source.
     pub is_image: bool,
+    /// Videos play in the viewer (see `ui::video::is_video`).
+    pub is_video: bool,
     pub title: String,
     pub subtitle: Option<String>,
     pub prompt: Option<String>,
@@ -68,12 +70,17 @@ pub fn subject_of(
                 facts.push(("Aspect ratio", ratio));
             }
             let count = output.urls.len();
+            let is_video = crate::ui::video::is_video_output(&output, *index);
+            if is_video && let Some(duration) = output.duration.filter(|d| *d > 0.0) {
+                facts.push(("Duration", format!("{duration:.1} s")));
+            }
             Some(Subject {
                 thumbnail_url: (*index == 0)
                     .then(|| output.thumbnail_url.clone())
                     .flatten(),
                 url,
-                is_image: true,
+                is_image: !is_video,
+                is_video,
                 title: format!("{} · {}", job.spec.kind.label(), job.model_label),
                 subtitle: (count > 1).then(|| format!("Output {} of {count}", index + 1)),
                 prompt,
@@ -102,6 +109,9 @@ pub fn subject_of(
             {
                 facts.push(("Dimensions", format!("{w} × {h} px")));
             }
+            if let Some(duration) = item.duration.filter(|d| *d > 0.0) {
+                facts.push(("Duration", format!("{duration:.1} s")));
+            }
             let favourite = item.is_favorited.unwrap_or(false);
             facts.push(("Favourite", if favourite { "Yes" } else { "No" }.to_owned()));
             let mut subtitle = item.kind().to_owned();
@@ -113,6 +123,7 @@ pub fn subject_of(
                 url: item.url.clone(),
                 thumbnail_url: item.thumbnail_source().map(str::to_owned),
                 is_image: item.kind() == "image",
+                is_video: crate::ui::video::is_video_item(item),
                 title: item.display_name().to_owned(),
                 subtitle: Some(subtitle),
                 prompt: item.prompt_text().map(str::to_owned),

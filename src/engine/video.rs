@@ -1,0 +1,352 @@
+//! Videos for the studio's player: `OpenVideo` downloads an output into the cache (key-less,
+//! like every output URL) and starts a `VideoPlayer` on it; `LoadVideoPreview` decodes a few
+//! evenly spaced, downscaled frames for the Library's hover-scrub. Opening and decoding run
+//! on the blocking pool; the UI only ever holds the player handle.
+
+use super::guard::spawn_guarded;
+use super::protocol::Event;
+use super::runtime::Ctx;
+use super::transfers::Transfers;
+use crate::media::video::{VideoDecodeError, VideoPlayer, decode_preview};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::Semaphore;
+
+/// Previews decoded at once (each holds a decoder and a handful of frames).
+const PREVIEW_WORKERS: usize = 2;
+/// A preview request waiting behind this many newer ones is dropped unanswered by a decode
+/// (answered `VideoPreviewSkipped`): the pointer has moved on to other tiles.
+const PREVIEW_STALE_AFTER: u64 = 4;
+
+#[derive(Clone)]
+pub(crate) struct Videos {
+    ctx: Arc<Ctx>,
+    transfers: Transfers,
+    previews: Arc<Semaphore>,
+    /// Sequence number of the newest preview request.
+    preview_seq: Arc<AtomicU64>,
+    /// URLs whose preview is queued or decoding (a repeated request is dropped).
+    previews_in_flight: Arc<Mutex<HashSet<String>>>,
+    /// One cache download at a time, so an open and a preview of the same URL never write
+    /// the same cache file at once.
+    downloads: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Videos {
+    pub fn new(ctx: Arc<Ctx>, transfers: Transfers) -> Self {
+        Self {
+            ctx,
+            transfers,
+            previews: Arc::new(Semaphore::new(PREVIEW_WORKERS)),
+            preview_seq: Arc::new(AtomicU64::new(0)),
+            previews_in_flight: Arc::new(Mutex::new(HashSet::new())),
+            downloads: Arc::new(tokio::sync::Mutex::new(())),
+        }
+    }
+
+    /// `Command::OpenVideo`: answers `VideoOpened` or `VideoFailed`.
+    pub fn open(&self, request_id: u64, url: String) {
+        let this = self.clone();
+        let (owner, failed_url) = (self.clone(), url.clone());
+        spawn_guarded(
+            "opening a video",
+            async move {
+                let event = match this.open_inner(&url).await {
+                    Ok(player) => Event::VideoOpened {
+                        request_id,
+                        url,
+                        player: Arc::new(player),
+                    },
+                    Err(failure) => {
+                        tracing::warn!("video {url}: {}", failure.details);
+                        Event::VideoFailed {
+                            request_id,
+                            url,
+                            message: failure.message,
+                            details: failure.details,
+                        }
+                    }
+                };
+                this.ctx.emit(event).await;
+            },
+            move |message| async move {
+                owner
+                    .ctx
+                    .emit(Event::VideoFailed {
+                        request_id,
+                        url: failed_url,
+                        message: "The video could not be opened (internal error).".to_owned(),
+                        details: message,
+                    })
+                    .await;
+            },
+        );
+    }
+
+    async fn open_inner(&self, url: &str) -> Result<VideoPlayer, Failure> {
+        let path = self.cached(url).await?;
+        let repaint = self.ctx.repaint_hook();
+        let opened = tokio::task::spawn_blocking(move || VideoPlayer::open(&path, repaint))
+            .await
+            .map_err(|e| Failure {
+                message: "The video could not be opened (internal error).".to_owned(),
+                details: format!("opener stopped: {e}"),
+            })?;
+        opened.map_err(|e| Failure::decode(&e))
+    }
+
+    /// `Command::LoadVideoPreview`: answers `VideoPreviewLoaded`, `VideoPreviewFailed` or,
+    /// when newer requests overtook it, `VideoPreviewSkipped`.
+    pub fn preview(&self, url: String, frame_count: u32, max_side_px: u32) {
+        {
+            let Ok(mut in_flight) = self.previews_in_flight.lock() else {
+                return;
+            };
+            if !in_flight.insert(url.clone()) {
+                return;
+            }
+        }
+        let seq = self.preview_seq.fetch_add(1, Ordering::Relaxed) + 1;
+        let this = self.clone();
+        let (owner, failed_url) = (self.clone(), url.clone());
+        spawn_guarded(
+            "previewing a video",
+            async move {
+                let event = this
+                    .preview_inner(seq, &url, frame_count, max_side_px)
+                    .await;
+                this.finish_preview(&url);
+                this.ctx.emit(event).await;
+            },
+            move |message| async move {
+                owner.finish_preview(&failed_url);
+                owner
+                    .ctx
+                    .emit(Event::VideoPreviewFailed {
+                        url: failed_url,
+                        message: format!("internal error: {message}"),
+                    })
+                    .await;
+            },
+        );
+    }
+
+    async fn preview_inner(
+        &self,
+        seq: u64,
+        url: &str,
+        frame_count: u32,
+        max_side_px: u32,
+    ) -> Event {
+        let Ok(_permit) = self.previews.acquire().await else {
+            return Event::VideoPreviewSkipped {
+                url: url.to_owned(),
+            };
+        };
+        if self.preview_seq.load(Ordering::Relaxed).saturating_sub(seq) >= PREVIEW_STALE_AFTER {
+            return Event::VideoPreviewSkipped {
+                url: url.to_owned(),
+            };
+        }
+        let path = match self.cached(url).await {
+            Ok(path) => path,
+            Err(failure) => {
+                return Event::VideoPreviewFailed {
+                    url: url.to_owned(),
+                    message: failure.message,
+                };
+            }
+        };
+        let decoded =
+            tokio::task::spawn_blocking(move || decode_preview(&path, frame_count, max_side_px))
+                .await;
+        match decoded {
+            Ok(Ok(frames)) if !frames.is_empty() => Event::VideoPreviewLoaded {
+                url: url.to_owned(),
+                frames: Arc::new(frames),
+            },
+            Ok(Ok(_)) => Event::VideoPreviewFailed {
+                url: url.to_owned(),
+                message: "the video has no frames".to_owned(),
+            },
+            Ok(Err(e)) => Event::VideoPreviewFailed {
+                url: url.to_owned(),
+                message: Failure::decode(&e).message,
+            },
+            Err(e) => Event::VideoPreviewFailed {
+                url: url.to_owned(),
+                message: format!("decoder stopped: {e}"),
+            },
+        }
+    }
+
+    fn finish_preview(&self, url: &str) {
+        if let Ok(mut in_flight) = self.previews_in_flight.lock() {
+            in_flight.remove(url);
+        }
+    }
+
+    /// The cached copy of `url` (downloaded once; later opens are instant).
+    async fn cached(&self, url: &str) -> Result<PathBuf, Failure> {
+        let _one_at_a_time = self.downloads.lock().await;
+        self.transfers
+            .cached_output(url)
+            .await
+            .map_err(|details| Failure {
+                message: "The video could not be downloaded.".to_owned(),
+                details,
+            })
+    }
+}
+
+/// What to tell the person, and the raw error for Details.
+struct Failure {
+    message: String,
+    details: String,
+}
+
+impl Failure {
+    fn decode(error: &VideoDecodeError) -> Self {
+        Self {
+            message: person_message(error),
+            details: error.to_string(),
+        }
+    }
+}
+
+/// A sentence a person understands for why a video cannot be played.
+pub fn person_message(error: &VideoDecodeError) -> String {
+    match error {
+        VideoDecodeError::UnsupportedCodec { codec } => format!(
+            "This video uses a codec the studio cannot play ({}). It plays H.264 only.",
+            codec_name(codec)
+        ),
+        VideoDecodeError::Io { .. } | VideoDecodeError::Read(_) => {
+            "The downloaded video could not be read from the cache.".to_owned()
+        }
+        VideoDecodeError::Container(_) | VideoDecodeError::MissingParameterSets => {
+            "This file is not an MP4 video the studio can read.".to_owned()
+        }
+        VideoDecodeError::NoVideoTrack | VideoDecodeError::NoFrames => {
+            "This file has no pictures to play.".to_owned()
+        }
+        VideoDecodeError::TooLarge(_) => {
+            "This video is larger than the studio's player accepts.".to_owned()
+        }
+        VideoDecodeError::DecoderInit(_) => "The video decoder could not start.".to_owned(),
+        VideoDecodeError::Decode { .. }
+        | VideoDecodeError::FrameOutOfRange { .. }
+        | VideoDecodeError::InvalidSeekTime(_)
+        | VideoDecodeError::Cancelled => "The video could not be decoded.".to_owned(),
+    }
+}
+
+/// A codec's common name from its RFC 6381 string (`hvc1.1.6.L93.B0` → HEVC).
+fn codec_name(codec: &str) -> String {
+    let fourcc = codec.split('.').next().unwrap_or(codec);
+    match fourcc {
+        "hvc1" | "hev1" => "HEVC".to_owned(),
+        "av01" => "AV1".to_owned(),
+        "vp09" => "VP9".to_owned(),
+        "vp08" => "VP8".to_owned(),
+        "mp4v" => "MPEG-4 Part 2".to_owned(),
+        "apcn" | "apch" | "apcs" | "apco" | "ap4h" => "ProRes".to_owned(),
+        "" => "unknown".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// For `--screenshot-to … --view video`: asks the local sandbox for a short text-to-video
+/// job (1:1, 720p, its shortest length) straight over HTTP — the client's generation kinds
+/// do not cover video yet — and reports when it completed. Runs on its own named thread.
+pub fn make_demo_video(
+    base_url: &str,
+    api_key: &str,
+) -> std::sync::mpsc::Receiver<Result<(), String>> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let (base_url, api_key) = (
+        base_url.trim_end_matches('/').to_owned(),
+        api_key.to_owned(),
+    );
+    let spawned = std::thread::Builder::new()
+        .name("demo-video".to_owned())
+        .spawn(move || {
+            let result = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime.block_on(demo_video(&base_url, &api_key)),
+                Err(e) => Err(format!("tokio runtime: {e}")),
+            };
+            let _ = tx.send(result);
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("demo video thread: {e}");
+    }
+    rx
+}
+
+async fn demo_video(base_url: &str, api_key: &str) -> Result<(), String> {
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let submit: serde_json::Value = http
+        .post(format!("{base_url}/v1/generate/video"))
+        .header("X-API-Key", api_key)
+        .json(&serde_json::json!({
+            "prompt": "a lighthouse beam sweeping over a foggy harbour at dusk",
+            "model": "google/veo-3",
+            "duration": 2,
+            "aspect_ratio": "16:9",
+            "resolution": "720p",
+        }))
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    let id = submit["generation_id"]
+        .as_str()
+        .ok_or_else(|| format!("no generation id in {submit}"))?
+        .to_owned();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(120);
+    while tokio::time::Instant::now() < deadline {
+        let status: serde_json::Value = http
+            .get(format!("{base_url}/v1/generate/{id}/status"))
+            .header("X-API-Key", api_key)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?
+            .json()
+            .await
+            .map_err(|e| e.to_string())?;
+        match status["state"].as_str() {
+            Some("completed") => return Ok(()),
+            Some("failed" | "cancelled") => return Err(format!("the video job ended: {status}")),
+            _ => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        }
+    }
+    Err("the video job did not finish in two minutes".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codecs_are_named_as_people_know_them() {
+        let message = person_message(&VideoDecodeError::UnsupportedCodec {
+            codec: "hvc1.1.6.L93.B0".to_owned(),
+        });
+        assert_eq!(
+            message,
+            "This video uses a codec the studio cannot play (HEVC). It plays H.264 only."
+        );
+        assert_eq!(codec_name("mp4v.20.9"), "MPEG-4 Part 2");
+        assert_eq!(codec_name("xyz1"), "xyz1");
+    }
+}

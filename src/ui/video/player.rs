@@ -1,0 +1,673 @@
+//! The video player widget: the poster first (through the texture cache), then "Loading
+//! video…" while the engine downloads and opens the file, then the frames of the
+//! `VideoPlayer` the engine handed over, uploaded into one texture updated in place.
+//! Controls: play/pause, frame step, loop, a scrub bar (hover shows the time, click or drag
+//! seeks to the exact frame), the time code, Fit / 100 %. Keys (when the caller says the
+//! player owns the keyboard and no text field has focus): Space play/pause, `,` / `.` one
+//! frame back / forward, J back one second (paused), K pause, L play.
+//!
+//! The widget owns its state and returns actions; it never opens files or decodes.
+
+use super::time;
+use crate::engine::{Command, Event};
+use crate::media::video::{PlayerStatus, VideoPlayer};
+use crate::ui::icons::{Icon, paint_icon};
+use crate::ui::model::Action;
+use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::tokens;
+use crate::ui::widgets;
+use egui::{
+    Color32, ColorImage, CornerRadius, Rect, RichText, Role, Sense, Stroke, TextureHandle,
+    TextureOptions, Ui, Vec2, WidgetInfo, pos2, vec2,
+};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Longest side asked of the poster (it is shown at most as large as the video area).
+const POSTER_SIDE_PX: u32 = 1024;
+/// Height of the scrub bar and of the button row under the picture.
+const SCRUB_HEIGHT: f32 = 22.0;
+const CONTROLS_HEIGHT: f32 = 30.0;
+/// J jumps back this far.
+const JUMP_SECS: f64 = 1.0;
+
+/// Request ids for `Command::OpenVideo`, unique in this process (two panels may open the
+/// same URL; each keeps only its own answer).
+static NEXT_REQUEST_ID: AtomicU64 = AtomicU64::new(1);
+
+#[derive(Default)]
+pub struct VideoPlayerState {
+    source: Option<Source>,
+    request_id: u64,
+    phase: Phase,
+    /// The frame on screen, updated in place with `TextureHandle::set`.
+    texture: Option<TextureHandle>,
+    frame_size_px: [u32; 2],
+    /// The state that came with the frame on screen (index and time of what is shown).
+    shown: Option<PlayerStatus>,
+    /// 100 %: one video pixel per screen pixel; otherwise Fit.
+    actual_size: bool,
+    /// The frame the scrub bar last asked for while dragging (a seek per new frame only).
+    last_scrub_frame: Option<u32>,
+}
+
+struct Source {
+    url: String,
+    poster_url: Option<String>,
+}
+
+#[derive(Default)]
+enum Phase {
+    #[default]
+    Idle,
+    Opening,
+    Ready(Arc<VideoPlayer>),
+    Failed {
+        message: String,
+        details: String,
+    },
+}
+
+impl VideoPlayerState {
+    /// Show the video at `url` (with its poster). Returns the command that opens it when the
+    /// source changed; the caller sends it. The same URL again does nothing.
+    pub fn set_source(&mut self, url: &str, poster_url: Option<&str>) -> Option<Command> {
+        if self.source.as_ref().is_some_and(|s| s.url == url) {
+            return None;
+        }
+        *self = Self::default();
+        self.source = Some(Source {
+            url: url.to_owned(),
+            poster_url: poster_url.filter(|u| !u.is_empty()).map(str::to_owned),
+        });
+        if url.is_empty() {
+            self.phase = Phase::Failed {
+                message: "The service gave no address for this video.".to_owned(),
+                details: String::new(),
+            };
+            return None;
+        }
+        self.request_id = NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed);
+        self.phase = Phase::Opening;
+        Some(Command::OpenVideo {
+            request_id: self.request_id,
+            url: url.to_owned(),
+        })
+    }
+
+    /// Stop and forget the video (the player thread ends when its handle is dropped).
+    pub fn close(&mut self) {
+        *self = Self::default();
+    }
+
+    /// Take the engine's answer to our `OpenVideo`; answers for other requests are ignored.
+    pub fn handle_event(&mut self, event: &Event) {
+        match event {
+            Event::VideoOpened {
+                request_id, player, ..
+            } if *request_id == self.request_id && matches!(self.phase, Phase::Opening) => {
+                // Loop is on by default: short generated clips are watched over and over.
+                player.set_loop(true);
+                self.phase = Phase::Ready(Arc::clone(player));
+            }
+            Event::VideoFailed {
+                request_id,
+                message,
+                details,
+                ..
+            } if *request_id == self.request_id => {
+                self.phase = Phase::Failed {
+                    message: message.clone(),
+                    details: details.clone(),
+                };
+            }
+            _ => {}
+        }
+    }
+
+    pub fn url(&self) -> Option<&str> {
+        self.source.as_ref().map(|s| s.url.as_str())
+    }
+
+    /// A player is running (the video opened).
+    pub fn is_ready(&self) -> bool {
+        matches!(self.phase, Phase::Ready(_))
+    }
+
+    pub fn is_loading(&self) -> bool {
+        matches!(self.phase, Phase::Opening)
+    }
+
+    /// The person-readable reason the video cannot play.
+    pub fn failure(&self) -> Option<&str> {
+        match &self.phase {
+            Phase::Failed { message, .. } => Some(message),
+            _ => None,
+        }
+    }
+
+    /// Index of the frame on screen (None before the first frame arrived).
+    pub fn shown_frame(&self) -> Option<u32> {
+        self.shown.as_ref().map(|s| s.frame_index)
+    }
+
+    /// Presentation time of the frame on screen.
+    pub fn shown_time_secs(&self) -> Option<f64> {
+        self.shown.as_ref().map(|s| s.time_secs)
+    }
+
+    pub fn is_playing(&self) -> bool {
+        self.live_status().is_some_and(|s| s.playing)
+    }
+
+    pub fn is_looping(&self) -> bool {
+        self.live_status().is_some_and(|s| s.looping)
+    }
+
+    pub fn frame_count(&self) -> Option<u32> {
+        self.player().map(|p| p.info().frame_count)
+    }
+
+    pub fn fps(&self) -> Option<f64> {
+        self.player().map(|p| p.info().fps)
+    }
+
+    /// Show frame `index` (keeps play/pause); `false` if the player is not running.
+    pub fn seek_frame(&self, index: u32) -> bool {
+        self.player().is_some_and(|p| p.seek_frame(index))
+    }
+
+    pub fn is_actual_size(&self) -> bool {
+        self.actual_size
+    }
+
+    fn player(&self) -> Option<&VideoPlayer> {
+        match &self.phase {
+            Phase::Ready(player) => Some(player),
+            _ => None,
+        }
+    }
+
+    fn live_status(&self) -> Option<PlayerStatus> {
+        self.player().map(VideoPlayer::status)
+    }
+
+    /// The player's keys. Call before laying out widgets (so Space does not also press a
+    /// focused button) and only when the player owns the keyboard.
+    pub fn keyboard_input(&mut self, ctx: &egui::Context) {
+        if ctx.text_edit_focused() || egui::Popup::is_any_open(ctx) {
+            return;
+        }
+        let Some(player) = self.player() else {
+            return;
+        };
+        let current = self.shown.as_ref().map_or(0, |s| s.frame_index);
+        let jump_frames = (player.info().fps * JUMP_SECS).round().max(1.0) as u32;
+        ctx.input_mut(|i| {
+            if i.consume_key(egui::Modifiers::NONE, egui::Key::Space) {
+                player.toggle_play();
+            }
+            if i.consume_key(egui::Modifiers::NONE, egui::Key::Period) {
+                player.step(1);
+            }
+            if i.consume_key(egui::Modifiers::NONE, egui::Key::Comma) {
+                player.step(-1);
+            }
+            if i.consume_key(egui::Modifiers::NONE, egui::Key::J) {
+                player.pause();
+                player.seek_frame(current.saturating_sub(jump_frames));
+            }
+            if i.consume_key(egui::Modifiers::NONE, egui::Key::K) {
+                player.pause();
+            }
+            if i.consume_key(egui::Modifiers::NONE, egui::Key::L) {
+                player.play();
+            }
+        });
+    }
+
+    /// Take the newest frame from the player and upload it into our one texture.
+    fn take_frame(&mut self, ctx: &egui::Context) {
+        let Some(latest) = self.player().and_then(VideoPlayer::latest_frame) else {
+            return;
+        };
+        let frame = latest.frame;
+        let size = [frame.width as usize, frame.height as usize];
+        if frame.rgba.len() != size[0] * size[1] * 4 || size[0] == 0 || size[1] == 0 {
+            return;
+        }
+        let image = ColorImage::from_rgba_unmultiplied(size, &frame.rgba);
+        match self.texture.as_mut() {
+            Some(texture) => texture.set(image, TextureOptions::LINEAR),
+            None => {
+                self.texture = Some(ctx.load_texture("video-frame", image, TextureOptions::LINEAR))
+            }
+        }
+        self.frame_size_px = [frame.width, frame.height];
+        self.shown = Some(latest.status);
+    }
+
+    /// Lay the player out in the space `ui` offers: picture, scrub bar, controls. `name` is
+    /// the picture's accessible name ("Video 1 of 3: …").
+    pub fn player_ui(&mut self, ui: &mut Ui, textures: &TextureCache, name: &str) -> Vec<Action> {
+        let mut actions = Vec::new();
+        self.take_frame(ui.ctx());
+        let available = ui.available_size().max(vec2(160.0, 120.0));
+        let picture_height =
+            (available.y - SCRUB_HEIGHT - CONTROLS_HEIGHT - 2.0 * ui.spacing().item_spacing.y)
+                .max(60.0);
+        self.picture_ui(
+            ui,
+            textures,
+            vec2(available.x, picture_height),
+            name,
+            &mut actions,
+        );
+        self.scrub_bar_ui(ui, available.x);
+        self.controls_ui(ui);
+        actions
+    }
+
+    fn picture_ui(
+        &mut self,
+        ui: &mut Ui,
+        textures: &TextureCache,
+        size: Vec2,
+        name: &str,
+        actions: &mut Vec<Action>,
+    ) {
+        let (area, response) = ui.allocate_exact_size(size, Sense::click());
+        let name = name.to_owned();
+        response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &name));
+        if response.clicked()
+            && let Some(player) = self.player()
+        {
+            player.toggle_play();
+        }
+        let painter = ui.painter_at(area);
+        painter.rect_filled(area, CornerRadius::same(tokens::RADIUS_M), tokens::BG_APP);
+        let ppp = ui.ctx().pixels_per_point();
+
+        let poster = self
+            .source
+            .as_ref()
+            .and_then(|s| s.poster_url.as_deref())
+            .map(|url| textures.get(url, POSTER_SIDE_PX));
+        let picture = match (&self.texture, &poster) {
+            (Some(texture), _) => {
+                let [w, h] = self.frame_size_px;
+                Some((texture.id(), vec2(w as f32, h as f32)))
+            }
+            (None, Some(TextureLookup::Ready(poster))) => {
+                // The poster may be downscaled: size it like the video once known.
+                let size = match self.player() {
+                    Some(p) => vec2(p.info().width as f32, p.info().height as f32),
+                    None => poster.size_vec2(),
+                };
+                Some((poster.id(), size))
+            }
+            _ => None,
+        };
+        if let Some((texture_id, size_px)) = picture {
+            let rect = picture_rect(area, size_px, ppp, self.actual_size);
+            painter.image(
+                texture_id,
+                rect,
+                Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)),
+                Color32::WHITE,
+            );
+        }
+
+        match &self.phase {
+            Phase::Opening | Phase::Idle => {
+                let centre = area.center();
+                egui::Spinner::new()
+                    .size(28.0)
+                    .color(tokens::TEXT)
+                    .paint_at(ui, Rect::from_center_size(centre, Vec2::splat(28.0)));
+                caption(&painter, area, "Loading video…");
+            }
+            Phase::Ready(_) => {
+                if self.texture.is_none() {
+                    caption(&painter, area, "Loading video…");
+                } else if !self.is_playing() && response.hovered() {
+                    // A big play glyph says a click plays.
+                    let disc = Rect::from_center_size(area.center(), Vec2::splat(64.0));
+                    painter.circle_filled(disc.center(), 32.0, tokens::TILE_SCRIM);
+                    paint_icon(&painter, disc.shrink(20.0), Icon::Play, tokens::TEXT);
+                }
+            }
+            Phase::Failed { message, details } => {
+                let (message, details) = (message.clone(), details.clone());
+                let url = self.url().unwrap_or_default().to_owned();
+                let panel = Rect::from_center_size(
+                    area.center_bottom() - vec2(0.0, 64.0),
+                    vec2(area.width().min(520.0) - 24.0, 96.0),
+                );
+                ui.scope_builder(egui::UiBuilder::new().max_rect(panel), |ui| {
+                    egui::Frame::new()
+                        .fill(tokens::BG_ELEVATED)
+                        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+                        .inner_margin(egui::Margin::same(10))
+                        .show(ui, |ui| {
+                            ui.vertical_centered(|ui| {
+                                ui.label(RichText::new(&message).color(tokens::TEXT));
+                                ui.horizontal(|ui| {
+                                    if !url.is_empty()
+                                        && ui
+                                            .add(widgets::secondary_button("Open in system player"))
+                                            .clicked()
+                                    {
+                                        actions.push(Action::Send(Box::new(
+                                            Command::OpenInSystemViewer { url },
+                                        )));
+                                    }
+                                    if !details.is_empty() {
+                                        ui.label(
+                                            RichText::new("Details")
+                                                .size(tokens::TEXT_SMALL)
+                                                .color(tokens::TEXT_FAINT),
+                                        )
+                                        .on_hover_text(details);
+                                    }
+                                });
+                            });
+                        });
+                });
+            }
+        }
+        if response.has_focus() {
+            painter.rect_stroke(
+                area.shrink(1.0),
+                CornerRadius::same(tokens::RADIUS_M),
+                Stroke::new(1.5, tokens::ACCENT),
+                egui::StrokeKind::Inside,
+            );
+        }
+    }
+
+    fn scrub_bar_ui(&mut self, ui: &mut Ui, width: f32) {
+        let (rect, response) =
+            ui.allocate_exact_size(vec2(width, SCRUB_HEIGHT), Sense::click_and_drag());
+        let frame_count = self.frame_count().unwrap_or(0);
+        let fps = self.fps().unwrap_or(0.0);
+        let current = self.shown_frame().unwrap_or(0);
+        let enabled = frame_count > 1;
+        response.widget_info(|| WidgetInfo::slider(enabled, f64::from(current), "Seek (frame)"));
+        let track = Rect::from_center_size(rect.center(), vec2(rect.width() - 12.0, 4.0));
+        let painter = ui.painter();
+        painter.rect_filled(track, CornerRadius::same(2), tokens::BORDER_STRONG);
+        if !enabled {
+            return;
+        }
+        let played = time::frame_fraction(current, frame_count);
+        let head_x = track.left() + played * track.width();
+        painter.rect_filled(
+            Rect::from_min_max(track.min, pos2(head_x, track.max.y)),
+            CornerRadius::same(2),
+            tokens::ACCENT,
+        );
+        let hot = response.hovered() || response.dragged();
+        painter.circle_filled(
+            pos2(head_x, track.center().y),
+            if hot { 7.0 } else { 5.5 },
+            tokens::TEXT,
+        );
+        let frame_at = |x: f32| time::scrub_frame(x, track.left(), track.width(), frame_count);
+        if let Some(pointer) = response.hover_pos() {
+            let frame = frame_at(pointer.x);
+            let time_secs = self.frame_time_secs(frame);
+            painter.line_segment(
+                [
+                    pos2(pointer.x, track.top() - 4.0),
+                    pos2(pointer.x, track.bottom() + 4.0),
+                ],
+                Stroke::new(1.0, tokens::TEXT_MUTED),
+            );
+            response.clone().on_hover_text_at_pointer(format!(
+                "{} · frame {}",
+                time::timecode(time_secs, fps),
+                frame + 1
+            ));
+        }
+        if (response.clicked() || response.dragged())
+            && let Some(pointer) = response.interact_pointer_pos()
+        {
+            let frame = frame_at(pointer.x);
+            if self.last_scrub_frame != Some(frame) || response.clicked() {
+                self.last_scrub_frame = Some(frame);
+                if let Some(player) = self.player() {
+                    player.seek_frame(frame);
+                }
+            }
+        }
+        if response.drag_stopped() {
+            self.last_scrub_frame = None;
+        }
+    }
+
+    /// The presentation time of frame `index` (constant frame rate assumed for display).
+    fn frame_time_secs(&self, index: u32) -> f64 {
+        match self.fps() {
+            Some(fps) if fps > 0.0 => f64::from(index) / fps,
+            _ => 0.0,
+        }
+    }
+
+    fn controls_ui(&mut self, ui: &mut Ui) {
+        let ready = self.is_ready();
+        let playing = self.is_playing();
+        let looping = self.is_looping();
+        ui.allocate_ui_with_layout(
+            vec2(ui.available_width(), CONTROLS_HEIGHT),
+            egui::Layout::left_to_right(egui::Align::Center),
+            |ui| {
+                ui.spacing_mut().item_spacing.x = 4.0;
+                let (icon, label) = if playing {
+                    (Icon::Pause, "Pause (Space)")
+                } else {
+                    (Icon::Play, "Play (Space)")
+                };
+                if control_button(ui, icon, label, ready, false).clicked()
+                    && let Some(player) = self.player()
+                {
+                    player.toggle_play();
+                }
+                if control_button(ui, Icon::StepBack, "Previous frame (,)", ready, false).clicked()
+                    && let Some(player) = self.player()
+                {
+                    player.step(-1);
+                }
+                if control_button(ui, Icon::StepForward, "Next frame (.)", ready, false).clicked()
+                    && let Some(player) = self.player()
+                {
+                    player.step(1);
+                }
+                if control_button(ui, Icon::Loop, "Loop", ready, looping).clicked()
+                    && let Some(player) = self.player()
+                {
+                    player.set_loop(!looping);
+                }
+                ui.add_space(6.0);
+                let fps = self.fps().unwrap_or(0.0);
+                let duration_secs = self.player().map_or(0.0, |p| p.info().duration_secs);
+                let readout = if ready {
+                    format!(
+                        "{} / {}",
+                        time::timecode(self.shown_time_secs().unwrap_or(0.0), fps),
+                        time::timecode(duration_secs, fps)
+                    )
+                } else {
+                    "–:–– / –:––".to_owned()
+                };
+                ui.label(
+                    RichText::new(readout)
+                        .monospace()
+                        .size(tokens::TEXT_SMALL + 1.0)
+                        .color(tokens::TEXT),
+                )
+                .on_hover_text("Minutes:seconds.frame — J back 1 s, K pause, L play");
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    let actual = self.actual_size;
+                    let hundred = ui
+                        .add_enabled(ready, toggle("100 %", actual))
+                        .on_hover_text("One video pixel per screen pixel");
+                    widgets::name_widget(&hundred, "Video at 100 %");
+                    if hundred.clicked() {
+                        self.actual_size = true;
+                    }
+                    let fit = ui
+                        .add_enabled(ready, toggle("Fit", !actual))
+                        .on_hover_text("Fit the video to the space");
+                    widgets::name_widget(&fit, "Fit video");
+                    if fit.clicked() {
+                        self.actual_size = false;
+                    }
+                });
+            },
+        );
+    }
+}
+
+/// A small icon button with an accessible name; `on` draws it highlighted (Loop).
+fn control_button(ui: &mut Ui, icon: Icon, name: &str, enabled: bool, on: bool) -> egui::Response {
+    let sense = if enabled {
+        Sense::click()
+    } else {
+        Sense::hover()
+    };
+    let (rect, response) = ui.allocate_exact_size(Vec2::splat(28.0), sense);
+    let name_owned = name.to_owned();
+    response.widget_info(|| {
+        if icon == Icon::Loop {
+            WidgetInfo::selected(Role::CheckBox, enabled, on, &name_owned)
+        } else {
+            WidgetInfo::labeled(Role::Button, enabled, &name_owned)
+        }
+    });
+    if ui.is_rect_visible(rect) {
+        let painter = ui.painter();
+        let radius = CornerRadius::same(tokens::RADIUS_S + 2);
+        if on {
+            painter.rect_filled(rect, radius, tokens::ACCENT);
+        } else if response.hovered() && enabled {
+            painter.rect_filled(rect, radius, tokens::BG_HOVER);
+        }
+        let color = match (enabled, on) {
+            (false, _) => tokens::TEXT_FAINT,
+            (true, true) => tokens::ON_ACCENT,
+            (true, false) => tokens::TEXT,
+        };
+        paint_icon(
+            painter,
+            Rect::from_center_size(rect.center(), Vec2::splat(14.0)),
+            icon,
+            color,
+        );
+        if response.has_focus() {
+            painter.rect_stroke(
+                rect.expand(1.0),
+                radius,
+                Stroke::new(2.0, tokens::ACCENT),
+                egui::StrokeKind::Outside,
+            );
+        }
+    }
+    response.on_hover_text(name)
+}
+
+fn toggle(text: &str, on: bool) -> egui::Button<'static> {
+    if on {
+        egui::Button::new(RichText::new(text).color(tokens::ON_ACCENT).strong())
+            .fill(tokens::ACCENT)
+            .stroke(Stroke::NONE)
+            .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+    } else {
+        widgets::secondary_button(text)
+    }
+}
+
+/// Where a picture of `size_px` goes in `area`: fitted (scaled up or down to fill one
+/// side), or at 100 % (one video pixel per physical pixel) centred and cropped by the area.
+fn picture_rect(area: Rect, size_px: Vec2, pixels_per_point: f32, actual_size: bool) -> Rect {
+    let size_px = size_px.max(Vec2::splat(1.0));
+    let size = if actual_size {
+        size_px / pixels_per_point.max(0.1)
+    } else {
+        let scale = (area.width() / size_px.x).min(area.height() / size_px.y);
+        size_px * scale
+    };
+    Rect::from_center_size(area.center(), size)
+}
+
+fn caption(painter: &egui::Painter, area: Rect, text: &str) {
+    let at = area.center() + vec2(0.0, 30.0);
+    let galley = painter.layout_no_wrap(
+        text.to_owned(),
+        egui::FontId::proportional(14.0),
+        tokens::TEXT,
+    );
+    let back = Rect::from_center_size(
+        at + vec2(0.0, galley.size().y / 2.0),
+        galley.size() + vec2(16.0, 8.0),
+    );
+    painter.rect_filled(
+        back,
+        CornerRadius::same(tokens::RADIUS_S),
+        tokens::TILE_SCRIM,
+    );
+    painter.galley(back.min + vec2(8.0, 4.0), galley, tokens::TEXT);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_fills_one_side_and_actual_size_uses_physical_pixels() {
+        let area = Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0));
+        let fit = picture_rect(area, vec2(720.0, 720.0), 1.0, false);
+        assert_eq!(fit.size(), vec2(400.0, 400.0));
+        assert_eq!(fit.center(), area.center());
+        let actual = picture_rect(area, vec2(720.0, 720.0), 2.0, true);
+        assert_eq!(actual.size(), vec2(360.0, 360.0));
+    }
+
+    #[test]
+    fn a_new_source_asks_to_open_it_once() {
+        let mut state = VideoPlayerState::default();
+        let first = state.set_source("http://x/a.mp4", Some("http://x/a.jpg"));
+        assert!(
+            matches!(first, Some(Command::OpenVideo { ref url, .. }) if url == "http://x/a.mp4")
+        );
+        assert!(state.set_source("http://x/a.mp4", None).is_none());
+        assert!(state.is_loading());
+        // An answer for someone else's request is not ours.
+        state.handle_event(&Event::VideoFailed {
+            request_id: 0,
+            url: "http://x/a.mp4".into(),
+            message: "no".into(),
+            details: String::new(),
+        });
+        assert!(state.is_loading());
+        let Some(Command::OpenVideo { request_id, .. }) = state.set_source("http://x/b.mp4", None)
+        else {
+            panic!("a new URL opens again");
+        };
+        state.handle_event(&Event::VideoFailed {
+            request_id,
+            url: "http://x/b.mp4".into(),
+            message: "This video uses a codec the studio cannot play (HEVC).".into(),
+            details: "unsupported video codec hvc1".into(),
+        });
+        assert_eq!(
+            state.failure(),
+            Some("This video uses a codec the studio cannot play (HEVC).")
+        );
+        assert!(
+            state.set_source("", None).is_none(),
+            "no address, nothing to open"
+        );
+        assert!(state.failure().is_some());
+    }
+}
