@@ -47,3 +47,6 @@ pub use faults::{FaultCounts, FaultRates};
 pub use files::FileRequest;
 pub use generations::GenerationSummary;
 pub use handle::{SandboxHandle, start};
+/// For benches and tests only: the MP4 of a text-to-video job, rendered in-process.
+#[doc(hidden)]
+pub use jobs::render_text_to_video_mp4;
