@@ -83,14 +83,18 @@ struct DecodePass {
     elapsed_secs: f64,
 }
 
-/// Decodes the whole file on this thread, RGBA out, as the player's worker does.
-fn decode_whole(path: &Path) -> BenchResult<DecodePass> {
+/// Decodes the whole file on this thread, RGBA out. `recycle` false is the player's case
+/// (its frames go to the UI and never come back); true hands each buffer back.
+fn decode_whole(path: &Path, recycle: bool) -> BenchResult<DecodePass> {
     let start = Instant::now();
     let mut decoder = VideoDecoder::open(path)?;
     let mut frames = 0;
     while let Some(frame) = decoder.next_frame()? {
         std::hint::black_box(&frame.rgba);
         frames += 1;
+        if recycle {
+            decoder.recycle(frame);
+        }
     }
     Ok(DecodePass {
         frames,
@@ -106,13 +110,18 @@ fn ffmpeg_available() -> bool {
 }
 
 /// Wall seconds of one single-threaded ffmpeg decode (process start included, ~tens of ms).
-fn ffmpeg_decode_secs(path: &Path) -> BenchResult<f64> {
+/// `rgba`: also convert every frame to RGBA like ours (`-pix_fmt rgba`, one filter thread);
+/// without it ffmpeg stops at YUV.
+fn ffmpeg_decode_secs(path: &Path, rgba: bool) -> BenchResult<f64> {
     let start = Instant::now();
-    let status = Command::new("ffmpeg")
+    let mut command = Command::new("ffmpeg");
+    command
         .args(["-hide_banner", "-loglevel", "error", "-threads", "1", "-i"])
-        .arg(path)
-        .args(["-f", "null", "-"])
-        .status()?;
+        .arg(path);
+    if rgba {
+        command.args(["-filter_threads", "1", "-pix_fmt", "rgba"]);
+    }
+    let status = command.args(["-f", "null", "-"]).status()?;
     let elapsed = start.elapsed().as_secs_f64();
     if !status.success() {
         return Err(format!("ffmpeg failed on {}: {status}", path.display()).into());
@@ -124,9 +133,9 @@ fn decode_case(label: &str, path: &Path, target_realtime: f64, ffmpeg: bool) -> 
     let mut fps_runs = Vec::new();
     let mut frames = 0;
     // One untimed pass first so the file is in the page cache for both decoders.
-    decode_whole(path)?;
+    decode_whole(path, false)?;
     for _ in 0..DECODE_PASSES {
-        let pass = decode_whole(path)?;
+        let pass = decode_whole(path, false)?;
         frames = pass.frames;
         fps_runs.push(f64::from(pass.frames) / pass.elapsed_secs);
     }
@@ -142,16 +151,32 @@ fn decode_case(label: &str, path: &Path, target_realtime: f64, ffmpeg: bool) -> 
             .join(", "),
         verdict(realtime >= target_realtime)
     );
+    let mut recycled_fps_runs = Vec::new();
+    for _ in 0..DECODE_PASSES {
+        let pass = decode_whole(path, true)?;
+        recycled_fps_runs.push(f64::from(pass.frames) / pass.elapsed_secs);
+    }
+    println!(
+        "{label}: ours with buffers recycled {:.1} frames/s (median of {DECODE_PASSES})",
+        median(&mut recycled_fps_runs)
+    );
     if ffmpeg {
         let mut ffmpeg_fps_runs = Vec::new();
+        let mut ffmpeg_rgba_fps_runs = Vec::new();
         for _ in 0..FFMPEG_PASSES {
-            ffmpeg_fps_runs.push(f64::from(frames) / ffmpeg_decode_secs(path)?);
+            ffmpeg_fps_runs.push(f64::from(frames) / ffmpeg_decode_secs(path, false)?);
+            ffmpeg_rgba_fps_runs.push(f64::from(frames) / ffmpeg_decode_secs(path, true)?);
         }
         let ffmpeg_fps = median(&mut ffmpeg_fps_runs);
+        let ffmpeg_rgba_fps = median(&mut ffmpeg_rgba_fps_runs);
         println!(
             "{label}: ffmpeg -threads 1 {ffmpeg_fps:.1} frames/s (median of {FFMPEG_PASSES}), {:.2}× real time; ours / ffmpeg = {:.2}",
             ffmpeg_fps / 24.0,
             fps / ffmpeg_fps
+        );
+        println!(
+            "{label}: ffmpeg -threads 1 -pix_fmt rgba (also converts to RGBA, like ours) {ffmpeg_rgba_fps:.1} frames/s; ours / that = {:.2}",
+            fps / ffmpeg_rgba_fps
         );
     } else {
         println!("{label}: ffmpeg not installed (no comparison)");
