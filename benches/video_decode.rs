@@ -25,8 +25,7 @@ use std::time::{Duration, Instant};
 type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 const CLIP_SECS: f64 = 10.0;
-const DECODE_PASSES: usize = 3;
-const FFMPEG_PASSES: usize = 3;
+const DECODE_ROUNDS: usize = 5;
 const SEEK_TARGETS: usize = 50;
 const SEEK_SEED: u64 = 0x5eed_f00d;
 const RENDER_PASSES: usize = 3;
@@ -129,53 +128,54 @@ fn ffmpeg_decode_secs(path: &Path, rgba: bool) -> BenchResult<f64> {
     Ok(elapsed)
 }
 
+fn runs_text(fps_runs: &[f64]) -> String {
+    fps_runs
+        .iter()
+        .map(|f| format!("{f:.0}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Rounds of (ours, ours recycling buffers, ffmpeg, ffmpeg to RGBA), interleaved so a busy
+/// neighbour on the shared machine slows every variant alike.
 fn decode_case(label: &str, path: &Path, target_realtime: f64, ffmpeg: bool) -> BenchResult<()> {
-    let mut fps_runs = Vec::new();
-    let mut frames = 0;
     // One untimed pass first so the file is in the page cache for both decoders.
-    decode_whole(path, false)?;
-    for _ in 0..DECODE_PASSES {
-        let pass = decode_whole(path, false)?;
-        frames = pass.frames;
-        fps_runs.push(f64::from(pass.frames) / pass.elapsed_secs);
+    let frames = decode_whole(path, false)?.frames;
+    let fps_of = |secs: f64| f64::from(frames) / secs;
+    let (mut ours, mut recycled, mut plain, mut rgba) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..DECODE_ROUNDS {
+        ours.push(fps_of(decode_whole(path, false)?.elapsed_secs));
+        recycled.push(fps_of(decode_whole(path, true)?.elapsed_secs));
+        if ffmpeg {
+            plain.push(fps_of(ffmpeg_decode_secs(path, false)?));
+            rgba.push(fps_of(ffmpeg_decode_secs(path, true)?));
+        }
     }
-    let fps = median(&mut fps_runs);
+    let fps = median(&mut ours);
     let realtime = fps / 24.0;
     let size_mib = std::fs::metadata(path)?.len() as f64 / MIB;
     println!(
-        "{label}: {frames} frames, {size_mib:.1} MiB; ours {fps:.1} frames/s (median of {DECODE_PASSES}; runs {}), {realtime:.2}× real time — target ≥ {target_realtime}×: {}",
-        fps_runs
-            .iter()
-            .map(|f| format!("{f:.1}"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        "{label}: {frames} frames, {size_mib:.1} MiB; ours {fps:.1} frames/s (median of {DECODE_ROUNDS}: {}), {realtime:.2}× real time — target ≥ {target_realtime}×: {}",
+        runs_text(&ours),
         verdict(realtime >= target_realtime)
     );
-    let mut recycled_fps_runs = Vec::new();
-    for _ in 0..DECODE_PASSES {
-        let pass = decode_whole(path, true)?;
-        recycled_fps_runs.push(f64::from(pass.frames) / pass.elapsed_secs);
-    }
     println!(
-        "{label}: ours with buffers recycled {:.1} frames/s (median of {DECODE_PASSES})",
-        median(&mut recycled_fps_runs)
+        "{label}: ours handing each buffer back (recycle) {:.1} frames/s (runs {})",
+        median(&mut recycled),
+        runs_text(&recycled)
     );
     if ffmpeg {
-        let mut ffmpeg_fps_runs = Vec::new();
-        let mut ffmpeg_rgba_fps_runs = Vec::new();
-        for _ in 0..FFMPEG_PASSES {
-            ffmpeg_fps_runs.push(f64::from(frames) / ffmpeg_decode_secs(path, false)?);
-            ffmpeg_rgba_fps_runs.push(f64::from(frames) / ffmpeg_decode_secs(path, true)?);
-        }
-        let ffmpeg_fps = median(&mut ffmpeg_fps_runs);
-        let ffmpeg_rgba_fps = median(&mut ffmpeg_rgba_fps_runs);
+        let ffmpeg_fps = median(&mut plain);
+        let ffmpeg_rgba_fps = median(&mut rgba);
         println!(
-            "{label}: ffmpeg -threads 1 {ffmpeg_fps:.1} frames/s (median of {FFMPEG_PASSES}), {:.2}× real time; ours / ffmpeg = {:.2}",
+            "{label}: ffmpeg -threads 1 -f null {ffmpeg_fps:.1} frames/s (runs {}), {:.2}× real time; ours / ffmpeg = {:.2}",
+            runs_text(&plain),
             ffmpeg_fps / 24.0,
             fps / ffmpeg_fps
         );
         println!(
-            "{label}: ffmpeg -threads 1 -pix_fmt rgba (also converts to RGBA, like ours) {ffmpeg_rgba_fps:.1} frames/s; ours / that = {:.2}",
+            "{label}: ffmpeg -threads 1 -pix_fmt rgba (converts to RGBA like ours) {ffmpeg_rgba_fps:.1} frames/s (runs {}); ours / that = {:.2}",
+            runs_text(&rgba),
             fps / ffmpeg_rgba_fps
         );
     } else {
