@@ -705,3 +705,24 @@ async fn dropped_submit_response_still_creates_one_job() {
     assert_eq!(status, StatusCode::OK);
     assert!(body["generation_id"].is_string());
 }
+
+/// Without the `h264` feature there is no encoder: a video job ends failed and says why.
+#[cfg(not(feature = "h264"))]
+#[tokio::test]
+async fn without_h264_video_jobs_fail_with_the_reason() {
+    let h = harness();
+    let (status, submit) = h
+        .post(
+            "/v1/generate/video",
+            &json!({"prompt": "waves breaking on a pier"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{submit}");
+    let done = h.wait_terminal(&id_of(&submit)).await;
+    assert_eq!(done["state"], "failed", "{done}");
+    assert!(
+        done.to_string()
+            .contains("This build has no H.264 encoder (built without the h264 feature)"),
+        "{done}"
+    );
+}

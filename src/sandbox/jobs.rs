@@ -362,6 +362,50 @@ pub(crate) fn video_dimensions(aspect_ratio: &str, resolution: &str) -> (u32, u3
     }
 }
 
+/// What a video job renders: 24 fps, the tier's frame size, watermarked.
+fn job_video_spec<'a>(
+    seed_text: &'a str,
+    seed: i64,
+    (aspect_ratio, resolution): (&str, &str),
+    duration_secs: f64,
+    palette: Option<&'a [[u8; 3]]>,
+    source: Option<&'a image::DynamicImage>,
+) -> VideoRenderSpec<'a> {
+    let (width, height) = video_dimensions(aspect_ratio, resolution);
+    VideoRenderSpec {
+        prompt: seed_text,
+        seed,
+        width,
+        height,
+        fps: VIDEO_FPS,
+        duration_secs,
+        palette,
+        source,
+        watermark: true,
+    }
+}
+
+/// The MP4 bytes an ungraded text-to-video job renders for these inputs (the same spec
+/// as the job). For benches and tests only (re-exported hidden from `sandbox`); the
+/// studio never calls it.
+pub fn render_text_to_video_mp4(
+    prompt: &str,
+    seed: i64,
+    aspect_ratio: &str,
+    resolution: &str,
+    duration_secs: f64,
+) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+    let spec = job_video_spec(
+        prompt,
+        seed,
+        (aspect_ratio, resolution),
+        duration_secs,
+        None,
+        None,
+    );
+    Ok(render_video(&spec)?.mp4)
+}
+
 /// Renders the clip (graded palette from the stored look, the source image for
 /// image-to-video) and writes `<id>.mp4` plus `<id>_poster.jpg`.
 fn render_video_and_write(
@@ -377,26 +421,22 @@ fn render_video_and_write(
         .filter_map(|c| crate::palette::Rgb::from_hex(&c.hex))
         .map(|rgb| [rgb.r, rgb.g, rgb.b])
         .collect();
-    let (width, height) = video_dimensions(&row.aspect_ratio, &row.resolution);
     // The prompt seeds the look; image-to-video without a prompt uses the source URL.
     let seed_text = if row.prompt.trim().is_empty() {
         row.source_images.first().map(String::as_str).unwrap_or("")
     } else {
         row.prompt.as_str()
     };
-    let spec = VideoRenderSpec {
-        prompt: seed_text,
-        seed: row.seed,
-        width,
-        height,
-        fps: VIDEO_FPS,
-        duration_secs: row.video_duration_secs.unwrap_or(5.0),
-        palette: (!palette.is_empty()).then_some(palette.as_slice()),
-        source: source.as_ref(),
-        watermark: true,
-    };
+    let spec = job_video_spec(
+        seed_text,
+        row.seed,
+        (&row.aspect_ratio, &row.resolution),
+        row.video_duration_secs.unwrap_or(5.0),
+        (!palette.is_empty()).then_some(palette.as_slice()),
+        source.as_ref(),
+    );
     let video = render_video(&spec).map_err(|e| internal_failure(row, &e.to_string()))?;
-    tracing::debug!(generation_id = %row.id, width, height, fps = video.fps, frames = video.frame_count, "video rendered");
+    tracing::debug!(generation_id = %row.id, width = video.width, height = video.height, fps = video.fps, frames = video.frame_count, "video rendered");
     let rel_dir = format!("generations/{}", row.id);
     let rel = format!("{rel_dir}/{}.mp4", row.id);
     write_bytes(&files_dir.join(&rel), &video.mp4).map_err(|e| internal_failure(row, &e))?;

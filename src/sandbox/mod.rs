@@ -38,6 +38,12 @@ mod seed;
 mod state;
 mod store;
 mod users;
+// The sandbox's one `h264` seam: without the feature, a stand-in whose renders fail with
+// "This build has no H.264 encoder (built without the h264 feature)".
+#[cfg(feature = "h264")]
+mod video;
+#[cfg(not(feature = "h264"))]
+#[path = "video/unavailable.rs"]
 mod video;
 
 pub use cli::run_cli;
@@ -47,3 +53,6 @@ pub use faults::{FaultCounts, FaultRates};
 pub use files::FileRequest;
 pub use generations::GenerationSummary;
 pub use handle::{SandboxHandle, start};
+/// For benches and tests only: the MP4 of a text-to-video job, rendered in-process.
+#[doc(hidden)]
+pub use jobs::render_text_to_video_mp4;

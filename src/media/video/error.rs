@@ -43,4 +43,18 @@ pub enum VideoDecodeError {
     /// `VideoDecoder::next_frame_cancellable`); the decoder keeps its position.
     #[error("cancelled")]
     Cancelled,
+    /// This build has no H.264 decoder (built without the `h264` cargo feature); the file
+    /// itself may be fine.
+    #[error(
+        "cannot play here: this build has no H.264 decoder (built without the h264 feature); open it in the system player"
+    )]
+    H264Unavailable,
+}
+
+impl VideoDecodeError {
+    /// The file may well play elsewhere, just not in this build: the UI offers the system
+    /// player instead of calling the file broken.
+    pub fn suggests_system_player(&self) -> bool {
+        matches!(self, Self::H264Unavailable | Self::UnsupportedCodec { .. })
+    }
 }

@@ -11,12 +11,20 @@
 //! - [`preview`]: a few evenly spaced, downscaled frames for hover-scrubbing a tile.
 //!
 //! Only H.264 in MP4 is supported; other codecs are refused with
-//! [`VideoDecodeError::UnsupportedCodec`]. Interlaced (field-coded) H.264 is not handled by
+//! [`VideoDecodeError::UnsupportedCodec`]. Builds without the `h264` cargo feature have no
+//! decoder and refuse H.264 too, with [`VideoDecodeError::H264Unavailable`]. Interlaced (field-coded) H.264 is not handled by
 //! openh264.
 
+// The one `h264` seam of the player: without the feature, `decode` is a stand-in whose
+// `open` fails with `VideoDecodeError::H264Unavailable` (demuxing still works).
+#[cfg(feature = "h264")]
+pub mod decode;
+#[cfg(not(feature = "h264"))]
+#[path = "decode_unavailable.rs"]
 pub mod decode;
 pub mod demux;
 mod error;
+mod frame;
 pub mod player;
 pub mod preview;
 
@@ -27,6 +35,8 @@ pub use preview::{PreviewFrame, decode_preview, preview_frame_indices};
 
 /// The fixtures in `tests/fixtures/video/` and what the tests read from their pictures.
 #[cfg(test)]
+// Without a decoder only the demux tests run, and they use part of this.
+#[cfg_attr(not(feature = "h264"), allow(dead_code))]
 mod test_fixtures {
     use super::DecodedFrame;
 

@@ -560,7 +560,7 @@ fn due_at((instant, anchor_pts_secs): (Instant, f64), pts_secs: f64) -> Instant 
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "h264"))]
 mod tests {
     use super::super::test_fixtures::{BFRAMES, frame_code};
     use super::*;
