@@ -236,6 +236,10 @@ pub fn person_message(error: &VideoDecodeError) -> String {
             "This video is larger than the studio's player accepts.".to_owned()
         }
         VideoDecodeError::DecoderInit(_) => "The video decoder could not start.".to_owned(),
+        VideoDecodeError::H264Unavailable => {
+            "This build of the studio has no H.264 player; open the video in the system player."
+                .to_owned()
+        }
         VideoDecodeError::Decode { .. }
         | VideoDecodeError::FrameOutOfRange { .. }
         | VideoDecodeError::InvalidSeekTime(_)
