@@ -1,8 +1,8 @@
 //! `framewright` opens the studio; `framewright sandbox` runs the local service alone.
 
-use framewright::session::Session;
+use framewright::session::{SANDBOX_SPEED_ENV, Session, SessionOptions};
 use framewright::settings::{AppPaths, Settings};
-use framewright::ui::{StartupOptions, StudioApp, View, window};
+use framewright::ui::{ScreenshotScene, StartupOptions, StudioApp, View, window};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -12,9 +12,10 @@ Framewright — a desktop studio for the Generation Service
 
 USAGE:
   framewright                                   open the studio (local sandbox by default)
-  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings|video] [--size WxH]
+  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings|video|storyboard] [--size WxH]
                                                 open, wait for the view's data, save a screenshot, exit
-                                                (video: a short sandbox clip paused in the viewer)
+                                                (video: a short sandbox clip paused in the viewer;
+                                                 storyboard: a Creative Director batch on Create)
   framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
   framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]
                                                 run the local service alone on 127.0.0.1
@@ -59,8 +60,8 @@ struct StudioArgs {
     screenshot_to: Option<PathBuf>,
     /// `--size WxH`: the window's inner size in points, instead of the remembered one.
     size_pt: Option<[f32; 2]>,
-    /// `--view video`: make a short video on the local sandbox and play it in the viewer.
-    video_demo: bool,
+    /// `--view video|storyboard`: stage that scene on the local sandbox (screenshots).
+    screenshot_scene: Option<ScreenshotScene>,
 }
 
 fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
@@ -72,11 +73,21 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                 let path = iter.next().ok_or("--screenshot-to needs a file path")?;
                 options.screenshot_to = Some(PathBuf::from(path));
             }
-            "--view" if iter.clone().next().map(String::as_str) == Some("video") => {
-                // A video playing in the viewer, over the Library (for screenshots).
-                iter.next();
+            "--view"
+                if matches!(
+                    iter.clone().next().map(String::as_str),
+                    Some("video" | "storyboard")
+                ) =>
+            {
+                // A video paused in the viewer, or a Creative Director storyboard on the
+                // Create canvas, made on the local sandbox (for screenshots).
+                let scene = iter.next().map(String::as_str);
                 options.view = Some(View::Create);
-                options.video_demo = true;
+                options.screenshot_scene = Some(if scene == Some("video") {
+                    ScreenshotScene::Video
+                } else {
+                    ScreenshotScene::Storyboard
+                });
             }
             "--view" => {
                 let view = iter.next().ok_or("--view needs a view name")?;
@@ -106,6 +117,9 @@ fn parse_size(text: &str) -> Option<[f32; 2]> {
     (width >= 1.0 && height >= 1.0).then_some([width, height])
 }
 
+/// Sandbox speed for staged screenshot scenes: a 90-s video job takes about 2 s.
+const SCENE_SANDBOX_SPEED: f64 = 50.0;
+
 fn run_studio(cli: StudioArgs) -> ExitCode {
     let Some(paths) = AppPaths::discover() else {
         eprintln!(
@@ -129,9 +143,15 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
     let options = StartupOptions {
         initial_view: window::startup_view(cli.view, &memory),
         screenshot_to: cli.screenshot_to,
-        video_demo: cli.video_demo,
+        screenshot_scene: cli.screenshot_scene,
     };
     let saved_window = memory.window.filter(|_| options.screenshot_to.is_none());
+    // A staged scene waits for real jobs: unless the sandbox speed is set, run them fast
+    // enough to finish within the screenshot's timeout.
+    let mut session_options = SessionOptions::default();
+    if options.screenshot_scene.is_some() && std::env::var_os(SANDBOX_SPEED_ENV).is_none() {
+        session_options.sandbox_speed = SCENE_SANDBOX_SPEED;
+    }
     let mut geometry = window::initial_geometry(saved_window);
     if let Some([width, height]) = cli.size_pt {
         geometry.inner_width_pt = width.max(window::MIN_INNER_SIZE_PT[0]);
@@ -159,7 +179,7 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
             let repaint = Arc::new(move || ctx.request_repaint());
-            let session = Session::open(paths, repaint);
+            let session = Session::open_with(paths, session_options, repaint);
             Ok(Box::new(StudioApp::new(&cc.egui_ctx, session, options)))
         }),
     );

@@ -29,7 +29,8 @@ mod keyboard;
 mod notices;
 mod results;
 mod service;
-mod video_demo;
+mod screenshot_scene;
+pub use screenshot_scene::ScreenshotScene;
 
 /// How the studio starts (from the command line).
 #[derive(Clone, Debug, Default)]
@@ -37,9 +38,8 @@ pub struct StartupOptions {
     pub initial_view: View,
     /// Capture the window to this PNG once the view has loaded, then quit.
     pub screenshot_to: Option<PathBuf>,
-    /// Make a short video on the local sandbox and show it playing in the viewer (the
-    /// `--view video` screenshot).
-    pub video_demo: bool,
+    /// Stage a scene for the screenshot (`--view video|storyboard`).
+    pub screenshot_scene: Option<ScreenshotScene>,
 }
 
 pub struct StudioApp {
@@ -70,7 +70,7 @@ pub struct StudioApp {
     /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
     keys: keyboard::KeyboardState,
     /// The `--view video` screenshot's steps.
-    video_demo: Option<video_demo::VideoDemo>,
+    screenshot_scene: Option<screenshot_scene::SceneStage>,
 }
 
 impl StudioApp {
@@ -104,11 +104,10 @@ impl StudioApp {
             frames_laid_out: 0,
             palettes: PalettesState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
-            video_demo: None,
+            screenshot_scene: options
+                .screenshot_scene
+                .map(screenshot_scene::SceneStage::Starting),
         };
-        if options.video_demo {
-            app.video_demo = Some(video_demo::VideoDemo::start(&app));
-        }
         let remembered = app
             .session
             .ui_memory()
@@ -709,7 +708,6 @@ impl StudioApp {
         let mut actions = self.global_keys(&ctx);
         let now_ms = format::now_unix_ms();
 
-        crate::ui::result_tile::publish_video_outputs(&ctx, &self.model.jobs);
         // First, so the viewer's keys (arrows, Esc) never reach a panel underneath it.
         let library_items = &self.library.items;
         actions.extend(
@@ -919,7 +917,7 @@ impl StudioApp {
         if self.frames_laid_out < 2 {
             return false;
         }
-        if let Some(ready) = self.video_demo_ready() {
+        if let Some(ready) = self.screenshot_scene_ready() {
             return ready;
         }
         let connection_settled = self.session.connection_error().is_some()
@@ -994,7 +992,7 @@ impl eframe::App for StudioApp {
             }
         }
 
-        self.video_demo_step();
+        self.screenshot_scene_step();
         let actions = self.layout(ui);
         self.forward_retry_request(&ctx);
         self.update_window_title(&ctx);

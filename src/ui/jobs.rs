@@ -331,11 +331,8 @@ fn job_card_ui(
                 ui.horizontal_wrapped(|ui| {
                     ui.spacing_mut().item_spacing = Vec2::splat(6.0);
                     for (index, url) in result.urls.iter().enumerate() {
-                        let source = if index == 0 {
-                            result.thumbnail_url.as_deref().unwrap_or(url)
-                        } else {
-                            url
-                        };
+                        let source =
+                            crate::ui::result_tile::job_output_picture(result, index).unwrap_or(url);
                         let name = format!("Open result {} of {}", index + 1, result.urls.len());
                         let result_ref = ResultRef::Job {
                             local_id: job.local_id,
@@ -349,6 +346,7 @@ fn job_card_ui(
                             side: tokens::THUMB_SIDE,
                             fit: Fit::Cover,
                             buttons: false,
+                            video: crate::ui::result_tile::job_output_video(result, index),
                         };
                         if let Some(event) = result_tile_ui(ui, textures, &tile) {
                             let action = event.into_action(|| job_result_refs(job), index);

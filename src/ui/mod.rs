@@ -29,5 +29,5 @@ pub mod viewer;
 pub mod widgets;
 pub mod window;
 
-pub use app::{StartupOptions, StudioApp};
+pub use app::{ScreenshotScene, StartupOptions, StudioApp};
 pub use model::View;

@@ -2,7 +2,7 @@
 //! artist does with a result — as buttons under large tiles and as a right-click menu on
 //! every tile. Shared by the Create canvas, the job tray and the viewer.
 
-use crate::engine::{JobRecord, LocalJobId};
+use crate::api::JobResult;
 use crate::ui::icons::{Icon, paint_icon};
 use crate::ui::model::{ResultAction, ResultRef};
 use crate::ui::textures::{TextureCache, TextureLookup};
@@ -10,8 +10,6 @@ use crate::ui::tokens;
 use crate::ui::video::{is_video_item, is_video_output};
 use crate::ui::widgets;
 use egui::{CornerRadius, Rect, Role, Sense, Stroke, Ui, Vec2, WidgetInfo, pos2};
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
 /// How the image fills the tile's square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +35,8 @@ pub struct ResultTile<'a> {
     pub fit: Fit,
     /// Show the action buttons under the image; the context menu is always there.
     pub buttons: bool,
+    /// `Some(duration)` for a video (play badge, duration, no image-only actions).
+    pub video: Option<Option<f64>>,
 }
 
 /// What the artist did with a tile this frame.
@@ -72,8 +72,12 @@ pub fn job_result_refs(job: &crate::engine::JobRecord) -> Vec<ResultRef> {
 }
 
 /// The actions of a result in menu order: (icon, accessible name, action).
-fn actions_of(result: &ResultRef, favourite: bool) -> Vec<(Icon, &'static str, ResultAction)> {
-    vec![
+fn actions_of(
+    result: &ResultRef,
+    favourite: bool,
+    is_video: bool,
+) -> Vec<(Icon, &'static str, ResultAction)> {
+    let mut actions = vec![
         (
             Icon::Upload,
             "Reuse prompt and settings",
@@ -107,43 +111,48 @@ fn actions_of(result: &ResultRef, favourite: bool) -> Vec<(Icon, &'static str, R
             "Move to Trash",
             ResultAction::Trash(result.clone()),
         ),
-    ]
-}
-
-/// Which job outputs are videos, with their durations: published by the shell once a
-/// frame (`publish_video_outputs`) and read by every tile. A tile only holds a
-/// `ResultRef`, and the panels that build tiles should not each have to work it out.
-#[derive(Clone, Default)]
-struct VideoOutputs(Arc<HashMap<(LocalJobId, usize), Option<f64>>>);
-
-fn video_outputs_id() -> egui::Id {
-    egui::Id::unique("result_tile_video_outputs")
-}
-
-/// Record which job outputs are videos for this frame's tiles.
-pub fn publish_video_outputs(ctx: &egui::Context, jobs: &BTreeMap<LocalJobId, JobRecord>) {
-    let mut outputs = HashMap::new();
-    for job in jobs.values() {
-        let Some(result) = job.result.as_ref() else {
-            continue;
-        };
-        for index in 0..result.urls.len() {
-            if is_video_output(result, index) {
-                outputs.insert((job.local_id, index), result.duration);
-            }
-        }
+    ];
+    if is_video {
+        // Editing and animating take images.
+        actions.retain(|(_, _, action)| {
+            !matches!(
+                action,
+                ResultAction::UseAsEditSource(_) | ResultAction::Animate(_)
+            )
+        });
     }
-    ctx.data_mut(|d| d.insert_temp(video_outputs_id(), VideoOutputs(Arc::new(outputs))));
+    actions
 }
 
-/// `Some(duration)` when `result` is a video (the duration may be unknown).
-fn video_of(ctx: &egui::Context, result: &ResultRef) -> Option<Option<f64>> {
-    match result {
-        ResultRef::Job { local_id, index } => ctx
-            .data(|d| d.get_temp::<VideoOutputs>(video_outputs_id()))
-            .and_then(|outputs| outputs.0.get(&(*local_id, *index)).copied()),
-        ResultRef::Media(item) => is_video_item(item).then_some(item.duration),
-    }
+/// `Some(duration)` when output `index` of `result` is a video (the duration may be
+/// unknown), for [`ResultTile::video`].
+pub fn job_output_video(result: &JobResult, index: usize) -> Option<Option<f64>> {
+    is_video_output(result, index).then_some(result.duration)
+}
+
+/// `Some(duration)` when a library item is a video.
+pub fn media_video(item: &crate::api::media::MediaItem) -> Option<Option<f64>> {
+    is_video_item(item).then_some(item.duration)
+}
+
+/// The picture to draw for output `index`: a Creative Director scene's poster, the
+/// result's thumbnail for the first output, else the output itself.
+pub fn job_output_picture(result: &JobResult, index: usize) -> Option<&str> {
+    let url = result.urls.get(index)?;
+    let scene_poster = result
+        .scenes
+        .iter()
+        .find(|scene| scene.output_urls().first() == Some(url))
+        .and_then(|scene| scene.thumbnail_url.as_deref());
+    let first_thumbnail = (index == 0)
+        .then_some(result.thumbnail_url.as_deref())
+        .flatten();
+    Some(
+        scene_poster
+            .or(first_thumbnail)
+            .filter(|u| !u.is_empty())
+            .unwrap_or(url),
+    )
 }
 
 /// Lay out one tile: `tile.side` wide, the image square plus the button row if any.
@@ -157,7 +166,7 @@ pub fn result_tile_ui(
         ui.spacing_mut().item_spacing.y = 2.0;
         let (rect, response) = ui.allocate_exact_size(Vec2::splat(tile.side), Sense::click());
         let max_side_px = (tile.side * ui.ctx().pixels_per_point()).ceil() as u32;
-        let video = video_of(ui.ctx(), tile.result);
+        let video = tile.video;
         // A video without a poster: the file itself is no picture to fetch.
         let no_poster = video.is_some() && crate::ui::video::is_video(None, None, tile.image_url);
         let lookup = if no_poster {
@@ -193,7 +202,7 @@ pub fn result_tile_ui(
                 ui.close();
             }
             ui.separator();
-            for (_, label, action) in actions_of(tile.result, tile.favourite) {
+            for (_, label, action) in actions_of(tile.result, tile.favourite, tile.video.is_some()) {
                 if ui.button(label).clicked() {
                     event = Some(TileEvent::Action(action));
                     ui.close();
@@ -209,7 +218,7 @@ pub fn result_tile_ui(
                     if widgets::icon_button(ui, Icon::Image, "Open in viewer").clicked() {
                         event = Some(TileEvent::Open);
                     }
-                    for (icon, label, action) in actions_of(tile.result, tile.favourite) {
+                    for (icon, label, action) in actions_of(tile.result, tile.favourite, tile.video.is_some()) {
                         if widgets::icon_button(ui, icon, label).clicked() {
                             event = Some(TileEvent::Action(action));
                         }

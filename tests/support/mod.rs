@@ -47,7 +47,7 @@ pub fn studio_at_speed(dir: &tempfile::TempDir, initial_view: View, sandbox_spee
                 StartupOptions {
                     initial_view,
                     screenshot_to: None,
-                    video_demo: false,
+                    screenshot_scene: None,
                 },
             )
         })

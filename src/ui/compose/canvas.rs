@@ -69,10 +69,8 @@ fn cells<'a>(model: &'a Model, state: &CreateState) -> Vec<Cell<'a>> {
                         continue;
                     }
                     // The service's thumbnail is of the first output only.
-                    let image_url = match (&result.thumbnail_url, index) {
-                        (Some(thumbnail), 0) if !thumbnail.is_empty() => thumbnail.as_str(),
-                        _ => url.as_str(),
-                    };
+                    let image_url =
+                        result_tile::job_output_picture(result, index).unwrap_or(url.as_str());
                     cells.push(Cell::Output {
                         job,
                         index,
@@ -147,6 +145,13 @@ pub fn canvas_ui(
             }
         }
         for row in rows {
+            if let [Cell::Storyboard(job)] = row.as_slice() {
+                ui.push_id(("storyboard", job.local_id), |ui| {
+                    storyboard::storyboard_ui(ui, job, textures, width, actions);
+                });
+                ui.add_space(TILE_GAP);
+                continue;
+            }
             ui.horizontal_top(|ui| {
                 ui.spacing_mut().item_spacing.x = TILE_GAP;
                 for cell in row {
@@ -175,11 +180,8 @@ pub fn canvas_ui(
                                 problem_tile_ui(ui, job, side);
                             });
                         }
-                        Cell::Storyboard(job) => {
-                            ui.push_id(("storyboard", job.local_id), |ui| {
-                                storyboard::storyboard_ui(ui, job, textures, width, actions);
-                            });
-                        }
+                        // Always alone in its row (above).
+                        Cell::Storyboard(_) => {}
                     }
                 }
             });
@@ -234,6 +236,10 @@ fn output_tile_ui(
         side,
         fit: Fit::Contain,
         buttons: true,
+        video: job
+            .result
+            .as_ref()
+            .and_then(|r| result_tile::job_output_video(r, index)),
     };
     if let Some(event) = result_tile::result_tile_ui(ui, textures, &tile) {
         let action = event.into_action(|| outputs.to_vec(), position);

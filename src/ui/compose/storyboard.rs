@@ -122,6 +122,19 @@ pub fn storyboard_ui(
         .unwrap_or_default();
     tokens::card_frame().show(ui, |ui| {
         ui.set_width((width - 2.0 * tokens::SPACE_M).max(MIN_SCENE_SIDE));
+        ui.vertical(|ui| board_ui(ui, job, textures, &views, &outputs, actions));
+    });
+}
+
+fn board_ui(
+    ui: &mut Ui,
+    job: &JobRecord,
+    textures: &TextureCache,
+    views: &[(String, SceneView)],
+    outputs: &[ResultRef],
+    actions: &mut Vec<Action>,
+) {
+    {
         header_ui(ui, job, actions);
         ui.add_space(tokens::SPACE_S);
         let inner_width = ui.available_width().max(MIN_SCENE_SIDE);
@@ -136,13 +149,13 @@ pub fn storyboard_ui(
                 for (column, (title, view)) in row.iter().enumerate() {
                     let scene_index = row_index * columns + column;
                     ui.push_id(("scene", job.local_id, scene_index), |ui| {
-                        scene_card_ui(ui, job, textures, title, view, side, &outputs, actions);
+                        scene_card_ui(ui, job, textures, title, view, side, outputs, actions);
                     });
                 }
             });
             ui.add_space(SCENE_GAP);
         }
-    });
+    }
 }
 
 fn header_ui(ui: &mut Ui, job: &JobRecord, actions: &mut Vec<Action>) {
@@ -232,6 +245,8 @@ fn scene_card_ui(
                     side,
                     fit: Fit::Cover,
                     buttons: false,
+                    video: (job.spec.request.workflow_type == Some(WorkflowType::Video))
+                        .then_some(job.spec.request.duration),
                 };
                 if let Some(event) = result_tile::result_tile_ui(ui, textures, &tile) {
                     let action = event.into_action(|| outputs.to_vec(), *output_index);

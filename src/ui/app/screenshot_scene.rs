@@ -1,0 +1,155 @@
+//! `--screenshot-to FILE --view video|storyboard`: make the work a picture needs through
+//! the engine, as an artist would (a text-to-video job, or a Creative Director batch), then
+//! show it: the video paused on a frame past the start in the viewer, or the finished
+//! storyboard on the Create canvas.
+
+use super::StudioApp;
+use crate::api::{GenerationKind, GenerationRequest, GenerationSpec, WorkflowType};
+use crate::engine::{Command, JobPhase, LocalJobId};
+use crate::ui::model::{ResultRef, View};
+use std::time::{Duration, Instant};
+
+/// The frame the video capture is paused on.
+pub const VIDEO_FRAME: u32 = 40;
+/// Time after a batch finishes for its scene posters to load and draw.
+const POSTERS_SETTLE: Duration = Duration::from_millis(1500);
+
+/// Which picture to stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScreenshotScene {
+    /// A 4-s 16:9 veo-3 clip paused in the viewer.
+    Video,
+    /// A four-scene Creative Director storyboard on the Create canvas.
+    Storyboard,
+}
+
+impl ScreenshotScene {
+    fn spec(self) -> (GenerationSpec, &'static str) {
+        match self {
+            ScreenshotScene::Video => (
+                GenerationSpec {
+                    kind: GenerationKind::TextToVideo,
+                    request: GenerationRequest {
+                        prompt: "a lighthouse beam sweeping over a foggy harbour at dusk".into(),
+                        model: Some("google/veo-3".into()),
+                        aspect_ratio: Some("16:9".into()),
+                        resolution: Some("720p".into()),
+                        duration: Some(4.0),
+                        ..GenerationRequest::default()
+                    },
+                },
+                "Veo 3",
+            ),
+            ScreenshotScene::Storyboard => (
+                GenerationSpec {
+                    kind: GenerationKind::CreativeDirector,
+                    request: GenerationRequest {
+                        prompt: "a paper boat's journey from a rainy gutter to the open sea"
+                            .into(),
+                        model: Some("fal-ai/flux/schnell".into()),
+                        aspect_ratio: Some("16:9".into()),
+                        scene_count: Some(4),
+                        workflow_type: Some(WorkflowType::Image),
+                        ..GenerationRequest::default()
+                    },
+                },
+                "Flux Schnell",
+            ),
+        }
+    }
+}
+
+pub enum SceneStage {
+    /// Waiting for the catalog (so the job is priced and labelled like any other).
+    Starting(ScreenshotScene),
+    /// Submitted; waiting for the newest job of its kind to finish.
+    Running(ScreenshotScene),
+    /// Video: the viewer is open; `seeked` once the seek was sent.
+    Viewing { local_id: LocalJobId, seeked: bool },
+    /// Storyboard: finished at this instant.
+    Settling(Instant),
+    Failed,
+}
+
+impl StudioApp {
+    /// One step of the staged scene, once a frame.
+    pub(super) fn screenshot_scene_step(&mut self) {
+        let Some(stage) = self.screenshot_scene.take() else {
+            return;
+        };
+        let next = match stage {
+            SceneStage::Starting(scene) if self.model.catalog.is_loaded() => {
+                let (spec, model_label) = scene.spec();
+                let credits_estimate = self
+                    .model
+                    .model_by_id(spec.request.model.as_deref().unwrap_or_default())
+                    .and_then(|record| crate::api::estimate_credits(record, &spec));
+                self.send(Command::Submit {
+                    spec,
+                    model_label: model_label.to_owned(),
+                    credits_estimate,
+                });
+                SceneStage::Running(scene)
+            }
+            SceneStage::Running(scene) => self.scene_job_progress(scene),
+            SceneStage::Viewing { local_id, seeked } => {
+                let seeked = seeked
+                    || self
+                        .viewer
+                        .video_player()
+                        .filter(|player| player.shown_frame().is_some())
+                        .is_some_and(|player| player.seek_frame(VIDEO_FRAME));
+                SceneStage::Viewing { local_id, seeked }
+            }
+            other => other,
+        };
+        self.screenshot_scene = Some(next);
+    }
+
+    fn scene_job_progress(&mut self, scene: ScreenshotScene) -> SceneStage {
+        let kind = scene.spec().0.kind;
+        let Some(job) = self
+            .model
+            .jobs
+            .values()
+            .filter(|job| job.spec.kind == kind)
+            .max_by_key(|job| job.local_id)
+        else {
+            return SceneStage::Running(scene);
+        };
+        match (&job.phase, scene) {
+            (JobPhase::Completed, ScreenshotScene::Video) => {
+                let local_id = job.local_id;
+                self.viewer
+                    .open(vec![ResultRef::Job { local_id, index: 0 }], 0);
+                SceneStage::Viewing {
+                    local_id,
+                    seeked: false,
+                }
+            }
+            (JobPhase::Completed, ScreenshotScene::Storyboard) => {
+                self.view = View::Create;
+                SceneStage::Settling(Instant::now())
+            }
+            (phase, _) if phase.is_finished() => {
+                eprintln!("screenshot: the staged job ended {}", phase.label());
+                SceneStage::Failed
+            }
+            _ => SceneStage::Running(scene),
+        }
+    }
+
+    /// `Some(ready)` while a scene is staged: the capture may be taken once it shows (or
+    /// the staging gave up, so the timeout does not have to).
+    pub(super) fn screenshot_scene_ready(&self) -> Option<bool> {
+        Some(match self.screenshot_scene.as_ref()? {
+            SceneStage::Failed => true,
+            SceneStage::Viewing { seeked: true, .. } => self
+                .viewer
+                .video_player()
+                .is_some_and(|p| p.shown_frame() == Some(VIDEO_FRAME)),
+            SceneStage::Settling(since) => since.elapsed() >= POSTERS_SETTLE,
+            _ => false,
+        })
+    }
+}
