@@ -145,8 +145,27 @@ fn text_to_video_from_prompt_to_poster_on_the_canvas() {
         })
         .expect("a result tile for the video");
     tile.click_accesskit();
-    step_until(&mut harness, "the viewer to open the video", |h| {
-        h.state().viewer_job() == Some(job.local_id)
+    step_until(
+        &mut harness,
+        "the viewer to show the video's first frame",
+        |h| {
+            h.state().viewer_job() == Some(job.local_id)
+                && h.state()
+                    .viewer()
+                    .video_player()
+                    .is_some_and(|p| p.shown_frame().is_some())
+        },
+    );
+    // Play: the time shown moves on.
+    harness
+        .get_by_role_and_label(Role::Button, "Play (Space)")
+        .click();
+    step_until(&mut harness, "playback to move on", |h| {
+        h.state()
+            .viewer()
+            .video_player()
+            .and_then(|p| p.shown_time_secs())
+            .is_some_and(|t| t > 0.3)
     });
 }
 

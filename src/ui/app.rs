@@ -28,8 +28,8 @@ mod dialogs;
 mod keyboard;
 mod notices;
 mod results;
-mod service;
 mod screenshot_scene;
+mod service;
 pub use screenshot_scene::ScreenshotScene;
 
 /// How the studio starts (from the command line).

@@ -331,8 +331,8 @@ fn job_card_ui(
                 ui.horizontal_wrapped(|ui| {
                     ui.spacing_mut().item_spacing = Vec2::splat(6.0);
                     for (index, url) in result.urls.iter().enumerate() {
-                        let source =
-                            crate::ui::result_tile::job_output_picture(result, index).unwrap_or(url);
+                        let source = crate::ui::result_tile::job_output_picture(result, index)
+                            .unwrap_or(url);
                         let name = format!("Open result {} of {}", index + 1, result.urls.len());
                         let result_ref = ResultRef::Job {
                             local_id: job.local_id,

@@ -202,7 +202,8 @@ pub fn result_tile_ui(
                 ui.close();
             }
             ui.separator();
-            for (_, label, action) in actions_of(tile.result, tile.favourite, tile.video.is_some()) {
+            for (_, label, action) in actions_of(tile.result, tile.favourite, tile.video.is_some())
+            {
                 if ui.button(label).clicked() {
                     event = Some(TileEvent::Action(action));
                     ui.close();
@@ -218,7 +219,9 @@ pub fn result_tile_ui(
                     if widgets::icon_button(ui, Icon::Image, "Open in viewer").clicked() {
                         event = Some(TileEvent::Open);
                     }
-                    for (icon, label, action) in actions_of(tile.result, tile.favourite, tile.video.is_some()) {
+                    for (icon, label, action) in
+                        actions_of(tile.result, tile.favourite, tile.video.is_some())
+                    {
                         if widgets::icon_button(ui, icon, label).clicked() {
                             event = Some(TileEvent::Action(action));
                         }

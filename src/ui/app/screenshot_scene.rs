@@ -44,8 +44,7 @@ impl ScreenshotScene {
                 GenerationSpec {
                     kind: GenerationKind::CreativeDirector,
                     request: GenerationRequest {
-                        prompt: "a paper boat's journey from a rainy gutter to the open sea"
-                            .into(),
+                        prompt: "a paper boat's journey from a rainy gutter to the open sea".into(),
                         model: Some("fal-ai/flux/schnell".into()),
                         aspect_ratio: Some("16:9".into()),
                         scene_count: Some(4),
@@ -65,7 +64,10 @@ pub enum SceneStage {
     /// Submitted; waiting for the newest job of its kind to finish.
     Running(ScreenshotScene),
     /// Video: the viewer is open; `seeked` once the seek was sent.
-    Viewing { local_id: LocalJobId, seeked: bool },
+    Viewing {
+        local_id: LocalJobId,
+        seeked: bool,
+    },
     /// Storyboard: finished at this instant.
     Settling(Instant),
     Failed,
