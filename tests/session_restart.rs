@@ -2,7 +2,7 @@
 //! tray and finishes. Exercised through `Session`, which owns the embedded sandbox and the
 //! engine exactly as the studio does, on real loopback HTTP.
 
-use framewright::api::{GenerationKind, GenerationRequest, GenerationSpec};
+use framewright::api::{GenerationKind, GenerationRequest, GenerationSpec, WorkflowType};
 use framewright::engine::{Command, Event, JobPhase, JobRecord};
 use framewright::session::{Session, SessionOptions};
 use framewright::settings::AppPaths;
@@ -99,6 +99,60 @@ fn a_job_running_at_quit_is_resumed_and_finishes_after_restart() {
         finished.credits_used.is_some_and(|c| c > 0.0),
         "credits_used is reported"
     );
+}
+
+/// A Creative Director batch running at quit is polled again on its own route after a
+/// restart, its scenes land, and the finished storyboard (scenes and outputs) is still
+/// there after another restart.
+#[test]
+fn a_creative_director_batch_resumes_after_restart_and_keeps_its_storyboard() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let paths = AppPaths::under(home.path());
+    let mut first = open(&paths);
+    let spec = GenerationSpec {
+        kind: GenerationKind::CreativeDirector,
+        request: GenerationRequest {
+            prompt: "a kite's flight over the dunes".into(),
+            model: Some("fal-ai/flux/schnell".into()),
+            scene_count: Some(2),
+            workflow_type: Some(WorkflowType::Image),
+            ..Default::default()
+        },
+    };
+    first
+        .send(Command::Submit {
+            spec,
+            model_label: "Flux Schnell".into(),
+            credits_estimate: Some(4.0),
+        })
+        .expect("submit command accepted");
+    let running = wait_for_job(&mut first, |job| {
+        matches!(job.phase, JobPhase::Running { .. })
+    });
+    let batch_id = running.generation_id.clone().expect("the batch id");
+    first.shutdown();
+    drop(first);
+
+    let mut second = open(&paths);
+    let finished = wait_for_job(&mut second, |job| {
+        job.generation_id.as_deref() == Some(&batch_id) && job.phase.is_finished()
+    });
+    assert_eq!(finished.phase, JobPhase::Completed, "{finished:?}");
+    assert_eq!(finished.scenes.len(), 2);
+    assert!(finished.scenes.iter().all(|s| s.image_urls.len() == 1));
+    assert_eq!(finished.credits_used, Some(4.0));
+    second.shutdown();
+    drop(second);
+
+    let mut third = open(&paths);
+    let restored = wait_for_job(&mut third, |job| {
+        job.generation_id.as_deref() == Some(&batch_id)
+    });
+    assert_eq!(restored.phase, JobPhase::Completed);
+    assert_eq!(restored.scenes, finished.scenes, "the storyboard survives");
+    let result = restored.result.expect("result");
+    assert_eq!(result.urls.len(), 2, "one output per scene");
+    assert_eq!(result.urls[0], finished.scenes[0].image_urls[0]);
 }
 
 /// The window and the view are stored through the session and read back, as `main`

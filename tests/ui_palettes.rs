@@ -172,6 +172,9 @@ fn a_hand_built_palette_grades_the_project_until_skipped() {
         prompt_used(&graded)
     );
 
+    // The toggle sits low in the form: bring it into view first, as a person scrolls.
+    harness.get_by_label("Skip palette").scroll_to_me();
+    settle(&mut harness);
     harness.get_by_label("Skip palette").click();
     settle(&mut harness);
     let skipped = generate(&mut harness, "A lighthouse keeper asleep");
