@@ -124,13 +124,23 @@ fn form_ui(
     let focus = std::mem::take(&mut state.focus_prompt);
     prompt_card_ui(ui, model, &mut state.form, focus);
     let form = &mut state.form;
+    // What is edited or animated comes right after the prompt; Creative Director's
+    // optional references come after its model.
+    let sources_first = matches!(
+        form.kind,
+        GenerationKind::ImageEdit | GenerationKind::ImageToVideo
+    );
+    if sources_first {
+        ui.add_space(tokens::SPACE_M);
+        sources_card_ui(ui, form, textures, actions);
+    }
     if form.kind == GenerationKind::CreativeDirector {
         ui.add_space(tokens::SPACE_M);
         storyboard_card_ui(ui, form);
     }
     ui.add_space(tokens::SPACE_M);
     model_card_ui(ui, model, form, textures, actions);
-    if form.takes_sources() {
+    if form.takes_sources() && !sources_first {
         ui.add_space(tokens::SPACE_M);
         sources_card_ui(ui, form, textures, actions);
     }
