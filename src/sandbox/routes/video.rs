@@ -430,9 +430,21 @@ fn submit_video(
     Ok(accepted(&state, &generation.id, response))
 }
 
-/// A short deterministic scene title: "Scene N: " and the prompt's first words.
+/// A short deterministic scene title: the scene's story beat
+/// and the prompt's first words ("Scene 2 · Arrival: A lighthouse at dusk").
 fn scene_title(prompt: &str, scene_number: u32) -> String {
     const TITLE_WORDS: usize = 4;
+    const BEATS: [&str; 8] = [
+        "Opening",
+        "Arrival",
+        "Discovery",
+        "Turn",
+        "Rising",
+        "Climax",
+        "Aftermath",
+        "Closing",
+    ];
+    let beat = BEATS[(scene_number.max(1) as usize - 1) % BEATS.len()];
     let words: Vec<&str> = prompt
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
@@ -446,7 +458,7 @@ fn scene_title(prompt: &str, scene_number: u32) -> String {
             .chain(subject.chars().skip(1))
             .collect();
     }
-    format!("Scene {scene_number}: {subject}")
+    format!("Scene {scene_number} · {beat}: {subject}")
 }
 
 pub(crate) async fn creative_director(
@@ -755,7 +767,7 @@ mod tests {
     fn scene_titles_are_short_and_deterministic() {
         assert_eq!(
             scene_title("a lighthouse at dusk, storm rolling in", 2),
-            "Scene 2: A lighthouse at dusk"
+            "Scene 2 · Arrival: A lighthouse at dusk"
         );
     }
 }

@@ -245,8 +245,10 @@ fn scene_card_ui(
                     side,
                     fit: Fit::Cover,
                     buttons: false,
+                    // Scenes report no length, and the one asked for may have been
+                    // mapped to the model's closest: no duration badge, just "video".
                     video: (job.spec.request.workflow_type == Some(WorkflowType::Video))
-                        .then_some(job.spec.request.duration),
+                        .then_some(None),
                 };
                 if let Some(event) = result_tile::result_tile_ui(ui, textures, &tile) {
                     let action = event.into_action(|| outputs.to_vec(), *output_index);

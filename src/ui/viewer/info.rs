@@ -44,7 +44,8 @@ pub(super) fn info_column_ui(
         where_line.push(subtitle.clone());
     }
     if count > 1 {
-        where_line.push(format!("Image {} of {count}", index + 1));
+        let noun = if subject.is_video { "Video" } else { "Image" };
+        where_line.push(format!("{noun} {} of {count}", index + 1));
     }
     if !where_line.is_empty() {
         widgets::muted(ui, where_line.join(" · "));

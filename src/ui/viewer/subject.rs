@@ -62,11 +62,12 @@ pub fn subject_of(
             if let Some(created) = &output.created_at {
                 facts.push(("Created", format::timestamp(created)));
             }
-            if let Some(ratio) = output
-                .aspect_ratio
-                .clone()
-                .or_else(|| job.spec.request.aspect_ratio.clone())
-            {
+            // A batch's scenes may be mapped to other ratios than asked: only a reported
+            // ratio is shown for them.
+            let asked_ratio = (job.spec.kind != crate::api::GenerationKind::CreativeDirector)
+                .then(|| job.spec.request.aspect_ratio.clone())
+                .flatten();
+            if let Some(ratio) = output.aspect_ratio.clone().or(asked_ratio) {
                 facts.push(("Aspect ratio", ratio));
             }
             let count = output.urls.len();
@@ -74,15 +75,30 @@ pub fn subject_of(
             if is_video && let Some(duration) = output.duration.filter(|d| *d > 0.0) {
                 facts.push(("Duration", format!("{duration:.1} s")));
             }
+            let scene = output
+                .scenes
+                .iter()
+                .enumerate()
+                .find(|(_, scene)| scene.output_urls().contains(&url));
+            let subtitle = match scene {
+                Some((scene_index, scene)) => Some(format!(
+                    "Scene {} of {}: {}",
+                    scene_index + 1,
+                    output.scenes.len(),
+                    scene.title.clone().unwrap_or_default()
+                )),
+                None => (count > 1).then(|| format!("Output {} of {count}", index + 1)),
+            };
+            let poster = crate::ui::result_tile::job_output_picture(&output, *index)
+                .filter(|picture| *picture != url)
+                .map(str::to_owned);
             Some(Subject {
-                thumbnail_url: (*index == 0)
-                    .then(|| output.thumbnail_url.clone())
-                    .flatten(),
+                thumbnail_url: poster,
                 url,
                 is_image: !is_video,
                 is_video,
                 title: format!("{} · {}", job.spec.kind.label(), job.model_label),
-                subtitle: (count > 1).then(|| format!("Output {} of {count}", index + 1)),
+                subtitle,
                 prompt,
                 facts,
                 favourite: None,
