@@ -95,6 +95,12 @@ impl VideoPlayerState {
         })
     }
 
+    /// Ask for the same video again after a failure (the service was unreachable, say).
+    pub fn retry(&mut self) -> Option<Command> {
+        let source = self.source.take()?;
+        self.set_source(&source.url, source.poster_url.as_deref())
+    }
+
     /// Stop and forget the video (the player thread ends when its handle is dropped).
     pub fn close(&mut self) {
         *self = Self::default();
@@ -339,6 +345,7 @@ impl VideoPlayerState {
             }
             Phase::Failed { message, details } => {
                 let (message, details) = (message.clone(), details.clone());
+                let mut retry = false;
                 let url = self.url().unwrap_or_default().to_owned();
                 let panel = Rect::from_center_size(
                     area.center_bottom() - vec2(0.0, 64.0),
@@ -353,6 +360,14 @@ impl VideoPlayerState {
                             ui.vertical_centered(|ui| {
                                 ui.label(RichText::new(&message).color(tokens::TEXT));
                                 ui.horizontal(|ui| {
+                                    if !url.is_empty()
+                                        && ui
+                                            .add(widgets::secondary_button("Try again"))
+                                            .on_hover_text("Download and open the video again")
+                                            .clicked()
+                                    {
+                                        retry = true;
+                                    }
                                     if !url.is_empty()
                                         && ui
                                             .add(widgets::secondary_button("Open in system player"))
@@ -374,6 +389,9 @@ impl VideoPlayerState {
                             });
                         });
                 });
+                if retry && let Some(command) = self.retry() {
+                    actions.push(Action::Send(Box::new(command)));
+                }
             }
         }
         if response.has_focus() {
@@ -631,6 +649,41 @@ mod tests {
         assert_eq!(fit.center(), area.center());
         let actual = picture_rect(area, vec2(720.0, 720.0), 2.0, true);
         assert_eq!(actual.size(), vec2(360.0, 360.0));
+    }
+
+    #[test]
+    fn try_again_after_a_failed_download_asks_anew_and_takes_only_the_new_answer() {
+        let mut state = VideoPlayerState::default();
+        let Some(Command::OpenVideo { request_id, .. }) =
+            state.set_source("http://x/a.mp4", Some("http://x/a.jpg"))
+        else {
+            panic!("opens");
+        };
+        state.handle_event(&Event::VideoFailed {
+            request_id,
+            url: "http://x/a.mp4".into(),
+            message: "The video could not be downloaded.".into(),
+            details: "connection refused".into(),
+        });
+        assert_eq!(state.failure(), Some("The video could not be downloaded."));
+        let Some(Command::OpenVideo {
+            request_id: again,
+            url,
+        }) = state.retry()
+        else {
+            panic!("Try again asks for the video again");
+        };
+        assert_eq!(url, "http://x/a.mp4");
+        assert_ne!(again, request_id);
+        assert!(state.is_loading());
+        // A late answer to the first request changes nothing.
+        state.handle_event(&Event::VideoFailed {
+            request_id,
+            url: "http://x/a.mp4".into(),
+            message: "stale".into(),
+            details: String::new(),
+        });
+        assert!(state.is_loading());
     }
 
     #[test]
