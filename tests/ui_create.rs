@@ -3,7 +3,7 @@
 //! and Trash on a result, the prompt's focus, and the form remembered across a restart.
 
 mod support;
-use support::{generate, step_until, studio};
+use support::{click_button, generate, step_until, steps, studio, wait_for_service_data};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -14,29 +14,6 @@ use framewright::ui::compose::SourceState;
 use framewright::ui::{StudioApp, View};
 
 type Studio = Harness<'static, StudioApp>;
-
-fn wait_for_service_data(harness: &mut Studio) {
-    step_until(harness, "catalog, projects, credits and presets", |h| {
-        let app = h.state();
-        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
-    });
-    for _ in 0..3 {
-        harness.step();
-    }
-}
-
-fn steps(harness: &mut Studio, count: usize) {
-    for _ in 0..count {
-        harness.step();
-    }
-}
-
-fn click_button(harness: &mut Studio, label: &str) {
-    harness
-        .get_by_role_and_label(Role::Button, label)
-        .click_accesskit();
-    steps(harness, 2);
-}
 
 fn output_url(job: &JobRecord) -> String {
     job.result

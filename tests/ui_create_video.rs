@@ -3,7 +3,10 @@
 //! image result, and a Creative Director storyboard filling in scene by scene.
 
 mod support;
-use support::{generate, step_until, studio, studio_at_speed};
+use support::{
+    click_button, generate, generate_label, press_generate, step_until, steps, studio,
+    studio_at_speed, type_prompt, wait_for_service_data,
+};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -14,60 +17,6 @@ use framewright::ui::compose::SourceState;
 use framewright::ui::{StudioApp, View};
 
 type Studio = Harness<'static, StudioApp>;
-
-fn wait_for_service_data(harness: &mut Studio) {
-    step_until(harness, "catalog, projects and credits", |h| {
-        let app = h.state();
-        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
-    });
-    steps(harness, 3);
-}
-
-fn steps(harness: &mut Studio, count: usize) {
-    for _ in 0..count {
-        harness.step();
-    }
-}
-
-fn click_button(harness: &mut Studio, label: &str) {
-    harness
-        .get_by_role_and_label(Role::Button, label)
-        .click_accesskit();
-    steps(harness, 2);
-}
-
-fn type_prompt(harness: &mut Studio, prompt: &str) {
-    harness.get_by_label("Prompt").click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.step();
-    harness.key_press(egui::Key::Backspace);
-    harness.step();
-    if !prompt.is_empty() {
-        harness.get_by_label("Prompt").type_text(prompt);
-        harness.step();
-    }
-}
-
-/// The Generate button's accessible name (it carries the estimate).
-fn generate_label(harness: &Studio) -> String {
-    harness
-        .get_by(|node| {
-            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
-        })
-        .accesskit_node()
-        .label()
-        .unwrap_or_default()
-}
-
-fn press_generate(harness: &mut Studio) {
-    harness
-        .get_by(|node| {
-            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
-        })
-        .click_accesskit();
-    harness.step();
-}
 
 fn newest_job(harness: &Studio) -> JobRecord {
     harness.state().jobs()[0].clone()

@@ -59,6 +59,18 @@ pub fn secondary_button(text: impl Into<String>) -> Button<'static> {
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
 }
 
+/// A two-state button (Fit / 100 %, loop) that reads clearly when on: white on accent.
+pub fn toggle_button(text: &str, on: bool) -> Button<'static> {
+    if on {
+        Button::new(RichText::new(text).color(tokens::ON_ACCENT).strong())
+            .fill(tokens::ACCENT)
+            .stroke(Stroke::NONE)
+            .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+    } else {
+        secondary_button(text)
+    }
+}
+
 /// A small text-only button (links inside cards: "Dismiss", "Check again").
 pub fn subtle_button(text: impl Into<String>) -> Button<'static> {
     Button::new(

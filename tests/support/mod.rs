@@ -6,7 +6,7 @@
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use framewright::engine::{JobPhase, JobRecord};
 use framewright::session::{Session, SessionOptions};
 use framewright::settings::AppPaths;
@@ -70,6 +70,63 @@ pub fn step_until(harness: &mut Studio, what: &str, mut done: impl FnMut(&Studio
     }
 }
 
+/// Steps until the catalog, projects and credits are in, then a few frames more.
+pub fn wait_for_service_data(harness: &mut Studio) {
+    step_until(harness, "catalog, projects and credits", |h| {
+        let app = h.state();
+        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
+    });
+    steps(harness, 3);
+}
+
+pub fn steps(harness: &mut Studio, count: usize) {
+    for _ in 0..count {
+        harness.step();
+    }
+}
+
+/// Clicks the button named `label` through accessibility, then lets two frames run.
+pub fn click_button(harness: &mut Studio, label: &str) {
+    harness
+        .get_by_role_and_label(Role::Button, label)
+        .click_accesskit();
+    steps(harness, 2);
+}
+
+/// The Generate button's accessible name (it carries the estimate).
+pub fn generate_label(harness: &Studio) -> String {
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .accesskit_node()
+        .label()
+        .unwrap_or_default()
+}
+
+pub fn press_generate(harness: &mut Studio) {
+    harness
+        .get_by(|node| {
+            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click_accesskit();
+    harness.step();
+}
+
+/// Replaces the prompt's text with `prompt` (empty clears it).
+pub fn type_prompt(harness: &mut Studio, prompt: &str) {
+    harness.get_by_label("Prompt").click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.key_press(egui::Key::Backspace);
+    harness.step();
+    if !prompt.is_empty() {
+        harness.get_by_label("Prompt").type_text(prompt);
+        harness.step();
+    }
+}
+
 /// A fixture photo shipped beside the repository.
 pub fn fixture_photo(name: &str) -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -104,17 +161,8 @@ pub fn drop_file(harness: &mut Studio, path: PathBuf) {
 /// for the job to complete; the finished job.
 pub fn generate(harness: &mut Studio, prompt: &str) -> JobRecord {
     let before = harness.state().jobs().len();
-    harness.get_by_label("Prompt").click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.step();
-    harness.get_by_label("Prompt").type_text(prompt);
-    harness.step();
-    harness
-        .get_by(|node| {
-            node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Generate"))
-        })
-        .click_accesskit();
+    type_prompt(harness, prompt);
+    press_generate(harness);
     step_until(harness, "the job to finish", |h| {
         let jobs = h.state().jobs();
         jobs.len() == before + 1 && jobs[0].phase.is_finished()

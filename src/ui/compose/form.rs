@@ -43,6 +43,20 @@ pub struct SourceImage {
     pub upload_progress: Option<(u64, u64)>,
 }
 
+impl SourceImage {
+    /// A source known by its URL (a result, a library item, a typed address).
+    pub fn ready(url: &str, label: &str) -> Self {
+        Self {
+            path: None,
+            label: label.to_owned(),
+            state: SourceState::Ready {
+                url: url.to_owned(),
+            },
+            upload_progress: None,
+        }
+    }
+}
+
 /// What the selected model lets the artist choose.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutputOptions {

@@ -224,14 +224,7 @@ impl CreateState {
         let form = &mut self.form;
         form.set_kind(GenerationKind::ImageToVideo);
         form.sources.clear();
-        form.sources.push(SourceImage {
-            path: None,
-            label: label.to_owned(),
-            state: SourceState::Ready {
-                url: url.to_owned(),
-            },
-            upload_progress: None,
-        });
+        form.sources.push(SourceImage::ready(url, label));
         self.focus_prompt = true;
     }
 
@@ -241,14 +234,7 @@ impl CreateState {
         form.kind = GenerationKind::ImageEdit;
         form.sources
             .retain(|s| !matches!(&s.state, SourceState::Ready { url: u } if u == url));
-        form.sources.push(SourceImage {
-            path: None,
-            label: label.to_owned(),
-            state: SourceState::Ready {
-                url: url.to_owned(),
-            },
-            upload_progress: None,
-        });
+        form.sources.push(SourceImage::ready(url, label));
         self.focus_prompt = true;
     }
 

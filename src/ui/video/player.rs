@@ -528,14 +528,14 @@ impl VideoPlayerState {
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     let actual = self.actual_size;
                     let hundred = ui
-                        .add_enabled(ready, toggle("100 %", actual))
+                        .add_enabled(ready, widgets::toggle_button("100 %", actual))
                         .on_hover_text("One video pixel per screen pixel");
                     widgets::name_widget(&hundred, "Video at 100 %");
                     if hundred.clicked() {
                         self.actual_size = true;
                     }
                     let fit = ui
-                        .add_enabled(ready, toggle("Fit", !actual))
+                        .add_enabled(ready, widgets::toggle_button("Fit", !actual))
                         .on_hover_text("Fit the video to the space");
                     widgets::name_widget(&fit, "Fit video");
                     if fit.clicked() {
@@ -592,17 +592,6 @@ fn control_button(ui: &mut Ui, icon: Icon, name: &str, enabled: bool, on: bool) 
         }
     }
     response.on_hover_text(name)
-}
-
-fn toggle(text: &str, on: bool) -> egui::Button<'static> {
-    if on {
-        egui::Button::new(RichText::new(text).color(tokens::ON_ACCENT).strong())
-            .fill(tokens::ACCENT)
-            .stroke(Stroke::NONE)
-            .corner_radius(CornerRadius::same(tokens::RADIUS_M))
-    } else {
-        widgets::secondary_button(text)
-    }
 }
 
 /// Where a picture of `size_px` goes in `area`: fitted (scaled up or down to fill one

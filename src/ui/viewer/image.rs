@@ -47,7 +47,7 @@ pub(super) fn image_column_ui(
         let fit_button = ui
             .add_enabled(
                 geometry.is_some() && subject.is_image,
-                zoom_toggle("Fit", fit),
+                widgets::toggle_button("Fit", fit),
             )
             .on_hover_text("Zoom to fit (0)")
             .on_disabled_hover_text("Nothing to zoom yet: the image is loading");
@@ -61,7 +61,7 @@ pub(super) fn image_column_ui(
         let actual_button = ui
             .add_enabled(
                 geometry.is_some() && subject.is_image,
-                zoom_toggle("100 %", actual),
+                widgets::toggle_button("100 %", actual),
             )
             .on_hover_text("Zoom to 100 %: one image pixel per screen pixel (1)")
             .on_disabled_hover_text("Nothing to zoom yet: the image is loading");
@@ -373,18 +373,6 @@ fn caption(painter: &egui::Painter, viewport: egui::Rect, text: &str) {
         egui::FontId::proportional(13.0),
         tokens::TEXT_MUTED,
     );
-}
-
-/// Fit / 100 %: a small toggle that reads clearly when on (white on accent).
-fn zoom_toggle(text: &str, on: bool) -> egui::Button<'static> {
-    if on {
-        egui::Button::new(RichText::new(text).color(tokens::ON_ACCENT).strong())
-            .fill(tokens::ACCENT)
-            .stroke(Stroke::NONE)
-            .corner_radius(CornerRadius::same(tokens::RADIUS_M))
-    } else {
-        widgets::secondary_button(text)
-    }
 }
 
 /// Give a widget whose visible text is short ("Fit") the full name screen readers and
