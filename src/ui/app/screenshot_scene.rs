@@ -131,6 +131,9 @@ impl StudioApp {
             }
             (JobPhase::Completed, ScreenshotScene::Storyboard) => {
                 self.view = View::Create;
+                // The form as the artist left it after submitting the batch.
+                let (spec, _) = scene.spec();
+                self.create.reuse(spec.kind, &spec.request);
                 SceneStage::Settling(Instant::now())
             }
             (phase, _) if phase.is_finished() => {
