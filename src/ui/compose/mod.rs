@@ -552,11 +552,17 @@ fn sources_card_ui(
             widgets::field_error(ui, message);
         }
         ui.add_space(tokens::SPACE_XS);
-        ui.horizontal(|ui| {
+        // Wraps in a narrow column rather than widening the card past the form.
+        ui.horizontal_wrapped(|ui| {
             if ui.add(widgets::secondary_button(add_label)).clicked() {
                 actions.push(Action::PickSourceFiles);
             }
-            ui.label(RichText::new("or drop them here, or add a URL:").color(tokens::TEXT_FAINT));
+            let hint = if form.kind == GenerationKind::ImageToVideo {
+                "or drop one here, or add a URL:"
+            } else {
+                "or drop them here, or add a URL:"
+            };
+            ui.label(RichText::new(hint).color(tokens::TEXT_FAINT));
         });
         ui.horizontal(|ui| {
             let button_width = 84.0;
