@@ -24,13 +24,13 @@ use egui::{RichText, Stroke};
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod capture;
 mod dialogs;
 mod keyboard;
 mod notices;
 mod results;
-mod screenshot_scene;
 mod service;
-pub use screenshot_scene::ScreenshotScene;
+pub use capture::ScreenshotScene;
 
 /// How the studio starts (from the command line).
 #[derive(Clone, Debug, Default)]
@@ -69,8 +69,8 @@ pub struct StudioApp {
     palettes: PalettesState,
     /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
     keys: keyboard::KeyboardState,
-    /// The `--view video` screenshot's steps.
-    screenshot_scene: Option<screenshot_scene::SceneStage>,
+    /// The staged screenshot scene's progress (`--view video|storyboard`).
+    screenshot_scene: Option<capture::SceneStage>,
 }
 
 impl StudioApp {
@@ -104,9 +104,7 @@ impl StudioApp {
             frames_laid_out: 0,
             palettes: PalettesState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
-            screenshot_scene: options
-                .screenshot_scene
-                .map(screenshot_scene::SceneStage::Starting),
+            screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
         };
         let remembered = app
             .session
@@ -910,40 +908,6 @@ impl StudioApp {
             };
             pipeline.cancel_not_in(&keep);
             self.thumbnails_trimmed_for = Some(key);
-        }
-    }
-
-    fn screenshot_data_ready(&self) -> bool {
-        if self.frames_laid_out < 2 {
-            return false;
-        }
-        if let Some(ready) = self.screenshot_scene_ready() {
-            return ready;
-        }
-        let connection_settled = self.session.connection_error().is_some()
-            || self.model.catalog.is_loaded()
-            || self.model.credits.is_loaded();
-        match self.view {
-            View::Create => {
-                self.session.connection_error().is_some()
-                    || (self.model.catalog.is_loaded()
-                        && self.model.projects.is_loaded()
-                        && self.model.credits.is_loaded())
-            }
-            View::Library => {
-                self.session.connection_error().is_some() || self.library.first_answers_in()
-            }
-            View::Palettes => {
-                self.session.connection_error().is_some()
-                    || self.model.palettes.error.is_some()
-                    || (self.model.palettes.is_loaded() && !self.model.palettes.pending)
-            }
-            View::Presets => {
-                self.session.connection_error().is_some()
-                    || self.model.presets.error.is_some()
-                    || (self.model.presets.is_loaded() && !self.model.presets.pending)
-            }
-            _ => connection_settled,
         }
     }
 }

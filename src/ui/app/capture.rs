@@ -1,4 +1,5 @@
-//! `--screenshot-to FILE --view video|storyboard`: make the work a picture needs through
+//! When a `--screenshot-to` run may take its picture, and the staged scenes of
+//! `--view video|storyboard`: make the work a picture needs through
 //! the engine, as an artist would (a text-to-video job, or a Creative Director batch), then
 //! show it: the video paused on a frame past the start in the viewer, or the finished
 //! storyboard on the Create canvas.
@@ -144,9 +145,45 @@ impl StudioApp {
         }
     }
 
+    /// Whether the view has what it shows (or said why it cannot), so the capture may be
+    /// taken.
+    pub(super) fn screenshot_data_ready(&self) -> bool {
+        if self.frames_laid_out < 2 {
+            return false;
+        }
+        if let Some(ready) = self.screenshot_scene_ready() {
+            return ready;
+        }
+        let connection_settled = self.session.connection_error().is_some()
+            || self.model.catalog.is_loaded()
+            || self.model.credits.is_loaded();
+        match self.view {
+            View::Create => {
+                self.session.connection_error().is_some()
+                    || (self.model.catalog.is_loaded()
+                        && self.model.projects.is_loaded()
+                        && self.model.credits.is_loaded())
+            }
+            View::Library => {
+                self.session.connection_error().is_some() || self.library.first_answers_in()
+            }
+            View::Palettes => {
+                self.session.connection_error().is_some()
+                    || self.model.palettes.error.is_some()
+                    || (self.model.palettes.is_loaded() && !self.model.palettes.pending)
+            }
+            View::Presets => {
+                self.session.connection_error().is_some()
+                    || self.model.presets.error.is_some()
+                    || (self.model.presets.is_loaded() && !self.model.presets.pending)
+            }
+            _ => connection_settled,
+        }
+    }
+
     /// `Some(ready)` while a scene is staged: the capture may be taken once it shows (or
     /// the staging gave up, so the timeout does not have to).
-    pub(super) fn screenshot_scene_ready(&self) -> Option<bool> {
+    fn screenshot_scene_ready(&self) -> Option<bool> {
         Some(match self.screenshot_scene.as_ref()? {
             SceneStage::Failed => true,
             SceneStage::Viewing { seeked: true, .. } => self
