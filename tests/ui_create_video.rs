@@ -10,7 +10,7 @@ use support::{
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use egui_kittest::kittest::Queryable as _;
 use framewright::api::{GenerationKind, WorkflowType};
 use framewright::engine::{JobPhase, JobRecord};
 use framewright::ui::compose::SourceState;
@@ -83,17 +83,27 @@ fn text_to_video_from_prompt_to_poster_on_the_canvas() {
     let poster = result.thumbnail_url.clone().expect("a poster");
     assert!(poster.ends_with(".jpg"), "{poster}");
 
-    // The canvas shows the result tile (drawn from the poster) and the tray the job.
+    // The canvas shows the result tile (drawn from the poster); a click on it plays the
+    // video in place: the time shown moves on.
     steps(&mut harness, 3);
-    let tile = harness
-        .query_all_by_role(Role::Button)
-        .find(|n| {
-            n.accesskit_node()
-                .label()
-                .is_some_and(|l| l.starts_with("Result 1 of 1"))
-        })
-        .expect("a result tile for the video");
-    tile.click_accesskit();
+    harness
+        .get_by_role_and_label(Role::Button, "Result 1 of 1: a koi pond in the rain")
+        .click();
+    step_until(&mut harness, "the video to play on the canvas", |h| {
+        let player = &h.state().create_state().canvas_player;
+        player.is_playing() && player.shown_time_secs().is_some_and(|t| t > 0.3)
+    });
+    assert_eq!(
+        harness.state().create_state().playing_on_canvas,
+        Some((job.local_id, 0))
+    );
+
+    // Open in viewer: the canvas's player pauses, the viewer's plays on Play.
+    harness
+        .get_all_by_role_and_label(Role::Button, "Open in viewer")
+        .next()
+        .expect("the tile's Open in viewer")
+        .click_accesskit();
     step_until(
         &mut harness,
         "the viewer to show the video's first frame",
@@ -105,11 +115,16 @@ fn text_to_video_from_prompt_to_poster_on_the_canvas() {
                     .is_some_and(|p| p.shown_frame().is_some())
         },
     );
-    // Play: the time shown moves on.
+    step_until(&mut harness, "the canvas's video to pause", |h| {
+        !h.state().create_state().canvas_player.is_playing()
+    });
+    // The viewer's Play (the canvas's, under the viewer, is further right).
     harness
-        .get_by_role_and_label(Role::Button, "Play (Space)")
+        .query_all_by_role_and_label(Role::Button, "Play (Space)")
+        .min_by(|a, b| a.rect().min.x.total_cmp(&b.rect().min.x))
+        .expect("the viewer's Play")
         .click();
-    step_until(&mut harness, "playback to move on", |h| {
+    step_until(&mut harness, "playback in the viewer to move on", |h| {
         h.state()
             .viewer()
             .video_player()

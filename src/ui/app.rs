@@ -264,6 +264,10 @@ impl StudioApp {
         &self.create.form
     }
 
+    pub fn create_state(&self) -> &CreateState {
+        &self.create
+    }
+
     /// The project Create submits into.
     pub fn compose_project_id(&self) -> Option<&str> {
         self.create.form.project_id.as_deref()
@@ -470,6 +474,7 @@ impl StudioApp {
                 format!("Could not open the image: {error}"),
             ),
             event @ (Event::VideoOpened { .. } | Event::VideoFailed { .. }) => {
+                self.create.canvas_player.handle_event(&event);
                 self.viewer.handle_video_event(&event);
                 self.library.detail_player.handle_event(&event);
             }
@@ -572,6 +577,7 @@ impl StudioApp {
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             action @ (Action::AddSourceUrl(_)
             | Action::RemoveSource(_)
+            | Action::PlayOnCanvas(_)
             | Action::SelectPreset { .. }
             | Action::SelectProject(_)
             | Action::CreateProject(_)

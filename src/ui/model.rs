@@ -189,6 +189,8 @@ pub enum Action {
     PickSourceFiles,
     AddSourceUrl(String),
     RemoveSource(usize),
+    /// Play this job output's video in place on the Create canvas (`None`: stop).
+    PlayOnCanvas(Option<(crate::engine::LocalJobId, usize)>),
     SelectProject(String),
     CreateProject(String),
     Ask(Confirm),

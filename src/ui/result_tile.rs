@@ -44,6 +44,9 @@ pub struct ResultTile<'a> {
 pub enum TileEvent {
     /// Open the viewer on this result (the caller knows the list it belongs to).
     Open,
+    /// The picture of a video tile was clicked: play it (where the tile is, if the panel
+    /// can; else in the viewer).
+    Play,
     Action(ResultAction),
 }
 
@@ -51,7 +54,7 @@ impl TileEvent {
     /// The result action this event asks for; `Open` opens `list[index]`.
     pub fn into_action(self, list: impl FnOnce() -> Vec<ResultRef>, index: usize) -> ResultAction {
         match self {
-            TileEvent::Open => ResultAction::Open {
+            TileEvent::Open | TileEvent::Play => ResultAction::Open {
                 list: list(),
                 index,
             },
@@ -194,7 +197,11 @@ pub fn result_tile_ui(
             _ => response.on_hover_text(tile.name),
         };
         if response.clicked() {
-            event = Some(TileEvent::Open);
+            event = Some(if tile.video.is_some() {
+                TileEvent::Play
+            } else {
+                TileEvent::Open
+            });
         }
         response.context_menu(|ui| {
             if ui.button("Open in viewer").clicked() {
@@ -210,24 +217,10 @@ pub fn result_tile_ui(
                 }
             }
         });
-        if tile.buttons {
-            ui.allocate_ui_with_layout(
-                Vec2::new(tile.side, BUTTON_ROW_HEIGHT),
-                egui::Layout::left_to_right(egui::Align::Center),
-                |ui| {
-                    ui.spacing_mut().item_spacing.x = 2.0;
-                    if widgets::icon_button(ui, Icon::Image, "Open in viewer").clicked() {
-                        event = Some(TileEvent::Open);
-                    }
-                    for (icon, label, action) in
-                        actions_of(tile.result, tile.favourite, tile.video.is_some())
-                    {
-                        if widgets::icon_button(ui, icon, label).clicked() {
-                            event = Some(TileEvent::Action(action));
-                        }
-                    }
-                },
-            );
+        if tile.buttons
+            && let Some(clicked) = tile_buttons_ui(ui, tile)
+        {
+            event = Some(clicked);
         }
     });
     event
@@ -275,6 +268,29 @@ fn paint_video_badges(painter: &egui::Painter, rect: Rect, duration: Option<f64>
         galley,
         tokens::TEXT,
     );
+}
+
+/// The row of icon buttons under a tile: Open in viewer and the result's actions.
+pub fn tile_buttons_ui(ui: &mut Ui, tile: &ResultTile) -> Option<TileEvent> {
+    let mut event = None;
+    ui.allocate_ui_with_layout(
+        Vec2::new(tile.side, BUTTON_ROW_HEIGHT),
+        egui::Layout::left_to_right(egui::Align::Center),
+        |ui| {
+            ui.spacing_mut().item_spacing.x = 2.0;
+            if widgets::icon_button(ui, Icon::Image, "Open in viewer").clicked() {
+                event = Some(TileEvent::Open);
+            }
+            for (icon, label, action) in
+                actions_of(tile.result, tile.favourite, tile.video.is_some())
+            {
+                if widgets::icon_button(ui, icon, label).clicked() {
+                    event = Some(TileEvent::Action(action));
+                }
+            }
+        },
+    );
+    event
 }
 
 fn paint_image(ui: &Ui, rect: Rect, lookup: &TextureLookup, fit: Fit, hovered: bool) {

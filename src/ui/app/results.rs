@@ -19,7 +19,11 @@ struct Output {
 impl StudioApp {
     pub(super) fn apply_result_action(&mut self, ctx: &egui::Context, action: ResultAction) {
         match action {
-            ResultAction::Open { list, index } => self.viewer.open(list, index),
+            ResultAction::Open { list, index } => {
+                // One video plays at a time: the canvas's waits while the viewer is open.
+                self.create.canvas_player.pause();
+                self.viewer.open(list, index)
+            }
             ResultAction::Reuse(result) => match self.request_of(&result) {
                 Some((kind, request)) => {
                     self.create.reuse(kind, &request);

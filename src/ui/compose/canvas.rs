@@ -8,9 +8,10 @@ use crate::engine::{Command, JobPhase, JobRecord, QueueReason};
 use crate::ui::format;
 use crate::ui::job_wording;
 use crate::ui::model::{Action, Model, ResultRef};
-use crate::ui::result_tile::{self, Fit, ResultTile};
+use crate::ui::result_tile::{self, Fit, ResultTile, TileEvent};
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
+use crate::ui::video::player::VideoPlayerState;
 use crate::ui::widgets;
 use egui::{CornerRadius, Rect, RichText, Stroke, Ui, Vec2};
 
@@ -91,6 +92,7 @@ pub fn canvas_ui(
     ui: &mut Ui,
     model: &Model,
     state: &CreateState,
+    player: &mut VideoPlayerState,
     textures: &TextureCache,
     scroll: bool,
     actions: &mut Vec<Action>,
@@ -108,6 +110,12 @@ pub fn canvas_ui(
             _ => None,
         })
         .collect();
+    // The output playing in place went away (dismissed, trashed): stop it.
+    if let Some((local_id, index)) = state.playing_on_canvas
+        && !outputs.contains(&ResultRef::Job { local_id, index })
+    {
+        actions.push(Action::PlayOnCanvas(None));
+    }
 
     ui.add_space(tokens::SPACE_L);
     ui.horizontal(|ui| {
@@ -165,8 +173,19 @@ pub fn canvas_ui(
                             output_index += 1;
                             ui.push_id(("result", job.local_id, *index), |ui| {
                                 output_tile_ui(
-                                    ui, state, textures, job, *index, image_url, side, this,
-                                    &outputs, actions,
+                                    ui,
+                                    state,
+                                    player,
+                                    textures,
+                                    OutputCell {
+                                        job,
+                                        index: *index,
+                                        image_url,
+                                        side,
+                                        position: this,
+                                    },
+                                    &outputs,
+                                    actions,
                                 );
                             });
                         }
@@ -199,19 +218,35 @@ pub fn canvas_ui(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Where one output tile is and what it shows.
+struct OutputCell<'a> {
+    job: &'a JobRecord,
+    index: usize,
+    /// The picture to draw (a poster for videos).
+    image_url: &'a str,
+    side: f32,
+    /// Its place among the canvas's outputs.
+    position: usize,
+}
+
+/// One output: its tile, or for the video chosen to play in place, the player (picture,
+/// scrub bar, controls) in the tile's square with the tile's buttons under it.
 fn output_tile_ui(
     ui: &mut Ui,
     state: &CreateState,
+    player: &mut VideoPlayerState,
     textures: &TextureCache,
-    job: &JobRecord,
-    index: usize,
-    image_url: &str,
-    side: f32,
-    position: usize,
+    cell: OutputCell,
     outputs: &[ResultRef],
     actions: &mut Vec<Action>,
 ) {
+    let OutputCell {
+        job,
+        index,
+        image_url,
+        side,
+        position,
+    } = cell;
     let url = job
         .result
         .as_ref()
@@ -241,10 +276,51 @@ fn output_tile_ui(
             .as_ref()
             .and_then(|r| result_tile::job_output_video(r, index)),
     };
-    if let Some(event) = result_tile::result_tile_ui(ui, textures, &tile) {
-        let action = event.into_action(|| outputs.to_vec(), position);
-        actions.push(Action::Result(action));
+    let event = if tile.video.is_some() && state.playing_on_canvas == Some((job.local_id, index)) {
+        inline_player_ui(ui, player, textures, &tile, url, actions)
+    } else {
+        result_tile::result_tile_ui(ui, textures, &tile)
+    };
+    match event {
+        Some(TileEvent::Play) => {
+            actions.push(Action::PlayOnCanvas(Some((job.local_id, index))));
+        }
+        Some(event) => {
+            let action = event.into_action(|| outputs.to_vec(), position);
+            actions.push(Action::Result(action));
+        }
+        None => {}
     }
+}
+
+/// The canvas's video player in a tile's place; the tile's buttons stay under it.
+fn inline_player_ui(
+    ui: &mut Ui,
+    player: &mut VideoPlayerState,
+    textures: &TextureCache,
+    tile: &ResultTile,
+    url: &str,
+    actions: &mut Vec<Action>,
+) -> Option<TileEvent> {
+    let poster = Some(tile.image_url).filter(|poster| *poster != url);
+    if let Some(command) = player.set_source(url, poster) {
+        // It was asked for with a click on its play badge: play as soon as it opens.
+        player.play_when_ready();
+        actions.push(Action::Send(Box::new(command)));
+    }
+    ui.vertical(|ui| {
+        ui.spacing_mut().item_spacing.y = 2.0;
+        let (rect, _) = ui.allocate_exact_size(Vec2::splat(tile.side), egui::Sense::hover());
+        // Its keys while the pointer is over it, so the prompt keeps Space otherwise.
+        if ui.rect_contains_pointer(rect) {
+            player.keyboard_input(ui.ctx());
+        }
+        ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
+            actions.extend(player.player_ui(ui, textures, tile.name));
+        });
+        result_tile::tile_buttons_ui(ui, tile)
+    })
+    .inner
 }
 
 /// A placeholder square with the job's state written in it.

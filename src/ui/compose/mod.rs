@@ -50,6 +50,8 @@ pub fn create_ui(
     if ui.input_mut(|i| i.consume_shortcut(&SUBMIT_SHORTCUT)) {
         actions.push(Action::SubmitCompose);
     }
+    // Out of the state while laying out: the canvas reads the state and drives its player.
+    let mut player = std::mem::take(&mut state.canvas_player);
     let full = ui.available_rect_before_wrap();
     let canvas_min = canvas::MIN_TILE_SIDE + tokens::SCROLLBAR_ALLOWANCE;
     let form_width = (full.width() * 0.4)
@@ -88,7 +90,7 @@ pub fn create_ui(
                 form_ui(ui, model, state, textures, &mut actions);
                 if !side_by_side {
                     // Too narrow for a results column: the results follow the form.
-                    canvas::canvas_ui(ui, model, state, textures, false, &mut actions);
+                    canvas::canvas_ui(ui, model, state, &mut player, textures, false, &mut actions);
                 }
             });
         output.content_size.y
@@ -104,10 +106,11 @@ pub fn create_ui(
             full.max,
         );
         ui.scope_builder(egui::UiBuilder::new().max_rect(canvas_rect), |ui| {
-            canvas::canvas_ui(ui, model, state, textures, true, &mut actions);
+            canvas::canvas_ui(ui, model, state, &mut player, textures, true, &mut actions);
         });
     }
     ui.allocate_rect(full, egui::Sense::hover());
+    state.canvas_player = player;
     actions
 }
 

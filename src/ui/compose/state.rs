@@ -10,6 +10,7 @@ use crate::engine::{Command, Event, JobRecord};
 use crate::ui::library::LibraryAction;
 use crate::ui::model::{Action, Model, View};
 use crate::ui::toasts::ToastKind;
+use crate::ui::video::player::VideoPlayerState;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -24,6 +25,9 @@ enum PendingResultOp {
 
 pub struct CreateState {
     pub form: ComposeForm,
+    /// The video playing in place on the canvas, and which job output it is.
+    pub canvas_player: VideoPlayerState,
+    pub playing_on_canvas: Option<(crate::engine::LocalJobId, usize)>,
     /// Give the prompt keyboard focus on the next frame (start, switching to Create).
     pub focus_prompt: bool,
     /// Height of the form column's content last frame, so Generate can sit right under a
@@ -50,6 +54,8 @@ impl CreateState {
         Self {
             saved_memory: CreateMemory::of(&form),
             form,
+            canvas_player: VideoPlayerState::default(),
+            playing_on_canvas: None,
             focus_prompt: true,
             form_content_height_pt: f32::INFINITY,
             located: HashMap::new(),
@@ -84,6 +90,8 @@ impl CreateState {
         form.server_errors.clear();
         form.cinematic.clear();
         form.skip_palette = false;
+        self.canvas_player.close();
+        self.playing_on_canvas = None;
         self.located.clear();
         self.awaiting_location.clear();
         self.favourites.clear();
@@ -123,6 +131,12 @@ impl CreateState {
                 }
                 Err(error) => form.url_error = Some(error),
             },
+            Action::PlayOnCanvas(target) => {
+                if target != self.playing_on_canvas {
+                    self.canvas_player.close();
+                }
+                self.playing_on_canvas = target;
+            }
             Action::RemoveSource(index) => {
                 if index < form.sources.len() {
                     form.sources.remove(index);

@@ -49,6 +49,8 @@ pub struct VideoPlayerState {
     actual_size: bool,
     /// The frame the scrub bar last asked for while dragging (a seek per new frame only).
     last_scrub_frame: Option<u32>,
+    /// Play once opened ([`Self::play_when_ready`]).
+    autoplay: bool,
 }
 
 struct Source {
@@ -95,6 +97,18 @@ impl VideoPlayerState {
         })
     }
 
+    /// Start playing as soon as the video has opened (it opens paused otherwise).
+    pub fn play_when_ready(&mut self) {
+        self.autoplay = true;
+    }
+
+    /// Pause, if playing (another player is taking over).
+    pub fn pause(&self) {
+        if let Some(player) = self.player() {
+            player.pause();
+        }
+    }
+
     /// Ask for the same video again after a failure (the service was unreachable, say).
     pub fn retry(&mut self) -> Option<Command> {
         let source = self.source.take()?;
@@ -114,6 +128,9 @@ impl VideoPlayerState {
             } if *request_id == self.request_id && matches!(self.phase, Phase::Opening) => {
                 // Loop is on by default: short generated clips are watched over and over.
                 player.set_loop(true);
+                if self.autoplay {
+                    player.play();
+                }
                 self.phase = Phase::Ready(Arc::clone(player));
             }
             Event::VideoFailed {
@@ -473,6 +490,8 @@ impl VideoPlayerState {
     }
 
     fn controls_ui(&mut self, ui: &mut Ui) {
+        /// Room the Fit and 100 % buttons need after the time read-out.
+        const ZOOM_BUTTONS_MIN_WIDTH: f32 = 110.0;
         let ready = self.is_ready();
         let playing = self.is_playing();
         let looping = self.is_looping();
@@ -525,6 +544,12 @@ impl VideoPlayerState {
                         .color(tokens::TEXT),
                 )
                 .on_hover_text("Minutes:seconds.frame — J back 1 s, K pause, L play");
+                // A small player (a canvas tile) keeps the picture fitted: no room for both
+                // the time and the zoom buttons.
+                if ui.available_width() < ZOOM_BUTTONS_MIN_WIDTH {
+                    self.actual_size = false;
+                    return;
+                }
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     let actual = self.actual_size;
                     let hundred = ui
