@@ -821,10 +821,18 @@ fn the_library_place_sort_and_thumbnail_size_survive_a_restart() {
         });
         harness.get_by_label("Name A–Z").click();
         harness.step();
-        harness
-            .get_by_label("Thumbnail size")
-            .set_value_accesskit(240.0);
-        harness.step();
+        // The sort menu closes on a following frame; a value sent while it still covers
+        // the toolbar can be dropped, so send it until the slider has taken it.
+        for _ in 0..20 {
+            harness
+                .get_by_label("Thumbnail size")
+                .set_value_accesskit(240.0);
+            harness.step();
+            harness.step();
+            if harness.state().library().thumb_px == 240.0 {
+                break;
+            }
+        }
         click_sidebar(&mut harness, "Favourites");
         settle(&mut harness, "favourites");
         harness.step();
