@@ -8,6 +8,7 @@
 use framewright::api::media::{MediaCategory, MediaQuery};
 use framewright::api::{
     ApiClient, ClientConfig, GenerationKind, GenerationRequest, GenerationSpec, JobState,
+    WorkflowType,
 };
 use framewright::engine::{
     Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, Journal, LocalJobId,
@@ -195,6 +196,53 @@ fn eight_lost_answers_of_one_prompt_are_each_recovered() {
         sandbox.generation_count() - generations_before,
         8,
         "nothing was sent twice"
+    );
+    engine.shutdown();
+}
+
+/// A lost Creative Director answer is recovered as its batch (the scenes' library items
+/// name it), so the storyboard follows every scene, and nothing is sent twice.
+#[test]
+fn a_lost_creative_director_answer_is_recovered_as_its_whole_batch() {
+    let _turn = take_turn();
+    let sandbox = &shared().sandbox;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut engine = start_engine(dir.path(), 10.0);
+    restored(&mut engine);
+    let generations_before = sandbox.generation_count();
+
+    sandbox.drop_next_submit_responses(1);
+    let prompt = "a lantern festival in three scenes";
+    engine
+        .send(Command::Submit {
+            spec: GenerationSpec {
+                kind: GenerationKind::CreativeDirector,
+                request: GenerationRequest {
+                    prompt: prompt.to_owned(),
+                    model: Some(MODEL.to_owned()),
+                    scene_count: Some(3),
+                    workflow_type: Some(WorkflowType::Image),
+                    ..GenerationRequest::default()
+                },
+            },
+            model_label: "Flux Schnell".to_owned(),
+            credits_estimate: Some(6.0),
+        })
+        .expect("queue submit");
+    wait_unconfirmed(&mut engine, prompt);
+    let done = wait_for(&mut engine, "the recovered batch to complete", |event| {
+        job_update(event)
+            .filter(|r| r.spec.request.prompt == prompt && r.phase.is_finished())
+            .cloned()
+    });
+    assert_eq!(done.phase, JobPhase::Completed, "{done:?}");
+    assert_eq!(done.scenes.len(), 3, "every scene, not one: {done:?}");
+    assert_eq!(done.result.as_ref().map(|r| r.urls.len()), Some(3));
+    assert_eq!(done.credits_used, Some(6.0));
+    assert_eq!(
+        sandbox.generation_count() - generations_before,
+        3,
+        "one batch of three scenes: nothing was sent twice"
     );
     engine.shutdown();
 }

@@ -489,9 +489,14 @@ impl Tracker {
     /// checking that no other job of ours holds it, so two reconciles (eight lost submits
     /// of one Vary) never take the same id.
     async fn try_claim(&self, local_id: LocalJobId, record: &JobRecord, item: &MediaItem) -> Claim {
-        let generation_id = match item.generation_id() {
-            Some(id) => Some(id.to_owned()),
-            None => {
+        // A Creative Director batch's items are its scenes: the job to follow is the batch
+        // the item names. Without that name only the item itself can be shown (following
+        // one scene's generation would pass it off as the whole batch).
+        let batch = record.spec.kind == GenerationKind::CreativeDirector;
+        let generation_id = match (batch, item.generation_id()) {
+            (true, _) => batch_id_of(item),
+            (false, Some(id)) => Some(id.to_owned()),
+            (false, None) => {
                 let gate = self.ctx.rate_gates.media.clone();
                 paced(&gate, || self.ctx.client.media_item(&item.id))
                     .await
@@ -751,6 +756,17 @@ fn created_ms(item: &MediaItem) -> Option<i64> {
         .as_deref()
         .and_then(|t| chrono::DateTime::parse_from_rfc3339(t.trim()).ok())
         .map(|t| t.timestamp_millis())
+}
+
+/// The Creative Director batch a scene's library item belongs to (`batchId` in its
+/// metadata; not in the contract, read when present).
+fn batch_id_of(item: &MediaItem) -> Option<String> {
+    ["batchId", "batch_id", "creativeDirectorId"]
+        .iter()
+        .find_map(|key| item.metadata.get(*key)?.as_str())
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned)
 }
 
 /// Image items for image work, video items for video work (a Creative Director batch's
