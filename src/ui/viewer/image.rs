@@ -27,8 +27,20 @@ pub(super) fn image_column_ui(
 ) {
     if subject.is_video {
         // The player has its own Fit / 100 % and controls under the picture.
+        // Previous / next above the picture: clicks on the picture play and pause.
         if count > 1 {
             ui.horizontal(|ui| {
+                ui.spacing_mut().item_spacing.x = 4.0;
+                let previous = ui.add_enabled(index > 0, widgets::subtle_button("Previous"));
+                name_widget(&previous, "Previous video");
+                if previous.clicked() {
+                    open.step_after_layout = -1;
+                }
+                let next = ui.add_enabled(index + 1 < count, widgets::subtle_button("Next"));
+                name_widget(&next, "Next video");
+                if next.clicked() {
+                    open.step_after_layout = 1;
+                }
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     widgets::muted(ui, format!("{} of {count}", index + 1));
                 });

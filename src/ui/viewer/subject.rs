@@ -81,12 +81,14 @@ pub fn subject_of(
                 .enumerate()
                 .find(|(_, scene)| scene.output_urls().contains(&url));
             let subtitle = match scene {
-                Some((scene_index, scene)) => Some(format!(
-                    "Scene {} of {}: {}",
-                    scene_index + 1,
-                    output.scenes.len(),
-                    scene.title.clone().unwrap_or_default()
-                )),
+                // The position follows ("Image 2 of 4"); the title names the scene.
+                Some((scene_index, scene)) => Some(
+                    scene
+                        .title
+                        .clone()
+                        .filter(|t| !t.trim().is_empty())
+                        .unwrap_or_else(|| format!("Scene {}", scene_index + 1)),
+                ),
                 None => (count > 1).then(|| format!("Output {} of {count}", index + 1)),
             };
             let poster = crate::ui::result_tile::job_output_picture(&output, *index)
