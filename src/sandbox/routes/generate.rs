@@ -8,7 +8,7 @@ use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
 use super::{json_object, resolve_project};
-use crate::palette::grading_directive;
+use crate::palette::{PaletteColor, grading_directive};
 use crate::sandbox::auth::Caller;
 use crate::sandbox::catalog::{Catalog, ModelSpec};
 use crate::sandbox::cinematic;
@@ -84,6 +84,66 @@ pub(crate) async fn image_edit(
     body: Bytes,
 ) -> ApiResult<Response> {
     submit(state, caller, &body, Kind::ImageEdit)
+}
+
+/// `enhance_prompt` as sent (validated where a route requires a boolean); default true.
+pub(super) fn enhance_flag(body: &Map<String, Value>) -> bool {
+    body.get("enhance_prompt")
+        .and_then(Value::as_bool)
+        .unwrap_or(true)
+}
+
+/// The project's active palette colours, unless `skip` (the request opted out, or the route
+/// is never graded).
+pub(super) fn project_grade(
+    state: &AppState,
+    user_id: &str,
+    project_id: &str,
+    skip: bool,
+) -> ApiResult<Option<Vec<PaletteColor>>> {
+    if skip {
+        return Ok(None);
+    }
+    Ok(state
+        .palette_cache
+        .resolve(&state.store, user_id, project_id)?
+        .filter(|colors| !colors.is_empty()))
+}
+
+/// Simulated wall time of one job at the sandbox's speed, with the usual jitter.
+pub(super) fn scaled_duration_ms(state: &AppState, base_ms: f64) -> u64 {
+    let jitter = 0.85 + 0.3 * state.controls.jitter();
+    let speed = if state.speed.is_finite() && state.speed > 0.0 {
+        state.speed
+    } else {
+        1.0
+    };
+    (base_ms * jitter / speed).max(1.0) as u64
+}
+
+/// 403 INSUFFICIENT_CREDITS with the balance and the minimum the request needed.
+pub(super) fn insufficient(available: f64, minimum: f64) -> ApiError {
+    ApiError::sdk(
+        StatusCode::FORBIDDEN,
+        "INSUFFICIENT_CREDITS",
+        format!("Insufficient credits: balance {available}, minimum {minimum}"),
+    )
+}
+
+/// A submit's answer with `status`, or an aborted body when a dropped-answer fault is
+/// armed (the job exists; only the answer is lost).
+pub(super) fn submit_answer(
+    state: &AppState,
+    id: &str,
+    status: StatusCode,
+    response: Value,
+) -> Response {
+    if state.controls.take_dropped_response() {
+        state.faults.count_dropped_submit_answer();
+        tracing::info!(generation_id = %id, fault = "drop_submit_answer", "fault injected: submit answer lost after its job was created");
+        return crate::sandbox::fault_inject::lost_response(status);
+    }
+    (status, Json(response)).into_response()
 }
 
 pub(super) fn bad_request(code: &str, message: impl Into<String>) -> ApiError {
@@ -408,21 +468,11 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
     let chosen_presets = cinematic::choose(body.get("cinematic"))
         .map_err(|error| bad_request("INVALID_CINEMATIC", error.to_string()))?;
     let seed = validate_seed(&body, &prompt)?;
-    let enhance = body
-        .get("enhance_prompt")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
+    let enhance = enhance_flag(&body);
     let project_id = resolve_project(&state, &caller.user_id, body.get("project_id"))?;
     // Only the JSON literal `true` opts out; the string "true" is treated as false.
     let skip_grade = body.get("skip_color_palette") == Some(&Value::Bool(true));
-    let grade = if skip_grade {
-        None
-    } else {
-        state
-            .palette_cache
-            .resolve(&state.store, &caller.user_id, &project_id)?
-            .filter(|colors| !colors.is_empty())
-    };
+    let grade = project_grade(&state, &caller.user_id, &project_id, skip_grade)?;
     let mut prompt_used = enhanced_prompt(&prompt, enhance);
     if let Some(fragment) = cinematic::prompt_fragment(&chosen_presets) {
         prompt_used = format!("{prompt_used}. {fragment}");
@@ -453,13 +503,7 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
         .controls
         .plan_failure(&spec.provider)
         .map(|f| f.to_string());
-    let jitter = 0.85 + 0.3 * state.controls.jitter();
-    let speed = if state.speed.is_finite() && state.speed > 0.0 {
-        state.speed
-    } else {
-        1.0
-    };
-    let duration_ms = (kind.base_duration_ms() * jitter / speed).max(1.0) as u64;
+    let duration_ms = scaled_duration_ms(&state, kind.base_duration_ms());
 
     let generation = NewGeneration {
         id: new_object_id(),
@@ -491,11 +535,7 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
     match state.store.create_generation(&generation, minimum)? {
         CreateOutcome::Created => {}
         CreateOutcome::InsufficientCredits { available } => {
-            return Err(ApiError::sdk(
-                StatusCode::FORBIDDEN,
-                "INSUFFICIENT_CREDITS",
-                format!("Insufficient credits: balance {available}, minimum {minimum}"),
-            ));
+            return Err(insufficient(available, minimum));
         }
     }
     tracing::info!(generation_id = %generation.id, kind = kind.wire_type(), model = %generation.model, "generation submitted");
@@ -512,12 +552,10 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
         "session_id": generation.session_id,
         "project_id": generation.project_id,
     });
-    if state.controls.take_dropped_response() {
-        state.faults.count_dropped_submit_answer();
-        tracing::info!(generation_id = %generation.id, fault = "drop_submit_answer", "fault injected: submit answer lost after its job was created");
-        return Ok(crate::sandbox::fault_inject::lost_response(
-            kind.success_status(),
-        ));
-    }
-    Ok((kind.success_status(), Json(response)).into_response())
+    Ok(submit_answer(
+        &state,
+        &generation.id,
+        kind.success_status(),
+        response,
+    ))
 }

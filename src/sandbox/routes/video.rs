@@ -6,13 +6,13 @@
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
 use super::generate::{
-    bad_request, enhanced_prompt, resolve_model, validate_extras, validate_resolution,
-    validate_seed,
+    bad_request, enhance_flag, enhanced_prompt, insufficient, project_grade, resolve_model,
+    scaled_duration_ms, submit_answer, validate_extras, validate_resolution, validate_seed,
 };
 use super::{json_object, resolve_project};
 use crate::palette::{PaletteColor, grading_directive};
@@ -252,60 +252,14 @@ fn required_prompt(body: &Map<String, Value>, spec: Option<&ModelSpec>) -> ApiRe
     Ok(prompt)
 }
 
-fn enhance_flag(body: &Map<String, Value>) -> bool {
-    body.get("enhance_prompt")
-        .and_then(Value::as_bool)
-        .unwrap_or(true)
-}
-
-/// The project's grade unless the request opted out with the JSON literal `true`.
-fn project_grade(
-    state: &AppState,
-    user_id: &str,
-    project_id: &str,
-    skip: bool,
-) -> ApiResult<Option<Vec<PaletteColor>>> {
-    if skip {
-        return Ok(None);
-    }
-    Ok(state
-        .palette_cache
-        .resolve(&state.store, user_id, project_id)?
-        .filter(|colors| !colors.is_empty()))
-}
-
 fn look_json(grade: Option<&[PaletteColor]>) -> Option<String> {
     let colors = grade?;
     serde_json::to_string(&Look::default().with_grade(colors)).ok()
 }
 
-/// Simulated wall time of one job at the sandbox's speed, with the usual jitter.
-fn scaled_duration_ms(state: &AppState, base_ms: f64) -> u64 {
-    let jitter = 0.85 + 0.3 * state.controls.jitter();
-    let speed = if state.speed.is_finite() && state.speed > 0.0 {
-        state.speed
-    } else {
-        1.0
-    };
-    (base_ms * jitter / speed).max(1.0) as u64
-}
-
-fn insufficient(available: f64, minimum: f64) -> ApiError {
-    ApiError::sdk(
-        StatusCode::FORBIDDEN,
-        "INSUFFICIENT_CREDITS",
-        format!("Insufficient credits: balance {available}, minimum {minimum}"),
-    )
-}
-
-/// The submit answer, or an aborted body when a dropped-answer fault is armed.
+/// The submit answer (202), or an aborted body when a dropped-answer fault is armed.
 fn accepted(state: &AppState, id: &str, response: Value) -> Response {
-    if state.controls.take_dropped_response() {
-        state.faults.count_dropped_submit_answer();
-        tracing::info!(generation_id = %id, fault = "drop_submit_answer", "fault injected: submit answer lost after its job was created");
-        return crate::sandbox::fault_inject::lost_response(StatusCode::ACCEPTED);
-    }
-    (StatusCode::ACCEPTED, Json(response)).into_response()
+    submit_answer(state, id, StatusCode::ACCEPTED, response)
 }
 
 fn submit_video(

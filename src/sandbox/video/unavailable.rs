@@ -2,41 +2,16 @@
 //!
 //! Same surface as `mod.rs` as far as the jobs use it; every render fails with
 //! [`VideoError::NoH264Encoder`], so a video job ends failed with that message instead of
-//! producing a file. The size limits are the real renderer's (the jobs clamp to them).
+//! producing a file. The spec types and size limits are the real renderer's own (`spec.rs`).
 
-/// Same as the real renderer's limits.
-pub(crate) const MIN_SIDE_PX: u32 = 16;
-pub(crate) const MAX_LONG_SIDE_PX: u32 = 3840;
-pub(crate) const MAX_SHORT_SIDE_PX: u32 = 2160;
-
-/// What one video would be rendered from (fields as in the real renderer).
+// The real renderer's spec, result and limits; in this build only the jobs read them.
 #[allow(
     dead_code,
-    reason = "built by the jobs, read only by the real renderer"
+    reason = "the renderer that reads the rest is not built here"
 )]
-pub(crate) struct VideoRenderSpec<'a> {
-    pub prompt: &'a str,
-    pub seed: i64,
-    pub width: u32,
-    pub height: u32,
-    pub fps: u32,
-    pub duration_secs: f64,
-    pub palette: Option<&'a [[u8; 3]]>,
-    pub source: Option<&'a image::DynamicImage>,
-    pub watermark: bool,
-}
-
-/// A finished video (never produced in this build).
-#[allow(dead_code, reason = "only the real renderer produces one")]
-pub(crate) struct RenderedVideo {
-    pub mp4: Vec<u8>,
-    pub poster_jpeg: Vec<u8>,
-    pub width: u32,
-    pub height: u32,
-    pub fps: u32,
-    pub frame_count: u32,
-    pub duration_secs: f64,
-}
+#[path = "spec.rs"]
+mod spec;
+pub(crate) use spec::*;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum VideoError {
