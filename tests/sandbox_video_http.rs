@@ -8,9 +8,11 @@
 
 use std::time::Duration;
 
+mod service_support;
+use service_support::{LocalService, local_service};
+
 use framewright::media::video::VideoDecoder;
-use framewright::sandbox::{self, SandboxConfig, SandboxHandle};
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 /// Fast jobs (a 90-s video job takes ~1.8 s); renders still take their real time.
@@ -26,22 +28,18 @@ const HAILUO: &str = "minimax/hailuo-02";
 /// Image model at 2 credits (1K), for cheap Creative Director image scenes.
 const SCHNELL: &str = "fal-ai/flux/schnell";
 
-struct Harness {
-    _dir: tempfile::TempDir,
-    sandbox: SandboxHandle,
-    http: reqwest::Client,
+/// A sandbox of this test's own (see the module note), with JSON calls on its key.
+struct Harness(LocalService);
+
+impl std::ops::Deref for Harness {
+    type Target = LocalService;
+    fn deref(&self) -> &LocalService {
+        &self.0
+    }
 }
 
 fn harness(speed: f64) -> Harness {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut config = SandboxConfig::new(dir.path().to_path_buf());
-    config.speed = speed;
-    let sandbox = sandbox::start(config).expect("sandbox starts");
-    Harness {
-        _dir: dir,
-        sandbox,
-        http: reqwest::Client::new(),
-    }
+    Harness(local_service(speed))
 }
 
 fn id_of(body: &Value) -> String {
@@ -52,33 +50,13 @@ fn id_of(body: &Value) -> String {
 }
 
 impl Harness {
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.sandbox.base_url())
-    }
-
     async fn get(&self, path: &str) -> (StatusCode, Value) {
-        let response = self
-            .http
-            .get(self.url(path))
-            .header("X-API-Key", self.sandbox.api_key())
-            .send()
-            .await
-            .expect("request");
-        let status = response.status();
-        (status, response.json().await.expect("json body"))
+        self.call_as(&self.key, Method::GET, path, None).await
     }
 
     async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value) {
-        let response = self
-            .http
-            .post(self.url(path))
-            .header("X-API-Key", self.sandbox.api_key())
-            .json(body)
-            .send()
+        self.call_as(&self.key, Method::POST, path, Some(body.clone()))
             .await
-            .expect("request");
-        let status = response.status();
-        (status, response.json().await.expect("json body"))
     }
 
     /// Submits and asserts the contract's 202 submit response; returns it.
@@ -855,33 +833,14 @@ async fn insufficient_credits_and_injected_failures() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unfinished_batch_resumes_after_a_restart() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let start = |path: &std::path::Path| {
-        let mut config = SandboxConfig::new(path.to_path_buf());
-        config.speed = FAST;
-        sandbox::start(config).expect("sandbox starts")
-    };
-    let http = reqwest::Client::new();
-    let first = start(dir.path());
-    let response = http
-        .post(format!(
-            "{}/v1/generate/creative-director",
-            first.base_url()
-        ))
-        .header("X-API-Key", first.api_key())
-        .json(&json!({"prompt": "tides", "model": SCHNELL, "scene_count": 3}))
-        .send()
-        .await
-        .expect("submit");
-    assert_eq!(response.status(), StatusCode::ACCEPTED);
-    let submit: Value = response.json().await.expect("json");
-    first.shutdown();
-
-    let h = Harness {
-        sandbox: start(dir.path()),
-        _dir: dir,
-        http,
-    };
+    let h = harness(FAST);
+    let submit = h
+        .submit(
+            "/v1/generate/creative-director",
+            &json!({"prompt": "tides", "model": SCHNELL, "scene_count": 3}),
+        )
+        .await;
+    let h = Harness(h.0.restarted(FAST));
     let (_, resumed) = h
         .get(&format!("/v1/generate/{}/status", id_of(&submit)))
         .await;

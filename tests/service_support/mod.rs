@@ -24,9 +24,7 @@ pub struct LocalService {
 /// Starts a sandbox whose jobs run `speed` times faster than real time.
 pub fn local_service(speed: f64) -> LocalService {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut config = SandboxConfig::new(dir.path().join("sandbox"));
-    config.speed = speed;
-    let sandbox = start(config).expect("sandbox starts");
+    let sandbox = start_in(&dir, speed);
     let key = sandbox.api_key().to_owned();
     LocalService {
         sandbox,
@@ -36,7 +34,33 @@ pub fn local_service(speed: f64) -> LocalService {
     }
 }
 
+fn start_in(dir: &TempDir, speed: f64) -> SandboxHandle {
+    let mut config = SandboxConfig::new(dir.path().join("sandbox"));
+    config.speed = speed;
+    start(config).expect("sandbox starts")
+}
+
 impl LocalService {
+    /// Stops the sandbox and starts it again on the same data (a restart of the service:
+    /// it resumes its unfinished jobs).
+    pub fn restarted(self, speed: f64) -> LocalService {
+        let LocalService {
+            sandbox,
+            http,
+            _dir,
+            ..
+        } = self;
+        sandbox.shutdown();
+        let sandbox = start_in(&_dir, speed);
+        let key = sandbox.api_key().to_owned();
+        LocalService {
+            sandbox,
+            http,
+            key,
+            _dir,
+        }
+    }
+
     /// `path` is under the base URL, e.g. `/v1/media`.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.sandbox.base_url())
