@@ -7,7 +7,7 @@ use crate::ui::icons::{Icon, paint_icon};
 use crate::ui::model::{ResultAction, ResultRef};
 use crate::ui::textures::{TextureCache, TextureLookup};
 use crate::ui::tokens;
-use crate::ui::video::{is_video_item, is_video_output};
+use crate::ui::video::is_video_output;
 use crate::ui::widgets;
 use egui::{CornerRadius, Rect, Role, Sense, Stroke, Ui, Vec2, WidgetInfo, pos2};
 
@@ -131,11 +131,6 @@ fn actions_of(
 /// unknown), for [`ResultTile::video`].
 pub fn job_output_video(result: &JobResult, index: usize) -> Option<Option<f64>> {
     is_video_output(result, index).then_some(result.duration)
-}
-
-/// `Some(duration)` when a library item is a video.
-pub fn media_video(item: &crate::api::media::MediaItem) -> Option<Option<f64>> {
-    is_video_item(item).then_some(item.duration)
 }
 
 /// The picture to draw for output `index`: a Creative Director scene's poster, the
