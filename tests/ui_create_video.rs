@@ -235,3 +235,51 @@ fn a_creative_director_storyboard_fills_in_scene_by_scene() {
     });
     assert!(harness.query_by_label("Done · 3 of 3 scenes").is_some());
 }
+
+/// The service goes away after a video finished but before it was opened: the canvas says
+/// it could not be downloaded (poster kept); once the service is back, Try again plays it.
+#[test]
+fn a_video_that_cannot_be_downloaded_says_so_and_plays_after_try_again() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    click_button(&mut harness, "Text to video");
+    pick_model(&mut harness, "Kling");
+    click_button(&mut harness, "1:1");
+    type_prompt(&mut harness, "lanterns drifting on a river");
+    press_generate(&mut harness);
+    step_until(&mut harness, "the video job to finish", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|j| j.phase.is_finished())
+    });
+    assert_eq!(newest_job(&harness).phase, JobPhase::Completed);
+    steps(&mut harness, 3);
+
+    assert!(harness.state_mut().session_mut().stop_local_sandbox());
+    harness
+        .get_by_role_and_label(Role::Button, "Result 1 of 1: lanterns drifting on a river")
+        .click();
+    step_until(&mut harness, "the download to fail", |h| {
+        h.state().create_state().canvas_player.failure().is_some()
+    });
+    assert_eq!(
+        harness.state().create_state().canvas_player.failure(),
+        Some("The video could not be downloaded.")
+    );
+    steps(&mut harness, 2);
+
+    harness
+        .state_mut()
+        .session_mut()
+        .restart_local_sandbox()
+        .expect("sandbox restarts on the same port");
+    click_button(&mut harness, "Try again");
+    step_until(&mut harness, "the video to play after Try again", |h| {
+        let player = &h.state().create_state().canvas_player;
+        player.failure().is_none()
+            && player.is_playing()
+            && player.shown_time_secs().is_some_and(|t| t > 0.3)
+    });
+}

@@ -112,7 +112,11 @@ impl VideoPlayerState {
     /// Ask for the same video again after a failure (the service was unreachable, say).
     pub fn retry(&mut self) -> Option<Command> {
         let source = self.source.take()?;
-        self.set_source(&source.url, source.poster_url.as_deref())
+        // A player asked to play keeps that wish across the retry.
+        let autoplay = self.autoplay;
+        let command = self.set_source(&source.url, source.poster_url.as_deref());
+        self.autoplay = autoplay;
+        command
     }
 
     /// Stop and forget the video (the player thread ends when its handle is dropped).
