@@ -13,6 +13,7 @@
 //!
 //! `cargo bench --bench upload`
 
+mod support;
 use framewright::api::{ApiClient, ClientConfig, TransferCounter};
 use framewright::sandbox::{SandboxConfig, start};
 use std::io::Write as _;
@@ -21,6 +22,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
+use support::status_kib;
 
 /// The sandbox's cap (500 MiB) exactly.
 const FILE_BYTES: u64 = 500 * 1024 * 1024;
@@ -52,19 +54,6 @@ fn make_file(path: &Path) -> BenchResult<()> {
     }
     file.flush()?;
     Ok(())
-}
-
-/// A field of /proc/self/status in KiB (VmRSS, VmHWM).
-fn status_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|line| line.starts_with(field))
-                .and_then(|line| line.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 /// Reset VmHWM to the current RSS ("5" = reset peak RSS); false where not allowed.

@@ -16,11 +16,13 @@
 //!
 //! `cargo bench --bench video_decode`
 
+mod support;
 use framewright::media::video::{VideoDecoder, VideoPlayer};
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::status_kib;
 
 type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -58,19 +60,6 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 fn verdict(ok: bool) -> &'static str {
     if ok { "PASS" } else { "FAIL" }
-}
-
-/// A field of /proc/self/status in KiB (VmRSS, VmHWM); 0 where there is none.
-fn status_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|line| line.starts_with(field))
-                .and_then(|line| line.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn kib_to_mib(kib: u64) -> f64 {
