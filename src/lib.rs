@@ -1,8 +1,9 @@
 //! Framewright: a native desktop studio for the Generation Service.
 //!
 //! Layers (see docs/ARCHITECTURE.md): `ui → engine → api`, `ui → media`; `api`, `engine`,
-//! `media` and `palette` never import egui; `sandbox` is a separate local implementation of
-//! the contract with its own wire types.
+//! `media`, `palette` and `video_codec` never import egui; `sandbox` is a separate local
+//! implementation of the contract with its own wire types (it shares only the contract-free
+//! `palette` and `video_codec`).
 
 pub mod api;
 pub mod engine;
@@ -12,3 +13,4 @@ pub mod sandbox;
 pub mod session;
 pub mod settings;
 pub mod ui;
+pub mod video_codec;

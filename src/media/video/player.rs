@@ -8,7 +8,7 @@
 //! only the newest, see [`VideoPlayer::latest_frame`]) when the repaint callback wakes it.
 
 use super::decode::{DecodedFrame, VideoDecoder, VideoInfo};
-use super::error::VideoDecodeError;
+use crate::video_codec::VideoDecodeError;
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};

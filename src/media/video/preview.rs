@@ -2,7 +2,7 @@
 //! Library's grid tiles. Pure work on one thread (the engine runs it on the blocking pool).
 
 use super::decode::VideoDecoder;
-use super::error::VideoDecodeError;
+use crate::video_codec::VideoDecodeError;
 use std::path::Path;
 
 /// Most frames one preview may hold (a tile is a few hundred points wide).
