@@ -3,6 +3,9 @@
 /// Why a video could not be rendered or encoded.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum VideoError {
+    /// The source video given to an edit, trim or restyle could not be used.
+    #[error("the source video could not be read: {0}")]
+    Source(String),
     #[error(
         "video size {width}x{height} is not supported (each side {min}..={max} px, even, short side at most {max_short} px)",
         min = super::MIN_SIDE_PX,

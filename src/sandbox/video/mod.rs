@@ -23,6 +23,8 @@
 
 mod canvas;
 mod compose;
+mod edit;
+mod edit_spec;
 mod encode;
 mod error;
 mod mp4;
@@ -45,6 +47,9 @@ use watermark::Watermark;
 use yuv::I420;
 
 pub(crate) use spec::*;
+
+pub(crate) use edit::{edit_video, probe_video, restyle_video, trim_video};
+pub(crate) use edit_spec::*;
 
 /// A spec checked and rounded to what is encoded.
 struct Plan<'a> {

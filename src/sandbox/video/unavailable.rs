@@ -13,6 +13,11 @@
 mod spec;
 pub(crate) use spec::*;
 
+#[allow(dead_code, reason = "the editor that reads the rest is not built here")]
+#[path = "edit_spec.rs"]
+mod edit_spec;
+pub(crate) use edit_spec::*;
+
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum VideoError {
     #[error("This build has no H.264 encoder (built without the h264 feature)")]
@@ -21,6 +26,41 @@ pub(crate) enum VideoError {
 
 /// Always fails: there is no encoder in this build.
 pub(crate) fn render_video(_spec: &VideoRenderSpec<'_>) -> Result<RenderedVideo, VideoError> {
+    Err(VideoError::NoH264Encoder)
+}
+
+/// Always fails: there is no decoder or encoder in this build.
+pub(crate) fn probe_video(_source_mp4: &[u8]) -> Result<SourceProbe, VideoError> {
+    Err(VideoError::NoH264Encoder)
+}
+
+/// Always fails: there is no encoder in this build.
+pub(crate) fn edit_video(
+    _source_mp4: &[u8],
+    _edit: &VideoEditSpec,
+    _seed: i64,
+    _watermark: bool,
+) -> Result<RenderedVideo, VideoError> {
+    Err(VideoError::NoH264Encoder)
+}
+
+/// Always fails: there is no encoder in this build.
+pub(crate) fn trim_video(
+    _source_mp4: &[u8],
+    _start_secs: f64,
+    _end_secs: f64,
+) -> Result<RenderedVideo, VideoError> {
+    Err(VideoError::NoH264Encoder)
+}
+
+/// Always fails: there is no encoder in this build.
+pub(crate) fn restyle_video(
+    _source_mp4: &[u8],
+    _prompt: &str,
+    _seed: i64,
+    _palette: Option<&[[u8; 3]]>,
+    _watermark: bool,
+) -> Result<RenderedVideo, VideoError> {
     Err(VideoError::NoH264Encoder)
 }
 
