@@ -33,6 +33,7 @@ fn spec(prompt: &str) -> GenerationSpec {
             prompt: prompt.into(),
             ..Default::default()
         },
+        video: None,
     }
 }
 

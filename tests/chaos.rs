@@ -46,6 +46,7 @@ fn spec(index: usize) -> GenerationSpec {
             model: Some("fal-ai/flux/schnell".to_owned()),
             ..GenerationRequest::default()
         },
+        video: None,
     }
 }
 

@@ -459,6 +459,7 @@ fn image_with_cinematic(cinematic: BTreeMap<String, Option<String>>) -> Generati
             cinematic: Some(cinematic),
             ..Default::default()
         },
+        video: None,
     }
 }
 

@@ -44,6 +44,7 @@ fn image_spec(prompt: &str, model: Option<&str>) -> GenerationSpec {
             model: model.map(str::to_owned),
             ..GenerationRequest::default()
         },
+        video: None,
     }
 }
 
@@ -202,6 +203,7 @@ async fn image_edit_with_uploaded_source() {
             source_images: vec![media.url.clone()],
             ..GenerationRequest::default()
         },
+        video: None,
     };
     // 201 on this route; any 2xx with a handle is a success.
     let answer = client.submit(&spec).await.expect("image-edit submit");

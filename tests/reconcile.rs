@@ -95,6 +95,7 @@ fn submit(engine: &EngineHandle, prompt: &str) {
                     model: Some(MODEL.to_owned()),
                     ..GenerationRequest::default()
                 },
+                video: None,
             },
             model_label: "Flux Schnell".to_owned(),
             credits_estimate: Some(1.0),
@@ -224,6 +225,7 @@ fn a_lost_creative_director_answer_is_recovered_as_its_whole_batch() {
                     workflow_type: Some(WorkflowType::Image),
                     ..GenerationRequest::default()
                 },
+                video: None,
             },
             model_label: "Flux Schnell".to_owned(),
             credits_estimate: Some(6.0),
@@ -453,6 +455,7 @@ async fn submit_direct(client: &ApiClient, prompt: &str) -> String {
             model: Some(MODEL.to_owned()),
             ..GenerationRequest::default()
         },
+        video: None,
     };
     let deadline = Instant::now() + WAIT;
     loop {

@@ -56,6 +56,7 @@ fn a_job_running_at_quit_is_resumed_and_finishes_after_restart() {
             prompt: "lighthouse in a storm, long exposure".into(),
             ..Default::default()
         },
+        video: None,
     };
     first
         .send(Command::Submit {
@@ -118,6 +119,7 @@ fn a_creative_director_batch_resumes_after_restart_and_keeps_its_storyboard() {
             workflow_type: Some(WorkflowType::Image),
             ..Default::default()
         },
+        video: None,
     };
     first
         .send(Command::Submit {

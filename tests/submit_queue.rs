@@ -55,6 +55,7 @@ fn image_spec(prompt: &str) -> GenerationSpec {
             model: Some("fal-ai/flux/schnell".to_owned()),
             ..GenerationRequest::default()
         },
+        video: None,
     }
 }
 

@@ -12,6 +12,7 @@ pub mod palettes;
 pub mod pricing;
 pub mod types;
 pub mod validate;
+pub mod video_edit;
 
 pub use client::Submitted;
 pub use client::{ApiClient, ClientConfig, TransferCounter};

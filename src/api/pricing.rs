@@ -366,6 +366,7 @@ mod tests {
                 num_images,
                 ..GenerationRequest::default()
             },
+            video: None,
         }
     }
 
@@ -617,6 +618,7 @@ mod tests {
                 duration: Some(duration),
                 ..GenerationRequest::default()
             },
+            video: None,
         }
     }
 

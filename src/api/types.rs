@@ -6,6 +6,10 @@ use super::lenient::{
     lenient_bool, lenient_f64, lenient_string, lenient_u32, lenient_u64, list_map, multiplier_map,
     null_default, number_list, string_list,
 };
+pub use super::video_edit::{
+    ExtendMode, LipsyncSource, RetakeMode, TrimJob, TrimRequest, TrimStatus, VideoEditOperation,
+    VideoEditOperationKind, VideoEditRequest, VideoJobRequest, VideoToVideoRequest,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -73,6 +77,12 @@ pub struct ModelRecord {
     pub max_output_duration: Option<f64>,
     #[serde(deserialize_with = "lenient_u32")]
     pub images_per_request: Option<u32>,
+    /// Audio formats the model writes (video edits' `audio_format`); empty = the contract's
+    /// fallback list.
+    #[serde(deserialize_with = "string_list")]
+    pub output_audio_formats: Vec<String>,
+    #[serde(deserialize_with = "lenient_string")]
+    pub default_output_audio_format: Option<String>,
 
     #[serde(deserialize_with = "lenient_u32")]
     pub max_reference_images: Option<u32>,
@@ -181,16 +191,31 @@ pub enum GenerationKind {
     ImageToVideo,
     /// POST /v1/generate/creative-director: a batch of 1-8 scenes, images or videos.
     CreativeDirector,
+    /// POST /v1/edit/video: one operation on a source video (body in `GenerationSpec::video`).
+    VideoEdit,
+    /// POST /v1/generate/video-from-video: a source video restyled by an explicit model.
+    VideoToVideo,
+    /// POST /v1/video/trim: a frame-accurate cut; free, polled on its own route, no cancel.
+    VideoTrim,
 }
 
 impl GenerationKind {
-    /// Every kind, in the order the Create type picker shows them.
+    /// The kinds the Create type picker shows today. The video-sourced kinds are in
+    /// [`Self::VIDEO_SOURCED`] until the picker has their forms.
     pub const ALL: [GenerationKind; 5] = [
         GenerationKind::Image,
         GenerationKind::ImageEdit,
         GenerationKind::TextToVideo,
         GenerationKind::ImageToVideo,
         GenerationKind::CreativeDirector,
+    ];
+
+    /// Kinds whose body is a [`VideoJobRequest`] (`GenerationSpec::video`), not a
+    /// `GenerationRequest`.
+    pub const VIDEO_SOURCED: [GenerationKind; 3] = [
+        GenerationKind::VideoEdit,
+        GenerationKind::VideoToVideo,
+        GenerationKind::VideoTrim,
     ];
 
     /// Route under /v1 that submits this kind.
@@ -201,18 +226,29 @@ impl GenerationKind {
             GenerationKind::TextToVideo => "/v1/generate/video",
             GenerationKind::ImageToVideo => "/v1/generate/video/from-image",
             GenerationKind::CreativeDirector => "/v1/generate/creative-director",
+            GenerationKind::VideoEdit => "/v1/edit/video",
+            GenerationKind::VideoToVideo => "/v1/generate/video-from-video",
+            GenerationKind::VideoTrim => "/v1/video/trim",
         }
     }
     /// Catalog type name used to filter GET /v1/models. Creative Director has no type of
     /// its own: its scenes use image models, or video models in video mode (see
-    /// [`GenerationSpec::catalog_type`]).
+    /// [`GenerationSpec::catalog_type`]). Video edit models carry `video_edit` with the
+    /// operation as their `model_type`; a trim uses no model (empty string).
     pub fn catalog_type(self) -> &'static str {
         match self {
             GenerationKind::Image | GenerationKind::CreativeDirector => "text_to_img",
             GenerationKind::ImageEdit => "image_editing",
             GenerationKind::TextToVideo => "text_to_video",
             GenerationKind::ImageToVideo => "img_to_video",
+            GenerationKind::VideoEdit => VIDEO_EDIT_CATALOG_TYPE,
+            GenerationKind::VideoToVideo => "video_to_video",
+            GenerationKind::VideoTrim => "",
         }
+    }
+    /// Whether this kind is sent with a model from the catalog (a trim is not).
+    pub fn uses_model(self) -> bool {
+        self != GenerationKind::VideoTrim
     }
     /// The service's rate-limit group of this kind's submit route (contract, Limits).
     pub fn rate_limit_group(self) -> RateLimitGroup {
@@ -220,7 +256,10 @@ impl GenerationKind {
             GenerationKind::Image | GenerationKind::ImageEdit => RateLimitGroup::ImageGeneration,
             GenerationKind::TextToVideo
             | GenerationKind::ImageToVideo
-            | GenerationKind::CreativeDirector => RateLimitGroup::OtherGeneration,
+            | GenerationKind::CreativeDirector
+            | GenerationKind::VideoEdit
+            | GenerationKind::VideoToVideo
+            | GenerationKind::VideoTrim => RateLimitGroup::OtherGeneration,
         }
     }
     pub fn label(self) -> &'static str {
@@ -230,28 +269,57 @@ impl GenerationKind {
             GenerationKind::TextToVideo => "Text to video",
             GenerationKind::ImageToVideo => "Image to video",
             GenerationKind::CreativeDirector => "Creative Director",
+            GenerationKind::VideoEdit => "Video edit",
+            GenerationKind::VideoToVideo => "Video to video",
+            GenerationKind::VideoTrim => "Trim",
         }
     }
     /// Contract defaults: image-edit and Creative Director 1:1, video 16:9; image is not
     /// shown, 1:1 is assumed.
     pub fn default_aspect_ratio(self) -> &'static str {
         match self {
-            GenerationKind::TextToVideo | GenerationKind::ImageToVideo => "16:9",
+            GenerationKind::TextToVideo
+            | GenerationKind::ImageToVideo
+            | GenerationKind::VideoToVideo => "16:9",
             _ => "1:1",
         }
     }
-    /// Whether the output is priced per second and has a duration.
+    /// Whether the output is a video (priced per second where priced at all).
     pub fn is_video(self) -> bool {
         matches!(
             self,
-            GenerationKind::TextToVideo | GenerationKind::ImageToVideo
+            GenerationKind::TextToVideo
+                | GenerationKind::ImageToVideo
+                | GenerationKind::VideoEdit
+                | GenerationKind::VideoToVideo
+                | GenerationKind::VideoTrim
         )
     }
-    /// Whether a prompt must be given (image-to-video's prompt is an optional motion hint).
+    /// Whether a prompt must be given. Image-to-video's prompt is an optional motion
+    /// hint; a video edit's prompt depends on its operation (magic edit requires one,
+    /// checked by validation); a trim has none. Video to video needs one (the restyle's
+    /// direction; the contract does not show that route's fields, so this is our rule).
     pub fn requires_prompt(self) -> bool {
-        self != GenerationKind::ImageToVideo
+        !matches!(
+            self,
+            GenerationKind::ImageToVideo | GenerationKind::VideoEdit | GenerationKind::VideoTrim
+        )
+    }
+    /// Whether a running job of this kind can be cancelled: a trim has no cancel route
+    /// (it runs to completed or failed), so the UI must not offer Cancel and the engine
+    /// refuses it without sending anything. A queued trim (never sent) can still be
+    /// taken out of the queue: see `JobRecord::can_cancel`.
+    pub fn can_cancel(self) -> bool {
+        self != GenerationKind::VideoTrim
+    }
+    /// Whether status is read on GET /v1/video/trim/:jobId rather than a generation route.
+    pub fn polls_trim_route(self) -> bool {
+        self == GenerationKind::VideoTrim
     }
 }
+
+/// Catalog type of the video edit models (the sandbox's convention, also the `type` filter).
+pub const VIDEO_EDIT_CATALOG_TYPE: &str = "video_edit";
 
 /// Creative Director's `workflow_type`: every scene is an image, or every scene a video.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -332,13 +400,50 @@ pub struct GenerationRequest {
 }
 
 /// A request together with the endpoint it is for; this is what the journal stores.
+///
+/// Video-sourced kinds (`VideoEdit`, `VideoToVideo`, `VideoTrim`) carry their body in
+/// `video` (whose variant matches `kind`); their `request` only mirrors the prompt, model
+/// and project for display and reconcile (see [`GenerationSpec::for_video`]) and is never
+/// sent. Rows written before `video` existed load with `video: None`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GenerationSpec {
     pub kind: GenerationKind,
     pub request: GenerationRequest,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video: Option<VideoJobRequest>,
 }
 
 impl GenerationSpec {
+    /// A generation from a `GenerationRequest` (every kind but the video-sourced ones).
+    pub fn new(kind: GenerationKind, request: GenerationRequest) -> Self {
+        GenerationSpec {
+            kind,
+            request,
+            video: None,
+        }
+    }
+    /// A video-sourced job: the kind follows the body, and `request` mirrors its prompt,
+    /// model and project (the tray, reuse and reconcile read those).
+    pub fn for_video(job: VideoJobRequest) -> Self {
+        let request = GenerationRequest {
+            prompt: job.prompt().unwrap_or_default().to_owned(),
+            model: job.model().map(str::to_owned),
+            project_id: job.project_id().map(str::to_owned),
+            ..GenerationRequest::default()
+        };
+        GenerationSpec {
+            kind: job.kind(),
+            request,
+            video: Some(job),
+        }
+    }
+    /// The video edit's operation, when this is a video edit.
+    pub fn edit_operation(&self) -> Option<&VideoEditOperation> {
+        match &self.video {
+            Some(VideoJobRequest::Edit(edit)) => Some(&edit.operation),
+            _ => None,
+        }
+    }
     /// The catalog type whose models this request may use (Creative Director in video mode
     /// uses video models; otherwise the kind decides).
     pub fn catalog_type(&self) -> &'static str {

@@ -310,6 +310,9 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
         GenerationKind::TextToVideo => "text-to-video",
         GenerationKind::ImageToVideo => "image-to-video",
         GenerationKind::CreativeDirector => "Creative Director scenes of this kind",
+        GenerationKind::VideoEdit => "this video edit",
+        GenerationKind::VideoToVideo => "video-to-video",
+        GenerationKind::VideoTrim => "trims",
     }
 }
 
@@ -374,6 +377,7 @@ mod tests {
                 prompt: prompt.into(),
                 ..GenerationRequest::default()
             },
+            video: None,
         }
     }
 

@@ -773,6 +773,7 @@ mod tests {
                 prompt: "a red fox".into(),
                 ..GenerationRequest::default()
             },
+            video: None,
         }
     }
 

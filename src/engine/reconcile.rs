@@ -402,7 +402,11 @@ impl Tracker {
         let estimate = estimate.unwrap_or(match kind {
             GenerationKind::Image => FALLBACK_IMAGE_SECS,
             GenerationKind::ImageEdit => FALLBACK_IMAGE_EDIT_SECS,
-            GenerationKind::TextToVideo | GenerationKind::ImageToVideo => FALLBACK_VIDEO_SECS,
+            GenerationKind::TextToVideo
+            | GenerationKind::ImageToVideo
+            | GenerationKind::VideoEdit
+            | GenerationKind::VideoToVideo
+            | GenerationKind::VideoTrim => FALLBACK_VIDEO_SECS,
             GenerationKind::CreativeDirector => FALLBACK_CREATIVE_DIRECTOR_SECS,
         });
         // A batch's scenes run one after another: the per-scene estimate times the count.
@@ -1033,6 +1037,7 @@ mod tests {
                     project_id: Some("p1".into()),
                     ..Default::default()
                 },
+                video: None,
             },
             model_label: "Auto".into(),
             phase,

@@ -38,6 +38,7 @@ impl ScreenshotScene {
                         duration: Some(4.0),
                         ..GenerationRequest::default()
                     },
+                    video: None,
                 },
                 "Veo 3",
             ),
@@ -52,6 +53,7 @@ impl ScreenshotScene {
                         workflow_type: Some(WorkflowType::Image),
                         ..GenerationRequest::default()
                     },
+                    video: None,
                 },
                 "Flux Schnell",
             ),

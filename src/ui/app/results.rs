@@ -179,7 +179,7 @@ impl StudioApp {
         let (kind, mut request) = self.request_of(result)?;
         request.seed = Some(new_seed());
         request.kind_hint = Some(kind);
-        Some(GenerationSpec { kind, request })
+        Some(GenerationSpec::new(kind, request))
     }
 
     /// What a new job of `spec` costs, as well as it can be told before it runs.

@@ -205,6 +205,7 @@ impl ComposeForm {
                 workflow_type: self.workflow_request(),
                 ..GenerationRequest::default()
             },
+            video: None,
         }
     }
 
@@ -429,6 +430,7 @@ impl ComposeForm {
                 project_id: self.project_id.clone(),
                 ..Default::default()
             },
+            video: None,
         }
     }
 

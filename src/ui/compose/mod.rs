@@ -178,6 +178,13 @@ fn kind_description(kind: GenerationKind) -> &'static str {
         GenerationKind::CreativeDirector => {
             "One prompt becomes a storyboard of 1-8 scenes, images or videos, filled in scene by scene."
         }
+        GenerationKind::VideoEdit => {
+            "Pick a source video and an operation; the edited copy appears here."
+        }
+        GenerationKind::VideoToVideo => "Restyle a source video with a chosen model and a prompt.",
+        GenerationKind::VideoTrim => {
+            "Cut a source video to a span; free, and the original is kept."
+        }
     }
 }
 

@@ -307,6 +307,7 @@ mod tests {
                     workflow_type: Some(WorkflowType::Video),
                     ..GenerationRequest::default()
                 },
+                video: None,
             },
             model_label: "Auto".into(),
             phase: JobPhase::Running {
