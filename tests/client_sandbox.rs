@@ -181,7 +181,10 @@ async fn image_job_completes_and_output_downloads() {
     assert!(leftovers.is_empty(), "temp file renamed away");
 
     // Cancelling a finished job: 409 CANNOT_CANCEL.
-    let error = client.cancel(&id).await.expect_err("already finished");
+    let error = client
+        .cancel(GenerationKind::Image, &id)
+        .await
+        .expect_err("already finished");
     assert_eq!(error.status(), Some(409));
     assert_eq!(error.code(), Some("CANNOT_CANCEL"));
 }
@@ -240,7 +243,10 @@ async fn cancel_a_running_job() {
         .expect("submit")
         .generation_id
         .expect("id");
-    client.cancel(&id).await.expect("cancel a running job");
+    client
+        .cancel(GenerationKind::Image, &id)
+        .await
+        .expect("cancel a running job");
     let status = client.status(&id).await.expect("status");
     assert_eq!(status.state, JobState::Cancelled);
     assert!(status.result.is_none() && status.error.is_none());

@@ -10,6 +10,7 @@ use super::types::{
     ProjectResponse, ProjectsResponse, StatusResponse, SubmitResponse, UploadResponse,
     UploadedMedia,
 };
+use super::video_edit::TrimJob;
 use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::de::DeserializeOwned;
@@ -219,11 +220,23 @@ impl ApiClient {
 
     /// [`Self::submit`], also handing out what the answer's `RateLimit-*` headers said (on
     /// success and on error alike) so the submit queue can learn the service's window.
+    ///
+    /// Video-sourced kinds send their `spec.video` body; a spec whose body does not match
+    /// its kind is refused here, before anything is sent.
     pub async fn submit_observed(&self, spec: &GenerationSpec) -> Submitted {
+        let body = match submit_body(spec) {
+            Ok(body) => body,
+            Err(error) => {
+                return Submitted {
+                    result: Err(error),
+                    rate_limit: None,
+                };
+            }
+        };
         let request = self
             .service
             .post(self.url(spec.kind.submit_path()))
-            .json(&spec.request)
+            .json(&body)
             .timeout(self.request_timeout);
         let (result, headers) = self.json_and_headers::<SubmitResponse>(request).await;
         let rate_limit = headers.as_ref().and_then(RateLimitInfo::from_headers);
@@ -263,7 +276,15 @@ impl ApiClient {
         self.json(self.service.get(url)).await
     }
 
-    /// The status of a job of `kind` on its preferred route.
+    /// GET /v1/video/trim/:jobId (the job id is passed verbatim, `trim_…`). A failed trim
+    /// is a 200 with `status: failed`; an unknown or expired id is a 404.
+    pub async fn trim_status(&self, job_id: &str) -> Result<TrimJob, ApiError> {
+        let url = self.url(&format!("/v1/video/trim/{}", encode_segment(job_id)));
+        self.json(self.service.get(url)).await
+    }
+
+    /// The status of a job of `kind` on its preferred route (a trim's job read as a
+    /// status: see [`TrimJob::into_status`]).
     pub async fn status_of(
         &self,
         kind: GenerationKind,
@@ -271,12 +292,21 @@ impl ApiClient {
     ) -> Result<StatusResponse, ApiError> {
         match kind {
             GenerationKind::CreativeDirector => self.creative_director_status(generation_id).await,
+            GenerationKind::VideoTrim => self
+                .trim_status(generation_id)
+                .await
+                .map(TrimJob::into_status),
             _ => self.status(generation_id).await,
         }
     }
 
-    /// POST /v1/generate/:id/cancel. 409 `CANNOT_CANCEL` comes back as an error.
-    pub async fn cancel(&self, generation_id: &str) -> Result<(), ApiError> {
+    /// POST /v1/generate/:id/cancel. 409 `CANNOT_CANCEL` comes back as an error. A trim
+    /// has no cancel route: for `VideoTrim` nothing is sent and the answer is
+    /// `ApiError::Invalid` ([`TRIM_CANNOT_BE_CANCELLED`]).
+    pub async fn cancel(&self, kind: GenerationKind, generation_id: &str) -> Result<(), ApiError> {
+        if !kind.can_cancel() {
+            return Err(ApiError::Invalid(TRIM_CANNOT_BE_CANCELLED.to_owned()));
+        }
         let url = self.url(&format!(
             "/v1/generate/{}/cancel",
             encode_segment(generation_id)
@@ -519,6 +549,33 @@ impl ApiClient {
     }
 }
 
+/// Why a trim's Cancel is refused without sending anything.
+pub const TRIM_CANNOT_BE_CANCELLED: &str = "A trim cannot be cancelled: the service has no cancel for trims; it runs until it \
+completes or fails (trims are free).";
+
+/// The JSON body of a submit: the `GenerationRequest` for generations, the `video` body for
+/// video-sourced kinds. A kind and body that do not match are refused (nothing is sent).
+pub fn submit_body(spec: &GenerationSpec) -> Result<serde_json::Value, ApiError> {
+    let encode =
+        |e: serde_json::Error| ApiError::Invalid(format!("the request could not be encoded: {e}"));
+    match (
+        &spec.video,
+        GenerationKind::VIDEO_SOURCED.contains(&spec.kind),
+    ) {
+        (None, false) => serde_json::to_value(&spec.request).map_err(encode),
+        (Some(video), true) if video.kind() == spec.kind => video.body().map_err(encode),
+        (Some(video), _) => Err(ApiError::Invalid(format!(
+            "not sent: a {} request cannot be sent as {}",
+            video.kind().label(),
+            spec.kind.label()
+        ))),
+        (None, true) => Err(ApiError::Invalid(format!(
+            "not sent: the {} request has no source video details",
+            spec.kind.label()
+        ))),
+    }
+}
+
 /// A submit's outcome and the rate-limit headers of its answer, if one arrived.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Submitted {
@@ -692,6 +749,54 @@ mod tests {
         assert!(!text.contains("secret"), "{text}");
         let client = ApiClient::new(config).expect("client");
         assert!(!format!("{client:?}").contains("secret"));
+    }
+
+    #[test]
+    fn submit_body_follows_the_kind() {
+        use crate::api::{GenerationRequest, TrimRequest, VideoJobRequest};
+        let trim = GenerationSpec::for_video(VideoJobRequest::Trim(TrimRequest {
+            video_url: "https://cdn.example/a.mp4".into(),
+            start_time: 0.0,
+            end_time: 1.0,
+            project_id: None,
+        }));
+        let body = submit_body(&trim).expect("trim body");
+        assert_eq!(body["end_time"], 1.0);
+        assert!(body.get("prompt").is_none());
+        // A video kind without its body, or a body under another kind, is never sent.
+        let mut bare = trim.clone();
+        bare.video = None;
+        assert!(matches!(submit_body(&bare), Err(ApiError::Invalid(_))));
+        let mut wrong = trim;
+        wrong.kind = GenerationKind::VideoEdit;
+        assert!(matches!(submit_body(&wrong), Err(ApiError::Invalid(_))));
+        let image = GenerationSpec::new(
+            GenerationKind::Image,
+            GenerationRequest {
+                prompt: "a cat".into(),
+                ..GenerationRequest::default()
+            },
+        );
+        assert_eq!(submit_body(&image).expect("image body")["prompt"], "a cat");
+    }
+
+    #[tokio::test]
+    async fn a_trim_cancel_is_refused_without_sending() {
+        // Nothing listens on this port: a request would fail with Connect, not Invalid.
+        let client = ApiClient::new(ClientConfig {
+            base_url: "http://127.0.0.1:9/api".into(),
+            api_key: "k".into(),
+            request_timeout_secs: 5,
+        })
+        .expect("client");
+        let error = client
+            .cancel(GenerationKind::VideoTrim, "trim_1")
+            .await
+            .expect_err("refused");
+        assert_eq!(
+            error,
+            ApiError::Invalid(TRIM_CANNOT_BE_CANCELLED.to_owned())
+        );
     }
 
     #[test]

@@ -384,6 +384,16 @@ pub struct JobRecord {
 }
 
 impl JobRecord {
+    /// Whether Cancel may be offered: a queued job (never sent) always; a running one only
+    /// when its kind has a cancel route (a trim has none).
+    pub fn can_cancel(&self) -> bool {
+        match self.phase {
+            JobPhase::Queued { .. } => true,
+            JobPhase::Running { .. } => self.spec.kind.can_cancel(),
+            _ => false,
+        }
+    }
+
     /// The outputs known so far: the result once finished, or while a Creative Director
     /// batch runs, the scenes that have landed (scene order), so each opens on its own.
     pub fn current_result(&self) -> Option<JobResult> {

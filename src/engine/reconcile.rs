@@ -174,6 +174,19 @@ impl Tracker {
             if !matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) || entry.reconciling {
                 return;
             }
+            if entry.record.spec.kind == GenerationKind::VideoTrim {
+                // Nothing to reconcile (see TRIM_UNCONFIRMED); only the note is set.
+                drop(jobs);
+                self.mutate(local_id, |entry| {
+                    if matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
+                        entry.record.phase = JobPhase::Unconfirmed {
+                            note: TRIM_UNCONFIRMED.to_owned(),
+                        };
+                    }
+                })
+                .await;
+                return;
+            }
             entry.reconciling = true;
         }
         self.clone().reconcile_loop(local_id).await;
@@ -311,6 +324,8 @@ impl Tracker {
     async fn others_in_flight(&self, local_id: LocalJobId) -> bool {
         self.jobs.lock().await.values().any(|entry| {
             entry.record.local_id != local_id
+                // A trim charges nothing.
+                && entry.record.spec.kind != GenerationKind::VideoTrim
                 && matches!(
                     entry.record.phase,
                     JobPhase::Queued { .. } | JobPhase::Submitting | JobPhase::Running { .. }
@@ -921,6 +936,12 @@ fn round_credits(value: f64) -> f64 {
 pub(super) const CHECKING: &str = "We're still looking for this job's result — don't resubmit \
 yet. The service did not answer the submit, so it is not known yet whether the job was \
 created; a second submit would be billed separately.";
+
+/// An unanswered trim submit (or a trim the app stopped sending): never re-sent, never
+/// searched for (a trim has no prompt to match and charges nothing).
+pub(super) const TRIM_UNCONFIRMED: &str = "The service did not answer this trim, so it is not \
+known whether it started. It is not sent again automatically. Trims are free: look for the \
+trimmed copy in your media library, or trim again.";
 
 pub(super) const CHECKING_AFTER_RESTART: &str = "We're still looking for this job's result — \
 don't resubmit yet. The app stopped while this job was being sent, so it is not known whether \

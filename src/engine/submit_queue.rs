@@ -9,10 +9,10 @@
 
 use super::journal::CreditSnapshot;
 use super::protocol::{Event, JobPhase, LocalJobId, QueueReason};
-use super::reconcile::{CHECKING, snapshot_of};
+use super::reconcile::{CHECKING, TRIM_UNCONFIRMED, snapshot_of};
 use super::runtime::refresh_credits;
-use super::tracker::{DEFAULT_POLL_INTERVAL_SECS, Tracker, now_ms};
-use crate::api::{ApiError, JobState, RateLimitGroup, SubmitResponse, Submitted};
+use super::tracker::{Tracker, now_ms, poll_interval_secs};
+use crate::api::{ApiError, GenerationKind, JobState, RateLimitGroup, SubmitResponse, Submitted};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
@@ -326,6 +326,17 @@ impl Tracker {
                     )
                     .await;
                 }
+                FailureAction::Reconcile if spec.kind == GenerationKind::VideoTrim => {
+                    // A trim is free and leaves nothing reconcile could match (no prompt,
+                    // no charge): it stays unconfirmed, says so, and is never re-sent.
+                    tracing::warn!("job {local_id}: trim submit outcome unknown: {error}");
+                    self.mutate(local_id, |entry| {
+                        entry.record.phase = JobPhase::Unconfirmed {
+                            note: TRIM_UNCONFIRMED.to_owned(),
+                        };
+                    })
+                    .await;
+                }
                 FailureAction::Reconcile => {
                     tracing::warn!("job {local_id}: submit outcome unknown: {error}");
                     self.mutate(local_id, |entry| {
@@ -379,13 +390,11 @@ impl Tracker {
 
     /// The service took the job: its id goes to the journal, then polling starts.
     async fn accepted(self: Arc<Self>, local_id: LocalJobId, answer: SubmitResponse) {
-        let interval_secs = answer
-            .poll_interval_hint
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .unwrap_or(DEFAULT_POLL_INTERVAL_SECS);
+        let mut interval_secs = super::tracker::DEFAULT_POLL_INTERVAL_SECS;
         let generation_id = answer.generation_id.clone();
         self.mutate(local_id, |entry| {
             let r = &mut entry.record;
+            interval_secs = poll_interval_secs(r.spec.kind, answer.poll_interval_hint);
             r.generation_id = generation_id;
             r.poll_interval_secs = interval_secs;
             r.phase = JobPhase::Running {

@@ -8,7 +8,8 @@ use super::reconcile::CHECKING_AFTER_RESTART;
 use super::runtime::{Ctx, refresh_credits};
 use super::submit_queue::SubmitQueue;
 use crate::api::{
-    ApiError, Failure, GenerationSpec, JobResult, JobState, RateLimitGroup, Scene, StatusResponse,
+    ApiError, Failure, GenerationKind, GenerationSpec, JobResult, JobState, RateLimitGroup, Scene,
+    StatusResponse,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,6 +21,35 @@ use tokio::sync::{Mutex, Notify};
 pub const DEFAULT_POLL_INTERVAL_SECS: f64 = 3.0;
 /// Longest wait between polls while backing off.
 pub const MAX_BACKOFF_SECS: f64 = 60.0;
+/// Trims return no poll hint (the contract suggests 2-4 s): polled every 3 s.
+pub const TRIM_POLL_INTERVAL_SECS: f64 = 3.0;
+/// Video edits and video to video when the answer carries no hint (contract: 8 s for
+/// everything but chat, images, sound and Creative Director).
+pub const VIDEO_JOB_POLL_INTERVAL_SECS: f64 = 8.0;
+
+/// How often a job of `kind` is polled given the submit answer's hint. Trims have no hint
+/// and are always polled every [`TRIM_POLL_INTERVAL_SECS`].
+pub fn poll_interval_secs(kind: GenerationKind, hint_secs: Option<f64>) -> f64 {
+    let hint_secs = hint_secs.filter(|s| s.is_finite() && *s > 0.0);
+    match kind {
+        GenerationKind::VideoTrim => TRIM_POLL_INTERVAL_SECS,
+        GenerationKind::VideoEdit | GenerationKind::VideoToVideo => {
+            hint_secs.unwrap_or(VIDEO_JOB_POLL_INTERVAL_SECS)
+        }
+        _ => hint_secs.unwrap_or(DEFAULT_POLL_INTERVAL_SECS),
+    }
+}
+
+/// The progress to show after an answer reporting `reported_percent`: never below what was
+/// shown before (a trim's progress is not monotonic across its execution paths, and a bar
+/// going backwards reads as something broke), clamped to 0-100. Unreadable values change
+/// nothing.
+pub fn shown_progress(shown_percent: f32, reported_percent: Option<f64>) -> f32 {
+    match reported_percent.filter(|p| p.is_finite()) {
+        Some(reported) => shown_percent.max(reported.clamp(0.0, 100.0) as f32),
+        None => shown_percent,
+    }
+}
 
 pub(super) struct JobEntry {
     pub(super) record: JobRecord,
@@ -325,6 +355,10 @@ impl Tracker {
                 break;
             };
             let interval_secs = record.poll_interval_secs.max(0.5);
+            if record.spec.kind.polls_trim_route() {
+                // GET /video/trim/:jobId is in the media and lifecycle group (120/min).
+                self.ctx.rate_gates.media.acquire().await;
+            }
             match self
                 .ctx
                 .client
@@ -379,7 +413,6 @@ impl Tracker {
             self.finish(local_id, phase, Some(status)).await;
             return true;
         }
-        let progress = status.progress.map(|p| p.clamp(0.0, 100.0) as f32);
         let still_running = self
             .mutate(local_id, |entry| {
                 let r = &mut entry.record;
@@ -389,9 +422,7 @@ impl Tracker {
                 r.phase = JobPhase::Running {
                     state: status.state.clone(),
                 };
-                if let Some(progress) = progress {
-                    r.progress_percent = progress;
-                }
+                r.progress_percent = shown_progress(r.progress_percent, status.progress);
                 if !status.scenes.is_empty() {
                     r.scenes = scenes_in_order(status.scenes.clone());
                 }
@@ -418,8 +449,9 @@ impl Tracker {
             changed = true;
             if phase == JobPhase::Completed {
                 r.progress_percent = 100.0;
-            } else if let Some(progress) = status.as_ref().and_then(|s| s.progress) {
-                r.progress_percent = progress.clamp(0.0, 100.0) as f32;
+            } else {
+                let reported = status.as_ref().and_then(|s| s.progress);
+                r.progress_percent = shown_progress(r.progress_percent, reported);
             }
             if let Some(status) = status {
                 if !status.scenes.is_empty() {
@@ -447,7 +479,9 @@ impl Tracker {
     // Cancel and dismiss
     // -----------------------------------------------------------------------------------
 
-    /// A queued job is cancelled on this side (never sent, nothing billed). A running one:
+    /// A queued job is cancelled on this side (never sent, nothing billed). A running trim
+    /// is refused without sending anything (no cancel route; `JobRecord::can_cancel`). A
+    /// running one:
     /// POST cancel (paced in the other-generation group, whose bucket cancel shares), then
     /// look at the status at once to pick up `cancelled` (or, after a 409 CANNOT_CANCEL,
     /// whatever terminal state the job reached).
@@ -463,8 +497,26 @@ impl Tracker {
         else {
             return;
         };
+        if !record.spec.kind.can_cancel() {
+            // No cancel route (a trim): refused here, nothing is sent.
+            tracing::info!(
+                "job {local_id}: a {} cannot be cancelled",
+                record.spec.kind.label()
+            );
+            self.mutate(local_id, |entry| {
+                entry.record.poll_problem =
+                    Some(crate::api::client::TRIM_CANNOT_BE_CANCELLED.to_owned());
+            })
+            .await;
+            return;
+        }
         self.ctx.rate_gates.other_generation.acquire().await;
-        match self.ctx.client.cancel(&generation_id).await {
+        match self
+            .ctx
+            .client
+            .cancel(record.spec.kind, &generation_id)
+            .await
+        {
             Ok(()) => {}
             Err(error) if error.status() == Some(409) || error.code() == Some("CANNOT_CANCEL") => {
                 tracing::debug!("job {local_id}: already terminal on the service");
@@ -607,6 +659,47 @@ deleted; check the media library."
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_never_goes_backwards() {
+        // A trim's progress as reported over its execution paths.
+        let reported = [
+            Some(10.0),
+            Some(45.0),
+            Some(20.0),
+            None,
+            Some(f64::NAN),
+            Some(60.0),
+            Some(5.0),
+            Some(140.0),
+        ];
+        let mut shown = 0.0;
+        let mut seen = Vec::new();
+        for value in reported {
+            shown = shown_progress(shown, value);
+            seen.push(shown);
+        }
+        assert_eq!(seen, vec![10.0, 45.0, 45.0, 45.0, 45.0, 60.0, 60.0, 100.0]);
+    }
+
+    #[test]
+    fn poll_intervals_per_kind() {
+        assert_eq!(poll_interval_secs(GenerationKind::VideoTrim, None), 3.0);
+        assert_eq!(
+            poll_interval_secs(GenerationKind::VideoTrim, Some(30.0)),
+            3.0
+        );
+        assert_eq!(
+            poll_interval_secs(GenerationKind::VideoEdit, Some(8.0)),
+            8.0
+        );
+        assert_eq!(poll_interval_secs(GenerationKind::VideoToVideo, None), 8.0);
+        assert_eq!(poll_interval_secs(GenerationKind::Image, None), 3.0);
+        assert_eq!(
+            poll_interval_secs(GenerationKind::TextToVideo, Some(0.0)),
+            3.0
+        );
+    }
 
     #[test]
     fn backoff_doubles_and_caps() {
