@@ -23,4 +23,4 @@ pub use palettes::{
 };
 pub use pricing::{PriceInputs, PriceUnit, estimate_credits, estimate_range_for_auto, price};
 pub use types::*;
-pub use validate::{Field, FieldError, validate};
+pub use validate::{Field, FieldError, validate, validate_with_source};

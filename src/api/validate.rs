@@ -23,6 +23,30 @@ pub enum Field {
     VisualDna,
     ReferenceImages,
     SceneCount,
+    /// The source video's `video_url` (edits, video to video, trims).
+    SourceVideo,
+    /// The edit operation as a whole (e.g. an operation the request cannot carry).
+    Operation,
+    /// Upscale's `target_fps`.
+    TargetFps,
+    /// Generate audio's `audio_format`.
+    AudioFormat,
+    /// Generate audio's three prompts together (one is needed).
+    AudioPrompts,
+    /// Lipsync's `audio_url` or `text_prompt`.
+    LipsyncSource,
+    /// Face swap's reference face `image_url`.
+    FaceImage,
+    /// Inpaint's `mask_video_url`.
+    MaskVideo,
+    /// Reframe's `grid_position_x` / `grid_position_y`.
+    GridPosition,
+    /// Inpaint's `video_strength`.
+    VideoStrength,
+    /// Retake's and trim's `start_time`.
+    StartTime,
+    /// Trim's `end_time`.
+    EndTime,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,7 +56,7 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    fn new(field: Field, message: impl Into<String>) -> Self {
+    pub(super) fn new(field: Field, message: impl Into<String>) -> Self {
         FieldError {
             field,
             message: message.into(),
@@ -40,8 +64,28 @@ impl FieldError {
     }
 }
 
+mod video;
+
+pub use video::{
+    AUDIO_FORMAT_FALLBACK, AUDIO_SCORING_AUTO_CAPTION_MARKER, MIN_TRIM_SELECTION_SECS,
+    V2V_AUTO_ALIASES,
+};
+
 /// Every problem with `spec` known before sending. `model` is `None` for Auto.
 pub fn validate(spec: &GenerationSpec, model: Option<&ModelRecord>) -> Vec<FieldError> {
+    validate_with_source(spec, model, None)
+}
+
+/// [`validate`], also checking the rules that need the source video's length in seconds
+/// (video edits and trims; `None` when it is not known yet).
+pub fn validate_with_source(
+    spec: &GenerationSpec,
+    model: Option<&ModelRecord>,
+    source_secs: Option<f64>,
+) -> Vec<FieldError> {
+    if GenerationKind::VIDEO_SOURCED.contains(&spec.kind) {
+        return video::validate_video_job(spec, model, source_secs);
+    }
     let mut errors = Vec::new();
     let request = &spec.request;
     let who = model.map(ModelRecord::display_name).unwrap_or("Auto");
@@ -317,17 +361,17 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
 }
 
 /// 5.0 -> "5 s", 2.5 -> "2.5 s".
-fn seconds_text(secs: f64) -> String {
+pub(super) fn seconds_text(secs: f64) -> String {
     let text = format!("{secs:.2}");
     format!("{} s", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
-fn contains_ignore_case(list: &[String], value: &str) -> bool {
+pub(super) fn contains_ignore_case(list: &[String], value: &str) -> bool {
     list.iter()
         .any(|item| item.trim().eq_ignore_ascii_case(value.trim()))
 }
 
-fn is_http_url(url: &str) -> bool {
+pub(super) fn is_http_url(url: &str) -> bool {
     let url = url.trim();
     let lower = url.to_ascii_lowercase();
     let rest = if lower.starts_with("https://") {
