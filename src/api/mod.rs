@@ -21,6 +21,9 @@ pub use palettes::{
     AnalyzedColors, CinematicPreset, CinematicPresets, ColorPalette, ColorSpec, NewPalette,
     PalettePage, PalettePagination, PaletteUpdate, PresetsFetch,
 };
-pub use pricing::{PriceInputs, PriceUnit, estimate_credits, estimate_range_for_auto, price};
+pub use pricing::{
+    PriceInputs, PriceUnit, VideoPrice, estimate_credits, estimate_range_for_auto,
+    estimate_video_job, price,
+};
 pub use types::*;
 pub use validate::{Field, FieldError, validate, validate_with_source};

@@ -4,6 +4,13 @@
 use super::types::{GenerationKind, GenerationSpec, ModelRecord};
 use std::collections::BTreeMap;
 
+mod video;
+
+pub use video::{
+    EXTEND_BILLED_SECS_CAP, EXTEND_CONTEXT_SECS, VideoPrice, default_edit_model, edit_price,
+    estimate_video_job,
+};
+
 /// What the base `credit` of a model is counted in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PriceUnit {
@@ -34,6 +41,7 @@ impl PriceUnit {
             | "video"
             | "video_from_image"
             | "video_from_video"
+            | "video_edit"
             | "first_last_frame"
             | "lipsync" => PriceUnit::PerOutputSecond,
             "text_to_speech" | "speech" => PriceUnit::Per100Characters,
