@@ -475,6 +475,7 @@ impl StudioApp {
             ),
             event @ (Event::VideoOpened { .. } | Event::VideoFailed { .. }) => {
                 self.create.canvas_player.handle_event(&event);
+                self.create.edit_stage.handle_event(ctx, &event);
                 self.viewer.handle_video_event(&event);
                 self.library.detail_player.handle_event(&event);
             }
@@ -575,6 +576,7 @@ impl StudioApp {
             Action::ShowShortcuts(open) => self.keys.shortcuts_open = open,
             Action::SaveAs { url } => self.dialogs.open(DialogKind::SaveImage { url }),
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
+            Action::PickSourceVideo => self.dialogs.open(DialogKind::SourceVideo),
             action @ (Action::AddSourceUrl(_)
             | Action::RemoveSource(_)
             | Action::PlayOnCanvas(_)

@@ -28,11 +28,23 @@ pub fn is_image_path(path: &std::path::Path) -> bool {
         .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
+/// Video types the video pickers offer (and that drops accept as videos to edit).
+pub const VIDEO_EXTENSIONS: [&str; 4] = ["mp4", "mov", "m4v", "webm"];
+
+/// Whether `path` names a video by its extension (any case).
+pub fn is_video_path(path: &std::path::Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| VIDEO_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
 /// What a dialog is for; decides its title, filters and what the answer feeds.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DialogKind {
     /// Create's "Add images…": sources for an image edit.
     SourceImages,
+    /// Create's "Choose video…": the video to edit or trim.
+    SourceVideo,
     /// Palettes' reference images.
     PaletteImages,
     /// Save one output URL to a file.
@@ -45,6 +57,7 @@ impl DialogKind {
     fn title(&self) -> &'static str {
         match self {
             DialogKind::SourceImages => "Add images to edit",
+            DialogKind::SourceVideo => "Choose a video to edit",
             DialogKind::PaletteImages => "Reference images for a palette",
             DialogKind::SaveImage { .. } => "Save image",
             DialogKind::DownloadFolder { .. } => "Save to folder",
@@ -61,6 +74,9 @@ impl DialogKind {
         match self {
             DialogKind::SourceImages | DialogKind::PaletteImages => {
                 "Type a path instead, or drag and drop the images onto the window."
+            }
+            DialogKind::SourceVideo => {
+                "Type a path instead, or drag and drop the video onto the window."
             }
             DialogKind::SaveImage { .. } => "Type the path to save to instead.",
             DialogKind::DownloadFolder { .. } => "Type the folder to save to instead.",
@@ -324,6 +340,13 @@ fn run_dialog(kind: &DialogKind) -> Answer {
                 None => return Err("the file dialog failed to open".to_owned()),
             }
         }
+        DialogKind::SourceVideo => match dialog
+            .add_filter("Videos", &VIDEO_EXTENSIONS)
+            .pick_file()
+        {
+            Some(path) => vec![path],
+            None => Vec::new(),
+        },
         DialogKind::SaveImage { url } => dialog
             .set_file_name(suggested_file_name(url))
             .save_file()

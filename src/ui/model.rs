@@ -147,6 +147,9 @@ pub enum ResultAction {
     UseAsEditSource(ResultRef),
     /// Switch Create to Image → video with this image as the one to animate.
     Animate(ResultRef),
+    /// Switch Create to Video edit with this video as the source (`trim`: the Trim
+    /// choice, else the edit operations).
+    EditVideo { result: ResultRef, trim: bool },
     /// Same settings, new seed: asks first (a new billed job, with its cost).
     Vary(ResultRef),
     SetFavourite {
@@ -187,6 +190,8 @@ pub enum Action {
     },
     /// Open the file dialog for image-edit sources.
     PickSourceFiles,
+    /// Open the file dialog for the video to edit.
+    PickSourceVideo,
     AddSourceUrl(String),
     RemoveSource(usize),
     /// Play this job output's video in place on the Create canvas (`None`: stop).

@@ -96,6 +96,22 @@ fn actions_of(
             "Animate",
             ResultAction::Animate(result.clone()),
         ),
+        (
+            Icon::Edit,
+            "Edit video",
+            ResultAction::EditVideo {
+                result: result.clone(),
+                trim: false,
+            },
+        ),
+        (
+            Icon::Loop,
+            "Trim",
+            ResultAction::EditVideo {
+                result: result.clone(),
+                trim: true,
+            },
+        ),
         (Icon::Create, "Vary…", ResultAction::Vary(result.clone())),
         (
             Icon::Star,
@@ -115,15 +131,12 @@ fn actions_of(
             ResultAction::Trash(result.clone()),
         ),
     ];
-    if is_video {
-        // Editing and animating take images.
-        actions.retain(|(_, _, action)| {
-            !matches!(
-                action,
-                ResultAction::UseAsEditSource(_) | ResultAction::Animate(_)
-            )
-        });
-    }
+    // Image edits and animating take images; video edits and trims take videos.
+    actions.retain(|(_, _, action)| match action {
+        ResultAction::UseAsEditSource(_) | ResultAction::Animate(_) => !is_video,
+        ResultAction::EditVideo { .. } => is_video,
+        _ => true,
+    });
     actions
 }
 

@@ -17,7 +17,7 @@ impl StudioApp {
     pub(super) fn dialog_outcome(&mut self, ctx: &egui::Context, outcome: DialogOutcome) {
         match outcome {
             DialogOutcome::Picked { kind, paths } => match kind {
-                DialogKind::SourceImages => {
+                DialogKind::SourceImages | DialogKind::SourceVideo => {
                     for action in self.create.add_source_files(paths) {
                         self.apply(ctx, action);
                     }
@@ -44,6 +44,9 @@ impl StudioApp {
                 let alternative = match kind {
                     DialogKind::SourceImages | DialogKind::PaletteImages => {
                         "type a path, or drag and drop the images onto the window"
+                    }
+                    DialogKind::SourceVideo => {
+                        "type a path, or drag and drop the video onto the window"
                     }
                     DialogKind::SaveImage { .. } | DialogKind::DownloadFolder { .. } => {
                         "type a path instead"

@@ -8,7 +8,17 @@ use crate::api::{GenerationKind, GenerationRequest, GenerationSpec};
 use crate::engine::Command;
 use crate::ui::library::LibraryAction;
 use crate::ui::model::{Action, Confirm, ResultAction, ResultRef, View};
+use crate::api::video_edit::VideoEditOperationKind;
+use crate::ui::compose::video_edit::EditChoice;
 use crate::ui::toasts::ToastKind;
+
+/// A video output: what a video edit needs to start.
+struct VideoOutput {
+    url: String,
+    label: String,
+    duration_secs: Option<f64>,
+    poster_url: Option<String>,
+}
 
 /// One output of a result: its url and a short label (for source chips).
 struct Output {
@@ -59,6 +69,28 @@ impl StudioApp {
                 None => self
                     .toasts
                     .push(ToastKind::Error, "This result's image is no longer known."),
+            },
+            ResultAction::EditVideo { result, trim } => match self.video_of(&result) {
+                Some(video) => {
+                    let choice = if trim {
+                        EditChoice::Trim
+                    } else if self.create.video_edit.choice == EditChoice::Trim {
+                        EditChoice::Operation(VideoEditOperationKind::Upscale)
+                    } else {
+                        self.create.video_edit.choice
+                    };
+                    self.create.edit_video(
+                        &video.url,
+                        &video.label,
+                        video.duration_secs,
+                        video.poster_url.as_deref(),
+                        choice,
+                    );
+                    self.show_create(ctx);
+                }
+                None => self
+                    .toasts
+                    .push(ToastKind::Error, "This video's address is no longer known."),
             },
             ResultAction::Vary(result) => match self.variation_of(&result) {
                 Some(spec) => {
@@ -170,6 +202,30 @@ impl StudioApp {
                 label: item.display_name().to_owned(),
             }),
         }
+    }
+
+    /// A video result's address, name, length and poster, for a video edit.
+    fn video_of(&self, result: &ResultRef) -> Option<VideoOutput> {
+        let output = self.output_of(result)?;
+        let (duration_secs, poster_url) = match result {
+            ResultRef::Job { local_id, index } => {
+                let job = self.model.jobs.get(local_id)?;
+                let current = job.current_result()?;
+                (
+                    current.duration,
+                    crate::ui::result_tile::job_output_picture(&current, *index)
+                        .filter(|p| *p != output.url)
+                        .map(str::to_owned),
+                )
+            }
+            ResultRef::Media(item) => (item.duration, item.thumbnail_url.clone()),
+        };
+        Some(VideoOutput {
+            url: output.url,
+            label: output.label,
+            duration_secs,
+            poster_url,
+        })
     }
 
     /// The request for a variation of `result`: the same kind and settings, a new seed.

@@ -8,6 +8,7 @@ pub mod form;
 pub mod memory;
 pub mod state;
 pub mod storyboard;
+pub mod video_edit;
 
 pub use form::{ComposeForm, Estimate, SourceImage, SourceState};
 pub use state::CreateState;
@@ -90,6 +91,7 @@ pub fn create_ui(
                 form_ui(ui, model, state, textures, &mut actions);
                 if !side_by_side {
                     // Too narrow for a results column: the results follow the form.
+                    edit_stage_ui(ui, state, textures, &mut actions);
                     canvas::canvas_ui(ui, model, state, &mut player, textures, false, &mut actions);
                 }
             });
@@ -98,7 +100,14 @@ pub fn create_ui(
     state.form_content_height_pt = form_height.inner;
     ui.scope_builder(
         egui::UiBuilder::new().max_rect(footer_rect.shrink2(Vec2::new(0.0, tokens::SPACE_S))),
-        |ui| generate_row_ui(ui, model, &state.form, &mut actions),
+        |ui| {
+            if state.form.kind == GenerationKind::VideoEdit {
+                let project = state.form.project_id.as_deref();
+                video_edit::submit_row_ui(ui, model, &state.video_edit, project, &mut actions);
+            } else {
+                generate_row_ui(ui, model, &state.form, &mut actions);
+            }
+        },
     );
     if side_by_side {
         let canvas_rect = Rect::from_min_max(
@@ -106,12 +115,33 @@ pub fn create_ui(
             full.max,
         );
         ui.scope_builder(egui::UiBuilder::new().max_rect(canvas_rect), |ui| {
+            edit_stage_ui(ui, state, textures, &mut actions);
             canvas::canvas_ui(ui, model, state, &mut player, textures, true, &mut actions);
         });
     }
     ui.allocate_rect(full, egui::Sense::hover());
     state.canvas_player = player;
     actions
+}
+
+/// Video edit: the source player and its timeline above the results.
+fn edit_stage_ui(
+    ui: &mut Ui,
+    state: &mut CreateState,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
+    if state.form.kind != GenerationKind::VideoEdit {
+        return;
+    }
+    ui.add_space(tokens::SPACE_L);
+    video_edit::stage::stage_ui(
+        ui,
+        &mut state.video_edit,
+        &mut state.edit_stage,
+        textures,
+        actions,
+    );
 }
 
 fn form_ui(
@@ -124,6 +154,18 @@ fn form_ui(
     ui.add_space(tokens::SPACE_L);
     header_ui(ui, &mut state.form);
     ui.add_space(tokens::SPACE_M);
+    if state.form.kind == GenerationKind::VideoEdit {
+        state.focus_prompt = false;
+        let project = state.form.project_id.clone();
+        state
+            .video_edit
+            .refresh_validation(model, project.as_deref());
+        video_edit::edit_form_ui(ui, model, &mut state.video_edit, actions);
+        ui.add_space(tokens::SPACE_M);
+        project_card_ui(ui, model, &mut state.form, actions);
+        ui.add_space(tokens::SPACE_L);
+        return;
+    }
     let focus = std::mem::take(&mut state.focus_prompt);
     prompt_card_ui(ui, model, &mut state.form, focus);
     let form = &mut state.form;
@@ -188,6 +230,17 @@ fn kind_description(kind: GenerationKind) -> &'static str {
     }
 }
 
+/// The types Create offers: every generation, and video editing (whose form picks trim,
+/// an edit operation or a restyle).
+const PICKER_KINDS: [GenerationKind; 6] = [
+    GenerationKind::Image,
+    GenerationKind::ImageEdit,
+    GenerationKind::TextToVideo,
+    GenerationKind::ImageToVideo,
+    GenerationKind::CreativeDirector,
+    GenerationKind::VideoEdit,
+];
+
 /// The type picker: every kind, wrapping onto a second line in a narrow column.
 fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
     egui::Frame::new()
@@ -198,7 +251,7 @@ fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
         .show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 ui.spacing_mut().item_spacing = Vec2::splat(2.0);
-                for kind in GenerationKind::ALL {
+                for kind in PICKER_KINDS {
                     if segment(ui, form.kind == kind, kind.label()).clicked() {
                         form.set_kind(kind);
                     }

@@ -3,6 +3,8 @@
 
 use super::form::{ComposeForm, SourceImage, SourceState};
 use super::memory::{CreateMemory, SAVE_INTERVAL_SECS};
+use super::video_edit::stage::EditStage;
+use super::video_edit::{EditChoice, VideoEditForm};
 use crate::api::media::BulkAction;
 use crate::api::{ApiError, GenerationKind, GenerationRequest};
 use crate::engine::protocol::MediaMutation;
@@ -25,6 +27,9 @@ enum PendingResultOp {
 
 pub struct CreateState {
     pub form: ComposeForm,
+    /// The "Video edit" type's own form (what is edited, how) and its source player.
+    pub video_edit: VideoEditForm,
+    pub edit_stage: EditStage,
     /// The video playing in place on the canvas, and which job output it is.
     pub canvas_player: VideoPlayerState,
     pub playing_on_canvas: Option<(crate::engine::LocalJobId, usize)>,
@@ -54,6 +59,8 @@ impl CreateState {
         Self {
             saved_memory: CreateMemory::of(&form),
             form,
+            video_edit: VideoEditForm::default(),
+            edit_stage: EditStage::default(),
             canvas_player: VideoPlayerState::default(),
             playing_on_canvas: None,
             focus_prompt: true,
@@ -68,7 +75,7 @@ impl CreateState {
 
     /// Job kinds whose results the canvas shows.
     pub fn makes(kind: GenerationKind) -> bool {
-        GenerationKind::ALL.contains(&kind)
+        GenerationKind::ALL.contains(&kind) || GenerationKind::VIDEO_SOURCED.contains(&kind)
     }
 
     pub fn is_favourite(&self, url: &str) -> bool {
@@ -92,6 +99,8 @@ impl CreateState {
         form.skip_palette = false;
         self.canvas_player.close();
         self.playing_on_canvas = None;
+        self.video_edit = VideoEditForm::default();
+        self.edit_stage.close();
         self.located.clear();
         self.awaiting_location.clear();
         self.favourites.clear();
@@ -179,6 +188,9 @@ impl CreateState {
 
     /// Validate and submit the form: the submit command, or nothing (errors shown inline).
     pub fn submit(&mut self, model: &Model) -> Vec<Action> {
+        if self.form.kind == GenerationKind::VideoEdit {
+            return self.submit_video_edit(model);
+        }
         let form = &mut self.form;
         form.server_errors.clear();
         let errors = form.validation_errors(model);
@@ -197,11 +209,63 @@ impl CreateState {
         })]
     }
 
-    /// Images dropped or picked for an edit: switch to Image edit and upload them.
+    /// Validate and submit the video edit form (a trim, an edit or a restyle).
+    fn submit_video_edit(&mut self, model: &Model) -> Vec<Action> {
+        let project_id = self.form.project_id.clone();
+        let edit = &mut self.video_edit;
+        edit.server_errors.clear();
+        let errors = edit.validation_errors(model, project_id.as_deref());
+        if !errors.is_empty() {
+            edit.errors = errors;
+            edit.show_validation = true;
+            return Vec::new();
+        }
+        edit.errors.clear();
+        edit.show_validation = false;
+        self.form.awaiting_job = true;
+        let spec = edit.build_spec(project_id.as_deref());
+        let model_label = match edit.choice {
+            EditChoice::Trim => "Trim".to_owned(),
+            _ => edit
+                .effective_model(model)
+                .map(|m| m.display_name().to_owned())
+                .unwrap_or_else(|| "Service default".to_owned()),
+        };
+        vec![send(Command::Submit {
+            spec,
+            model_label,
+            credits_estimate: edit.estimate(model, project_id.as_deref()).for_job(),
+        })]
+    }
+
+    /// Edit (or trim, with `choice`) a video that is already on the service.
+    pub fn edit_video(
+        &mut self,
+        url: &str,
+        label: &str,
+        duration_secs: Option<f64>,
+        poster_url: Option<&str>,
+        choice: EditChoice,
+    ) {
+        self.form.set_kind(GenerationKind::VideoEdit);
+        self.video_edit
+            .set_source_url(url, label, duration_secs, poster_url);
+        self.video_edit.set_choice(choice);
+        self.canvas_player.pause();
+    }
+
+    /// Images dropped or picked for an edit: switch to Image edit and upload them. A video
+    /// becomes the source of a video edit (uploaded first).
     pub fn add_source_files(&mut self, paths: Vec<PathBuf>) -> Vec<Action> {
         let mut actions = Vec::new();
         let mut skipped = Vec::new();
         for path in paths {
+            if crate::ui::dialogs::is_video_path(&path) {
+                self.form.set_kind(GenerationKind::VideoEdit);
+                self.video_edit.set_source_upload(path.clone());
+                actions.push(send(Command::UploadSource { path }));
+                continue;
+            }
             let is_image = crate::ui::dialogs::is_image_path(&path);
             if !is_image {
                 skipped.push(file_name(&path));
@@ -221,7 +285,10 @@ impl CreateState {
         if !skipped.is_empty() {
             actions.push(Action::Toast(
                 ToastKind::Info,
-                format!("Only images can be edited; skipped {}", skipped.join(", ")),
+                format!(
+                    "Only images and videos can be edited; skipped {}",
+                    skipped.join(", ")
+                ),
             ));
         }
         actions
@@ -294,6 +361,8 @@ impl CreateState {
                 bytes_total,
             } => {
                 self.form.upload_progressed(&path, bytes_done, bytes_total);
+                self.video_edit
+                    .upload_progressed(&path, bytes_done, bytes_total);
                 Vec::new()
             }
             Event::SourceUploaded { path, result } => {
@@ -304,8 +373,10 @@ impl CreateState {
                         format!("Upload of {} failed: {error}", file_name(&path)),
                     ));
                 }
-                self.form
-                    .upload_finished(&path, result.map_err(|e| e.to_string()));
+                let result = result.map_err(|e| e.to_string());
+                if !self.video_edit.upload_finished(&path, &result) {
+                    self.form.upload_finished(&path, result);
+                }
                 actions
             }
             Event::ProjectCreated(result) => self.project_created(result),
@@ -395,7 +466,11 @@ impl CreateState {
             && form.tracked_job == Some(record.local_id)
             && !was_finished
         {
-            form.note_rejection(error);
+            if GenerationKind::VIDEO_SOURCED.contains(&record.spec.kind) {
+                self.video_edit.note_rejection(error);
+            } else {
+                form.note_rejection(error);
+            }
         }
     }
 

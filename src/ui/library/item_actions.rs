@@ -86,6 +86,26 @@ pub fn item_actions_ui(
                 Box::new(item.clone()),
             ))));
         }
+        if item.kind() == "video" {
+            if button(ui, style, "Edit video", has_url, no_url)
+                .on_hover_text("Edit this video in Create (Video edit)")
+                .clicked()
+            {
+                out.push(Action::Result(ResultAction::EditVideo {
+                    result: ResultRef::Media(Box::new(item.clone())),
+                    trim: false,
+                }));
+            }
+            if button(ui, style, "Trim", has_url, no_url)
+                .on_hover_text("Cut this video to a span (free; the original is kept)")
+                .clicked()
+            {
+                out.push(Action::Result(ResultAction::EditVideo {
+                    result: ResultRef::Media(Box::new(item.clone())),
+                    trim: true,
+                }));
+            }
+        }
         if button(ui, style, "Copy URL", has_url, no_url).clicked() {
             out.push(lib(LibraryAction::CopyUrl(item.url.clone())));
         }

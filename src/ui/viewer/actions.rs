@@ -23,6 +23,8 @@ enum Entry {
     Reuse,
     EditSource,
     Animate,
+    EditVideo,
+    TrimVideo,
     Vary,
     Favourite,
     Trash,
@@ -33,7 +35,14 @@ enum Entry {
 
 const COLUMN_GROUPS: [&[Entry]; 3] = [
     // Create-facing, then keeping or discarding, then the file itself.
-    &[Entry::Reuse, Entry::EditSource, Entry::Animate, Entry::Vary],
+    &[
+        Entry::Reuse,
+        Entry::EditSource,
+        Entry::Animate,
+        Entry::EditVideo,
+        Entry::TrimVideo,
+        Entry::Vary,
+    ],
     &[Entry::Favourite, Entry::Trash],
     &[Entry::CopyUrl, Entry::Save, Entry::OpenOutside],
 ];
@@ -69,6 +78,15 @@ pub fn result_actions_ui(
     }
 }
 
+/// Image tools are not offered on a video, nor video tools on an image.
+fn applies_to(entry: Entry, subject: &Subject) -> bool {
+    match entry {
+        Entry::EditSource | Entry::Animate => !subject.is_video,
+        Entry::EditVideo | Entry::TrimVideo => subject.is_video,
+        _ => true,
+    }
+}
+
 fn entry_ui(
     ui: &mut Ui,
     entry: Entry,
@@ -77,6 +95,9 @@ fn entry_ui(
     placement: Placement,
     actions: &mut Vec<Action>,
 ) {
+    if !applies_to(entry, subject) {
+        return;
+    }
     const NO_PROMPT: &str = "This result has no recorded prompt";
     const NO_URL: &str = "The service gave no address for this file";
     let favourite = subject.favourite == Some(true);
@@ -100,6 +121,18 @@ fn entry_ui(
             subject.is_image && has_url,
             "Only images can be animated",
             "Switch Create to Image to video with this image to animate",
+        ),
+        Entry::EditVideo => (
+            "Edit video",
+            has_url,
+            NO_URL,
+            "Switch Create to Video edit with this video as the source",
+        ),
+        Entry::TrimVideo => (
+            "Trim",
+            has_url,
+            NO_URL,
+            "Cut this video to a span in Create (free; the original is kept)",
         ),
         Entry::Vary => (
             "Vary…",
@@ -148,6 +181,14 @@ fn entry_ui(
         Entry::Reuse => Action::Result(ResultAction::Reuse(result.clone())),
         Entry::EditSource => Action::Result(ResultAction::UseAsEditSource(result.clone())),
         Entry::Animate => Action::Result(ResultAction::Animate(result.clone())),
+        Entry::EditVideo => Action::Result(ResultAction::EditVideo {
+            result: result.clone(),
+            trim: false,
+        }),
+        Entry::TrimVideo => Action::Result(ResultAction::EditVideo {
+            result: result.clone(),
+            trim: true,
+        }),
         Entry::Vary => Action::Result(ResultAction::Vary(result.clone())),
         Entry::Favourite => Action::Result(ResultAction::SetFavourite {
             result: result.clone(),

@@ -194,7 +194,8 @@ impl ViewerState {
                 Action::Result(
                     ResultAction::Reuse(_)
                     | ResultAction::UseAsEditSource(_)
-                    | ResultAction::Animate(_),
+                    | ResultAction::Animate(_)
+                    | ResultAction::EditVideo { .. },
                 ) => {
                     self.close();
                 }
