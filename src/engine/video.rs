@@ -13,8 +13,8 @@ use crate::media::video::{StripEvent, VideoDecodeError, VideoPlayer, VideoStrip,
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// Previews decoded at once (each holds a decoder and a handful of frames).
@@ -214,7 +214,14 @@ impl Videos {
                 let runtime = tokio::runtime::Handle::current();
                 let flag = Arc::clone(&cancel);
                 let forwarded = tokio::task::spawn_blocking(move || {
-                    forward_strip(&runtime, &ctx, request_id, &path, (slot_count, height_px), &flag)
+                    forward_strip(
+                        &runtime,
+                        &ctx,
+                        request_id,
+                        &path,
+                        (slot_count, height_px),
+                        &flag,
+                    )
                 })
                 .await
                 .unwrap_or_else(|e| Some(format!("The strip stopped: {e}")));
@@ -229,7 +236,8 @@ impl Videos {
                 }
             },
             move |message| async move {
-                owner.ctx
+                owner
+                    .ctx
                     .emit(Event::VideoStripFinished {
                         request_id,
                         error: Some(format!("internal error: {message}")),
@@ -250,7 +258,9 @@ impl Videos {
 
     fn finish_strip(&self, request_id: u64, cancel: &Arc<AtomicBool>) {
         if let Ok(mut strips) = self.strips.lock()
-            && strips.get(&request_id).is_some_and(|c| Arc::ptr_eq(c, cancel))
+            && strips
+                .get(&request_id)
+                .is_some_and(|c| Arc::ptr_eq(c, cancel))
         {
             strips.remove(&request_id);
         }
@@ -291,16 +301,19 @@ fn forward_strip(
     let mut failure = None;
     while !cancel.load(Ordering::Acquire) {
         match strip.recv_timeout(STRIP_POLL) {
-            Some(StripEvent::Thumbnail(thumbnail)) => runtime.block_on(ctx.emit(
-                Event::VideoStripThumbnail {
+            Some(StripEvent::Thumbnail(thumbnail)) => {
+                runtime.block_on(ctx.emit(Event::VideoStripThumbnail {
                     request_id,
                     thumbnail,
-                },
-            )),
+                }))
+            }
             Some(StripEvent::SlotsFailed { slots, error }) => {
                 tracing::warn!("strip of {}: slots {slots:?}: {error}", path.display());
                 failure.get_or_insert_with(|| {
-                    format!("Some thumbnails could not be made: {}", person_message(&error))
+                    format!(
+                        "Some thumbnails could not be made: {}",
+                        person_message(&error)
+                    )
                 });
             }
             Some(StripEvent::Finished) => break,

@@ -402,8 +402,7 @@ fn decode_keyframe(
 
 fn deliver(shared: &Shared, decoder: &mut VideoDecoder, job: &StripJob, frame: DecodedFrame) {
     let (width, height) = shared.size;
-    let Some(rgba) = downscale_rgba(&frame.rgba, frame.width, frame.height, width, height)
-    else {
+    let Some(rgba) = downscale_rgba(&frame.rgba, frame.width, frame.height, width, height) else {
         shared.send(StripEvent::SlotsFailed {
             slots: job.slots.clone(),
             error: VideoDecodeError::Container(format!(
@@ -563,14 +562,15 @@ mod tests {
                 assert_eq!((thumbnail.width, thumbnail.height), (160, 90));
                 assert_eq!(thumbnail.frame_index, planned[slot]);
                 assert_eq!(code_of(thumbnail), planned[slot], "slot {slot}'s picture");
-                assert!(
-                    (thumbnail.frame_secs - f64::from(planned[slot]) / 24.0).abs() < 1e-9
-                );
+                assert!((thumbnail.frame_secs - f64::from(planned[slot]) / 24.0).abs() < 1e-9);
             }
             // Slots sharing a keyframe share its buffer (decoded once).
             assert!(Arc::ptr_eq(&got[1].rgba, &got[2].rgba));
         }
-        assert!(notified.load(Ordering::Relaxed) >= 3 * 9, "notified per event");
+        assert!(
+            notified.load(Ordering::Relaxed) >= 3 * 9,
+            "notified per event"
+        );
     }
 
     #[test]
@@ -604,7 +604,10 @@ mod tests {
         );
         let grey = downscale_rgba(&rgba, 4, 2, 1, 1).expect("scaled");
         assert_eq!(grey, [128, 128, 128, 255]);
-        assert!(downscale_rgba(&rgba[..8], 4, 2, 1, 1).is_none(), "short buffer");
+        assert!(
+            downscale_rgba(&rgba[..8], 4, 2, 1, 1).is_none(),
+            "short buffer"
+        );
         assert!(downscale_rgba(&rgba, 0, 2, 1, 1).is_none());
     }
 
@@ -632,7 +635,10 @@ mod tests {
         );
         let started = Instant::now();
         drop(strip);
-        assert!(started.elapsed() < Duration::from_secs(2), "drop joins fast");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "drop joins fast"
+        );
         let at_drop = sent.load(Ordering::Relaxed);
         std::thread::sleep(Duration::from_millis(100));
         assert_eq!(sent.load(Ordering::Relaxed), at_drop, "nothing after drop");

@@ -250,7 +250,12 @@ impl TimelineState {
 
     /// Asks the engine for the strip of the local video at `path`. The previous strip, if
     /// any, is dropped (its late thumbnails are ignored); send the returned commands.
-    pub fn request_strip(&mut self, path: PathBuf, slot_count: u32, height_px: u32) -> Vec<Command> {
+    pub fn request_strip(
+        &mut self,
+        path: PathBuf,
+        slot_count: u32,
+        height_px: u32,
+    ) -> Vec<Command> {
         let mut commands = Vec::new();
         if self.strip.request_id != 0 {
             commands.push(Command::CancelVideoStrip {
@@ -291,7 +296,9 @@ impl TimelineState {
                 );
                 self.set_thumbnail(thumbnail.index, thumbnail.total, texture);
             }
-            Event::VideoStripFinished { request_id, error } if *request_id == self.strip.request_id => {
+            Event::VideoStripFinished { request_id, error }
+                if *request_id == self.strip.request_id =>
+            {
                 self.strip.error.clone_from(error);
             }
             _ => {}
@@ -343,7 +350,8 @@ impl Geometry {
 
     fn playhead_frame_at_x(&self, x: f32) -> i64 {
         let fraction = super::time::scrub_fraction(x, self.strip.left(), self.strip.width());
-        ((fraction * self.frame_count as f32).floor() as i64).clamp(0, (self.frame_count - 1).max(0))
+        ((fraction * self.frame_count as f32).floor() as i64)
+            .clamp(0, (self.frame_count - 1).max(0))
     }
 }
 
@@ -415,20 +423,24 @@ pub fn timeline_ui(ui: &mut Ui, state: &mut TimelineState) -> Vec<TimelineEvent>
         }
     }
 
-    paint::paint(ui, state, &paint::Layout {
-        ruler: geometry.ruler,
-        strip: geometry.strip,
-        labels: geometry.labels,
-        in_x: geometry.x_of_frame(state.range().in_frame),
-        out_x: geometry.x_of_frame(state.range().out_frame),
-        playhead_x: geometry.x_of_playhead(state.playhead_frame()),
-        hot_handle: handles
-            .iter()
-            .find(|(_, r)| r.hovered() || r.dragged() || r.has_focus())
-            .map(|(kind, _)| *kind),
-        track_hot: track.hovered() || track.dragged(),
-        focused: has_focus,
-    });
+    paint::paint(
+        ui,
+        state,
+        &paint::Layout {
+            ruler: geometry.ruler,
+            strip: geometry.strip,
+            labels: geometry.labels,
+            in_x: geometry.x_of_frame(state.range().in_frame),
+            out_x: geometry.x_of_frame(state.range().out_frame),
+            playhead_x: geometry.x_of_playhead(state.playhead_frame()),
+            hot_handle: handles
+                .iter()
+                .find(|(_, r)| r.hovered() || r.dragged() || r.has_focus())
+                .map(|(kind, _)| *kind),
+            track_hot: track.hovered() || track.dragged(),
+            focused: has_focus,
+        },
+    );
     events
 }
 
@@ -449,8 +461,8 @@ fn track_input(
     if track.drag_started() {
         let range = state.range();
         let frame = geometry.frame_at_x(pointer.x);
-        let in_body = geometry.strip.contains(pointer)
-            && (range.in_frame..range.out_frame).contains(&frame);
+        let in_body =
+            geometry.strip.contains(pointer) && (range.in_frame..range.out_frame).contains(&frame);
         state.drag = Some(match state.mode {
             TimelineMode::Span { .. } if in_body => Drag::Body {
                 from_frame: frame,
@@ -498,11 +510,17 @@ fn handle_ui(
     let (edge_x, rect) = match kind {
         HandleKind::In => {
             let x = geometry.x_of_frame(range.in_frame);
-            (x, paint::handle_rect(geometry.strip, x, true, HANDLE_WIDTH, HANDLE_OVERHANG))
+            (
+                x,
+                paint::handle_rect(geometry.strip, x, true, HANDLE_WIDTH, HANDLE_OVERHANG),
+            )
         }
         HandleKind::Out => {
             let x = geometry.x_of_frame(range.out_frame);
-            (x, paint::handle_rect(geometry.strip, x, false, HANDLE_WIDTH, HANDLE_OVERHANG))
+            (
+                x,
+                paint::handle_rect(geometry.strip, x, false, HANDLE_WIDTH, HANDLE_OVERHANG),
+            )
         }
     };
     let (name, value_secs) = handle_name(state.mode, kind, state);
@@ -514,23 +532,23 @@ fn handle_ui(
         state.active_handle = kind;
         response.request_focus();
     }
+    if response.drag_started() {
+        // Where the press grabbed the grip relative to the edge is kept for the whole drag,
+        // so the edge does not jump by half a handle when the drag starts.
+        let press_x = ui
+            .input(|i| i.pointer.press_origin())
+            .map_or(edge_x, |origin| origin.x);
+        ui.memory_mut(|m| m.data.insert_temp(response.id, press_x - edge_x));
+    }
     if response.dragged() {
         ui.ctx().set_cursor_icon(CursorIcon::ResizeHorizontal);
         if let Some(pointer) = response.interact_pointer_pos() {
-            // Where the pointer grabbed the grip relative to the edge is kept, so the edge
-            // does not jump by half a handle when the drag starts.
             let grab_offset = ui
                 .memory(|m| m.data.get_temp::<f32>(response.id))
                 .unwrap_or(0.0);
             let frame = geometry.frame_at_x(pointer.x - grab_offset);
             events.extend(state.drag_handle_to(kind, state.grid().secs_of(frame)));
         }
-    }
-    if response.drag_started()
-        && let Some(pointer) = response.interact_pointer_pos()
-    {
-        let offset = pointer.x - edge_x;
-        ui.memory_mut(|m| m.data.insert_temp(response.id, offset));
     }
     response
 }
@@ -688,7 +706,11 @@ mod tests {
         state.drag_handle_to(HandleKind::Out, 47.0 / 24.0);
         assert_eq!(state.out_secs, 47.0 / 24.0);
         state.drag_handle_to(HandleKind::Out, 1.4);
-        assert_eq!(state.out_secs, 42.0 / 24.0, "at least 0.5 s after the start");
+        assert_eq!(
+            state.out_secs,
+            42.0 / 24.0,
+            "at least 0.5 s after the start"
+        );
     }
 
     #[test]
@@ -700,7 +722,10 @@ mod tests {
             [TimelineEvent::PointChanged(PointAnchor::End)]
         );
         assert!(state.apply_key(TimelineKey::NudgeHandle(1)).is_empty());
-        assert_eq!(state.apply_key(TimelineKey::SetIn), [TimelineEvent::PointChanged(PointAnchor::Start)]);
+        assert_eq!(
+            state.apply_key(TimelineKey::SetIn),
+            [TimelineEvent::PointChanged(PointAnchor::Start)]
+        );
     }
 
     #[test]
@@ -714,7 +739,10 @@ mod tests {
         assert_eq!(geometry.x_of_frame(12), 120.0);
         assert_eq!(geometry.x_of_playhead(12), 125.0);
         for frame in [0, 1, 23, 47] {
-            assert_eq!(geometry.playhead_frame_at_x(geometry.x_of_playhead(frame)), frame);
+            assert_eq!(
+                geometry.playhead_frame_at_x(geometry.x_of_playhead(frame)),
+                frame
+            );
         }
         assert_eq!(geometry.playhead_frame_at_x(480.0), 47);
         assert_eq!(geometry.frame_at_x(480.0), 48);

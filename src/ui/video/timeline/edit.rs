@@ -248,11 +248,19 @@ mod tests {
     fn times_snap_to_the_frame_grid_inside_the_video() {
         let grid = FrameGrid::new(2.0, 24.0, TRIM);
         assert_eq!(grid.frame_count, 48);
-        assert_eq!(grid.frame_of(0.52), 12, "0.52 s is nearest frame 12 (0.5 s)");
+        assert_eq!(
+            grid.frame_of(0.52),
+            12,
+            "0.52 s is nearest frame 12 (0.5 s)"
+        );
         assert_eq!(grid.snap_secs(0.53), 13.0 / 24.0);
         assert_eq!(grid.frame_of(-1.0), 0);
         assert_eq!(grid.frame_of(9.0), 48, "handles may sit at the very end");
-        assert_eq!(grid.playhead_frame(9.0), 47, "the playhead stays on a frame");
+        assert_eq!(
+            grid.playhead_frame(9.0),
+            47,
+            "the playhead stays on a frame"
+        );
         assert_eq!(grid.frame_of(f64::NAN), 0);
         // No frame rate: a 24 fps grid still keeps times whole frames.
         assert_eq!(FrameGrid::new(1.0, 0.0, TRIM).frame_count, 24);

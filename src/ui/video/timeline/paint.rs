@@ -2,12 +2,11 @@
 //! dimmed outside, the selection frame and its handles, the extend marker, the playhead and
 //! the label row. Nothing here changes state.
 
-use super::edit::{HandleKind, PointAnchor, TimelineMode, clock_label, length_label};
 use super::TimelineState;
+use super::edit::{HandleKind, PointAnchor, TimelineMode, clock_label, length_label};
 use crate::ui::tokens;
 use egui::{
-    Align2, Color32, CornerRadius, FontId, Painter, Rect, Shape, Stroke, StrokeKind, Ui, pos2,
-    vec2,
+    Align2, Color32, CornerRadius, FontId, Painter, Rect, Shape, Stroke, StrokeKind, Ui, pos2, vec2,
 };
 
 /// Ruler labels are at least this far apart (points), whatever the width.
@@ -33,7 +32,13 @@ pub(super) struct Layout {
 
 /// The grip of a handle whose selection edge is at `edge_x`: outside the selection (left of
 /// the in point, right of the out point) so it never hides the first or last frame.
-pub(super) fn handle_rect(strip: Rect, edge_x: f32, is_in: bool, width: f32, overhang: f32) -> Rect {
+pub(super) fn handle_rect(
+    strip: Rect,
+    edge_x: f32,
+    is_in: bool,
+    width: f32,
+    overhang: f32,
+) -> Rect {
     let (left, right) = if is_in {
         (edge_x - width, edge_x)
     } else {
@@ -134,7 +139,11 @@ fn end_corners(first: bool, last: bool) -> CornerRadius {
 }
 
 fn strip(painter: &Painter, state: &TimelineState, rect: Rect) {
-    painter.rect_filled(rect, CornerRadius::same(tokens::RADIUS_M), tokens::TILE_PLACEHOLDER);
+    painter.rect_filled(
+        rect,
+        CornerRadius::same(tokens::RADIUS_M),
+        tokens::TILE_PLACEHOLDER,
+    );
     let slots = state.strip.slots();
     let count = slots.len();
     for (i, slot) in slots.iter().enumerate() {
@@ -218,9 +227,19 @@ fn selection(painter: &Painter, layout: &Layout) {
     }
     for (kind, edge_x) in [(HandleKind::In, in_x), (HandleKind::Out, out_x)] {
         let is_in = kind == HandleKind::In;
-        let rect = handle_rect(strip, edge_x, is_in, super::HANDLE_WIDTH, super::HANDLE_OVERHANG);
+        let rect = handle_rect(
+            strip,
+            edge_x,
+            is_in,
+            super::HANDLE_WIDTH,
+            super::HANDLE_OVERHANG,
+        );
         let hot = layout.hot_handle == Some(kind);
-        let fill = if hot { tokens::ACCENT_HOVER } else { tokens::ACCENT };
+        let fill = if hot {
+            tokens::ACCENT_HOVER
+        } else {
+            tokens::ACCENT
+        };
         let r = tokens::RADIUS_S;
         let corners = if is_in {
             CornerRadius {
@@ -263,7 +282,11 @@ fn point_marker(painter: &Painter, point: PointAnchor, strip: Rect) {
     );
     painter.rect_filled(bar, CornerRadius::same(2), tokens::ACCENT);
     // An arrow pointing where the new footage goes (before the start, after the end).
-    let direction = if point == PointAnchor::Start { -1.0 } else { 1.0 };
+    let direction = if point == PointAnchor::Start {
+        -1.0
+    } else {
+        1.0
+    };
     let tip = pos2(x + direction * 11.0, strip.center().y);
     let base = x + direction * 3.0;
     painter.add(Shape::convex_polygon(
