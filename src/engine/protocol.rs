@@ -10,7 +10,7 @@ use crate::api::{
     JobResult, JobState, ModelRecord, NewPalette, PalettePage, Project, Scene, UploadedMedia,
 };
 use crate::media::DecodedImage;
-use crate::media::video::{PreviewFrame, VideoPlayer};
+use crate::media::video::{PreviewFrame, StripThumbnail, VideoPlayer};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -80,6 +80,19 @@ pub enum Command {
         url: String,
         frame_count: u32,
         max_side_px: u32,
+    },
+    /// The trim timeline's thumbnail strip of a local video file: `slot_count` keyframe
+    /// thumbnails `height_px` high, each sent as `VideoStripThumbnail` as soon as it is
+    /// decoded, then `VideoStripFinished`; all with this `request_id`.
+    LoadVideoStrip {
+        request_id: u64,
+        path: PathBuf,
+        slot_count: u32,
+        height_px: u32,
+    },
+    /// Stop a strip (its timeline closed); nothing more is sent for it.
+    CancelVideoStrip {
+        request_id: u64,
     },
     // ---- Media library (document 3) ----
     /// Fetch one page of the library; answered by `MediaPage` carrying the same
@@ -548,6 +561,16 @@ pub enum Event {
     },
     VideoPreviewSkipped {
         url: String,
+    },
+    /// One slot of a `LoadVideoStrip` (slot `thumbnail.index` of `thumbnail.total`).
+    VideoStripThumbnail {
+        request_id: u64,
+        thumbnail: StripThumbnail,
+    },
+    /// A strip is done: every slot was sent, or `error` (for a person) says why not all.
+    VideoStripFinished {
+        request_id: u64,
+        error: Option<String>,
     },
     /// Reads stopped getting answers (connection refused, DNS, timeout). Sent once; the
     /// engine probes with back-off until `ServiceReachable`.

@@ -368,6 +368,13 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
                 frame_count,
                 max_side_px,
             } => videos.preview(url, frame_count, max_side_px),
+            Command::LoadVideoStrip {
+                request_id,
+                path,
+                slot_count,
+                height_px,
+            } => videos.strip(request_id, path, slot_count, height_px),
+            Command::CancelVideoStrip { request_id } => videos.cancel_strip(request_id),
             Command::OpenInSystemViewer { url } => {
                 spawn_reported(
                     &ctx,

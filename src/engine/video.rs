@@ -1,17 +1,20 @@
 //! Videos for the studio's player: `OpenVideo` downloads an output into the cache (key-less,
 //! like every output URL) and starts a `VideoPlayer` on it; `LoadVideoPreview` decodes a few
-//! evenly spaced, downscaled frames for the Library's hover-scrub. Opening and decoding run
-//! on the blocking pool; the UI only ever holds the player handle.
+//! evenly spaced, downscaled frames for the Library's hover-scrub; `LoadVideoStrip` the trim
+//! timeline's thumbnail strip of a local file, forwarded thumbnail by thumbnail. Opening and
+//! decoding run on the blocking pool (a strip on its own `strip-worker-N` threads); the UI
+//! only ever holds the player handle.
 
 use super::guard::spawn_guarded;
 use super::protocol::Event;
 use super::runtime::Ctx;
 use super::transfers::Transfers;
-use crate::media::video::{VideoDecodeError, VideoPlayer, decode_preview};
-use std::collections::HashSet;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::media::video::{StripEvent, VideoDecodeError, VideoPlayer, VideoStrip, decode_preview};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// Previews decoded at once (each holds a decoder and a handful of frames).
@@ -19,6 +22,8 @@ const PREVIEW_WORKERS: usize = 2;
 /// A preview request waiting behind this many newer ones is dropped unanswered by a decode
 /// (answered `VideoPreviewSkipped`): the pointer has moved on to other tiles.
 const PREVIEW_STALE_AFTER: u64 = 4;
+/// How often a strip's forwarder looks at its cancel flag while waiting for a thumbnail.
+const STRIP_POLL: Duration = Duration::from_millis(50);
 
 #[derive(Clone)]
 pub(crate) struct Videos {
@@ -32,6 +37,8 @@ pub(crate) struct Videos {
     /// One cache download at a time, so an open and a preview of the same URL never write
     /// the same cache file at once.
     downloads: Arc<tokio::sync::Mutex<()>>,
+    /// Cancel flags of the strips under way, by request id.
+    strips: Arc<Mutex<HashMap<u64, Arc<AtomicBool>>>>,
 }
 
 impl Videos {
@@ -43,6 +50,7 @@ impl Videos {
             preview_seq: Arc::new(AtomicU64::new(0)),
             previews_in_flight: Arc::new(Mutex::new(HashSet::new())),
             downloads: Arc::new(tokio::sync::Mutex::new(())),
+            strips: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
@@ -188,6 +196,76 @@ impl Videos {
         }
     }
 
+    /// `Command::LoadVideoStrip`: a `VideoStripThumbnail` per slot as it is decoded, then
+    /// `VideoStripFinished` (not after `CancelVideoStrip`).
+    pub fn strip(&self, request_id: u64, path: PathBuf, slot_count: u32, height_px: u32) {
+        let cancel = Arc::new(AtomicBool::new(false));
+        if let Ok(mut strips) = self.strips.lock()
+            && let Some(replaced) = strips.insert(request_id, Arc::clone(&cancel))
+        {
+            replaced.store(true, Ordering::Release);
+        }
+        let this = self.clone();
+        let owner = self.clone();
+        spawn_guarded(
+            "making a video strip",
+            async move {
+                let ctx = Arc::clone(&this.ctx);
+                let runtime = tokio::runtime::Handle::current();
+                let flag = Arc::clone(&cancel);
+                let forwarded = tokio::task::spawn_blocking(move || {
+                    forward_strip(
+                        &runtime,
+                        &ctx,
+                        request_id,
+                        &path,
+                        (slot_count, height_px),
+                        &flag,
+                    )
+                })
+                .await
+                .unwrap_or_else(|e| Some(format!("The strip stopped: {e}")));
+                this.finish_strip(request_id, &cancel);
+                if !cancel.load(Ordering::Acquire) {
+                    this.ctx
+                        .emit(Event::VideoStripFinished {
+                            request_id,
+                            error: forwarded,
+                        })
+                        .await;
+                }
+            },
+            move |message| async move {
+                owner
+                    .ctx
+                    .emit(Event::VideoStripFinished {
+                        request_id,
+                        error: Some(format!("internal error: {message}")),
+                    })
+                    .await;
+            },
+        );
+    }
+
+    /// `Command::CancelVideoStrip`: the strip's workers stop at their next sample.
+    pub fn cancel_strip(&self, request_id: u64) {
+        if let Ok(mut strips) = self.strips.lock()
+            && let Some(cancel) = strips.remove(&request_id)
+        {
+            cancel.store(true, Ordering::Release);
+        }
+    }
+
+    fn finish_strip(&self, request_id: u64, cancel: &Arc<AtomicBool>) {
+        if let Ok(mut strips) = self.strips.lock()
+            && strips
+                .get(&request_id)
+                .is_some_and(|c| Arc::ptr_eq(c, cancel))
+        {
+            strips.remove(&request_id);
+        }
+    }
+
     /// The cached copy of `url` (downloaded once; later opens are instant).
     async fn cached(&self, url: &str) -> Result<PathBuf, Failure> {
         let _one_at_a_time = self.downloads.lock().await;
@@ -199,6 +277,50 @@ impl Videos {
                 details,
             })
     }
+}
+
+/// Runs a strip on a blocking-pool thread and sends each thumbnail to the UI as it comes
+/// (waiting on the bounded event channel like every emit). Returns the reason, for a
+/// person, if not every slot could be shown. Dropping the strip on return stops its workers.
+fn forward_strip(
+    runtime: &tokio::runtime::Handle,
+    ctx: &Ctx,
+    request_id: u64,
+    path: &Path,
+    (slot_count, height_px): (u32, u32),
+    cancel: &AtomicBool,
+) -> Option<String> {
+    // Thumbnails reach the UI through `emit`, which repaints; the workers need not.
+    let strip = match VideoStrip::start(path, slot_count, height_px, Arc::new(|| {})) {
+        Ok(strip) => strip,
+        Err(e) => {
+            tracing::warn!("strip of {}: {e}", path.display());
+            return Some(person_message(&e));
+        }
+    };
+    let mut failure = None;
+    while !cancel.load(Ordering::Acquire) {
+        match strip.recv_timeout(STRIP_POLL) {
+            Some(StripEvent::Thumbnail(thumbnail)) => {
+                runtime.block_on(ctx.emit(Event::VideoStripThumbnail {
+                    request_id,
+                    thumbnail,
+                }))
+            }
+            Some(StripEvent::SlotsFailed { slots, error }) => {
+                tracing::warn!("strip of {}: slots {slots:?}: {error}", path.display());
+                failure.get_or_insert_with(|| {
+                    format!(
+                        "Some thumbnails could not be made: {}",
+                        person_message(&error)
+                    )
+                });
+            }
+            Some(StripEvent::Finished) => break,
+            None => {}
+        }
+    }
+    failure
 }
 
 /// What to tell the person, and the raw error for Details.

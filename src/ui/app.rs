@@ -484,6 +484,9 @@ impl StudioApp {
             | Event::VideoPreviewSkipped { .. }) => {
                 self.library.video_previews.handle_event(ctx, &event);
             }
+            // No panel shows a trim timeline yet; the one that does will hand these to its
+            // `TimelineState::handle_event`.
+            Event::VideoStripThumbnail { .. } | Event::VideoStripFinished { .. } => {}
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),

@@ -6,15 +6,19 @@
 //! - [`player`]: [`VideoPlayer`], a "video-player" thread that paces frames by wall clock
 //!   and answers play/pause/seek/step/loop commands.
 //! - [`preview`]: a few evenly spaced, downscaled frames for hover-scrubbing a tile.
+//! - [`strip`]: the trim timeline's thumbnail strip, keyframe thumbnails delivered one by
+//!   one from two `strip-worker-N` threads.
 
 pub use crate::video_codec::{
     DecodedFrame, VideoDecodeError, VideoDecoder, VideoInfo, decode, demux,
 };
 pub mod player;
 pub mod preview;
+pub mod strip;
 
 pub use player::{PlayerCommand, PlayerFrame, PlayerStatus, RepaintCallback, VideoPlayer};
 pub use preview::{PreviewFrame, decode_preview, preview_frame_indices};
+pub use strip::{StripEvent, StripThumbnail, VideoStrip};
 
 #[cfg(test)]
 use crate::video_codec::test_fixtures;

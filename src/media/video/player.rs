@@ -41,6 +41,9 @@ pub enum PlayerCommand {
     /// Pauses and moves by this many frames (clamped to the video).
     Step(i32),
     SetLoop(bool),
+    /// Plays only frames `first..=last` (display order) over and over, whatever `SetLoop`
+    /// says (the trim timeline's "play the selection"); `None` plays the whole video again.
+    SetLoopRange(Option<(u32, u32)>),
     /// Ends the worker (also done on drop).
     Stop,
 }
@@ -50,6 +53,8 @@ pub enum PlayerCommand {
 pub struct PlayerStatus {
     pub playing: bool,
     pub looping: bool,
+    /// Frames `first..=last` playback is held to (see [`PlayerCommand::SetLoopRange`]).
+    pub loop_range: Option<(u32, u32)>,
     /// The frame last sent (display order); 0 before the first.
     pub frame_index: u32,
     /// Its presentation time.
@@ -175,6 +180,11 @@ impl VideoPlayer {
 
     pub fn set_loop(&self, looping: bool) -> bool {
         self.send(PlayerCommand::SetLoop(looping))
+    }
+
+    /// Loops frames `first..=last` while playing (`None`: the whole video again).
+    pub fn set_loop_range(&self, range: Option<(u32, u32)>) -> bool {
+        self.send(PlayerCommand::SetLoopRange(range))
     }
 
     /// The oldest frame not yet taken, if any.
@@ -348,6 +358,14 @@ impl Worker {
                 self.status.looping = looping;
                 self.publish();
             }
+            PlayerCommand::SetLoopRange(range) => {
+                let last = self.status.frame_count.saturating_sub(1);
+                self.status.loop_range = range.map(|(first, end)| {
+                    let (first, end) = (first.min(end).min(last), end.max(first).min(last));
+                    (first, end)
+                });
+                self.publish();
+            }
             PlayerCommand::Stop => {}
         }
     }
@@ -357,7 +375,14 @@ impl Worker {
             return;
         }
         let last = self.status.frame_count.saturating_sub(1);
-        if self.status.ended || self.status.frame_index >= last {
+        if let Some((first, end)) = self.status.loop_range {
+            // Outside the range (or on its last frame) playback starts at its first frame.
+            let at = self.status.frame_index;
+            if (self.status.ended || at < first || at >= end) && !self.show(first) {
+                return;
+            }
+            self.status.ended = false;
+        } else if self.status.ended || self.status.frame_index >= last {
             // Play at the end starts over.
             self.status.ended = false;
             if !self.show(0) {
@@ -423,6 +448,15 @@ impl Worker {
         let (Some(frame), Some(clock)) = (self.ahead.take(), self.clock) else {
             return;
         };
+        if let Some((first, end)) = self.status.loop_range
+            && frame.index > end
+        {
+            // Past the range: the range's first frame is due where this one would have been.
+            let wrap_secs = frame.pts_secs;
+            self.decoder.recycle(frame);
+            self.wrap_to(first, due_at(clock, wrap_secs));
+            return;
+        }
         let now = Instant::now();
         let due = due_at(clock, frame.pts_secs);
         if now < due {
@@ -442,6 +476,13 @@ impl Worker {
 
     /// Past the last frame while playing: wrap to 0 on the same clock, or stop.
     fn end_reached(&mut self) {
+        if let Some((first, _)) = self.status.loop_range {
+            let end_secs = self.decoder.info().duration_secs;
+            if let Some(clock) = self.clock {
+                self.wrap_to(first, due_at(clock, end_secs));
+                return;
+            }
+        }
         if !self.status.looping || !self.played_since_wrap {
             self.status.ended = true;
             self.set_playing(false);
@@ -452,6 +493,22 @@ impl Worker {
         let end_secs = self.decoder.info().duration_secs;
         self.clock = self.clock.map(|clock| (due_at(clock, end_secs), 0.0));
         if let Err(e) = self.decoder.seek_to_frame(0) {
+            self.report_error(&e);
+            self.set_playing(false);
+        }
+    }
+
+    /// Goes back to frame `first` of a loop range, due at `due` (keeps the loop's rhythm).
+    /// Stops if nothing was played since the last wrap (a range that cannot be decoded).
+    fn wrap_to(&mut self, first: u32, due: Instant) {
+        if !self.played_since_wrap {
+            self.status.ended = true;
+            self.set_playing(false);
+            return;
+        }
+        self.played_since_wrap = false;
+        self.clock = Some((due, self.decoder.frame_pts_secs(first)));
+        if let Err(e) = self.decoder.seek_to_frame(first) {
             self.report_error(&e);
             self.set_playing(false);
         }
@@ -713,6 +770,32 @@ mod tests {
         assert!(seen[wrap + 1] <= 2, "{seen:?}");
         assert!(seen[..=wrap].windows(2).all(|w| w[1] > w[0]), "{seen:?}");
         assert!(seen[wrap + 1..].windows(2).all(|w| w[1] > w[0]), "{seen:?}");
+    }
+
+    #[test]
+    fn a_loop_range_plays_only_its_frames_over_and_over() {
+        let (player, _) = player();
+        next(&player);
+        // Loop off: the range loops anyway. Play starts at the range's first frame.
+        player.set_loop(false);
+        player.set_loop_range(Some((20, 24)));
+        wait_status(&player, |s| s.loop_range == Some((20, 24)));
+        player.play();
+        let mut seen = Vec::new();
+        while seen.len() < 14 {
+            seen.push(next(&player).frame.index);
+        }
+        assert_eq!(seen[0], 20, "{seen:?}");
+        assert!(seen.iter().all(|i| (20..=24).contains(i)), "{seen:?}");
+        let wraps = seen.windows(2).filter(|w| w[1] < w[0]).count();
+        assert!(wraps >= 2, "{seen:?}");
+        // Cleared: playback goes on past the old range to the end.
+        player.set_loop_range(None);
+        let mut last = 0;
+        while last < 30 {
+            last = next(&player).frame.index;
+        }
+        player.pause();
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Videos in the studio: which results are videos ([`is_video`]), the player widget
 //! ([`player::VideoPlayerState`]), the Library's hover-scrub previews
-//! ([`previews::VideoPreviews`]) and the pure time and scrub maths ([`time`]).
+//! ([`previews::VideoPreviews`]), the pure time and scrub maths ([`time`]) and the trim
+//! timeline with its thumbnail strip ([`timeline`]).
 //!
 //! The engine downloads and opens a video (`Command::OpenVideo`) and hands back a
 //! `media::video::VideoPlayer` whose "video-player" thread decodes and paces the frames;
@@ -9,6 +10,7 @@
 pub mod player;
 pub mod previews;
 pub mod time;
+pub mod timeline;
 
 use crate::api::JobResult;
 use crate::api::media::MediaItem;

@@ -204,6 +204,20 @@ impl VideoPlayerState {
         self.player().is_some_and(|p| p.seek_frame(index))
     }
 
+    /// Plays frames `first..=last` over and over, starting at `first` (the trim timeline's
+    /// "play the selection"); `false` if the player is not running.
+    pub fn play_loop_range(&self, first: u32, last: u32) -> bool {
+        self.player().is_some_and(|p| {
+            p.set_loop_range(Some((first, last))) && p.seek_frame(first) && p.play()
+        })
+    }
+
+    /// Pauses and forgets the loop range, so Play plays the whole video again.
+    pub fn stop_loop_range(&self) -> bool {
+        self.player()
+            .is_some_and(|p| p.pause() && p.set_loop_range(None))
+    }
+
     pub fn is_actual_size(&self) -> bool {
         self.actual_size
     }
