@@ -42,6 +42,8 @@ struct Counts {
     trim_posts: u32,
     trim_gets: u32,
     cancels: u32,
+    /// The next POSTs are answered 502 (the job may or may not exist).
+    fail_next_posts: u32,
     polls_by_job: HashMap<String, usize>,
 }
 
@@ -63,6 +65,13 @@ async fn post_trim(
     assert!(body.get("prompt").is_none() && body.get("model").is_none());
     let mut counts = counts(&state);
     counts.trim_posts += 1;
+    if counts.fail_next_posts > 0 {
+        counts.fail_next_posts -= 1;
+        return (
+            StatusCode::BAD_GATEWAY,
+            Json(json!({"status": false, "message": "upstream timed out"})),
+        );
+    }
     let job_id = format!("trim_{}", counts.trim_posts);
     (
         StatusCode::ACCEPTED,
@@ -303,5 +312,45 @@ fn a_trim_survives_an_engine_restart_and_completes() {
         1,
         "resumed, never re-sent"
     );
+    engine.shutdown();
+}
+
+/// A trim whose answer is lost (502) is never re-sent: it stays unconfirmed with a note
+/// that says so, also after a restart (nothing to reconcile: a trim has no prompt to find
+/// and charges nothing).
+#[test]
+fn an_unanswered_trim_is_not_sent_again() {
+    let service = stand_in();
+    counts(&service.counts).fail_next_posts = 1;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut engine = start_engine(&service, dir.path());
+    restored(&mut engine);
+    submit_trim(&engine);
+    let unconfirmed = wait_for(&mut engine, "Unconfirmed", |event| {
+        job_update(event)
+            .filter(|r| matches!(r.phase, JobPhase::Unconfirmed { .. }))
+            .cloned()
+    });
+    let JobPhase::Unconfirmed { note } = &unconfirmed.phase else {
+        unreachable!()
+    };
+    assert!(note.contains("not sent again automatically"), "{note}");
+    std::thread::sleep(Duration::from_secs(4));
+    engine.shutdown();
+
+    let mut engine = start_engine(&service, dir.path());
+    let jobs = restored(&mut engine);
+    let job = jobs
+        .iter()
+        .find(|j| j.local_id == unconfirmed.local_id)
+        .expect("restored");
+    assert!(
+        matches!(job.phase, JobPhase::Unconfirmed { .. }),
+        "{:?}",
+        job.phase
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(counts(&service.counts).trim_posts, 1, "never re-sent");
+    assert_eq!(counts(&service.counts).trim_gets, 0, "nothing to follow");
     engine.shutdown();
 }
