@@ -248,13 +248,9 @@ impl Catalog {
 
     /// The default `video_edit` model of an operation: the recommended one, else the first.
     pub(crate) fn default_edit_model(&self, operation: &str) -> Option<&ModelSpec> {
-        let mut serving = self
-            .entries
-            .iter()
-            .map(|entry| &entry.spec)
-            .filter(|spec| {
-                spec.has_type(VIDEO_EDIT_TYPE) && spec.model_type.as_deref() == Some(operation)
-            });
+        let mut serving = self.entries.iter().map(|entry| &entry.spec).filter(|spec| {
+            spec.has_type(VIDEO_EDIT_TYPE) && spec.model_type.as_deref() == Some(operation)
+        });
         let first = serving.clone().next();
         serving.find(|spec| spec.recommended).or(first)
     }

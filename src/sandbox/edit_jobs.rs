@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::edit_plan::{
-    self, EditRequest, ExtraInputs, JobRuleFailure, OperationFields, Operation,
+    self, EditRequest, ExtraInputs, JobRuleFailure, Operation, OperationFields,
 };
 use super::fetch::fetch_source_bytes;
 use super::files::write_bytes;
@@ -128,7 +128,11 @@ fn extra_urls(request: &EditRequest<'_>) -> ExtraUrls {
 }
 
 /// Runs `work` on the blocking pool (decoding and encoding are CPU-bound).
-async fn run_blocking<F>(state: &AppState, row: &GenerationRow, work: F) -> Result<StoredResult, Value>
+async fn run_blocking<F>(
+    state: &AppState,
+    row: &GenerationRow,
+    work: F,
+) -> Result<StoredResult, Value>
 where
     F: FnOnce(&AppState, &GenerationRow) -> Result<StoredResult, Value> + Send + 'static,
 {

@@ -267,7 +267,10 @@ fn operation(body: &Map<String, Value>) -> Result<Operation, Rejection> {
         Some(Value::String(name)) => Operation::parse(name.trim()).ok_or_else(|| {
             reject(
                 "INVALID_OPERATION",
-                format!("Invalid operation '{}'. Valid operations: {valid}", name.trim()),
+                format!(
+                    "Invalid operation '{}'. Valid operations: {valid}",
+                    name.trim()
+                ),
             )
         }),
         _ => Err(reject(
@@ -363,7 +366,10 @@ fn grid_coordinate(body: &Map<String, Value>, field: &str) -> Option<f32> {
 }
 
 fn is_audio_scoring(model: &ModelSpec) -> bool {
-    model.identifier.to_ascii_lowercase().contains(AUDIO_SCORING_MARKER)
+    model
+        .identifier
+        .to_ascii_lowercase()
+        .contains(AUDIO_SCORING_MARKER)
 }
 
 fn marker_in(model: &ModelSpec, marker: &str) -> bool {
@@ -377,9 +383,8 @@ fn generate_audio_fields(
     let prompt = text_field(body, "prompt")?;
     let sound_effect_prompt = text_field(body, "sound_effect_prompt")?;
     let background_music_prompt = text_field(body, "background_music_prompt")?;
-    let any_prompt = prompt.is_some()
-        || sound_effect_prompt.is_some()
-        || background_music_prompt.is_some();
+    let any_prompt =
+        prompt.is_some() || sound_effect_prompt.is_some() || background_music_prompt.is_some();
     if !any_prompt && !marker_in(model, AUTO_CAPTION_MARKER) {
         return Err(reject(
             "INVALID_PROMPT",
@@ -824,4 +829,3 @@ pub(crate) fn edit_seed(body: &Map<String, Value>) -> i64 {
     }
     (super::ids::fnv1a(key.as_bytes()) >> 33) as i64
 }
-

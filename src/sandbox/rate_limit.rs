@@ -206,7 +206,11 @@ pub(crate) fn group_for_route(method: &axum::http::Method, path: &str) -> Group 
     match segments.as_slice() {
         ["v1", "generate", "image" | "image-edit"] => Group::ImageGeneration,
         ["v1", "generate", _, "cancel"]
-        | ["v1", "generate", "video" | "creative-director" | "video-from-video"]
+        | [
+            "v1",
+            "generate",
+            "video" | "creative-director" | "video-from-video",
+        ]
         | ["v1", "generate", "video", "from-image"]
         | ["v1", "edit", "video"]
         | ["v1", "media", "upload"] => Group::OtherGeneration,

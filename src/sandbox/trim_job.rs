@@ -72,8 +72,7 @@ fn stage_at(elapsed_ms: u64, duration_ms: u64) -> (usize, f64) {
     for (index, stage) in STAGES.iter().enumerate() {
         if fraction < stage.end_fraction || index == STAGES.len() - 1 {
             let within = ((fraction - start) / (stage.end_fraction - start)).clamp(0.0, 1.0);
-            let progress =
-                stage.progress_from + (stage.progress_to - stage.progress_from) * within;
+            let progress = stage.progress_from + (stage.progress_to - stage.progress_from) * within;
             return (index, progress.floor());
         }
         start = stage.end_fraction;

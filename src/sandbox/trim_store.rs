@@ -107,7 +107,11 @@ impl Store {
     }
 
     /// Records a running job's stage; false once the job is terminal.
-    pub(crate) fn update_trim_stage(&self, id: &str, stage: TrimStage<'_>) -> rusqlite::Result<bool> {
+    pub(crate) fn update_trim_stage(
+        &self,
+        id: &str,
+        stage: TrimStage<'_>,
+    ) -> rusqlite::Result<bool> {
         let changed = self.lock().execute(
             "UPDATE trim_jobs SET status = ?2, progress = ?3, message = ?4, elapsed_ms = ?5,
                 updated_ms = ?6

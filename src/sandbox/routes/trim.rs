@@ -12,8 +12,8 @@ use axum::{Extension, Json};
 use reqwest::Url;
 use serde_json::{Map, Value, json};
 
-use super::json_object;
 use super::generate::scaled_duration_ms;
+use super::json_object;
 use crate::sandbox::auth::Caller;
 use crate::sandbox::fetch::is_own_file_url;
 use crate::sandbox::http_error::{ApiError, ApiResult};
@@ -212,7 +212,11 @@ mod tests {
         ] {
             assert!(internal(url), "{url}");
         }
-        for url in ["https://cdn.example.com/a.mp4", "http://8.8.8.8/a.mp4", "http://[2001:db8::1]/a"] {
+        for url in [
+            "https://cdn.example.com/a.mp4",
+            "http://8.8.8.8/a.mp4",
+            "http://[2001:db8::1]/a",
+        ] {
             assert!(!internal(url), "{url}");
         }
     }

@@ -3,11 +3,11 @@
 //! reserves credits and starts the job. Choices where the contract is silent are in
 //! docs/SANDBOX.md ("Video edit, video-to-video and trim routes").
 
+use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::Extension;
 use serde_json::{Map, Value, json};
 
 use super::generate::{bad_request, insufficient, scaled_duration_ms, submit_answer};

@@ -3,11 +3,11 @@
 //! fields beyond the contract's "not shown" are in docs/SANDBOX.md ("Video edit,
 //! video-to-video and trim routes").
 
+use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::Extension;
 use serde_json::{Map, Value, json};
 
 use super::generate::{
@@ -86,11 +86,19 @@ fn resolution(body: &Map<String, Value>, model: &ModelSpec) -> ApiResult<String>
         .iter()
         .map(|r| r.to_ascii_lowercase())
         .collect();
-    let fallback = allowed.first().cloned().unwrap_or_else(|| "720p".to_owned());
+    let fallback = allowed
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "720p".to_owned());
     let value = match body.get("resolution") {
         None | Some(Value::Null) => return Ok(fallback),
         Some(Value::String(value)) => value.trim().to_ascii_lowercase(),
-        Some(_) => return Err(bad_request("INVALID_RESOLUTION", "resolution must be a string")),
+        Some(_) => {
+            return Err(bad_request(
+                "INVALID_RESOLUTION",
+                "resolution must be a string",
+            ));
+        }
     };
     if allowed.is_empty() && value == fallback || allowed.contains(&value) {
         return Ok(value);
@@ -100,7 +108,11 @@ fn resolution(body: &Map<String, Value>, model: &ModelSpec) -> ApiResult<String>
         format!(
             "Unsupported resolution '{value}' for model {}. Allowed values: {}",
             model.identifier,
-            if allowed.is_empty() { fallback } else { allowed.join(", ") }
+            if allowed.is_empty() {
+                fallback
+            } else {
+                allowed.join(", ")
+            }
         ),
     ))
 }
@@ -146,8 +158,11 @@ pub(crate) async fn video_from_video(
         prompt_used = format!("{prompt_used} {}", grading_directive(colors));
     }
     // Reserved on an assumed source (ceil(input) + output, both the assumed length).
-    let reservation =
-        video_input_credits(model, &resolution, ASSUMED_SOURCE_SECS.ceil() + ASSUMED_SOURCE_SECS);
+    let reservation = video_input_credits(
+        model,
+        &resolution,
+        ASSUMED_SOURCE_SECS.ceil() + ASSUMED_SOURCE_SECS,
+    );
     let generation = NewGeneration {
         id: new_object_id(),
         user_id: caller.user_id.clone(),
@@ -198,5 +213,10 @@ pub(crate) async fn video_from_video(
         "session_id": generation.session_id,
         "project_id": generation.project_id,
     });
-    Ok(submit_answer(&state, &generation.id, StatusCode::ACCEPTED, response))
+    Ok(submit_answer(
+        &state,
+        &generation.id,
+        StatusCode::ACCEPTED,
+        response,
+    ))
 }
