@@ -829,3 +829,107 @@ pub(crate) fn edit_seed(body: &Map<String, Value>) -> i64 {
     }
     (super::ids::fnv1a(key.as_bytes()) >> 33) as i64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(body: Value, catalog: &Catalog) -> Result<EditRequest<'_>, Rejection> {
+        let Value::Object(map) = body else {
+            panic!("object")
+        };
+        parse_request(&map, catalog)
+    }
+
+    #[test]
+    fn retake_span_follows_the_contract() {
+        assert_eq!(retake_span(None, None, 10.0), (0.0, 2.0));
+        assert_eq!(retake_span(Some(-3.0), Some(1.0), 10.0), (0.0, 2.0));
+        assert_eq!(retake_span(Some(9.5), Some(5.0), 10.0), (8.0, 2.0));
+        assert_eq!(retake_span(Some(4.0), Some(9.0), 10.0), (4.0, 6.0));
+    }
+
+    #[test]
+    fn extend_is_clamped_to_the_model_and_billed_with_a_21_second_cap() {
+        let catalog = Catalog::load().expect("catalog");
+        let url = "https://cdn.example.com/a.mp4";
+        let luma = parse(
+            json!({"video_url": url, "operation": "extend", "duration": 60}),
+            &catalog,
+        )
+        .expect("valid");
+        assert!(
+            matches!(luma.fields, OperationFields::Extend { extension_secs, .. } if extension_secs == 10.0)
+        );
+        assert_eq!(billed_secs(&luma, 0.0, 0.0), 11.0);
+        let pixverse = parse(
+            json!({"video_url": url, "operation": "extend", "model": "pixverse/v4-extend",
+                "duration": 25, "mode": "sideways"}),
+            &catalog,
+        )
+        .expect("valid");
+        assert!(matches!(pixverse.fields,
+            OperationFields::Extend { extension_secs, at_start: false, .. } if extension_secs == 20.0));
+        assert_eq!(billed_secs(&pixverse, 0.0, 0.0), 21.0);
+        assert_eq!(edit_cost(&pixverse, reserved_secs(&pixverse)), 126.0);
+    }
+
+    #[test]
+    fn audio_formats_use_the_model_list_or_the_fallback() {
+        let catalog = Catalog::load().expect("catalog");
+        let url = "https://cdn.example.com/a.mp4";
+        let request = |model: &str, format: Option<&str>| {
+            let mut body = json!({"video_url": url, "operation": "generate_audio",
+                "prompt": "rain", "model": model});
+            if let Some(format) = format {
+                body["audio_format"] = json!(format);
+            }
+            parse(body, &catalog).expect("valid")
+        };
+        assert_eq!(
+            audio_format(&request("mirelo/sfx-v1", None)),
+            Ok("wav".to_owned())
+        );
+        assert!(audio_format(&request("mirelo/sfx-v1", Some("flac"))).is_err());
+        assert_eq!(
+            audio_format(&request("mirelo/autocaption-v1", Some("FLAC"))),
+            Ok("flac".to_owned())
+        );
+        assert_eq!(
+            audio_format(&request("mirelo/autocaption-v1", None)),
+            Ok("aac".to_owned())
+        );
+        // Outside the family audio_format is not read at all.
+        assert_eq!(
+            check_before_source(&request("mmaudio/v2", Some("ogg"))),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn grid_zero_is_unset_and_unknown_modes_fall_back() {
+        let catalog = Catalog::load().expect("catalog");
+        let url = "https://cdn.example.com/a.mp4";
+        let reframe = parse(
+            json!({"video_url": url, "operation": "reframe", "aspect_ratio": "9:16",
+                "grid_position_x": 0, "grid_position_y": 0.25}),
+            &catalog,
+        )
+        .expect("valid");
+        assert!(matches!(reframe.fields,
+            OperationFields::Reframe { grid: GridPosition { x: None, y: Some(y) }, .. } if y == 0.25));
+        let retake = parse(
+            json!({"video_url": url, "operation": "retake", "mode": "replace_everything"}),
+            &catalog,
+        )
+        .expect("valid");
+        assert!(matches!(
+            retake.fields,
+            OperationFields::Retake {
+                mode: RetakeMode::ReplaceAudioAndVideo,
+                ..
+            }
+        ));
+    }
+}
