@@ -9,6 +9,11 @@ use super::error::SandboxError;
 
 const CATALOG_JSON: &str = include_str!("../../assets/models.json");
 
+/// The catalog type of the models behind POST /v1/edit/video (a sandbox convention).
+pub(crate) const VIDEO_EDIT_TYPE: &str = "video_edit";
+/// The catalog type of video-to-video models.
+pub(crate) const VIDEO_TO_VIDEO_TYPE: &str = "video_to_video";
+
 /// Fields only the sandbox reads; they are stripped from responses.
 const SANDBOX_ONLY_FIELDS: [&str; 3] = ["sort_order", "hidden", "deleted"];
 
@@ -59,6 +64,23 @@ pub(crate) struct ModelSpec {
     pub sound_enabled_by_default: Option<bool>,
     #[serde(default)]
     pub sound_credit_multiplier: Option<f64>,
+    /// Sub-class; for `video_edit` models the `/edit/video` operation the model serves.
+    #[serde(default)]
+    pub model_type: Option<String>,
+    /// Extend models: the shortest and longest extension in seconds.
+    #[serde(default)]
+    pub min_output_duration: Option<f64>,
+    #[serde(default)]
+    pub max_output_duration: Option<f64>,
+    #[serde(default)]
+    pub output_audio_formats: Option<Vec<String>>,
+    #[serde(default)]
+    pub default_output_audio_format: Option<String>,
+    /// Video-input pricing (video-to-video): credits per second of input plus output.
+    #[serde(default)]
+    pub video_input_credit: Option<f64>,
+    #[serde(default)]
+    pub video_input_resolution_multipliers: Option<HashMap<String, f64>>,
     #[serde(default)]
     sort_order: f64,
     #[serde(default)]
@@ -216,6 +238,21 @@ impl Catalog {
             .filter(|spec| spec.has_type(raw_type));
         let first = of_type.clone().next();
         of_type.find(|spec| spec.recommended).or(first)
+    }
+
+    /// A `video_edit` model serving `operation` (its `model_type`), by identifier.
+    pub(crate) fn find_edit_model(&self, identifier: &str, operation: &str) -> Option<&ModelSpec> {
+        self.find(identifier, VIDEO_EDIT_TYPE)
+            .filter(|spec| spec.model_type.as_deref() == Some(operation))
+    }
+
+    /// The default `video_edit` model of an operation: the recommended one, else the first.
+    pub(crate) fn default_edit_model(&self, operation: &str) -> Option<&ModelSpec> {
+        let mut serving = self.entries.iter().map(|entry| &entry.spec).filter(|spec| {
+            spec.has_type(VIDEO_EDIT_TYPE) && spec.model_type.as_deref() == Some(operation)
+        });
+        let first = serving.clone().next();
+        serving.find(|spec| spec.recommended).or(first)
     }
 
     /// Cheapest base credit among models of a type (the floor of the per-type minimum).

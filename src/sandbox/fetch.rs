@@ -33,6 +33,14 @@ fn local_rel_path(url: &str) -> Option<&str> {
     path.strip_prefix("files/")
 }
 
+/// Whether `url` is one of the sandbox's own output files (`/files/...` on 127.0.0.1 or
+/// localhost, any port) that exists on disk.
+pub(crate) fn is_own_file_url(shared: &Shared, url: &str) -> bool {
+    local_rel_path(url)
+        .and_then(|rel| resolve_rel_path(&shared.files_dir, rel))
+        .is_some_and(|path| path.is_file())
+}
+
 pub(crate) async fn fetch_source_bytes(shared: &Shared, url: &str) -> Result<Vec<u8>, FetchError> {
     if let Some(rel) = local_rel_path(url)
         && let Some(path) = resolve_rel_path(&shared.files_dir, rel)

@@ -40,6 +40,22 @@ pub(crate) struct StoredResult {
     pub duration_secs: Option<f64>,
     #[serde(default)]
     pub frame_count: Option<u32>,
+    /// Video edits: the internal `edit_type` name reported on completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit_type: Option<String>,
+    /// Jobs whose cost is settled from the real source (edits, video-to-video): the credits
+    /// charged on completion instead of the reservation, and the seconds billed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credits_used: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billed_secs: Option<f64>,
+}
+
+impl StoredResult {
+    /// What the job is charged: the settled amount, else the reservation.
+    pub(crate) fn charged(&self, row: &GenerationRow) -> f64 {
+        self.credits_used.unwrap_or(row.credits_reserved)
+    }
 }
 
 pub(crate) fn spawn(state: AppState, generation_id: String) {
@@ -53,12 +69,13 @@ pub(crate) fn resume_all(state: &AppState) -> Result<usize, rusqlite::Error> {
         tracing::info!(generation_id = %row.id, progress = row.progress, "resuming generation");
         spawn(state.clone(), row.id.clone());
     }
+    let trims = super::trim_job::resume_all(state)?;
     let batches = state.store.unfinished_batches()?;
     for batch_id in &batches {
         tracing::info!(batch_id = %batch_id, "resuming creative director batch");
         spawn_batch(state.clone(), batch_id.clone());
     }
-    Ok(pending.len() + batches.len())
+    Ok(pending.len() + batches.len() + trims)
 }
 
 pub(crate) fn spawn_batch(state: AppState, batch_id: String) {
@@ -182,7 +199,7 @@ async fn run(state: AppState, id: String) {
             let media = generation_media(&state, &row, &result);
             match state
                 .store
-                .complete_generation(&id, &json, row.credits_reserved, &media)
+                .complete_generation(&id, &json, result.charged(&row), &media)
             {
                 Ok(true) => tracing::info!(generation_id = %id, "generation completed"),
                 Ok(false) => {
@@ -230,6 +247,9 @@ fn internal_failure(row: &GenerationRow, detail: &str) -> Value {
 /// Fetches the edit source (if any), renders every image on the blocking pool and writes
 /// PNGs plus a JPEG thumbnail of the first.
 async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, Value> {
+    if super::edit_jobs::is_edit_kind(&row.kind) {
+        return super::edit_jobs::produce(state, row).await;
+    }
     let source_bytes = match row.source_images.first() {
         Some(url) => Some(fetch_source_bytes(state, url).await.map_err(|error| {
             json!({
@@ -288,7 +308,7 @@ fn decode_source(
 }
 
 /// Grade and cinematic presets decided at submit (unreadable JSON renders ungraded).
-fn stored_look(row: &GenerationRow) -> Look {
+pub(crate) fn stored_look(row: &GenerationRow) -> Look {
     row.look_json
         .as_deref()
         .and_then(|json| serde_json::from_str(json).ok())
@@ -336,6 +356,9 @@ fn render_and_write(
         height,
         duration_secs: None,
         frame_count: None,
+        edit_type: None,
+        credits_used: None,
+        billed_secs: None,
     })
 }
 
@@ -452,6 +475,9 @@ fn render_video_and_write(
         height: video.height,
         duration_secs: Some(video.duration_secs),
         frame_count: Some(video.frame_count),
+        edit_type: None,
+        credits_used: None,
+        billed_secs: None,
     })
 }
 
@@ -473,6 +499,10 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
         "image_edit" => ("edited-image", "image_editing", "image_editing"),
         "video_from_image" => ("image-to-video", "img_to_video", "img_to_video"),
         "video" => ("text-to-video", "text_to_video", "text_to_video"),
+        super::edit_jobs::EDIT_KIND => ("edited-video", "video_edit", "video_edit"),
+        super::edit_jobs::VIDEO_FROM_VIDEO_KIND => {
+            ("video-to-video", "video_to_video", "video_to_video")
+        }
         _ => ("generated", "text_to_img", "text_to_img"),
     };
     let (media_type, extension) = if is_video(row) {
@@ -546,7 +576,7 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
                 width: Some(result.width),
                 height: Some(result.height),
                 duration_secs: result.duration_secs,
-                credits_used: Some(row.credits_reserved),
+                credits_used: Some(result.charged(row)),
                 generation_duration_secs: Some((row.duration_ms as f64 / 100.0).round() / 10.0),
                 source_tag: Some("api".to_owned()),
                 preset_id: request_str("preset_id"),

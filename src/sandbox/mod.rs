@@ -12,6 +12,8 @@ mod cinematic;
 mod cli;
 mod clock;
 mod config;
+mod edit_jobs;
+mod edit_plan;
 mod error;
 mod fault_inject;
 mod faults;
@@ -37,6 +39,8 @@ mod routes;
 mod seed;
 mod state;
 mod store;
+mod trim_job;
+mod trim_store;
 mod users;
 // The sandbox's one `h264` seam: without the feature, a stand-in whose renders fail with
 // "This build has no H.264 encoder (built without the h264 feature)".

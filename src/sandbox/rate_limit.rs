@@ -206,9 +206,16 @@ pub(crate) fn group_for_route(method: &axum::http::Method, path: &str) -> Group 
     match segments.as_slice() {
         ["v1", "generate", "image" | "image-edit"] => Group::ImageGeneration,
         ["v1", "generate", _, "cancel"]
-        | ["v1", "generate", "video" | "creative-director"]
+        | [
+            "v1",
+            "generate",
+            "video" | "creative-director" | "video-from-video",
+        ]
         | ["v1", "generate", "video", "from-image"]
+        | ["v1", "edit", "video"]
         | ["v1", "media", "upload"] => Group::OtherGeneration,
+        ["v1", "video", "trim"] if method == axum::http::Method::POST => Group::OtherGeneration,
+        ["v1", "video", "trim", _] => Group::Media,
         ["v1", "projects"] if method == axum::http::Method::POST => Group::ProjectCreation,
         ["v1", "media", "bulk", ..] | ["v1", "media", "folders", _, "move-contents"] => {
             Group::BulkMedia

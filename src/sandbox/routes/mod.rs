@@ -14,8 +14,11 @@ mod presets;
 mod projects;
 mod status;
 mod ticket;
+mod trim;
 mod upload;
 mod video;
+mod video_edit;
+mod video_from_video;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -57,6 +60,22 @@ pub(crate) fn router(state: AppState) -> Router {
         .route(
             "/v1/generate/video/from-image",
             post(video::image_to_video).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/generate/video-from-video",
+            post(video_from_video::video_from_video).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/edit/video",
+            post(video_edit::edit_video).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/video/trim",
+            post(trim::submit).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/video/trim/{job_id}",
+            get(trim::status).route_layer(limit(Group::Media)),
         )
         .route(
             "/v1/generate/creative-director",

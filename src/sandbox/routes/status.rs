@@ -60,7 +60,7 @@ pub(crate) async fn status(
             let urls: Vec<String> = stored.paths.iter().map(|p| state.file_url(p)).collect();
             let credits_used = row.credits_used.unwrap_or(row.credits_reserved);
             body["result"] = json!({
-                "urls": urls,
+                "urls": &urls,
                 "thumbnail_url": stored.thumbnail_path.as_deref().map(|p| state.file_url(p)),
                 "model": row.model,
                 "prompt_used": row.prompt_used,
@@ -75,9 +75,24 @@ pub(crate) async fn status(
             });
             if let Some(duration_secs) = stored.duration_secs {
                 body["result"]["duration"] = json!(duration_secs);
-                // Video is priced per second of the (mapped) requested length.
-                breakdown["duration_multiplier"] =
-                    json!(row.video_duration_secs.unwrap_or(duration_secs));
+                // Video is priced per second of the (mapped) requested length; edits and
+                // video-to-video by the seconds settled from the real source.
+                breakdown["duration_multiplier"] = json!(
+                    stored
+                        .billed_secs
+                        .or(row.video_duration_secs)
+                        .unwrap_or(duration_secs)
+                );
+            }
+            // Edits other than reframe (and video-to-video without one) have no ratio.
+            if row.aspect_ratio.is_empty()
+                && let Some(result) = body["result"].as_object_mut()
+            {
+                result.remove("aspect_ratio");
+            }
+            if let Some(edit_type) = &stored.edit_type {
+                body["result"]["edit_type"] = json!(edit_type);
+                body["result"]["download_url"] = json!(urls.first());
             }
             body["credits_used"] = json!(credits_used);
             body["credits_breakdown"] = json!([breakdown]);

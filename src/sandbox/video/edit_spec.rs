@@ -30,6 +30,10 @@ pub(crate) struct GridPosition {
 
 /// Which parts of a retaken span are regenerated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "the contract's mode names: replace_audio, replace_video, replace_audio_and_video"
+)]
 pub(crate) enum RetakeMode {
     ReplaceAudio,
     ReplaceVideo,
