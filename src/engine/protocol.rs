@@ -81,12 +81,12 @@ pub enum Command {
         frame_count: u32,
         max_side_px: u32,
     },
-    /// The trim timeline's thumbnail strip of a local video file: `slot_count` keyframe
+    /// The trim timeline's thumbnail strip of the video at `url`: `slot_count` keyframe
     /// thumbnails `height_px` high, each sent as `VideoStripThumbnail` as soon as it is
     /// decoded, then `VideoStripFinished`; all with this `request_id`.
     LoadVideoStrip {
         request_id: u64,
-        path: PathBuf,
+        url: String,
         slot_count: u32,
         height_px: u32,
     },

@@ -370,10 +370,10 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
             } => videos.preview(url, frame_count, max_side_px),
             Command::LoadVideoStrip {
                 request_id,
-                path,
+                url,
                 slot_count,
                 height_px,
-            } => videos.strip(request_id, path, slot_count, height_px),
+            } => videos.strip(request_id, url, slot_count, height_px),
             Command::CancelVideoStrip { request_id } => videos.cancel_strip(request_id),
             Command::OpenInSystemViewer { url } => {
                 spawn_reported(

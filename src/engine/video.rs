@@ -198,7 +198,9 @@ impl Videos {
 
     /// `Command::LoadVideoStrip`: a `VideoStripThumbnail` per slot as it is decoded, then
     /// `VideoStripFinished` (not after `CancelVideoStrip`).
-    pub fn strip(&self, request_id: u64, path: PathBuf, slot_count: u32, height_px: u32) {
+    /// The video is read from the download cache (fetched first when needed, as for the
+    /// player, which has usually fetched it already).
+    pub fn strip(&self, request_id: u64, url: String, slot_count: u32, height_px: u32) {
         let cancel = Arc::new(AtomicBool::new(false));
         if let Ok(mut strips) = self.strips.lock()
             && let Some(replaced) = strips.insert(request_id, Arc::clone(&cancel))
@@ -210,6 +212,20 @@ impl Videos {
         spawn_guarded(
             "making a video strip",
             async move {
+                let path = match this.cached(&url).await {
+                    Ok(path) => path,
+                    Err(failure) => {
+                        tracing::warn!("video strip {url}: {}", failure.details);
+                        this.finish_strip(request_id, &cancel);
+                        this.ctx
+                            .emit(Event::VideoStripFinished {
+                                request_id,
+                                error: Some(failure.message),
+                            })
+                            .await;
+                        return;
+                    }
+                };
                 let ctx = Arc::clone(&this.ctx);
                 let runtime = tokio::runtime::Handle::current();
                 let flag = Arc::clone(&cancel);

@@ -486,7 +486,9 @@ impl StudioApp {
             }
             // No panel shows a trim timeline yet; the one that does will hand these to its
             // `TimelineState::handle_event`.
-            Event::VideoStripThumbnail { .. } | Event::VideoStripFinished { .. } => {}
+            event @ (Event::VideoStripThumbnail { .. } | Event::VideoStripFinished { .. }) => {
+                self.create.edit_stage.handle_event(ctx, &event);
+            }
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),

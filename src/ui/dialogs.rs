@@ -340,9 +340,7 @@ fn run_dialog(kind: &DialogKind) -> Answer {
                 None => return Err("the file dialog failed to open".to_owned()),
             }
         }
-        DialogKind::SourceVideo => match dialog
-            .add_filter("Videos", &VIDEO_EXTENSIONS)
-            .pick_file()
+        DialogKind::SourceVideo => match dialog.add_filter("Videos", &VIDEO_EXTENSIONS).pick_file()
         {
             Some(path) => vec![path],
             None => Vec::new(),

@@ -149,7 +149,10 @@ pub enum ResultAction {
     Animate(ResultRef),
     /// Switch Create to Video edit with this video as the source (`trim`: the Trim
     /// choice, else the edit operations).
-    EditVideo { result: ResultRef, trim: bool },
+    EditVideo {
+        result: ResultRef,
+        trim: bool,
+    },
     /// Same settings, new seed: asks first (a new billed job, with its cost).
     Vary(ResultRef),
     SetFavourite {

@@ -4,12 +4,12 @@
 
 use super::StudioApp;
 use crate::api::pricing::{estimate_credits, estimate_range_for_auto};
+use crate::api::video_edit::VideoEditOperationKind;
 use crate::api::{GenerationKind, GenerationRequest, GenerationSpec};
 use crate::engine::Command;
+use crate::ui::compose::video_edit::EditChoice;
 use crate::ui::library::LibraryAction;
 use crate::ui::model::{Action, Confirm, ResultAction, ResultRef, View};
-use crate::api::video_edit::VideoEditOperationKind;
-use crate::ui::compose::video_edit::EditChoice;
 use crate::ui::toasts::ToastKind;
 
 /// A video output: what a video edit needs to start.

@@ -172,6 +172,17 @@ impl TimelineState {
         self.playhead_secs = grid.secs_of(grid.playhead_frame(secs));
     }
 
+    /// Puts the selection at `in_secs..out_secs` (snapped to frames and made valid), e.g.
+    /// the times a form kept while the timeline was closed.
+    pub fn set_selection_secs(&mut self, in_secs: f64, out_secs: f64) {
+        let grid = self.grid();
+        let range = FrameRange {
+            in_frame: grid.frame_of(in_secs),
+            out_frame: grid.frame_of(out_secs),
+        };
+        let _ = self.store_range(range);
+    }
+
     /// Stores `range` (made valid); a `SelectionChanged` if it moved.
     fn store_range(&mut self, range: FrameRange) -> Option<TimelineEvent> {
         let grid = self.grid();
@@ -248,14 +259,9 @@ impl TimelineState {
         event.into_iter().collect()
     }
 
-    /// Asks the engine for the strip of the local video at `path`. The previous strip, if
+    /// Asks the engine for the strip of the video at `url`. The previous strip, if
     /// any, is dropped (its late thumbnails are ignored); send the returned commands.
-    pub fn request_strip(
-        &mut self,
-        path: PathBuf,
-        slot_count: u32,
-        height_px: u32,
-    ) -> Vec<Command> {
+    pub fn request_strip(&mut self, url: String, slot_count: u32, height_px: u32) -> Vec<Command> {
         let mut commands = Vec::new();
         if self.strip.request_id != 0 {
             commands.push(Command::CancelVideoStrip {
@@ -270,7 +276,7 @@ impl TimelineState {
         };
         commands.push(Command::LoadVideoStrip {
             request_id,
-            path,
+            url,
             slot_count,
             height_px,
         });

@@ -5,8 +5,8 @@
 use crate::api::pricing::{VideoPrice, default_edit_model, estimate_video_job};
 use crate::api::validate::{Field, FieldError, validate_with_source};
 use crate::api::video_edit::{
-    ExtendMode, LipsyncSource, RetakeMode, TrimRequest, VideoEditOperation,
-    VideoEditOperationKind, VideoEditRequest, VideoJobRequest, VideoToVideoRequest,
+    ExtendMode, LipsyncSource, RetakeMode, TrimRequest, VideoEditOperation, VideoEditOperationKind,
+    VideoEditRequest, VideoJobRequest, VideoToVideoRequest,
 };
 use crate::api::{GenerationSpec, ModelRecord};
 use crate::ui::compose::form::{Estimate, SourceState};
@@ -412,7 +412,10 @@ impl VideoEditForm {
     /// Audio formats the model writes (empty: the field is not offered).
     pub fn audio_format_choices(&self, model: &Model) -> Vec<String> {
         match self.effective_model(model) {
-            Some(m) if m.identifier.contains(crate::api::validate::AUDIO_SCORING_AUTO_CAPTION_MARKER) => {
+            Some(m)
+                if m.identifier
+                    .contains(crate::api::validate::AUDIO_SCORING_AUTO_CAPTION_MARKER) =>
+            {
                 if m.output_audio_formats.is_empty() {
                     crate::api::validate::AUDIO_FORMAT_FALLBACK
                         .iter()
@@ -608,7 +611,12 @@ impl VideoEditForm {
     pub fn estimate(&self, model: &Model, project_id: Option<&str>) -> Estimate {
         let spec = self.build_spec(project_id);
         let catalog = model.catalog.value.as_deref().unwrap_or_default();
-        match estimate_video_job(&spec, self.selected_model(model), catalog, self.source_secs()) {
+        match estimate_video_job(
+            &spec,
+            self.selected_model(model),
+            catalog,
+            self.source_secs(),
+        ) {
             VideoPrice::Free => Estimate::Exact(0.0),
             VideoPrice::Credits(credits) => Estimate::Exact(credits),
             VideoPrice::PerSourceSecond(_) | VideoPrice::Unknown => Estimate::Unknown,

@@ -18,7 +18,12 @@ use crate::ui::widgets;
 use egui::{ComboBox, Key, RichText, TextEdit, Ui, Vec2};
 
 /// The form column's cards for a video edit.
-pub fn edit_form_ui(ui: &mut Ui, model: &Model, form: &mut VideoEditForm, actions: &mut Vec<Action>) {
+pub fn edit_form_ui(
+    ui: &mut Ui,
+    model: &Model,
+    form: &mut VideoEditForm,
+    actions: &mut Vec<Action>,
+) {
     source_card_ui(ui, form, actions);
     ui.add_space(tokens::SPACE_M);
     operation_card_ui(ui, form);
@@ -160,18 +165,33 @@ fn operation_card_ui(ui: &mut Ui, form: &mut VideoEditForm) {
 fn choice_row_ui(ui: &mut Ui, selected: bool, choice: EditChoice) -> egui::Response {
     let width = ui.available_width();
     let text_width = width - 16.0;
-    let title = egui::WidgetText::from(
-        RichText::new(choice.label())
-            .strong()
-            .color(if selected { tokens::ON_ACCENT } else { tokens::TEXT }),
-    )
-    .into_galley(ui, Some(egui::TextWrapMode::Truncate), text_width, egui::TextStyle::Body);
+    let title = egui::WidgetText::from(RichText::new(choice.label()).strong().color(if selected {
+        tokens::ON_ACCENT
+    } else {
+        tokens::TEXT
+    }))
+    .into_galley(
+        ui,
+        Some(egui::TextWrapMode::Truncate),
+        text_width,
+        egui::TextStyle::Body,
+    );
     let line = egui::WidgetText::from(RichText::new(choice.description()).size(tokens::TEXT_SMALL))
-        .into_galley(ui, Some(egui::TextWrapMode::Truncate), text_width, egui::TextStyle::Small);
+        .into_galley(
+            ui,
+            Some(egui::TextWrapMode::Truncate),
+            text_width,
+            egui::TextStyle::Small,
+        );
     let height = title.size().y + line.size().y + 10.0;
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), egui::Sense::click());
     response.widget_info(|| {
-        egui::WidgetInfo::selected(egui::WidgetType::RadioButton, true, selected, choice.label())
+        egui::WidgetInfo::selected(
+            egui::WidgetType::RadioButton,
+            true,
+            selected,
+            choice.label(),
+        )
     });
     if ui.is_rect_visible(rect) {
         let fill = if selected {
@@ -192,11 +212,8 @@ fn choice_row_ui(ui: &mut Ui, selected: bool, choice: EditChoice) -> egui::Respo
             );
         }
         let x = rect.min.x + 8.0;
-        ui.painter().galley(
-            egui::pos2(x, rect.min.y + 4.0),
-            title.clone(),
-            tokens::TEXT,
-        );
+        ui.painter()
+            .galley(egui::pos2(x, rect.min.y + 4.0), title.clone(), tokens::TEXT);
         let line_color = if selected {
             tokens::ON_ACCENT
         } else {
@@ -301,11 +318,9 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut VideoEditForm) {
             for record in &models {
                 let selected = form.model_id.as_deref() == Some(record.identifier.as_str());
                 let line = match record.credit {
-                    Some(credit) => format!(
-                        "{} · {}/s",
-                        record.display_name(),
-                        format::credits(credit)
-                    ),
+                    Some(credit) => {
+                        format!("{} · {}/s", record.display_name(), format::credits(credit))
+                    }
                     None => record.display_name().to_owned(),
                 };
                 if ui.selectable_label(selected, line).clicked() {
@@ -384,7 +399,10 @@ fn operation_fields_ui(
             ui.add_space(tokens::SPACE_XS);
             ui.label(RichText::new("Frame rate").color(tokens::TEXT_MUTED));
             ui.horizontal_wrapped(|ui| {
-                let keep = ui.add(widgets::toggle_button("Keep", form.fields.target_fps.is_none()));
+                let keep = ui.add(widgets::toggle_button(
+                    "Keep",
+                    form.fields.target_fps.is_none(),
+                ));
                 widgets::name_widget(&keep, "Frame rate Keep");
                 if keep.clicked() {
                     form.fields.target_fps = None;
@@ -409,7 +427,13 @@ fn operation_fields_ui(
             errors_ui(ui, form, Field::GridPosition);
         }
         VideoEditOperationKind::GenerateAudio => {
-            prompt_ui(ui, form, "Prompt", "Rain on a tin roof, distant thunder…", false);
+            prompt_ui(
+                ui,
+                form,
+                "Prompt",
+                "Rain on a tin roof, distant thunder…",
+                false,
+            );
             text_field_ui(
                 ui,
                 &mut form.fields.sound_effect_prompt,
@@ -447,36 +471,64 @@ fn operation_fields_ui(
         VideoEditOperationKind::Extend => {
             ui.label(RichText::new("Add footage").color(tokens::TEXT_MUTED));
             ui.horizontal(|ui| {
-                let start = ui.add(widgets::toggle_button("At the start", form.fields.extend_at_start));
+                let start = ui.add(widgets::toggle_button(
+                    "At the start",
+                    form.fields.extend_at_start,
+                ));
                 if start.clicked() {
                     form.fields.extend_at_start = true;
                 }
-                let end = ui.add(widgets::toggle_button("At the end", !form.fields.extend_at_start));
+                let end = ui.add(widgets::toggle_button(
+                    "At the end",
+                    !form.fields.extend_at_start,
+                ));
                 if end.clicked() {
                     form.fields.extend_at_start = false;
                 }
             });
-            seconds_ui(ui, "Seconds to add", &mut form.fields.extend_secs, 1.0..=20.0);
+            seconds_ui(
+                ui,
+                "Seconds to add",
+                &mut form.fields.extend_secs,
+                1.0..=20.0,
+            );
             errors_ui(ui, form, Field::Duration);
             prompt_ui(ui, form, "Prompt", "Optional: what happens next…", true);
             text_field_ui(ui, &mut form.fields.context, "Context", "Optional guidance");
         }
         VideoEditOperationKind::MagicEdit => {
-            prompt_ui(ui, form, "Prompt", "Make it snow; keep the people as they are…", true);
+            prompt_ui(
+                ui,
+                form,
+                "Prompt",
+                "Make it snow; keep the people as they are…",
+                true,
+            );
         }
         VideoEditOperationKind::Lipsync => {
             ui.horizontal(|ui| {
-                let text = ui.add(widgets::toggle_button("Text to speak", form.fields.lipsync_by_text));
+                let text = ui.add(widgets::toggle_button(
+                    "Text to speak",
+                    form.fields.lipsync_by_text,
+                ));
                 if text.clicked() {
                     form.fields.lipsync_by_text = true;
                 }
-                let audio = ui.add(widgets::toggle_button("Audio URL", !form.fields.lipsync_by_text));
+                let audio = ui.add(widgets::toggle_button(
+                    "Audio URL",
+                    !form.fields.lipsync_by_text,
+                ));
                 if audio.clicked() {
                     form.fields.lipsync_by_text = false;
                 }
             });
             if form.fields.lipsync_by_text {
-                text_field_ui(ui, &mut form.fields.lipsync_text, "Text to speak", "Hello there…");
+                text_field_ui(
+                    ui,
+                    &mut form.fields.lipsync_text,
+                    "Text to speak",
+                    "Hello there…",
+                );
             } else {
                 text_field_ui(
                     ui,
@@ -490,7 +542,10 @@ fn operation_fields_ui(
         VideoEditOperationKind::RemoveBackground => {
             let refine = ui.checkbox(&mut form.fields.refine_edges, "Refine edges");
             widgets::name_widget(&refine, "Refine edges");
-            let person = ui.checkbox(&mut form.fields.subject_is_person, "The subject is a person");
+            let person = ui.checkbox(
+                &mut form.fields.subject_is_person,
+                "The subject is a person",
+            );
             widgets::name_widget(&person, "The subject is a person");
         }
         VideoEditOperationKind::Inpaint => {
@@ -501,8 +556,19 @@ fn operation_fields_ui(
                 "Optional: black and white, white is filled",
             );
             errors_ui(ui, form, Field::MaskVideo);
-            text_field_ui(ui, &mut form.fields.object_prompt, "Object", "What to remove or fill");
-            prompt_ui(ui, form, "Prompt", "Optional: what should be there instead…", true);
+            text_field_ui(
+                ui,
+                &mut form.fields.object_prompt,
+                "Object",
+                "What to remove or fill",
+            );
+            prompt_ui(
+                ui,
+                form,
+                "Prompt",
+                "Optional: what should be there instead…",
+                true,
+            );
             ui.label(RichText::new("Closeness to the source").color(tokens::TEXT_MUTED));
             let mut strength = form.fields.video_strength.unwrap_or(0.5);
             let response = ui.add(egui::Slider::new(&mut strength, 0.0..=1.0).fixed_decimals(2));
@@ -517,14 +583,18 @@ fn operation_fields_ui(
                 ui,
                 "Set the span to redo on the timeline above (I and O at the playhead).",
             );
-            egui::Grid::new("retake_times").num_columns(2).show(ui, |ui| {
-                ui.label("From");
-                ui.label(RichText::new(time_text(form, form.fields.retake_start_secs)).monospace());
-                ui.end_row();
-                ui.label("Length");
-                ui.label(RichText::new(time_text(form, form.fields.retake_secs)).monospace());
-                ui.end_row();
-            });
+            egui::Grid::new("retake_times")
+                .num_columns(2)
+                .show(ui, |ui| {
+                    ui.label("From");
+                    ui.label(
+                        RichText::new(time_text(form, form.fields.retake_start_secs)).monospace(),
+                    );
+                    ui.end_row();
+                    ui.label("Length");
+                    ui.label(RichText::new(time_text(form, form.fields.retake_secs)).monospace());
+                    ui.end_row();
+                });
             errors_ui(ui, form, Field::StartTime);
             errors_ui(ui, form, Field::Duration);
             ui.label(RichText::new("Redo").color(tokens::TEXT_MUTED));
@@ -534,15 +604,23 @@ fn operation_fields_ui(
                     (RetakeMode::ReplaceVideo, "Picture"),
                     (RetakeMode::ReplaceAudio, "Sound"),
                 ] {
-                    let response =
-                        ui.add(widgets::toggle_button(label, form.fields.retake_mode == mode));
+                    let response = ui.add(widgets::toggle_button(
+                        label,
+                        form.fields.retake_mode == mode,
+                    ));
                     widgets::name_widget(&response, &format!("Redo {label}"));
                     if response.clicked() {
                         form.fields.retake_mode = mode;
                     }
                 }
             });
-            prompt_ui(ui, form, "Prompt", "Optional: how the span should play instead…", true);
+            prompt_ui(
+                ui,
+                form,
+                "Prompt",
+                "Optional: how the span should play instead…",
+                true,
+            );
         }
     }
 }
@@ -559,24 +637,24 @@ fn placement_ui(ui: &mut Ui, form: &mut VideoEditForm) {
     // Exactly 0 is "unset" to the service, so the near edge is sent as 0.01.
     let stops = [(0.01, "left"), (0.5, "middle"), (1.0, "right")];
     let rows = [(0.01, "top"), (0.5, "middle"), (1.0, "bottom")];
-    egui::Grid::new("reframe_grid").spacing(Vec2::splat(2.0)).show(ui, |ui| {
-        for (y, row_name) in rows {
-            for (x, column_name) in stops {
-                let on = form.fields.grid_x == Some(x) && form.fields.grid_y == Some(y);
-                let name = format!("Placement {row_name} {column_name}");
-                let response = ui.add(
-                    egui::Button::selectable(on, "")
-                        .min_size(Vec2::new(26.0, 18.0)),
-                );
-                widgets::name_widget(&response, &name);
-                if response.on_hover_text(&name).clicked() {
-                    form.fields.grid_x = Some(x);
-                    form.fields.grid_y = Some(y);
+    egui::Grid::new("reframe_grid")
+        .spacing(Vec2::splat(2.0))
+        .show(ui, |ui| {
+            for (y, row_name) in rows {
+                for (x, column_name) in stops {
+                    let on = form.fields.grid_x == Some(x) && form.fields.grid_y == Some(y);
+                    let name = format!("Placement {row_name} {column_name}");
+                    let response =
+                        ui.add(egui::Button::selectable(on, "").min_size(Vec2::new(26.0, 18.0)));
+                    widgets::name_widget(&response, &name);
+                    if response.on_hover_text(&name).clicked() {
+                        form.fields.grid_x = Some(x);
+                        form.fields.grid_y = Some(y);
+                    }
                 }
+                ui.end_row();
             }
-            ui.end_row();
-        }
-    });
+        });
 }
 
 fn seconds_ui(ui: &mut Ui, name: &str, value: &mut f64, range: std::ops::RangeInclusive<f64>) {

@@ -11,7 +11,9 @@ use crate::ui::model::Action;
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::video::player::VideoPlayerState;
-use crate::ui::video::timeline::{PointAnchor, TimelineEvent, TimelineMode, TimelineState, timeline_ui};
+use crate::ui::video::timeline::{
+    PointAnchor, TimelineEvent, TimelineMode, TimelineState, timeline_ui,
+};
 use crate::ui::widgets;
 use egui::{RichText, Ui, Vec2};
 
@@ -107,7 +109,8 @@ impl EditStage {
         };
         if self.timeline_for.as_ref() != Some(&(url.clone(), key)) {
             let strip = self.timeline.take().map(|t| t.strip);
-            let mut timeline = TimelineState::new(duration_secs, fps, timeline_mode(key, duration_secs));
+            let mut timeline =
+                TimelineState::new(duration_secs, fps, timeline_mode(key, duration_secs));
             if let Some(strip) = strip {
                 timeline.strip = strip;
             }
@@ -191,7 +194,10 @@ pub fn stage_ui(
     if source.url().is_none() {
         tokens::card_frame().show(ui, |ui| {
             ui.set_width(ui.available_width());
-            widgets::muted(ui, format!("{label}: the video plays here once it has uploaded."));
+            widgets::muted(
+                ui,
+                format!("{label}: the video plays here once it has uploaded."),
+            );
         });
         return;
     }
