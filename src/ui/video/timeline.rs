@@ -22,7 +22,6 @@ use egui::{
     ColorImage, CursorIcon, EventFilter, Id, Key, Modifiers, Rect, Response, Sense, TextureHandle,
     TextureOptions, Ui, WidgetInfo, pos2, vec2,
 };
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Heights of the ruler, the strip and the label row (points).

@@ -187,7 +187,7 @@ fn choice_row_ui(ui: &mut Ui, selected: bool, choice: EditChoice) -> egui::Respo
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), egui::Sense::click());
     response.widget_info(|| {
         egui::WidgetInfo::selected(
-            egui::WidgetType::RadioButton,
+            egui::Role::RadioButton,
             true,
             selected,
             choice.label(),
