@@ -552,3 +552,126 @@ fn restyle_repaints_every_frame_in_the_palette() {
         );
     }
 }
+
+/// Writes sample outputs for checking by hand (ffprobe, ffmpeg, looking at frames):
+/// `FRAMEWRIGHT_EDIT_SAMPLES=/tmp/dir cargo test --lib write_samples -- --ignored`.
+#[test]
+#[ignore = "writes files for a person to look at"]
+fn write_samples() {
+    let Ok(dir) = std::env::var("FRAMEWRIGHT_EDIT_SAMPLES") else {
+        return;
+    };
+    let spec = VideoRenderSpec {
+        prompt: "a lighthouse on a cliff at dusk",
+        seed: 7,
+        width: 320,
+        height: 180,
+        fps: 24,
+        duration_secs: 3.0,
+        palette: None,
+        source: None,
+        watermark: true,
+    };
+    let src = render_video(&spec).expect("render").mp4;
+    let face = image::RgbImage::from_fn(64, 80, |x, y| {
+        image::Rgb([200, (x * 3) as u8, (y * 2) as u8])
+    });
+    let mut png = Vec::new();
+    image::DynamicImage::ImageRgb8(face)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .expect("png");
+    let edits = [
+        (
+            "upscale",
+            VideoEditSpec::Upscale {
+                width: 640,
+                height: 360,
+                target_fps: Some(30),
+            },
+        ),
+        (
+            "reframe",
+            VideoEditSpec::Reframe {
+                width: 180,
+                height: 320,
+                grid: GridPosition {
+                    x: None,
+                    y: Some(0.2),
+                },
+            },
+        ),
+        (
+            "generate_audio",
+            VideoEditSpec::GenerateAudio {
+                prompt: "waves".into(),
+                sound_effect_prompt: Some("gulls".into()),
+                background_music_prompt: Some("piano".into()),
+                keep_original: true,
+            },
+        ),
+        ("remove_watermark", VideoEditSpec::RemoveWatermark),
+        (
+            "face_swap",
+            VideoEditSpec::FaceSwap {
+                face_jpeg_or_png: png,
+            },
+        ),
+        (
+            "extend",
+            VideoEditSpec::Extend {
+                seconds: 2.0,
+                at_start: false,
+                prompt: "on".into(),
+            },
+        ),
+        (
+            "magic_edit",
+            VideoEditSpec::MagicEdit {
+                prompt: "neon".into(),
+            },
+        ),
+        (
+            "lipsync",
+            VideoEditSpec::Lipsync {
+                text_prompt: Some("hello".into()),
+            },
+        ),
+        (
+            "remove_background",
+            VideoEditSpec::RemoveBackground {
+                fill: BackgroundFill::Checker,
+            },
+        ),
+        (
+            "inpaint",
+            VideoEditSpec::Inpaint {
+                mask_mp4: None,
+                prompt: "a boat".into(),
+            },
+        ),
+        (
+            "retake",
+            VideoEditSpec::Retake {
+                start_secs: 0.5,
+                duration_secs: 2.0,
+                mode: RetakeMode::ReplaceAudioAndVideo,
+                prompt: "again".into(),
+            },
+        ),
+    ];
+    let write = |name: &str, video: &RenderedVideo| {
+        std::fs::write(format!("{dir}/{name}.mp4"), &video.mp4).expect("write");
+        std::fs::write(format!("{dir}/{name}.jpg"), &video.poster_jpeg).expect("write");
+    };
+    std::fs::write(format!("{dir}/source.mp4"), &src).expect("write");
+    for (name, spec) in edits {
+        let watermark = !matches!(spec, VideoEditSpec::RemoveWatermark);
+        write(name, &edit(&src, spec, watermark));
+    }
+    write(
+        "restyle",
+        &restyle_video(&src, "ink", 3, None, true).expect("restyle"),
+    );
+    let with_sound = std::fs::read(format!("{dir}/generate_audio.mp4")).expect("read");
+    write("trim", &trim_video(&with_sound, 1.0, 2.5).expect("trim"));
+}
