@@ -150,16 +150,17 @@ impl Speech {
             let end = (((s.start_secs + s.length_secs) * RATE) as usize).min(len);
             let weights = VOWELS[s.vowel.min(VOWELS.len() - 1)];
             let step = TAU * s.pitch_hz / RATE;
-            for i in start..end {
-                let t = (i - start) as f32 / RATE;
+            let span = out.get_mut(start..end).unwrap_or_default();
+            for (n, sample) in span.iter_mut().enumerate() {
+                let t = n as f32 / RATE;
                 let envelope = (t / s.length_secs * std::f32::consts::PI).sin();
                 // A slight downward glide, as in speech.
-                let phase = step * (i - start) as f32 * (1.0 - 0.1 * t / s.length_secs);
+                let phase = step * n as f32 * (1.0 - 0.1 * t / s.length_secs);
                 let mut v = 0.0;
                 for (k, w) in weights.iter().enumerate() {
                     v += w * (phase * (k + 1) as f32).sin();
                 }
-                out[i] += 0.12 * envelope * v;
+                *sample += 0.12 * envelope * v;
             }
         }
         out
