@@ -48,7 +48,7 @@ async fn follow(client: &ApiClient, spec: &GenerationSpec) -> StatusResponse {
 }
 
 #[tokio::test]
-#[ignore = "needs the sandbox's video edit/trim routes (parallel branch)"]
+
 async fn an_upscale_edit_completes_with_a_video() {
     let service = local_service(50.0);
     let client = client(&service);
@@ -77,7 +77,7 @@ async fn an_upscale_edit_completes_with_a_video() {
 }
 
 #[tokio::test]
-#[ignore = "needs the sandbox's video edit/trim routes (parallel branch)"]
+
 async fn video_to_video_completes_with_a_named_model() {
     let service = local_service(50.0);
     let client = client(&service);
@@ -99,7 +99,7 @@ async fn video_to_video_completes_with_a_named_model() {
 }
 
 #[tokio::test]
-#[ignore = "needs the sandbox's video edit/trim routes (parallel branch)"]
+
 async fn a_trim_completes_on_its_own_route_and_cannot_be_cancelled() {
     let service = local_service(50.0);
     let client = client(&service);

@@ -60,3 +60,14 @@ pub use handle::{SandboxHandle, start};
 /// For benches and tests only: the MP4 of a text-to-video job, rendered in-process.
 #[doc(hidden)]
 pub use jobs::render_text_to_video_mp4;
+
+/// For benches and tests only: the MP4 a trim job produces from `source_mp4` (frames shown
+/// in `[start_secs, end_secs)`, re-encoded, sound cut to match). The studio never calls it.
+#[doc(hidden)]
+pub fn trim_video_mp4(
+    source_mp4: &[u8],
+    start_secs: f64,
+    end_secs: f64,
+) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(video::trim_video(source_mp4, start_secs, end_secs)?.mp4)
+}

@@ -209,6 +209,11 @@ impl Sprite {
         }
     }
 
+    /// The full-size mask, row-major (`width * height`).
+    pub(super) fn alpha(&self) -> &[u8] {
+        &self.alpha
+    }
+
     /// A round mask of the given radius; `profile(d)` maps distance / radius to 0..=1.
     pub(super) fn radial(radius: f32, profile: impl Fn(f32) -> f32) -> Self {
         // Even size so the chroma twin lines up with 2x2 blocks.

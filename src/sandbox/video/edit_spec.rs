@@ -29,6 +29,10 @@ pub(crate) struct GridPosition {
 }
 
 /// Which parts of a retaken span are regenerated.
+#[allow(
+    clippy::enum_variant_names,
+    reason = "named after the contract's replace_audio / replace_video / replace_audio_and_video modes"
+)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(
     clippy::enum_variant_names,

@@ -21,7 +21,7 @@ use openh264::encoder::{
 use openh264::formats::{RgbSliceU8, YUVBuffer, YUVSource};
 
 use super::VideoError;
-use super::mp4::Mp4Muxer;
+use super::mp4::{Mp4Muxer, OpusTrack};
 use super::{MAX_FPS, check_size};
 
 const NAL_SPS: u8 = 7;
@@ -103,7 +103,15 @@ impl Mp4Encoder {
 
     /// The finished MP4 file.
     pub(crate) fn finish(self) -> Result<Vec<u8>, VideoError> {
-        self.core.muxer.finish()
+        self.core.muxer.finish(None)
+    }
+
+    /// The finished MP4 file with an Opus audio track beside the video (edits with sound).
+    pub(crate) fn finish_with_audio(
+        self,
+        audio: Option<&OpusTrack>,
+    ) -> Result<Vec<u8>, VideoError> {
+        self.core.muxer.finish(audio)
     }
 
     fn check_frame(&self, width: u32, height: u32) -> Result<(), VideoError> {

@@ -37,6 +37,9 @@ pub(crate) enum VideoError {
     NoFrames,
     #[error("video is too large for the MP4 writer ({0})")]
     TooLarge(&'static str),
+    /// The audio track of an edit could not be encoded, or the source's could not be decoded.
+    #[error("audio track: {0}")]
+    Audio(String),
     #[error("poster image: {0}")]
     Poster(#[from] image::ImageError),
 }

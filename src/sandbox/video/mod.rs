@@ -168,6 +168,7 @@ pub(crate) fn render_video(spec: &VideoRenderSpec<'_>) -> Result<RenderedVideo, 
         fps: plan.fps,
         frame_count: plan.frames,
         duration_secs: f64::from(plan.frames) / f64::from(plan.fps),
+        has_audio: false,
     })
 }
 

@@ -1,6 +1,11 @@
-//! A minimal MP4 (ISO BMFF) writer for one H.264 video track, laid out for fast start:
-//! `ftyp`, then `moov` with the full sample table, then `mdat`, so a player or browser can
-//! start at the first byte without seeking to the end.
+//! A minimal MP4 (ISO BMFF) writer for one H.264 video track and optionally one Opus audio
+//! track, laid out for fast start: `ftyp`, then `moov` with the full sample tables, then
+//! `mdat`, so a player or browser can start at the first byte without seeking to the end.
+//! With audio, `mdat` interleaves about one second of video then one second of audio, so a
+//! player streaming the file has both at hand without range requests far ahead.
+//!
+//! The audio track follows "Encapsulation of Opus in ISO Base Media File Format": an `Opus`
+//! sample entry with a `dOps` box, timescale 48000, one Opus packet per sample.
 //!
 //! Hand-written rather than taken from a crate: the `mp4` crate writes `mdat` first and patches
 //! the header at the end (no fast start), and `muxide` re-parses Annex B input and fixes the
@@ -11,6 +16,28 @@ use super::VideoError;
 
 /// Ticks per frame; with a timescale of `fps * TICKS_PER_FRAME` the duration is exact.
 const TICKS_PER_FRAME: u32 = 1000;
+
+/// Opus packets of 48 kHz audio per sample rate of 48000 (Opus always decodes at 48 kHz).
+pub(super) const OPUS_TIMESCALE: u32 = 48_000;
+/// Audio packets per chunk: one second of 20-ms packets.
+const AUDIO_CHUNK_PACKETS: usize = 50;
+
+/// An encoded Opus stream ready to mux: one packet per sample.
+pub(crate) struct OpusTrack {
+    /// 1 or 2.
+    pub channels: u8,
+    /// Samples (at 48 kHz) the decoder must drop from the start: the encoder's lookahead.
+    pub pre_skip: u16,
+    /// 48-kHz samples each packet decodes to (960 for 20-ms frames).
+    pub samples_per_packet: u32,
+    pub packets: Vec<Vec<u8>>,
+}
+
+impl OpusTrack {
+    fn duration_ticks(&self) -> u64 {
+        self.packets.len() as u64 * u64::from(self.samples_per_packet)
+    }
+}
 
 /// Collects AVCC samples (NAL units with 4-byte big-endian lengths) and writes the file.
 pub(super) struct Mp4Muxer {
@@ -73,7 +100,8 @@ impl Mp4Muxer {
         Ok(())
     }
 
-    pub(super) fn finish(self) -> Result<Vec<u8>, VideoError> {
+    pub(super) fn finish(self, audio: Option<&OpusTrack>) -> Result<Vec<u8>, VideoError> {
+        let audio = audio.filter(|a| !a.packets.is_empty());
         if self.sizes.is_empty() {
             return Err(VideoError::NoFrames);
         }
@@ -81,34 +109,85 @@ impl Mp4Muxer {
             return Err(VideoError::MissingParameterSets);
         }
         let ftyp = ftyp();
-        let mdat_header_len: u64 = if self.data.len() as u64 + 8 > u64::from(u32::MAX) {
+        let audio_len: u64 = audio.map_or(0, |a| a.packets.iter().map(|p| p.len() as u64).sum());
+        let payload_len = self.data.len() as u64 + audio_len;
+        let mdat_header_len: u64 = if payload_len + 8 > u64::from(u32::MAX) {
             16
         } else {
             8
         };
         // 64-bit chunk offsets once the samples could end past 4 GiB (16 MiB of headroom for
         // ftyp + moov); decided up front so both layouts below have the same length.
-        let wide = self.data.len() as u64 + (1 << 24) > u64::from(u32::MAX);
+        let wide = payload_len + (1 << 24) > u64::from(u32::MAX);
         // The moov's length does not depend on the offset values it stores, so lay it out
         // once to learn where the samples will start.
-        let probe = self.moov(0, wide)?;
+        let probe = self.moov(&self.layout(audio, 0), audio, wide)?;
         let data_start = (ftyp.len() + probe.len()) as u64 + mdat_header_len;
-        let moov = self.moov(data_start, wide)?;
+        let layout = self.layout(audio, data_start);
+        let moov = self.moov(&layout, audio, wide)?;
         debug_assert_eq!(moov.len(), probe.len());
 
-        let mut out = Vec::with_capacity(data_start as usize + self.data.len());
+        let mut out = Vec::with_capacity((data_start + payload_len) as usize);
         out.extend_from_slice(&ftyp);
         out.extend_from_slice(&moov);
         if mdat_header_len == 16 {
             out.extend_from_slice(&1u32.to_be_bytes());
             out.extend_from_slice(b"mdat");
-            out.extend_from_slice(&(self.data.len() as u64 + 16).to_be_bytes());
+            out.extend_from_slice(&(payload_len + 16).to_be_bytes());
         } else {
-            out.extend_from_slice(&(self.data.len() as u32 + 8).to_be_bytes());
+            out.extend_from_slice(&(payload_len as u32 + 8).to_be_bytes());
             out.extend_from_slice(b"mdat");
         }
-        out.extend_from_slice(&self.data);
+        // Same order as `layout`: video chunk i, then audio chunk i.
+        let mut video_at = 0usize;
+        let video_chunks = self.sizes.chunks(self.chunk_len());
+        let audio_chunks = audio.map(|a| a.packets.chunks(AUDIO_CHUNK_PACKETS));
+        let mut audio_chunks = audio_chunks.into_iter().flatten();
+        let mut video_chunks = video_chunks.into_iter();
+        loop {
+            let video = video_chunks.next();
+            if let Some(chunk) = video {
+                let len: usize = chunk.iter().map(|&s| s as usize).sum();
+                out.extend_from_slice(&self.data[video_at..video_at + len]);
+                video_at += len;
+            }
+            let audio = audio_chunks.next();
+            if let Some(chunk) = audio {
+                for packet in chunk {
+                    out.extend_from_slice(packet);
+                }
+            }
+            if video.is_none() && audio.is_none() {
+                break;
+            }
+        }
         Ok(out)
+    }
+
+    /// Where each chunk starts in the file: video chunk i, then audio chunk i, in turn.
+    fn layout(&self, audio: Option<&OpusTrack>, data_start: u64) -> ChunkLayout {
+        let mut layout = ChunkLayout::default();
+        let mut video_chunks = self.sizes.chunks(self.chunk_len());
+        let mut audio_chunks = audio
+            .map(|a| a.packets.chunks(AUDIO_CHUNK_PACKETS))
+            .into_iter()
+            .flatten();
+        let mut offset = data_start;
+        loop {
+            let video = video_chunks.next();
+            if let Some(chunk) = video {
+                layout.video.push(offset);
+                offset += chunk.iter().map(|&s| u64::from(s)).sum::<u64>();
+            }
+            let audio = audio_chunks.next();
+            if let Some(chunk) = audio {
+                layout.audio.push(offset);
+                offset += chunk.iter().map(|p| p.len() as u64).sum::<u64>();
+            }
+            if video.is_none() && audio.is_none() {
+                return layout;
+            }
+        }
     }
 
     fn chunk_len(&self) -> usize {
@@ -116,7 +195,12 @@ impl Mp4Muxer {
         self.fps.max(1) as usize
     }
 
-    fn moov(&self, data_start: u64, wide_offsets: bool) -> Result<Vec<u8>, VideoError> {
+    fn moov(
+        &self,
+        layout: &ChunkLayout,
+        audio: Option<&OpusTrack>,
+        wide_offsets: bool,
+    ) -> Result<Vec<u8>, VideoError> {
         let timescale = self
             .fps
             .checked_mul(TICKS_PER_FRAME)
@@ -125,11 +209,12 @@ impl Mp4Muxer {
             .sample_count()
             .checked_mul(TICKS_PER_FRAME)
             .ok_or(VideoError::TooLarge("duration"))?;
-        let chunk_offsets = self.chunk_offsets(data_start);
+        let chunk_offsets = &layout.video;
 
         let mut b = BoxWriter::default();
         b.open(b"moov");
-        self.mvhd(&mut b, timescale, duration);
+        let next_track_id = if audio.is_some() { 3 } else { 2 };
+        self.mvhd(&mut b, timescale, duration, next_track_id);
         b.open(b"trak");
         self.tkhd(&mut b, duration);
         b.open(b"mdia");
@@ -171,69 +256,21 @@ impl Mp4Muxer {
             b.u32(n);
         }
         b.close();
-        self.stsc(&mut b);
-        b.full(b"stsz", 0, 0);
-        b.u32(0); // sizes differ: one entry per sample follows
-        b.u32(self.sample_count());
-        for &size in &self.sizes {
-            b.u32(size);
-        }
-        b.close();
-        if wide_offsets {
-            b.full(b"co64", 0, 0);
-            b.u32(chunk_offsets.len() as u32);
-            for &offset in &chunk_offsets {
-                b.u64(offset);
-            }
-        } else {
-            b.full(b"stco", 0, 0);
-            b.u32(chunk_offsets.len() as u32);
-            for &offset in &chunk_offsets {
-                b.u32(offset as u32);
-            }
-        }
-        b.close();
+        stsc(&mut b, self.sample_count(), self.chunk_len() as u32);
+        stsz(&mut b, self.sizes.iter().copied());
+        chunk_offset_box(&mut b, chunk_offsets, wide_offsets);
         b.close(); // stbl
         b.close(); // minf
         b.close(); // mdia
         b.close(); // trak
+        if let Some(audio) = audio {
+            audio_trak(&mut b, audio, &layout.audio, timescale, wide_offsets)?;
+        }
         b.close(); // moov
         Ok(b.out)
     }
 
-    fn chunk_offsets(&self, data_start: u64) -> Vec<u64> {
-        let mut offsets = Vec::new();
-        let mut offset = data_start;
-        for chunk in self.sizes.chunks(self.chunk_len()) {
-            offsets.push(offset);
-            offset += chunk.iter().map(|&s| u64::from(s)).sum::<u64>();
-        }
-        offsets
-    }
-
-    fn stsc(&self, b: &mut BoxWriter) {
-        let per_chunk = self.chunk_len() as u32;
-        let count = self.sample_count();
-        let full_chunks = count / per_chunk;
-        let rest = count % per_chunk;
-        let mut entries = Vec::new();
-        if full_chunks > 0 {
-            entries.push((1, per_chunk));
-        }
-        if rest > 0 {
-            entries.push((full_chunks + 1, rest));
-        }
-        b.full(b"stsc", 0, 0);
-        b.u32(entries.len() as u32);
-        for (first_chunk, samples) in entries {
-            b.u32(first_chunk);
-            b.u32(samples);
-            b.u32(1); // sample description index
-        }
-        b.close();
-    }
-
-    fn mvhd(&self, b: &mut BoxWriter, timescale: u32, duration: u32) {
+    fn mvhd(&self, b: &mut BoxWriter, timescale: u32, duration: u32, next_track_id: u32) {
         b.full(b"mvhd", 0, 0);
         b.u32(0);
         b.u32(0);
@@ -244,7 +281,7 @@ impl Mp4Muxer {
         b.zeros(10);
         matrix(b);
         b.zeros(24); // pre_defined
-        b.u32(2); // next track id
+        b.u32(next_track_id);
         b.close();
     }
 
@@ -327,6 +364,163 @@ impl Mp4Muxer {
         }
         b.close();
     }
+}
+
+/// File offsets of each track's chunks.
+#[derive(Default)]
+struct ChunkLayout {
+    video: Vec<u64>,
+    audio: Vec<u64>,
+}
+
+/// Sample-to-chunk: `per_chunk` samples in every chunk but a shorter last one.
+fn stsc(b: &mut BoxWriter, count: u32, per_chunk: u32) {
+    let per_chunk = per_chunk.max(1);
+    let full_chunks = count / per_chunk;
+    let rest = count % per_chunk;
+    let mut entries = Vec::new();
+    if full_chunks > 0 {
+        entries.push((1, per_chunk));
+    }
+    if rest > 0 {
+        entries.push((full_chunks + 1, rest));
+    }
+    b.full(b"stsc", 0, 0);
+    b.u32(entries.len() as u32);
+    for (first_chunk, samples) in entries {
+        b.u32(first_chunk);
+        b.u32(samples);
+        b.u32(1); // sample description index
+    }
+    b.close();
+}
+
+fn stsz(b: &mut BoxWriter, sizes: impl ExactSizeIterator<Item = u32>) {
+    b.full(b"stsz", 0, 0);
+    b.u32(0); // sizes differ: one entry per sample follows
+    b.u32(sizes.len() as u32);
+    for size in sizes {
+        b.u32(size);
+    }
+    b.close();
+}
+
+fn chunk_offset_box(b: &mut BoxWriter, offsets: &[u64], wide: bool) {
+    if wide {
+        b.full(b"co64", 0, 0);
+        b.u32(offsets.len() as u32);
+        for &offset in offsets {
+            b.u64(offset);
+        }
+    } else {
+        b.full(b"stco", 0, 0);
+        b.u32(offsets.len() as u32);
+        for &offset in offsets {
+            b.u32(offset as u32);
+        }
+    }
+    b.close();
+}
+
+/// The Opus track (id 2). `movie_timescale` is the video's, in which `tkhd` counts.
+fn audio_trak(
+    b: &mut BoxWriter,
+    audio: &OpusTrack,
+    chunk_offsets: &[u64],
+    movie_timescale: u32,
+    wide_offsets: bool,
+) -> Result<(), VideoError> {
+    let too_long = || VideoError::TooLarge("audio duration");
+    let media_ticks = u32::try_from(audio.duration_ticks()).map_err(|_| too_long())?;
+    let movie_ticks = u32::try_from(
+        audio.duration_ticks() * u64::from(movie_timescale) / u64::from(OPUS_TIMESCALE),
+    )
+    .map_err(|_| too_long())?;
+    let sizes = audio
+        .packets
+        .iter()
+        .map(|p| u32::try_from(p.len()).map_err(|_| VideoError::TooLarge("audio packet")))
+        .collect::<Result<Vec<u32>, _>>()?;
+
+    b.open(b"trak");
+    b.full(b"tkhd", 0, 0x3); // enabled, in movie
+    b.u32(0);
+    b.u32(0);
+    b.u32(2); // track id
+    b.u32(0);
+    b.u32(movie_ticks);
+    b.zeros(8);
+    b.u16(0); // layer
+    b.u16(1); // alternate group: the one audio track
+    b.u16(0x0100); // volume 1.0
+    b.u16(0);
+    matrix(b);
+    b.u32(0); // no visual size
+    b.u32(0);
+    b.close();
+    b.open(b"mdia");
+    b.full(b"mdhd", 0, 0);
+    b.u32(0);
+    b.u32(0);
+    b.u32(OPUS_TIMESCALE);
+    b.u32(media_ticks);
+    b.u16(0x55c4); // language "und"
+    b.u16(0);
+    b.close();
+    b.full(b"hdlr", 0, 0);
+    b.u32(0);
+    b.bytes(b"soun");
+    b.zeros(12);
+    b.bytes(b"SoundHandler\0");
+    b.close();
+    b.open(b"minf");
+    b.full(b"smhd", 0, 0);
+    b.u16(0); // balance: centre
+    b.u16(0);
+    b.close();
+    b.open(b"dinf");
+    b.full(b"dref", 0, 0);
+    b.u32(1);
+    b.full(b"url ", 0, 1);
+    b.close();
+    b.close();
+    b.close();
+    b.open(b"stbl");
+    b.full(b"stsd", 0, 0);
+    b.u32(1);
+    b.open(b"Opus");
+    b.zeros(6);
+    b.u16(1); // data reference index
+    b.zeros(8); // version 0 audio sample entry
+    b.u16(u16::from(audio.channels));
+    b.u16(16); // sample size
+    b.u16(0);
+    b.u16(0);
+    b.u32(OPUS_TIMESCALE << 16); // 16.16 sample rate
+    // dOps is big-endian (unlike the Ogg OpusHead it mirrors).
+    b.open(b"dOps");
+    b.u8(0); // version
+    b.u8(audio.channels); // OutputChannelCount
+    b.u16(audio.pre_skip);
+    b.u32(OPUS_TIMESCALE); // InputSampleRate (informative)
+    b.u16(0); // OutputGain
+    b.u8(0); // ChannelMappingFamily 0: mono or stereo, no table
+    b.close();
+    b.close(); // Opus
+    b.close(); // stsd
+    b.full(b"stts", 0, 0);
+    b.u32(1);
+    b.u32(sizes.len() as u32);
+    b.u32(audio.samples_per_packet);
+    b.close();
+    stsc(b, sizes.len() as u32, AUDIO_CHUNK_PACKETS as u32);
+    stsz(b, sizes.into_iter());
+    chunk_offset_box(b, chunk_offsets, wide_offsets);
+    b.close(); // stbl
+    b.close(); // minf
+    b.close(); // mdia
+    b.close(); // trak
+    Ok(())
 }
 
 fn ftyp() -> Vec<u8> {
@@ -472,7 +666,7 @@ mod tests {
 
     #[test]
     fn layout_is_fast_start_with_exact_offsets() {
-        let file = muxer(30, 12).finish().unwrap();
+        let file = muxer(30, 12).finish(None).unwrap();
         let kinds: Vec<[u8; 4]> = top_level(&file).iter().map(|b| b.0).collect();
         assert_eq!(kinds, [*b"ftyp", *b"moov", *b"mdat"]);
         let (mdat_at, _, _) = top_level(&file)
@@ -492,7 +686,7 @@ mod tests {
 
     #[test]
     fn duration_is_frames_over_fps() {
-        let file = muxer(25, 24).finish().unwrap();
+        let file = muxer(25, 24).finish(None).unwrap();
         let (mvhd, _) = find(&file, &["moov", "mvhd"]).expect("mvhd");
         assert_eq!(u32_at(&file, mvhd + 20), 24_000);
         assert_eq!(u32_at(&file, mvhd + 24), 25_000);
@@ -508,13 +702,13 @@ mod tests {
     #[test]
     fn empty_or_unconfigured_tracks_are_errors() {
         assert!(matches!(
-            Mp4Muxer::new(16, 16, 24).finish(),
+            Mp4Muxer::new(16, 16, 24).finish(None),
             Err(VideoError::NoFrames)
         ));
         let mut muxer = Mp4Muxer::new(16, 16, 24);
         muxer.add_sample(&[0, 0, 0, 1, 0x65], true).unwrap();
         assert!(matches!(
-            muxer.finish(),
+            muxer.finish(None),
             Err(VideoError::MissingParameterSets)
         ));
     }

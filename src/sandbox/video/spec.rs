@@ -42,4 +42,6 @@ pub(crate) struct RenderedVideo {
     pub frame_count: u32,
     /// `frame_count / fps`, which is also the MP4's duration.
     pub duration_secs: f64,
+    /// Whether the MP4 has an audio track (Opus) besides the video.
+    pub has_audio: bool,
 }

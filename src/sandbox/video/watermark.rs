@@ -62,6 +62,32 @@ impl Watermark {
         }
     }
 
+    /// Where the dark plate lies: (left, top, width, height) in luma pixels, clipped to the
+    /// frame it was made for. Edits fill exactly this to remove a mark.
+    pub(super) fn plate_rect(&self) -> (usize, usize, usize, usize) {
+        (
+            self.plate_at.0.max(0) as usize,
+            self.plate_at.1.max(0) as usize,
+            self.plate.width,
+            self.plate.height,
+        )
+    }
+
+    /// The letters' pixels, as absolute frame positions: (x, y, lit). Lit pixels are the
+    /// white strokes; the rest of the text box is plate only.
+    pub(super) fn text_pixels(&self) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
+        let (left, top) = (
+            self.text_at.0.max(0) as usize,
+            self.text_at.1.max(0) as usize,
+        );
+        let width = self.text.width;
+        self.text
+            .alpha()
+            .iter()
+            .enumerate()
+            .map(move |(i, &a)| (left + i % width, top + i / width, a > 0))
+    }
+
     pub(super) fn apply(&self, frame: &mut I420) {
         let black = Yuv {
             y: 16,

@@ -5,7 +5,7 @@
 //! then costs about 1.5 bytes per pixel of simple integer work.
 
 use image::RgbImage;
-use openh264::formats::{RgbSliceU8, YUVBuffer, YUVSource};
+use openh264::formats::{RgbSliceU8, RgbaSliceU8, YUVBuffer, YUVSource};
 
 use super::VideoError;
 use super::palette::Rgbf;
@@ -82,6 +82,17 @@ impl I420 {
         let (w, h) = (width as usize, height as usize);
         let mut buffer = YUVBuffer::new(w, h);
         buffer.read_rgb8(RgbSliceU8::new(image.as_raw(), (w, h)));
+        Ok(Self::from_source(&buffer))
+    }
+
+    /// RGBA (a decoded frame) to I420 with openh264's converter; alpha is ignored.
+    pub(super) fn from_rgba(width: u32, height: u32, rgba: &[u8]) -> Result<Self, VideoError> {
+        let (w, h) = (width as usize, height as usize);
+        if w == 0 || h == 0 || w % 2 == 1 || h % 2 == 1 || rgba.len() != w * h * 4 {
+            return Err(VideoError::InvalidSize { width, height });
+        }
+        let mut buffer = YUVBuffer::new(w, h);
+        buffer.read_rgba8(RgbaSliceU8::new(rgba, (w, h)));
         Ok(Self::from_source(&buffer))
     }
 
