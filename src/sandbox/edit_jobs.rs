@@ -159,6 +159,14 @@ fn edit_and_write(
     let spec = edit_plan::edit_spec(&request, &probe, target_fps, inputs);
     let watermark = request.operation != Operation::RemoveWatermark;
     let video = edit_video(source, &spec, row.seed, watermark).map_err(|e| internal(row, e))?;
+    tracing::debug!(
+        id = %row.id,
+        operation = request.operation.edit_type(),
+        width = video.width,
+        height = video.height,
+        has_audio = video.has_audio,
+        "video edit rendered"
+    );
     let billed_secs = edit_plan::billed_secs(&request, probe.duration_secs, video.duration_secs);
     let mut stored = write_outputs(state, row, &video)?;
     stored.edit_type = Some(request.operation.edit_type().to_owned());

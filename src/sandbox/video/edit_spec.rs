@@ -34,10 +34,6 @@ pub(crate) struct GridPosition {
     reason = "named after the contract's replace_audio / replace_video / replace_audio_and_video modes"
 )]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(
-    clippy::enum_variant_names,
-    reason = "the contract's mode names: replace_audio, replace_video, replace_audio_and_video"
-)]
 pub(crate) enum RetakeMode {
     ReplaceAudio,
     ReplaceVideo,

@@ -261,11 +261,6 @@ impl InpaintMask {
             .collect();
     }
 
-    #[cfg(test)]
-    pub(super) fn mask(&self) -> &[bool] {
-        &self.mask
-    }
-
     /// Fills the masked area smoothly from around it, then tints it a third of the way to
     /// the prompt's colour.
     pub(super) fn apply(&self, frame: &mut I420) {
