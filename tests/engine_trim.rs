@@ -1,146 +1,67 @@
-//! Trims through the engine over real HTTP, against a small stand-in that answers with the
-//! contract's trim shapes (POST /v1/video/trim 202 `{success, jobId "trim_…", generationId,
-//! status, message, pollingUrl}`; GET /v1/video/trim/:jobId with the trim job fields). The
-//! stand-in's progress goes backwards (another execution path) and its file appears under
-//! `videoUrl` only, as the contract allows. The sandbox's own trim route comes from a
-//! parallel branch; `sandbox_video_jobs.rs` covers it once merged.
+//! Trims through the engine over real HTTP against the embedded sandbox: POST
+//! /v1/video/trim answers a `jobId` ("trim_…"), GET /v1/video/trim/:jobId walks initializing →
+//! analyzing → processing → uploading → completed with progress that restarts lower at
+//! processing (the contract: not monotonic), and the file is a new MP4.
 
-use axum::extract::{Path as UrlPath, State};
-use axum::http::StatusCode;
-use axum::response::IntoResponse;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+mod service_support;
+
 use framewright::api::{GenerationKind, GenerationSpec, TrimRequest, VideoJobRequest};
 use framewright::engine::{
     Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, Journal, LocalJobId, start,
 };
-use serde_json::{Value, json};
-use std::collections::HashMap;
+use framewright::video_codec::VideoDecoder;
+use service_support::{LocalService, client, local_service};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const SERVICE_ID: &str = "trim-stand-in";
-const WAIT: Duration = Duration::from_secs(60);
-const TRIMMED_URL: &str = "https://cdn.example/trimmed.mp4";
+const SERVICE_ID: &str = "sandbox-test";
+const WAIT: Duration = Duration::from_secs(90);
+/// The sandbox's trim takes 20 s of simulated time; at this speed about 8 s, so a 3-s poll
+/// sees it running.
+const SPEED: f64 = 2.5;
+/// 160x90, 24 fps, 48 frames (2 s).
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/video/baseline_160x90_24fps_48f.mp4"
+);
+const START_SECS: f64 = 0.5;
+const END_SECS: f64 = 1.5;
 
-/// What one GET answers on its n-th poll of a job (the last entry repeats).
-fn script() -> Vec<Value> {
-    vec![
-        json!({"status": "initializing", "progress": 10}),
-        json!({"status": "downloading", "progress": 45, "message": "Downloading"}),
-        // Another execution path: the service's progress starts again lower.
-        json!({"status": "processing", "progress": 20}),
-        json!({"status": "uploading", "progress": 60}),
-        // The file exists: status still says uploading, the URL only under videoUrl.
-        json!({"status": "uploading", "progress": 95, "videoUrl": TRIMMED_URL}),
-    ]
+/// A sandbox with the fixture uploaded to its library; the fixture's URL.
+fn service_with_source() -> (LocalService, String) {
+    let service = local_service(SPEED);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let uploaded = runtime
+        .block_on(client(&service).upload_file(Path::new(FIXTURE), None))
+        .expect("fixture uploads");
+    (service, uploaded.url)
 }
 
-#[derive(Default)]
-struct Counts {
-    trim_posts: u32,
-    trim_gets: u32,
-    cancels: u32,
-    /// The next POSTs are answered 502 (the job may or may not exist).
-    fail_next_posts: u32,
-    polls_by_job: HashMap<String, usize>,
-}
-
-struct StandIn {
-    base_url: String,
-    counts: Arc<Mutex<Counts>>,
-    _runtime: tokio::runtime::Runtime,
-}
-
-fn counts(state: &Arc<Mutex<Counts>>) -> std::sync::MutexGuard<'_, Counts> {
-    state.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-async fn post_trim(
-    State(state): State<Arc<Mutex<Counts>>>,
-    Json(body): Json<Value>,
-) -> impl IntoResponse {
-    assert!(body["start_time"].is_number() && body["end_time"].is_number());
-    assert!(body.get("prompt").is_none() && body.get("model").is_none());
-    let mut counts = counts(&state);
-    counts.trim_posts += 1;
-    if counts.fail_next_posts > 0 {
-        counts.fail_next_posts -= 1;
-        return (
-            StatusCode::BAD_GATEWAY,
-            Json(json!({"status": false, "message": "upstream timed out"})),
-        );
-    }
-    let job_id = format!("trim_{}", counts.trim_posts);
-    (
-        StatusCode::ACCEPTED,
-        Json(json!({
-            "success": true, "jobId": job_id, "generationId": job_id, "status": "processing",
-            "message": "Trim started", "pollingUrl": format!("/app/trim/{job_id}")
-        })),
-    )
-}
-
-async fn get_trim(
-    State(state): State<Arc<Mutex<Counts>>>,
-    UrlPath(job_id): UrlPath<String>,
-) -> impl IntoResponse {
-    let mut counts = counts(&state);
-    counts.trim_gets += 1;
-    if !job_id.starts_with("trim_") {
-        return (
-            StatusCode::NOT_FOUND,
-            Json(json!({"success": false, "error": "Job not found"})),
-        );
-    }
-    let poll = counts.polls_by_job.entry(job_id.clone()).or_insert(0);
-    let script = script();
-    let mut body = script[(*poll).min(script.len() - 1)].clone();
-    *poll += 1;
-    body["success"] = json!(true);
-    body["jobId"] = json!(job_id);
-    body["generationId"] = json!(job_id);
-    body["error"] = Value::Null;
-    body["updatedAt"] = json!(1_764_000_000_000_i64);
-    (StatusCode::OK, Json(body))
-}
-
-async fn cancel(State(state): State<Arc<Mutex<Counts>>>) -> impl IntoResponse {
-    counts(&state).cancels += 1;
-    (StatusCode::OK, Json(json!({"success": true})))
-}
-
-fn stand_in() -> StandIn {
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let counts = Arc::new(Mutex::new(Counts::default()));
-    let app = Router::new()
-        .route("/api/v1/video/trim", post(post_trim))
-        .route("/api/v1/video/trim/{job_id}", get(get_trim))
-        .route("/api/v1/generate/{id}/cancel", post(cancel))
-        .with_state(counts.clone());
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.set_nonblocking(true).expect("nonblocking");
-    let port = listener.local_addr().expect("addr").port();
-    runtime.spawn(async move {
-        let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-        let _ = axum::serve(listener, app).await;
-    });
-    StandIn {
-        base_url: format!("http://127.0.0.1:{port}/api"),
-        counts,
-        _runtime: runtime,
-    }
+/// The trimmed file's length in seconds, read with our own demuxer.
+fn trimmed_secs(url: &str) -> f64 {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let bytes = runtime
+        .block_on(async { reqwest::get(url).await?.bytes().await })
+        .expect("the trimmed file downloads");
+    let decoder = VideoDecoder::from_bytes(bytes.to_vec()).expect("an MP4 we can read");
+    decoder.info().duration_secs
 }
 
 fn journal_path(dir: &Path) -> PathBuf {
     dir.join("journal.sqlite3")
 }
 
-fn start_engine(service: &StandIn, dir: &Path) -> EngineHandle {
+fn start_engine(service: &LocalService, dir: &Path) -> EngineHandle {
     start(EngineConfig {
-        base_url: service.base_url.clone(),
-        api_key: "test-key".to_owned(),
+        base_url: service.sandbox.base_url().to_owned(),
+        api_key: service.key.clone(),
         journal_path: journal_path(dir),
         service_id: SERVICE_ID.to_owned(),
         cache_dir: dir.join("cache"),
@@ -149,19 +70,19 @@ fn start_engine(service: &StandIn, dir: &Path) -> EngineHandle {
     .expect("engine starts")
 }
 
-fn trim_spec() -> GenerationSpec {
+fn trim_spec(source: &str) -> GenerationSpec {
     GenerationSpec::for_video(VideoJobRequest::Trim(TrimRequest {
-        video_url: "https://cdn.example/source.mp4".into(),
-        start_time: 1.0,
-        end_time: 3.5,
+        video_url: source.to_owned(),
+        start_time: START_SECS,
+        end_time: END_SECS,
         project_id: None,
     }))
 }
 
-fn submit_trim(engine: &EngineHandle) {
+fn submit_trim(engine: &EngineHandle, source: &str) {
     engine
         .send(Command::Submit {
-            spec: trim_spec(),
+            spec: trim_spec(source),
             model_label: String::new(),
             credits_estimate: Some(0.0),
         })
@@ -198,16 +119,16 @@ fn restored(engine: &mut EngineHandle) -> Vec<JobRecord> {
     })
 }
 
-/// The trim is followed on its own route to completion (the URL read from `videoUrl`); the
-/// progress the UI is shown never goes backwards although the service's does; Cancel is
-/// refused on this side and nothing is sent.
+/// The trim is followed on its own route to a new file of the cut's length; the progress
+/// the UI is shown never goes backwards although the service's restarts lower; Cancel is
+/// refused on this side and the trim completes.
 #[test]
 fn a_trim_is_followed_to_completion_with_monotonic_progress_and_no_cancel() {
-    let service = stand_in();
+    let (service, source) = service_with_source();
     let dir = tempfile::tempdir().expect("temp dir");
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
-    submit_trim(&engine);
+    submit_trim(&engine, &source);
 
     let running = wait_for(&mut engine, "Running", |event| {
         job_update(event)
@@ -215,7 +136,14 @@ fn a_trim_is_followed_to_completion_with_monotonic_progress_and_no_cancel() {
             .cloned()
     });
     assert_eq!(running.spec.kind, GenerationKind::VideoTrim);
-    assert_eq!(running.generation_id.as_deref(), Some("trim_1"));
+    assert!(
+        running
+            .generation_id
+            .as_deref()
+            .is_some_and(|id| id.starts_with("trim_")),
+        "{:?}",
+        running.generation_id
+    );
     assert_eq!(
         running.poll_interval_secs, 3.0,
         "trims are polled every 3 s"
@@ -245,21 +173,22 @@ fn a_trim_is_followed_to_completion_with_monotonic_progress_and_no_cancel() {
         "not cancelled: {:?}",
         done.phase
     );
-    assert_eq!(
-        done.result.as_ref().map(|r| r.urls.clone()),
-        Some(vec![TRIMMED_URL.to_owned()])
-    );
     assert!(
         shown.windows(2).all(|w| w[0] <= w[1]),
         "progress went backwards: {shown:?}"
     );
-    assert!(shown.contains(&45.0), "{shown:?}");
-    assert!(!shown.contains(&20.0), "the dip is not shown: {shown:?}");
-    let counts = counts(&service.counts);
-    assert_eq!(counts.cancels, 0, "no cancel was sent");
-    assert_eq!(counts.trim_posts, 1);
-    assert_eq!(counts.trim_gets, 5);
-    drop(counts);
+    let url = done
+        .result
+        .as_ref()
+        .and_then(|r| r.urls.first().cloned())
+        .expect("the trimmed file");
+    assert_ne!(url, source, "a new file; the original stays");
+    let secs = trimmed_secs(&url);
+    assert!(
+        (secs - (END_SECS - START_SECS)).abs() < 0.05,
+        "the cut is {secs} s"
+    );
+    assert_eq!(service.sandbox.trim_job_count(), 1, "sent once");
     engine.shutdown();
 }
 
@@ -267,11 +196,11 @@ fn a_trim_is_followed_to_completion_with_monotonic_progress_and_no_cancel() {
 /// and completed, and never sent twice.
 #[test]
 fn a_trim_survives_an_engine_restart_and_completes() {
-    let service = stand_in();
+    let (service, source) = service_with_source();
     let dir = tempfile::tempdir().expect("temp dir");
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
-    submit_trim(&engine);
+    submit_trim(&engine, &source);
     let running: LocalJobId = wait_for(&mut engine, "Running", |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Running { .. }))
@@ -281,10 +210,15 @@ fn a_trim_survives_an_engine_restart_and_completes() {
 
     let journal = Journal::open(&journal_path(dir.path())).expect("journal");
     let row = journal.get(running).expect("read").expect("row");
-    assert_eq!(row.record.generation_id.as_deref(), Some("trim_1"));
+    assert!(
+        row.record
+            .generation_id
+            .as_deref()
+            .is_some_and(|id| id.starts_with("trim_"))
+    );
     assert_eq!(
         row.record.spec,
-        trim_spec(),
+        trim_spec(&source),
         "the whole trim request is kept"
     );
     drop(journal);
@@ -308,24 +242,24 @@ fn a_trim_survives_an_engine_restart_and_completes() {
     assert_eq!(done.phase, JobPhase::Completed);
     assert_eq!(done.progress_percent, 100.0);
     assert_eq!(
-        counts(&service.counts).trim_posts,
+        service.sandbox.trim_job_count(),
         1,
         "resumed, never re-sent"
     );
     engine.shutdown();
 }
 
-/// A trim whose answer is lost (502) is never re-sent: it stays unconfirmed with a note
-/// that says so, also after a restart (nothing to reconcile: a trim has no prompt to find
-/// and charges nothing).
+/// A trim whose answer is lost (the service made the job, the connection dropped) is never
+/// re-sent: it stays unconfirmed with a note that says so, also after a restart (nothing to
+/// reconcile: a trim has no prompt to find and charges nothing).
 #[test]
 fn an_unanswered_trim_is_not_sent_again() {
-    let service = stand_in();
-    counts(&service.counts).fail_next_posts = 1;
+    let (service, source) = service_with_source();
+    service.sandbox.drop_next_submit_responses(1);
     let dir = tempfile::tempdir().expect("temp dir");
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
-    submit_trim(&engine);
+    submit_trim(&engine, &source);
     let unconfirmed = wait_for(&mut engine, "Unconfirmed", |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Unconfirmed { .. }))
@@ -350,7 +284,6 @@ fn an_unanswered_trim_is_not_sent_again() {
         job.phase
     );
     std::thread::sleep(Duration::from_secs(2));
-    assert_eq!(counts(&service.counts).trim_posts, 1, "never re-sent");
-    assert_eq!(counts(&service.counts).trim_gets, 0, "nothing to follow");
+    assert_eq!(service.sandbox.trim_job_count(), 1, "never re-sent");
     engine.shutdown();
 }

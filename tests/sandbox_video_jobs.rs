@@ -1,10 +1,8 @@
 //! Video edits, video to video and trims against the embedded sandbox over real HTTP.
 //!
-//! WAITING FOR THE MERGE: the sandbox's /v1/edit/video, /v1/generate/video-from-video and
-//! /v1/video/trim routes are written on a parallel branch. These tests are `#[ignore]`d
-//! until then; after the merge run `cargo test --test sandbox_video_jobs -- --ignored` and
-//! remove the attributes. What does not need those routes is covered by unit tests and by
-//! `engine_trim.rs` (a contract-shaped stand-in).
+//! Through the studio's typed client: the submit bodies of each kind reach their route and
+//! each job ends on its own status route (trims on /v1/video/trim/:jobId). The engine's
+//! handling of trims is in `engine_trim.rs`.
 
 mod service_support;
 

@@ -130,6 +130,14 @@ impl SandboxHandle {
             })
     }
 
+    /// How many trim jobs were ever submitted (tests: a trim is never sent twice).
+    pub fn trim_job_count(&self) -> u64 {
+        self.shared.store.trim_job_count().unwrap_or_else(|error| {
+            tracing::error!(%error, "sandbox could not count trim jobs");
+            0
+        })
+    }
+
     /// A key for a user of the sandbox directory (see docs/SANDBOX.md), e.g.
     /// `ana@studio.test`; `None` for an unknown address.
     pub fn create_api_key_for_user(&self, email: &str, read_only: bool) -> Option<String> {

@@ -178,4 +178,10 @@ impl Store {
         let rows = stmt.query_map([], |r| r.get(0))?;
         rows.collect()
     }
+
+    /// How many trim jobs were ever created (tests: a trim is never sent twice).
+    pub(crate) fn trim_job_count(&self) -> rusqlite::Result<u64> {
+        let conn = self.lock();
+        conn.query_row("SELECT COUNT(*) FROM trim_jobs", [], |r| r.get(0))
+    }
 }

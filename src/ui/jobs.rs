@@ -104,7 +104,10 @@ pub fn job_commands(job: &JobRecord) -> Vec<JobCommand> {
         out.push(JobCommand::Open);
     }
     match &job.phase {
-        JobPhase::Queued { .. } | JobPhase::Running { .. } => out.push(JobCommand::Cancel),
+        // A running trim cannot be cancelled (the contract has no route for it).
+        JobPhase::Queued { .. } | JobPhase::Running { .. } if job.can_cancel() => {
+            out.push(JobCommand::Cancel);
+        }
         JobPhase::Failed { .. } | JobPhase::Rejected { .. } => out.push(JobCommand::Retry),
         JobPhase::Unconfirmed { .. } => {
             out.extend([JobCommand::CheckAgain, JobCommand::SubmitAgain]);

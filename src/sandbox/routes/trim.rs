@@ -8,11 +8,12 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::response::Response;
 use axum::{Extension, Json};
 use reqwest::Url;
 use serde_json::{Map, Value, json};
 
-use super::generate::scaled_duration_ms;
+use super::generate::{scaled_duration_ms, submit_answer};
 use super::json_object;
 use crate::sandbox::auth::Caller;
 use crate::sandbox::fetch::is_own_file_url;
@@ -108,7 +109,7 @@ pub(crate) async fn submit(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     body: Bytes,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<Response> {
     let body = json_object(&body)?;
     let video_url = trim_source(&state, &body)?;
     let start_secs = seconds(&body, "start_time")?;
@@ -130,17 +131,16 @@ pub(crate) async fn submit(
     state.store.insert_trim_job(&job)?;
     tracing::info!(trim_job_id = %job.id, start_secs, end_secs, "trim submitted");
     trim_job::spawn(state.clone(), job.id.clone());
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(json!({
-            "success": true,
-            "jobId": job.id,
-            "generationId": job.id,
-            "status": "processing",
-            "message": SUBMITTED_MESSAGE,
-            "pollingUrl": format!("/video-editor/trim/{}", job.id),
-        })),
-    ))
+    let answer = json!({
+        "success": true,
+        "jobId": job.id,
+        "generationId": job.id,
+        "status": "processing",
+        "message": SUBMITTED_MESSAGE,
+        "pollingUrl": format!("/video-editor/trim/{}", job.id),
+    });
+    // The dropped-answer fault, like the generation routes: the job exists, the answer is lost.
+    Ok(submit_answer(&state, &job.id, StatusCode::ACCEPTED, answer))
 }
 
 pub(crate) async fn status(

@@ -34,6 +34,16 @@ impl StudioApp {
                 self.create.canvas_player.pause();
                 self.viewer.open(list, index)
             }
+            ResultAction::Reuse(result) if self.video_job_of(&result).is_some() => {
+                if let Some(spec) = self.video_job_of(&result) {
+                    self.create.reuse_video_edit(&spec);
+                    self.show_create(ctx);
+                    self.toasts.push(
+                        ToastKind::Info,
+                        "The edit's source and settings are back in Create",
+                    );
+                }
+            }
             ResultAction::Reuse(result) => match self.request_of(&result) {
                 Some((kind, request)) => {
                     self.create.reuse(kind, &request);
@@ -231,15 +241,37 @@ impl StudioApp {
     /// The request for a variation of `result`: the same kind and settings, a new seed.
     /// The contract leaves the seed to the service when it is omitted (the local sandbox
     /// then derives it from the prompt), so a variation sends a fresh one explicitly.
+    /// Edits, restyles and trims take no seed: their variation is the same request again
+    /// (a new job, asked first like any variation).
     fn variation_of(&self, result: &ResultRef) -> Option<GenerationSpec> {
+        if let Some(spec) = self.video_job_of(result) {
+            return Some(spec);
+        }
         let (kind, mut request) = self.request_of(result)?;
         request.seed = Some(new_seed());
         request.kind_hint = Some(kind);
         Some(GenerationSpec::new(kind, request))
     }
 
+    /// The spec of a video edit, restyle or trim job behind `result`.
+    fn video_job_of(&self, result: &ResultRef) -> Option<GenerationSpec> {
+        let ResultRef::Job { local_id, .. } = result else {
+            return None;
+        };
+        let job = self.model.jobs.get(local_id)?;
+        job.spec.video.is_some().then(|| job.spec.clone())
+    }
+
     /// What a new job of `spec` costs, as well as it can be told before it runs.
     fn cost_of(&self, spec: &GenerationSpec, result: &ResultRef) -> Option<f64> {
+        if spec.video.is_some() {
+            // The same edit of the same source costs what it cost (or was estimated at).
+            let ResultRef::Job { local_id, .. } = result else {
+                return None;
+            };
+            let job = self.model.jobs.get(local_id)?;
+            return job.credits_used.or(job.credits_estimate);
+        }
         let estimate = match spec.request.model.as_deref() {
             Some(id) => self
                 .model

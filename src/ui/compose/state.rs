@@ -238,6 +238,17 @@ impl CreateState {
         })]
     }
 
+    /// Reuse an edit, restyle or trim: its source and settings back in the edit form.
+    pub fn reuse_video_edit(&mut self, spec: &crate::api::GenerationSpec) {
+        if let Some(job) = spec.video.as_ref() {
+            self.form.set_kind(GenerationKind::VideoEdit);
+            self.video_edit.fill_from_job(job);
+            if let Some(project) = job.project_id() {
+                self.form.project_id = Some(project.to_owned());
+            }
+        }
+    }
+
     /// Edit (or trim, with `choice`) a video that is already on the service.
     pub fn edit_video(
         &mut self,

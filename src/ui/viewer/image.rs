@@ -46,6 +46,9 @@ pub(super) fn image_column_ui(
                 });
             });
         }
+        if subject.source_video_url.is_some() {
+            before_after_ui(ui, open);
+        }
         open.geometry = None;
         let name = format!("Video {} of {count}: {}", index + 1, subject.title);
         actions.extend(open.player.player_ui(ui, textures, &name));
@@ -392,4 +395,31 @@ fn caption(painter: &egui::Painter, viewport: egui::Rect, text: &str) {
 fn name_widget(response: &egui::Response, name: &str) {
     let enabled = response.enabled();
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, enabled, name));
+}
+
+/// Before / After on an edit's result: which of the two plays (B switches).
+fn before_after_ui(ui: &mut Ui, open: &mut OpenViewer) {
+    ui.horizontal(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        let before = ui
+            .add(widgets::toggle_button("Before", open.show_before))
+            .on_hover_text("Play the source video (B)");
+        name_widget(&before, "Before: the source video");
+        if before.clicked() {
+            open.show_before = true;
+        }
+        let after = ui
+            .add(widgets::toggle_button("After", !open.show_before))
+            .on_hover_text("Play the edited video (B)");
+        name_widget(&after, "After: the edited video");
+        if after.clicked() {
+            open.show_before = false;
+        }
+        let note = if open.show_before {
+            "Showing the source"
+        } else {
+            "Showing the result"
+        };
+        widgets::muted(ui, note);
+    });
 }

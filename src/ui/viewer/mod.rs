@@ -50,6 +50,8 @@ struct OpenViewer {
     step_after_layout: isize,
     /// Plays the result when it is a video (stopped when the viewer moves on or closes).
     player: VideoPlayerState,
+    /// Before / After on an edit's result: show the source video instead of the result.
+    show_before: bool,
     /// False while a dialog opened from the viewer (e.g. Vary's confirmation) sits above
     /// it: its keys (Esc) are that dialog's.
     is_top_modal: bool,
@@ -72,6 +74,7 @@ impl ViewerState {
             step_after_layout: 0,
             is_top_modal: true,
             player: VideoPlayerState::default(),
+            show_before: false,
         });
     }
 
@@ -156,6 +159,7 @@ impl ViewerState {
             if target != open.index {
                 open.index = target;
                 open.zoom.set_fit();
+                open.show_before = false;
             }
         }
     }
@@ -250,10 +254,19 @@ impl ViewerState {
         }
 
         if subject.is_video {
-            if let Some(command) = open
-                .player
-                .set_source(&subject.url, subject.thumbnail_url.as_deref())
+            if open.is_top_modal
+                && subject.source_video_url.is_some()
+                && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::B))
             {
+                open.show_before = !open.show_before;
+            }
+            // Before / After: the source plays in the same player (its own poster comes
+            // with it once opened).
+            let (url, poster) = match subject.source_video_url.as_deref() {
+                Some(source) if open.show_before => (source, None),
+                _ => (subject.url.as_str(), subject.thumbnail_url.as_deref()),
+            };
+            if let Some(command) = open.player.set_source(url, poster) {
                 actions.push(Action::Send(Box::new(command)));
             }
             if open.is_top_modal {

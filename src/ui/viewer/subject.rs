@@ -25,6 +25,8 @@ pub struct Subject {
     pub facts: Vec<(&'static str, String)>,
     /// `None` when the studio does not know (a job output not yet seen in the library).
     pub favourite: Option<bool>,
+    /// The video an edit, restyle or trim was made from (the viewer's Before / After).
+    pub source_video_url: Option<String>,
 }
 
 /// Resolve `result`. `live_media` is the library's current copy of a media item (its
@@ -104,6 +106,12 @@ pub fn subject_of(
                 prompt,
                 facts,
                 favourite: None,
+                source_video_url: job
+                    .spec
+                    .video
+                    .as_ref()
+                    .map(|v| v.video_url().to_owned())
+                    .filter(|u| !u.is_empty() && is_video),
             })
         }
         ResultRef::Media(snapshot) => {
@@ -147,6 +155,7 @@ pub fn subject_of(
                 prompt: item.prompt_text().map(str::to_owned),
                 facts,
                 favourite: Some(favourite),
+                source_video_url: None,
             })
         }
     }

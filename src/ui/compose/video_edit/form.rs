@@ -181,6 +181,98 @@ impl Default for EditFields {
     }
 }
 
+/// The fields `operation` carries, into the form's fields (the others are kept).
+fn fill_operation_fields(f: &mut EditFields, operation: &VideoEditOperation) {
+    let text = |value: &Option<String>| value.clone().unwrap_or_default();
+    match operation {
+        VideoEditOperation::Upscale {
+            resolution,
+            target_fps,
+            ..
+        } => {
+            f.resolution = text(resolution);
+            f.target_fps = *target_fps;
+        }
+        VideoEditOperation::Reframe {
+            aspect_ratio,
+            grid_position_x,
+            grid_position_y,
+            ..
+        } => {
+            f.aspect_ratio.clone_from(aspect_ratio);
+            f.grid_x = *grid_position_x;
+            f.grid_y = *grid_position_y;
+        }
+        VideoEditOperation::GenerateAudio {
+            prompt,
+            sound_effect_prompt,
+            background_music_prompt,
+            original_sound,
+            audio_format,
+            ..
+        } => {
+            f.prompt = text(prompt);
+            f.sound_effect_prompt = text(sound_effect_prompt);
+            f.background_music_prompt = text(background_music_prompt);
+            f.original_sound = original_sound.unwrap_or(false);
+            f.audio_format = text(audio_format);
+        }
+        VideoEditOperation::RemoveWatermark {} => {}
+        VideoEditOperation::FaceSwap { image_url } => f.face_image_url.clone_from(image_url),
+        VideoEditOperation::Extend {
+            duration,
+            mode,
+            prompt,
+            context,
+        } => {
+            f.extend_secs = duration.unwrap_or(EXTEND_DEFAULT_SECS);
+            f.extend_at_start = *mode == Some(ExtendMode::Start);
+            f.prompt = text(prompt);
+            f.context = text(context);
+        }
+        VideoEditOperation::MagicEdit { prompt } => f.prompt.clone_from(prompt),
+        VideoEditOperation::Lipsync { source } => match source {
+            LipsyncSource::Text(words) => {
+                f.lipsync_by_text = true;
+                f.lipsync_text.clone_from(words);
+            }
+            LipsyncSource::Audio(url) => {
+                f.lipsync_by_text = false;
+                f.lipsync_audio_url.clone_from(url);
+            }
+        },
+        VideoEditOperation::RemoveBackground {
+            refine_edges,
+            subject_is_person,
+        } => {
+            f.refine_edges = refine_edges.unwrap_or(true);
+            f.subject_is_person = subject_is_person.unwrap_or(false);
+        }
+        VideoEditOperation::Inpaint {
+            mask_video_url,
+            object_prompt,
+            prompt,
+            video_strength,
+        } => {
+            f.mask_video_url = text(mask_video_url);
+            f.object_prompt = text(object_prompt);
+            f.prompt = text(prompt);
+            f.video_strength = *video_strength;
+        }
+        VideoEditOperation::Retake {
+            start_time,
+            duration,
+            mode,
+            prompt,
+        } => {
+            f.retake_start_secs = start_time.unwrap_or(0.0);
+            f.retake_secs = duration.unwrap_or(RETAKE_DEFAULT_SECS);
+            f.retake_mode = mode.unwrap_or_default();
+            f.prompt = text(prompt);
+        }
+    }
+}
+
 fn non_blank(text: &str) -> Option<String> {
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_owned())
@@ -573,6 +665,31 @@ impl VideoEditForm {
             .chain(self.server_errors.iter().filter(|e| &e.field == field))
             .map(|e| e.message.as_str())
             .collect()
+    }
+
+    /// Put an earlier job's source, choice and fields back (Reuse on an edit's result).
+    pub fn fill_from_job(&mut self, job: &VideoJobRequest) {
+        let url = job.video_url().to_owned();
+        let label = url.rsplit('/').next().unwrap_or(&url).to_owned();
+        self.set_source_url(&url, &label, None, None);
+        let f = &mut self.fields;
+        match job {
+            VideoJobRequest::Trim(trim) => {
+                self.choice = EditChoice::Trim;
+                f.trim_in_secs = trim.start_time;
+                f.trim_out_secs = Some(trim.end_time);
+            }
+            VideoJobRequest::FromVideo(v2v) => {
+                self.choice = EditChoice::Restyle;
+                f.prompt.clone_from(&v2v.prompt);
+                self.model_id = Some(v2v.model.clone());
+            }
+            VideoJobRequest::Edit(edit) => {
+                self.choice = EditChoice::Operation(edit.operation.kind());
+                self.model_id.clone_from(&edit.model);
+                fill_operation_fields(f, &edit.operation);
+            }
+        }
     }
 
     /// The service refused the submit (400): show its words at the field they are about.

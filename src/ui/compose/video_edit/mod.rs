@@ -186,12 +186,7 @@ fn choice_row_ui(ui: &mut Ui, selected: bool, choice: EditChoice) -> egui::Respo
     let height = title.size().y + line.size().y + 10.0;
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), egui::Sense::click());
     response.widget_info(|| {
-        egui::WidgetInfo::selected(
-            egui::Role::RadioButton,
-            true,
-            selected,
-            choice.label(),
-        )
+        egui::WidgetInfo::selected(egui::Role::RadioButton, true, selected, choice.label())
     });
     if ui.is_rect_visible(rect) {
         let fill = if selected {
