@@ -6,6 +6,7 @@ use super::protocol::Event;
 use super::runtime::Ctx;
 use crate::api::TransferCounter;
 use crate::media::decode_image;
+use crate::media::video::{VIDEO_EXTENSIONS, first_frame_still};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -62,13 +63,23 @@ impl Transfers {
         spawn_guarded(
             "loading an image",
             async move {
+                // A video asked for as a picture (no poster came with it): its first frame.
+                let is_video = extension_from_url(&url)
+                    .is_some_and(|ext| VIDEO_EXTENSIONS.contains(&ext.as_str()));
                 let outcome = match this.ctx.client.fetch_output(&url).await {
                     Ok(bytes) => {
-                        match tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px))
-                            .await
+                        match tokio::task::spawn_blocking(move || {
+                            if is_video {
+                                first_frame_still(bytes.to_vec(), max_side_px)
+                                    .map_err(|e| e.to_string())
+                            } else {
+                                decode_image(&bytes, max_side_px).map_err(|e| e.to_string())
+                            }
+                        })
+                        .await
                         {
                             Ok(Ok(image)) => Ok(image),
-                            Ok(Err(e)) => Err(e.to_string()),
+                            Ok(Err(e)) => Err(e),
                             Err(e) => Err(format!("decoder stopped: {e}")),
                         }
                     }

@@ -208,6 +208,27 @@ pub fn retry_body(job: Option<&JobRecord>) -> String {
         .to_owned()
 }
 
+/// What a job is about, in a few words: its prompt, or for an edit, restyle or trim what
+/// was done to which video ("Upscale of clip.mp4").
+pub fn job_subject(job: &JobRecord) -> String {
+    use crate::api::video_edit::VideoJobRequest;
+    let Some(video) = job.spec.video.as_ref() else {
+        return job.spec.request.prompt.clone();
+    };
+    let url = video.video_url();
+    let file = url
+        .rsplit('/')
+        .next()
+        .filter(|f| !f.is_empty())
+        .unwrap_or(url);
+    let what = match video {
+        VideoJobRequest::Edit(edit) => edit.operation.label(),
+        VideoJobRequest::FromVideo(_) => "Restyle",
+        VideoJobRequest::Trim(_) => "Trim",
+    };
+    format!("{what} of {file}")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -249,6 +249,10 @@ fn job_card_ui(
             let elapsed = format::elapsed(end - job.submitted_at_unix_ms);
             let mut meta = elapsed;
             match (job.credits_used, job.credits_estimate) {
+                // A trim uses no credits at all (the contract has no credits field for it).
+                _ if job.spec.kind == crate::api::GenerationKind::VideoTrim => {
+                    meta.push_str("  ·  free");
+                }
                 (Some(used), _) => meta.push_str(&format!("  ·  {}", format::credits(used))),
                 (None, Some(estimate)) => {
                     meta.push_str(&format!("  ·  {} est.", format::credits(estimate)))

@@ -180,15 +180,13 @@ pub fn result_tile_ui(
         let video = tile.video;
         // A video without a poster: the file itself is no picture to fetch.
         let no_poster = video.is_some() && crate::ui::video::is_video(None, None, tile.image_url);
-        let lookup = if no_poster {
-            TextureLookup::Failed("no poster".to_owned())
-        } else {
-            textures.get(tile.image_url, max_side_px.max(64))
-        };
+        // Without a poster the engine shows the video's first frame.
+        let lookup = textures.get(tile.image_url, max_side_px.max(64));
+        let no_picture = no_poster && !matches!(lookup, TextureLookup::Ready(_));
         if ui.is_rect_visible(rect) {
             paint_image(ui, rect, &lookup, tile.fit, response.hovered());
             if let Some(duration) = video {
-                paint_video_badges(ui.painter(), rect, duration, no_poster);
+                paint_video_badges(ui.painter(), rect, duration, no_picture);
             }
             if tile.favourite {
                 let badge = Rect::from_min_size(rect.min + Vec2::splat(6.0), Vec2::splat(18.0));
@@ -235,8 +233,13 @@ pub fn result_tile_ui(
 }
 
 /// A play disc in the middle (it opens and plays in the viewer) and the length bottom-left.
-fn paint_video_badges(painter: &egui::Painter, rect: Rect, duration: Option<f64>, no_poster: bool) {
-    if no_poster {
+fn paint_video_badges(
+    painter: &egui::Painter,
+    rect: Rect,
+    duration: Option<f64>,
+    no_picture: bool,
+) {
+    if no_picture {
         // Cover the broken-image glyph: a video glyph says what it is.
         painter.rect_filled(
             rect.shrink(1.0),

@@ -13,11 +13,15 @@ pub use crate::video_codec::{
     DecodedFrame, VideoDecodeError, VideoDecoder, VideoInfo, decode, demux,
 };
 pub mod player;
+
+/// File extensions of the video containers the service produces (how a URL is known to
+/// be a video when nothing else says so).
+pub const VIDEO_EXTENSIONS: [&str; 4] = ["mp4", "mov", "webm", "m4v"];
 pub mod preview;
 pub mod strip;
 
 pub use player::{PlayerCommand, PlayerFrame, PlayerStatus, RepaintCallback, VideoPlayer};
-pub use preview::{PreviewFrame, decode_preview, preview_frame_indices};
+pub use preview::{PreviewFrame, decode_preview, first_frame_still, preview_frame_indices};
 pub use strip::{StripEvent, StripThumbnail, VideoStrip};
 
 #[cfg(test)]

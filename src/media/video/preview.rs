@@ -80,6 +80,34 @@ fn fit_within(width: u32, height: u32, max_side_px: u32) -> (u32, u32) {
     )
 }
 
+/// The first frame of an MP4 held in memory as a still, its longer side at most
+/// `max_side_px`: the picture of a video that came without a poster (a trim's output).
+pub fn first_frame_still(
+    mp4: Vec<u8>,
+    max_side_px: u32,
+) -> Result<crate::media::DecodedImage, VideoDecodeError> {
+    let mut decoder = VideoDecoder::from_bytes(mp4)?;
+    let frame = decoder
+        .next_frame()?
+        .ok_or_else(|| VideoDecodeError::Container("the video has no frames".to_owned()))?;
+    let (source_width, source_height) = (frame.width, frame.height);
+    let (width, height) = fit_within(frame.width, frame.height, max_side_px.max(16));
+    let rgba = if (width, height) == (frame.width, frame.height) {
+        frame.rgba
+    } else {
+        let source = image::RgbaImage::from_raw(frame.width, frame.height, frame.rgba)
+            .ok_or_else(|| VideoDecodeError::Container("frame size mismatch".to_owned()))?;
+        image::imageops::resize(&source, width, height, image::imageops::Triangle).into_raw()
+    };
+    Ok(crate::media::DecodedImage {
+        width,
+        height,
+        rgba,
+        source_width,
+        source_height,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_fixtures::{BASELINE, frame_code};

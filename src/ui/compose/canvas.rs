@@ -261,7 +261,7 @@ fn output_tile_ui(
         "Result {} of {}: {}",
         position + 1,
         outputs.len(),
-        format::excerpt(&job.spec.request.prompt, 60)
+        format::excerpt(&crate::ui::job_wording::job_subject(job), 60)
     );
     let tile = ResultTile {
         result: &result,

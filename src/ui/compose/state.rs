@@ -225,7 +225,8 @@ impl CreateState {
         self.form.awaiting_job = true;
         let spec = edit.build_spec(project_id.as_deref());
         let model_label = match edit.choice {
-            EditChoice::Trim => "Trim".to_owned(),
+            // The tray titles a job "kind · label": a trim is named by its source and span.
+            EditChoice::Trim => edit.trim_label(),
             _ => edit
                 .effective_model(model)
                 .map(|m| m.display_name().to_owned())

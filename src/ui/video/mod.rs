@@ -15,8 +15,7 @@ pub mod timeline;
 use crate::api::JobResult;
 use crate::api::media::MediaItem;
 
-/// File extensions of the video containers the service produces.
-const VIDEO_EXTENSIONS: [&str; 4] = ["mp4", "mov", "webm", "m4v"];
+use crate::media::video::VIDEO_EXTENSIONS;
 
 /// Whether a result is a video: a media type of `video`, a duration, or a video file
 /// extension on its URL. The one test every panel uses.

@@ -568,35 +568,50 @@ fn handle_name(mode: TimelineMode, kind: HandleKind, state: &TimelineState) -> (
     }
 }
 
-/// The timeline's keys pressed this frame (consumed, so nothing else acts on them).
+/// The timeline's keys pressed this frame, in the order they were pressed (a fast typist's
+/// "arrows, I, arrows, O" may land in one frame), consumed so nothing else acts on them.
 fn keys_pressed(ui: &Ui) -> Vec<TimelineKey> {
     ui.input_mut(|input| {
         let mut keys = Vec::new();
-        // Shift+arrows first: a plain-arrow match would also take them (extra Shift is
-        // ignored by `consume_key`).
-        for _ in 0..input.count_and_consume_key(Modifiers::SHIFT, Key::ArrowLeft) {
-            keys.push(TimelineKey::NudgeHandle(-1));
-        }
-        for _ in 0..input.count_and_consume_key(Modifiers::SHIFT, Key::ArrowRight) {
-            keys.push(TimelineKey::NudgeHandle(1));
-        }
-        for _ in 0..input.count_and_consume_key(Modifiers::NONE, Key::ArrowLeft) {
-            keys.push(TimelineKey::StepPlayhead(-1));
-        }
-        for _ in 0..input.count_and_consume_key(Modifiers::NONE, Key::ArrowRight) {
-            keys.push(TimelineKey::StepPlayhead(1));
-        }
-        if input.consume_key(Modifiers::NONE, Key::I) {
-            keys.push(TimelineKey::SetIn);
-        }
-        if input.consume_key(Modifiers::NONE, Key::O) {
-            keys.push(TimelineKey::SetOut);
-        }
-        if input.consume_key(Modifiers::NONE, Key::Space) {
-            keys.push(TimelineKey::TogglePlay);
-        }
+        input.events.retain(|event| {
+            let egui::Event::Key {
+                key,
+                pressed: true,
+                modifiers,
+                ..
+            } = event
+            else {
+                return true;
+            };
+            match timeline_key(*key, *modifiers) {
+                Some(found) => {
+                    keys.push(found);
+                    false
+                }
+                None => true,
+            }
+        });
         keys
     })
+}
+
+/// What a key press means to the timeline: Shift+arrows move a handle, plain arrows the
+/// playhead, I / O set the points, Space plays; other modifiers are left to others.
+fn timeline_key(key: Key, modifiers: Modifiers) -> Option<TimelineKey> {
+    if modifiers.command || modifiers.alt {
+        return None;
+    }
+    let shift = modifiers.shift;
+    match (key, shift) {
+        (Key::ArrowLeft, true) => Some(TimelineKey::NudgeHandle(-1)),
+        (Key::ArrowRight, true) => Some(TimelineKey::NudgeHandle(1)),
+        (Key::ArrowLeft, false) => Some(TimelineKey::StepPlayhead(-1)),
+        (Key::ArrowRight, false) => Some(TimelineKey::StepPlayhead(1)),
+        (Key::I, false) => Some(TimelineKey::SetIn),
+        (Key::O, false) => Some(TimelineKey::SetOut),
+        (Key::Space, false) => Some(TimelineKey::TogglePlay),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -86,7 +86,10 @@ fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mu
             }
         });
     ui.add_space(tokens::SPACE_S);
-    let keys = if subject.is_video {
+    let keys = if subject.source_video_url.is_some() {
+        "Space play/pause · , . one frame · J back 1 s · K pause · L play · B before/after \
+         · Left/Right previous/next · Esc close"
+    } else if subject.is_video {
         "Space play/pause · , . one frame · J back 1 s · K pause · L play · Left/Right \
          previous/next · Esc close"
     } else {

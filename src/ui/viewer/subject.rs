@@ -56,6 +56,9 @@ pub fn subject_of(
             facts.push((
                 "Credits",
                 match (job.credits_used, job.credits_estimate) {
+                    _ if job.spec.kind == crate::api::GenerationKind::VideoTrim => {
+                        "free".to_owned()
+                    }
                     (Some(used), _) => format::credits(used),
                     (None, Some(estimate)) => format!("{} (est.)", format::credits(estimate)),
                     _ => "–".to_owned(),

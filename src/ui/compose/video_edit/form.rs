@@ -692,6 +692,22 @@ impl VideoEditForm {
         }
     }
 
+    /// "clip.mp4, 0:01.00 to 0:03.12": what a trim job is called in the tray.
+    pub fn trim_label(&self) -> String {
+        let fps = self.source_fps().unwrap_or(24.0);
+        let out = self
+            .fields
+            .trim_out_secs
+            .or(self.source_secs())
+            .unwrap_or(self.fields.trim_in_secs);
+        let name = self.source.as_ref().map_or("video", |s| s.label.as_str());
+        format!(
+            "{name}, {} to {}",
+            crate::ui::video::time::timecode(self.fields.trim_in_secs, fps),
+            crate::ui::video::time::timecode(out, fps)
+        )
+    }
+
     /// The service refused the submit (400): show its words at the field they are about.
     pub fn note_rejection(&mut self, error: &crate::api::ApiError) {
         if error.status() != Some(400) {

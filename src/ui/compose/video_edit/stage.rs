@@ -22,9 +22,11 @@ const STRIP_SLOTS: u32 = 20;
 const STRIP_HEIGHT_PX: u32 = 64;
 /// Retake's span limits (contract: default and floor 2 s; the source is at least 3 s).
 const RETAKE_MIN_SECS: f64 = 2.0;
-/// Share of the canvas height the source player may take.
-const PLAYER_HEIGHT_SHARE: f32 = 0.5;
-const PLAYER_MIN_HEIGHT: f32 = 180.0;
+/// Share of the canvas height the source player may take (the results stay in view
+/// under it), and its limits.
+const PLAYER_HEIGHT_SHARE: f32 = 0.36;
+const PLAYER_MIN_HEIGHT: f32 = 160.0;
+const PLAYER_MAX_HEIGHT: f32 = 520.0;
 
 #[derive(Default)]
 pub struct EditStage {
@@ -202,7 +204,8 @@ pub fn stage_ui(
         return;
     }
     let available = ui.available_size();
-    let player_height = (available.y * PLAYER_HEIGHT_SHARE).max(PLAYER_MIN_HEIGHT);
+    let player_height =
+        (available.y * PLAYER_HEIGHT_SHARE).clamp(PLAYER_MIN_HEIGHT, PLAYER_MAX_HEIGHT);
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.horizontal(|ui| {
