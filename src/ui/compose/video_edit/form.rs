@@ -153,7 +153,8 @@ impl Default for EditFields {
             prompt: String::new(),
             resolution: "1080p".into(),
             target_fps: None,
-            aspect_ratio: "9:16".into(),
+            // Reframe to what: the artist chooses (the service requires it).
+            aspect_ratio: String::new(),
             grid_x: None,
             grid_y: None,
             sound_effect_prompt: String::new(),
@@ -646,7 +647,10 @@ impl VideoEditForm {
             },
         }
         let spec = self.build_spec(project_id);
-        for error in validate_with_source(&spec, self.selected_model(model), self.source_secs()) {
+        // The model that will run decides the limits (the operation's default when none is
+        // chosen); restyle has no default.
+        let runs = self.effective_model(model);
+        for error in validate_with_source(&spec, runs, self.source_secs()) {
             if error.field == Field::SourceVideo && !errors.is_empty() {
                 continue;
             }

@@ -90,7 +90,10 @@ fn reframe_without_an_aspect_ratio_is_refused_at_that_field() {
         EditChoice::Operation(VideoEditOperationKind::Reframe),
         Some(6.0),
     );
-    form.fields.aspect_ratio.clear();
+    assert!(
+        form.fields.aspect_ratio.is_empty(),
+        "nothing chosen at first"
+    );
     let errors = form.validation_errors(&model, None);
     assert!(
         errors.iter().any(|e| e.field == Field::AspectRatio),
