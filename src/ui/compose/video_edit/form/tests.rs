@@ -86,7 +86,7 @@ fn a_trim_sends_the_in_and_out_points_as_numbers_and_is_free() {
 #[test]
 fn reframe_without_an_aspect_ratio_is_refused_at_that_field() {
     let model = model_with_catalog();
-    let mut form = form_with_source(
+    let form = form_with_source(
         EditChoice::Operation(VideoEditOperationKind::Reframe),
         Some(6.0),
     );
