@@ -12,10 +12,11 @@ Framewright — a desktop studio for the Generation Service
 
 USAGE:
   framewright                                   open the studio (local sandbox by default)
-  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings|video|storyboard] [--size WxH]
+  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|settings|video|storyboard|video-edit] [--size WxH]
                                                 open, wait for the view's data, save a screenshot, exit
                                                 (video: a short sandbox clip paused in the viewer;
-                                                 storyboard: a Creative Director batch on Create)
+                                                 storyboard: a Creative Director batch on Create;
+                                                 video-edit: that clip on the trim timeline)
   framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
   framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]
                                                 run the local service alone on 127.0.0.1
@@ -60,7 +61,8 @@ struct StudioArgs {
     screenshot_to: Option<PathBuf>,
     /// `--size WxH`: the window's inner size in points, instead of the remembered one.
     size_pt: Option<[f32; 2]>,
-    /// `--view video|storyboard`: stage that scene on the local sandbox (screenshots).
+    /// `--view video|storyboard|video-edit`: stage that scene on the local sandbox
+    /// (screenshots).
     screenshot_scene: Option<ScreenshotScene>,
 }
 
@@ -76,18 +78,18 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
             "--view"
                 if matches!(
                     iter.clone().next().map(String::as_str),
-                    Some("video" | "storyboard")
+                    Some("video" | "storyboard" | "video-edit")
                 ) =>
             {
-                // A video paused in the viewer, or a Creative Director storyboard on the
-                // Create canvas, made on the local sandbox (for screenshots).
-                let scene = iter.next().map(String::as_str);
+                // A video paused in the viewer, a Creative Director storyboard on the
+                // Create canvas, or a video on the trim timeline, made on the local sandbox
+                // (for screenshots).
                 options.view = Some(View::Create);
-                options.screenshot_scene = Some(if scene == Some("video") {
-                    ScreenshotScene::Video
-                } else {
-                    ScreenshotScene::Storyboard
-                });
+                options.screenshot_scene = match iter.next().map(String::as_str) {
+                    Some("video") => Some(ScreenshotScene::Video),
+                    Some("video-edit") => Some(ScreenshotScene::VideoEdit),
+                    _ => Some(ScreenshotScene::Storyboard),
+                };
             }
             "--view" => {
                 let view = iter.next().ok_or("--view needs a view name")?;

@@ -224,6 +224,10 @@ pub fn job_subject(job: &JobRecord) -> String {
     let what = match video {
         VideoJobRequest::Edit(edit) => edit.operation.label(),
         VideoJobRequest::FromVideo(_) => "Restyle",
+        // A trim's label names its source file and span ("clip.mp4, 0:01.00 to 0:03.12").
+        VideoJobRequest::Trim(_) if job.model_label.contains(" to ") => {
+            return format!("Trim of {}", job.model_label);
+        }
         VideoJobRequest::Trim(_) => "Trim",
     };
     format!("{what} of {file}")

@@ -1,8 +1,8 @@
 //! When a `--screenshot-to` run may take its picture, and the staged scenes of
-//! `--view video|storyboard`: make the work a picture needs through
-//! the engine, as an artist would (a text-to-video job, or a Creative Director batch), then
-//! show it: the video paused on a frame past the start in the viewer, or the finished
-//! storyboard on the Create canvas.
+//! `--view video|storyboard|video-edit`: make the work a picture needs through the engine,
+//! as an artist would (a text-to-video job, or a Creative Director batch), then show it: the
+//! video paused on a frame past the start in the viewer, the finished storyboard on the
+//! Create canvas, or the video on the trim timeline with its thumbnail strip.
 
 use super::StudioApp;
 use crate::api::{GenerationKind, GenerationRequest, GenerationSpec, WorkflowType};
@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 pub const VIDEO_FRAME: u32 = 40;
 /// Time after a batch finishes for its scene posters to load and draw.
 const POSTERS_SETTLE: Duration = Duration::from_millis(1500);
+/// The trim selection the video-edit capture shows (seconds of the 4-s clip).
+const TRIM_SCENE_SECS: (f64, f64) = (1.0, 3.0);
+/// Longest wait for the timeline's thumbnail strip before capturing anyway.
+const STRIP_SETTLE_LIMIT: Duration = Duration::from_secs(30);
 
 /// Which picture to stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,12 +26,14 @@ pub enum ScreenshotScene {
     Video,
     /// A four-scene Creative Director storyboard on the Create canvas.
     Storyboard,
+    /// The `Video` clip as the source of a trim: player, timeline and strip.
+    VideoEdit,
 }
 
 impl ScreenshotScene {
     fn spec(self) -> (GenerationSpec, &'static str) {
         match self {
-            ScreenshotScene::Video => (
+            ScreenshotScene::Video | ScreenshotScene::VideoEdit => (
                 GenerationSpec {
                     kind: GenerationKind::TextToVideo,
                     request: GenerationRequest {
@@ -73,6 +79,8 @@ pub enum SceneStage {
     },
     /// Storyboard: finished at this instant.
     Settling(Instant),
+    /// Video edit: the clip is the source since this instant (the strip is loading).
+    Editing(Instant),
     Failed,
 }
 
@@ -106,9 +114,25 @@ impl StudioApp {
                         .is_some_and(|player| player.seek_frame(VIDEO_FRAME));
                 SceneStage::Viewing { local_id, seeked }
             }
+            SceneStage::Editing(since)
+                if since.elapsed() >= STRIP_SETTLE_LIMIT && !self.edit_scene_shown() =>
+            {
+                eprintln!("screenshot: the trim timeline's thumbnail strip did not load");
+                SceneStage::Failed
+            }
             other => other,
         };
         self.screenshot_scene = Some(next);
+    }
+
+    /// The video-edit scene shows its source frame and the whole thumbnail strip.
+    fn edit_scene_shown(&self) -> bool {
+        let stage = &self.create.edit_stage;
+        let strip_done = stage.timeline.as_ref().is_some_and(|t| {
+            let slots = t.strip.slots();
+            !slots.is_empty() && slots.iter().all(Option::is_some)
+        });
+        strip_done && stage.player.shown_frame().is_some()
     }
 
     fn scene_job_progress(&mut self, scene: ScreenshotScene) -> SceneStage {
@@ -131,6 +155,26 @@ impl StudioApp {
                     local_id,
                     seeked: false,
                 }
+            }
+            (JobPhase::Completed, ScreenshotScene::VideoEdit) => {
+                let Some(result) = job.result.clone() else {
+                    return SceneStage::Failed;
+                };
+                let Some(url) = result.urls.first() else {
+                    return SceneStage::Failed;
+                };
+                self.view = View::Create;
+                self.create.edit_video(
+                    url,
+                    "lighthouse.mp4",
+                    result.duration,
+                    result.thumbnail_url.as_deref(),
+                    crate::ui::compose::video_edit::EditChoice::Trim,
+                );
+                let fields = &mut self.create.video_edit.fields;
+                (fields.trim_in_secs, fields.trim_out_secs) =
+                    (TRIM_SCENE_SECS.0, Some(TRIM_SCENE_SECS.1));
+                SceneStage::Editing(Instant::now())
             }
             (JobPhase::Completed, ScreenshotScene::Storyboard) => {
                 self.view = View::Create;
@@ -193,6 +237,7 @@ impl StudioApp {
                 .video_player()
                 .is_some_and(|p| p.shown_frame() == Some(VIDEO_FRAME)),
             SceneStage::Settling(since) => since.elapsed() >= POSTERS_SETTLE,
+            SceneStage::Editing(_) => self.edit_scene_shown(),
             _ => false,
         })
     }

@@ -408,10 +408,14 @@ impl VideoEditForm {
             && duration_secs.is_finite()
             && duration_secs > 0.0
         {
-            let first = source.duration_secs.is_none() || source.fps.is_none();
             source.duration_secs = Some(duration_secs);
             source.fps = (fps.is_finite() && fps > 0.0).then_some(fps);
-            if first || self.fields.trim_out_secs.is_none() {
+            // The out point starts at the end; one set beyond the real end comes back to it.
+            if self
+                .fields
+                .trim_out_secs
+                .is_none_or(|out| out > duration_secs)
+            {
                 self.fields.trim_out_secs = Some(duration_secs);
             }
         }
