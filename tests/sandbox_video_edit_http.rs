@@ -1028,3 +1028,36 @@ async fn trim_makes_a_new_file_and_leaves_the_original_untouched() {
     let trimmed_file = done["url"].as_str().expect("url");
     assert!(library.to_string().contains(trimmed_file), "{library}");
 }
+
+/// The frame number the fixture draws in its top 16 rows: ten 16-px blocks, bit `b` white
+/// in block `b` (tests/fixtures/video/README).
+fn frame_code(frame: &framewright::video_codec::DecodedFrame) -> u32 {
+    let block_px = (frame.width / 10) as usize;
+    let row = 8 * frame.width as usize;
+    (0..10)
+        .map(|bit| {
+            let x = bit * block_px + block_px / 2;
+            let luma = frame.rgba.get((row + x) * 4).copied().unwrap_or(0);
+            u32::from(luma > 128) << bit
+        })
+        .sum()
+}
+
+#[tokio::test]
+async fn trim_is_frame_accurate_by_our_own_demuxer_and_decoder() {
+    // 24 fps: 0.5 s is frame 12, 1.5 s frame 36; [0.5, 1.5) holds frames 12..=35.
+    let job_id = ana()
+        .trim(json!({"video_url": fixture_url().await, "start_time": 0.5, "end_time": 1.5}))
+        .await;
+    let done = ana().trim_bodies(&job_id).await.pop().expect("a body");
+    assert_eq!(done["status"], "completed", "{done}");
+    let bytes = download(done["url"].as_str().expect("url")).await;
+    let mut decoder = VideoDecoder::from_bytes(bytes).expect("our demuxer opens the cut");
+    assert_eq!(decoder.info().frame_count, 24, "exactly the frames in [start, end)");
+    let mut codes = Vec::new();
+    while let Some(frame) = decoder.next_frame().expect("decodes") {
+        codes.push(frame_code(&frame));
+    }
+    assert_eq!(codes.first(), Some(&12), "the first frame is the source's at 0.5 s");
+    assert_eq!(codes, (12..36).collect::<Vec<u32>>(), "every frame, in order");
+}
