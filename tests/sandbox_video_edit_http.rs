@@ -1053,11 +1053,23 @@ async fn trim_is_frame_accurate_by_our_own_demuxer_and_decoder() {
     assert_eq!(done["status"], "completed", "{done}");
     let bytes = download(done["url"].as_str().expect("url")).await;
     let mut decoder = VideoDecoder::from_bytes(bytes).expect("our demuxer opens the cut");
-    assert_eq!(decoder.info().frame_count, 24, "exactly the frames in [start, end)");
+    assert_eq!(
+        decoder.info().frame_count,
+        24,
+        "exactly the frames in [start, end)"
+    );
     let mut codes = Vec::new();
     while let Some(frame) = decoder.next_frame().expect("decodes") {
         codes.push(frame_code(&frame));
     }
-    assert_eq!(codes.first(), Some(&12), "the first frame is the source's at 0.5 s");
-    assert_eq!(codes, (12..36).collect::<Vec<u32>>(), "every frame, in order");
+    assert_eq!(
+        codes.first(),
+        Some(&12),
+        "the first frame is the source's at 0.5 s"
+    );
+    assert_eq!(
+        codes,
+        (12..36).collect::<Vec<u32>>(),
+        "every frame, in order"
+    );
 }

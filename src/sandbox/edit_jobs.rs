@@ -10,11 +10,10 @@ use super::edit_plan::{
     self, EditRequest, ExtraInputs, JobRuleFailure, Operation, OperationFields,
 };
 use super::fetch::fetch_source_bytes;
-use super::files::write_bytes;
 use super::jobs::{StoredResult, stored_look};
 use super::pricing::round_credits;
 use super::state::AppState;
-use super::store::{GenerationRow, now_iso};
+use super::store::GenerationRow;
 use super::video::{RenderedVideo, edit_video, probe_video, restyle_video};
 
 /// `type` of a /v1/edit/video generation.
@@ -242,29 +241,11 @@ pub(crate) fn video_input_credits(
     round_credits((per_second * seconds * multiplier).ceil())
 }
 
-/// Writes the MP4 and its poster under `generations/<id>/`.
+/// Writes the MP4 and its poster under `generations/<id>/`, like a rendered video.
 fn write_outputs(
     state: &AppState,
     row: &GenerationRow,
     video: &RenderedVideo,
 ) -> Result<StoredResult, Value> {
-    let rel_dir = format!("generations/{}", row.id);
-    let rel = format!("{rel_dir}/{}.mp4", row.id);
-    write_bytes(&state.files_dir.join(&rel), &video.mp4).map_err(|e| internal(row, e))?;
-    let poster_rel = format!("{rel_dir}/{}_poster.jpg", row.id);
-    write_bytes(&state.files_dir.join(&poster_rel), &video.poster_jpeg)
-        .map_err(|e| internal(row, e))?;
-    Ok(StoredResult {
-        paths: vec![rel],
-        thumbnail_path: Some(poster_rel.clone()),
-        thumbnail_paths: vec![poster_rel],
-        created_at: now_iso(),
-        width: video.width,
-        height: video.height,
-        duration_secs: Some(video.duration_secs),
-        frame_count: Some(video.frame_count),
-        edit_type: None,
-        credits_used: None,
-        billed_secs: None,
-    })
+    crate::sandbox::jobs::write_video_outputs(&state.files_dir, row, video)
 }

@@ -460,6 +460,15 @@ fn render_video_and_write(
     );
     let video = render_video(&spec).map_err(|e| internal_failure(row, &e.to_string()))?;
     tracing::debug!(generation_id = %row.id, width = video.width, height = video.height, fps = video.fps, frames = video.frame_count, "video rendered");
+    write_video_outputs(files_dir, row, &video)
+}
+
+/// Writes a video job's MP4 and its poster under `generations/<id>/` (renders and edits).
+pub(crate) fn write_video_outputs(
+    files_dir: &std::path::Path,
+    row: &GenerationRow,
+    video: &crate::sandbox::video::RenderedVideo,
+) -> Result<StoredResult, Value> {
     let rel_dir = format!("generations/{}", row.id);
     let rel = format!("{rel_dir}/{}.mp4", row.id);
     write_bytes(&files_dir.join(&rel), &video.mp4).map_err(|e| internal_failure(row, &e))?;

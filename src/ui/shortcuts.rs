@@ -90,6 +90,19 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
             s("J", "Pause and go back one second"),
             s("K", "Pause"),
             s("L", "Play"),
+            s("B", "Before / after (an edit's result)"),
+        ],
+    },
+    ShortcutGroup {
+        title: "Trim timeline (Video edit; focused or under the pointer)",
+        shortcuts: &[
+            s("Left / Right", "Playhead one frame back / forward"),
+            s(
+                "Shift+Left / Right",
+                "Move the last-touched handle one frame",
+            ),
+            s("I / O", "Set the in / out point at the playhead"),
+            s("Space", "Play the selection in a loop / pause"),
         ],
     },
 ];

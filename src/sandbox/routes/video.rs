@@ -172,7 +172,7 @@ fn closest_ratio(w: u32, h: u32, supported: &[String]) -> Option<String> {
 }
 
 /// A video tier (`720p`, `1080p`, case-insensitive); omitted = the model's first tier.
-fn video_resolution(body: &Map<String, Value>, spec: &ModelSpec) -> ApiResult<String> {
+pub(super) fn video_resolution(body: &Map<String, Value>, spec: &ModelSpec) -> ApiResult<String> {
     let allowed = spec.resolutions();
     let fallback = allowed
         .first()

@@ -14,6 +14,7 @@ use super::generate::{
     bad_request, enhance_flag, enhanced_prompt, insufficient, project_grade, scaled_duration_ms,
     submit_answer, validate_extras, validate_seed,
 };
+use super::video::video_resolution;
 use super::{json_object, resolve_project};
 use crate::palette::grading_directive;
 use crate::sandbox::auth::Caller;
@@ -79,44 +80,6 @@ fn optional_prompt(body: &Map<String, Value>, model: &ModelSpec) -> ApiResult<St
     Ok(prompt)
 }
 
-/// A tier the model lists (case-insensitive); omitted = the model's first tier.
-fn resolution(body: &Map<String, Value>, model: &ModelSpec) -> ApiResult<String> {
-    let allowed: Vec<String> = model
-        .resolutions()
-        .iter()
-        .map(|r| r.to_ascii_lowercase())
-        .collect();
-    let fallback = allowed
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "720p".to_owned());
-    let value = match body.get("resolution") {
-        None | Some(Value::Null) => return Ok(fallback),
-        Some(Value::String(value)) => value.trim().to_ascii_lowercase(),
-        Some(_) => {
-            return Err(bad_request(
-                "INVALID_RESOLUTION",
-                "resolution must be a string",
-            ));
-        }
-    };
-    if allowed.is_empty() && value == fallback || allowed.contains(&value) {
-        return Ok(value);
-    }
-    Err(bad_request(
-        "INVALID_RESOLUTION",
-        format!(
-            "Unsupported resolution '{value}' for model {}. Allowed values: {}",
-            model.identifier,
-            if allowed.is_empty() {
-                fallback
-            } else {
-                allowed.join(", ")
-            }
-        ),
-    ))
-}
-
 /// `aspect_ratio` is recorded, not applied (the output keeps the source's frame).
 fn recorded_aspect_ratio(body: &Map<String, Value>) -> ApiResult<String> {
     match body.get("aspect_ratio") {
@@ -141,7 +104,7 @@ pub(crate) async fn video_from_video(
     let video_url = edit_plan::video_url(&body)
         .map_err(|rejection| bad_request(rejection.code, rejection.message))?;
     let prompt = optional_prompt(&body, model)?;
-    let resolution = resolution(&body, model)?;
+    let resolution = video_resolution(&body, model)?;
     let aspect_ratio = recorded_aspect_ratio(&body)?;
     validate_extras(&body)?;
     let seed = validate_seed(&body, &format!("{prompt}\n{video_url}"))?;

@@ -711,8 +711,8 @@ impl VideoEditForm {
         let name = self.source.as_ref().map_or("video", |s| s.label.as_str());
         format!(
             "{name}, {} to {}",
-            crate::ui::video::time::timecode(self.fields.trim_in_secs, fps),
-            crate::ui::video::time::timecode(out, fps)
+            crate::ui::video::timeline::clock_label(self.fields.trim_in_secs, fps),
+            crate::ui::video::timeline::clock_label(out, fps)
         )
     }
 

@@ -262,7 +262,7 @@ fn trim_fields_ui(ui: &mut Ui, form: &mut VideoEditForm) {
         ui.label(RichText::new(time_text(form, out)).monospace());
         ui.end_row();
         ui.label("Length");
-        ui.label(RichText::new(time_text(form, length)).monospace());
+        ui.label(RichText::new(crate::ui::video::timeline::edit::length_label(length)).monospace());
         ui.end_row();
     });
     for field in [Field::StartTime, Field::EndTime] {
@@ -273,9 +273,9 @@ fn trim_fields_ui(ui: &mut Ui, form: &mut VideoEditForm) {
     widgets::muted(ui, "Trimming is free; the original video is kept.");
 }
 
-/// A time as the timeline shows it: `m:ss.ff` at the source's frame rate.
+/// A time as the timeline shows it: `mm:ss.ff` at the source's frame rate.
 fn time_text(form: &VideoEditForm, secs: f64) -> String {
-    crate::ui::video::time::timecode(secs, form.source_fps().unwrap_or(24.0))
+    crate::ui::video::timeline::clock_label(secs, form.source_fps().unwrap_or(24.0))
 }
 
 fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut VideoEditForm) {
