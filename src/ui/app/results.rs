@@ -202,7 +202,7 @@ impl StudioApp {
                 let url = job.current_result()?.urls.get(*index)?.clone();
                 let label = format!(
                     "{} · result {}",
-                    crate::ui::format::excerpt(&job.spec.request.prompt, 20),
+                    crate::ui::format::excerpt(&crate::ui::job_wording::job_subject(job), 28),
                     index + 1
                 );
                 Some(Output { url, label })

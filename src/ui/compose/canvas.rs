@@ -383,7 +383,12 @@ fn running_tile_ui(
             } => ("Queued".to_owned(), "Waiting for the service to start it"),
             _ => (
                 format!("{:.0} %", job.progress_percent.clamp(0.0, 100.0)),
-                "Generating",
+                match job.spec.kind {
+                    crate::api::GenerationKind::VideoTrim => "Trimming",
+                    crate::api::GenerationKind::VideoEdit => "Editing",
+                    crate::api::GenerationKind::VideoToVideo => "Restyling",
+                    _ => "Generating",
+                },
             ),
         };
         ui.label(
