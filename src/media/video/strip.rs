@@ -17,7 +17,7 @@ use super::demux::H264Track;
 use crate::video_codec::{DecodedFrame, VideoDecodeError};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -292,10 +292,8 @@ impl VideoStrip {
 
     /// Waits up to `timeout` for the next event; `None` on timeout or after `Finished`.
     pub fn recv_timeout(&self, timeout: Duration) -> Option<StripEvent> {
-        match self.events.as_ref()?.recv_timeout(timeout) {
-            Ok(event) => Some(event),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        // A timeout and a finished strip (every worker gone) both mean "nothing now".
+        self.events.as_ref()?.recv_timeout(timeout).ok()
     }
 }
 
