@@ -132,7 +132,7 @@ pub fn canvas_ui(
     ui.add_space(tokens::SPACE_S);
 
     if cells.is_empty() {
-        empty_state_ui(ui, model);
+        empty_state_ui(ui, model, state.form.kind);
         return;
     }
     let mut grid = |ui: &mut Ui| {
@@ -518,7 +518,7 @@ fn prompt_excerpt_ui(ui: &mut Ui, job: &JobRecord) {
     .on_hover_text(prompt.clone());
 }
 
-fn empty_state_ui(ui: &mut Ui, model: &Model) {
+fn empty_state_ui(ui: &mut Ui, model: &Model, kind: crate::api::GenerationKind) {
     ui.add_space(tokens::SPACE_XL);
     ui.vertical_centered(|ui| {
         let title = if model.jobs_restored || !model.jobs.is_empty() {
@@ -532,11 +532,15 @@ fn empty_state_ui(ui: &mut Ui, model: &Model) {
                 .color(tokens::TEXT_MUTED),
         );
         ui.label(
-            RichText::new(
+            RichText::new(if kind == crate::api::GenerationKind::VideoEdit {
+                "Choose what to do to the video and press the button under the form. Edits \
+                 and trims appear here as they run and when they finish; the original stays \
+                 as it is."
+            } else {
                 "Describe what you want and press Generate. Results appear here as large \
                  tiles, newest first, while they run and when they finish: videos play in \
-                 the viewer, Creative Director batches fill a storyboard.",
-            )
+                 the viewer, Creative Director batches fill a storyboard."
+            })
             .color(tokens::TEXT_FAINT),
         );
     });
