@@ -43,6 +43,12 @@ fn handwritten_seeds() -> Vec<(&'static str, Value)> {
         "thumbnailUrl": "http://127.0.0.1:1/t.png", "sortOrder": 2, "previewUrl": null});
     vec![
         (
+            "trim_job",
+            json!({"success": true, "jobId": "trim_1", "generationId": "trim_1",
+            "status": "uploading", "progress": 95, "message": "Uploading", "error": null,
+            "updatedAt": 1795567525000_u64, "videoUrl": "http://127.0.0.1:1/files/t.mp4"}),
+        ),
+        (
             "media_list",
             json!({"media": [item.clone(), item.clone()],
             "pagination": {"page": 1, "page_size": 50, "total_items": 2, "total_pages": 1,

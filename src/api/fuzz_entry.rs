@@ -27,6 +27,7 @@ pub const WIRE_KINDS: &[&str] = &[
     "project",
     "submit",
     "status",
+    "trim_job",
     "upload",
     "media_list",
     "media_item",
@@ -76,6 +77,11 @@ fn decode_ok(kind: &str, body: &[u8]) -> Result<(), ApiError> {
         "submit" => read::<SubmitResponse>(body)?,
         "status" => {
             let status = decode_body::<StatusResponse>(body)?;
+            let _ = (status.failure_message(), status.state.is_terminal());
+        }
+        "trim_job" => {
+            // As `status_of` reads a trim: the job fields, then as a status.
+            let status = decode_body::<super::video_edit::TrimJob>(body)?.into_status();
             let _ = (status.failure_message(), status.state.is_terminal());
         }
         "upload" => drop(decode_body::<UploadResponse>(body)?.media),
