@@ -738,6 +738,26 @@ async fn edit_video_and_trim_share_the_10_per_minute_other_generation_limit() {
     assert_eq!(body["retryAfter"], 60);
 }
 
+#[tokio::test]
+async fn trim_status_reads_count_in_the_120_per_minute_media_group() {
+    let own = local_service(FAST);
+    let get = || {
+        own.call_as(
+            &own.key,
+            Method::GET,
+            "/v1/video/trim/trim_00000000000000000000000000000000",
+            None,
+        )
+    };
+    for index in 0..120 {
+        let (status, body) = get().await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{index}: {body}");
+    }
+    let (status, body) = get().await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert_eq!(body["retryAfter"], 60);
+}
+
 // ---- POST /v1/generate/video-from-video ----
 
 #[tokio::test]
