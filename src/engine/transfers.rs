@@ -5,6 +5,7 @@ use super::guard::spawn_guarded;
 use super::protocol::Event;
 use super::runtime::Ctx;
 use crate::api::TransferCounter;
+use crate::media::DecodedImage;
 use crate::media::decode_image;
 use crate::media::video::{VIDEO_EXTENSIONS, first_frame_still};
 use std::collections::HashSet;
@@ -63,27 +64,12 @@ impl Transfers {
         spawn_guarded(
             "loading an image",
             async move {
-                // A video asked for as a picture (no poster came with it): its first frame.
-                let is_video = extension_from_url(&url)
-                    .is_some_and(|ext| VIDEO_EXTENSIONS.contains(&ext.as_str()));
-                let outcome = match this.ctx.client.fetch_output(&url).await {
-                    Ok(bytes) => {
-                        match tokio::task::spawn_blocking(move || {
-                            if is_video {
-                                first_frame_still(bytes.to_vec(), max_side_px)
-                                    .map_err(|e| e.to_string())
-                            } else {
-                                decode_image(&bytes, max_side_px).map_err(|e| e.to_string())
-                            }
-                        })
-                        .await
-                        {
-                            Ok(Ok(image)) => Ok(image),
-                            Ok(Err(e)) => Err(e),
-                            Err(e) => Err(format!("decoder stopped: {e}")),
-                        }
-                    }
-                    Err(e) => Err(e.to_string()),
+                // A video asked for as a picture (no poster came with it): its first frame,
+                // read from the download cache the player uses (one download for both).
+                let outcome = if is_video_url(&url) {
+                    this.video_still(&url, max_side_px).await
+                } else {
+                    this.image_still(&url, max_side_px).await
                 };
                 if let Ok(mut loading) = this.loading.lock() {
                     loading.remove(&key);
@@ -99,6 +85,29 @@ impl Transfers {
             },
             on_panic,
         );
+    }
+
+    /// An image output, fetched and decoded to at most `max_side_px`.
+    async fn image_still(&self, url: &str, max_side_px: u32) -> Result<DecodedImage, String> {
+        let bytes = self
+            .ctx
+            .client
+            .fetch_output(url)
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px))
+            .await
+            .map_err(|e| format!("decoder stopped: {e}"))?
+            .map_err(|e| e.to_string())
+    }
+
+    /// A video's first frame as a still (the file comes from the download cache).
+    async fn video_still(&self, url: &str, max_side_px: u32) -> Result<DecodedImage, String> {
+        let path = self.cached_output(url).await?;
+        tokio::task::spawn_blocking(move || first_frame_still(&path, max_side_px))
+            .await
+            .map_err(|e| format!("decoder stopped: {e}"))?
+            .map_err(|e| e.to_string())
     }
 
     /// Upload a local file for image editing; answers with `SourceUploaded` (the media url).
@@ -231,6 +240,11 @@ pub fn fnv1a_64(bytes: &[u8]) -> u64 {
 }
 
 /// Extension of the URL's last path segment, if it looks like one (1-5 alphanumerics).
+/// Whether `url` names a video file by its extension (no other sign is needed to fetch it).
+pub fn is_video_url(url: &str) -> bool {
+    extension_from_url(url).is_some_and(|ext| VIDEO_EXTENSIONS.contains(&ext.as_str()))
+}
+
 pub fn extension_from_url(url: &str) -> Option<String> {
     let path = url.split(['?', '#']).next().unwrap_or(url);
     let after_scheme = path.split_once("://").map_or(path, |(_, rest)| rest);

@@ -28,8 +28,9 @@ pub fn is_image_path(path: &std::path::Path) -> bool {
         .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// Video types the video pickers offer (and that drops accept as videos to edit).
-pub const VIDEO_EXTENSIONS: [&str; 4] = ["mp4", "mov", "m4v", "webm"];
+/// Video types the video pickers offer (and that drops accept as videos to edit): the
+/// containers the service produces.
+pub use crate::media::video::VIDEO_EXTENSIONS;
 
 /// Whether `path` names a video by its extension (any case).
 pub fn is_video_path(path: &std::path::Path) -> bool {

@@ -80,13 +80,13 @@ fn fit_within(width: u32, height: u32, max_side_px: u32) -> (u32, u32) {
     )
 }
 
-/// The first frame of an MP4 held in memory as a still, its longer side at most
-/// `max_side_px`: the picture of a video that came without a poster (a trim's output).
+/// The first frame of the MP4 at `path` as a still, its longer side at most `max_side_px`:
+/// the picture of a video that came without a poster (a trim's output).
 pub fn first_frame_still(
-    mp4: Vec<u8>,
+    path: &Path,
     max_side_px: u32,
 ) -> Result<crate::media::DecodedImage, VideoDecodeError> {
-    let mut decoder = VideoDecoder::from_bytes(mp4)?;
+    let mut decoder = VideoDecoder::open(path)?;
     let frame = decoder
         .next_frame()?
         .ok_or_else(|| VideoDecodeError::Container("the video has no frames".to_owned()))?;

@@ -15,15 +15,14 @@ pub mod timeline;
 use crate::api::JobResult;
 use crate::api::media::MediaItem;
 
-use crate::media::video::VIDEO_EXTENSIONS;
-
 /// Whether a result is a video: a media type of `video`, a duration, or a video file
 /// extension on its URL. The one test every panel uses.
 pub fn is_video(kind: Option<&str>, duration_secs: Option<f64>, url: &str) -> bool {
     if let Some(kind) = kind.map(str::trim).filter(|k| !k.is_empty()) {
         return kind.eq_ignore_ascii_case("video");
     }
-    duration_secs.is_some_and(|d| d.is_finite() && d > 0.0) || has_video_extension(url)
+    duration_secs.is_some_and(|d| d.is_finite() && d > 0.0)
+        || crate::engine::transfers::is_video_url(url)
 }
 
 /// A library item is a video by its type (`type`, else `media_type`).
@@ -36,11 +35,6 @@ pub fn is_video_item(item: &MediaItem) -> bool {
 pub fn is_video_output(result: &JobResult, index: usize) -> bool {
     let url = result.urls.get(index).map_or("", String::as_str);
     is_video(None, result.duration, url)
-}
-
-fn has_video_extension(url: &str) -> bool {
-    crate::engine::transfers::extension_from_url(url)
-        .is_some_and(|ext| VIDEO_EXTENSIONS.contains(&ext.as_str()))
 }
 
 #[cfg(test)]
