@@ -408,6 +408,14 @@ pub(super) fn validate_seed(body: &Map<String, Value>, prompt: &str) -> ApiResul
 }
 
 /// A short deterministic "enhancement" appended when enhance_prompt is on (the default).
+/// `prompt_used` with the project's grading directive appended when the job is graded.
+pub(super) fn with_grade_directive(prompt_used: String, grade: Option<&[PaletteColor]>) -> String {
+    match grade {
+        Some(colors) => format!("{prompt_used} {}", grading_directive(colors)),
+        None => prompt_used,
+    }
+}
+
 pub(super) fn enhanced_prompt(prompt: &str, enhance: bool) -> String {
     const SUFFIXES: [&str; 6] = [
         "cinematic lighting, rich detail, balanced composition",
@@ -477,9 +485,7 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
     if let Some(fragment) = cinematic::prompt_fragment(&chosen_presets) {
         prompt_used = format!("{prompt_used}. {fragment}");
     }
-    if let Some(colors) = &grade {
-        prompt_used = format!("{prompt_used} {}", grading_directive(colors));
-    }
+    prompt_used = with_grade_directive(prompt_used, grade.as_deref());
     let mut look = Look {
         effects: chosen_presets
             .iter()

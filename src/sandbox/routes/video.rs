@@ -13,9 +13,10 @@ use serde_json::{Map, Value, json};
 use super::generate::{
     bad_request, enhance_flag, enhanced_prompt, insufficient, project_grade, resolve_model,
     scaled_duration_ms, submit_answer, validate_extras, validate_resolution, validate_seed,
+    with_grade_directive,
 };
 use super::{json_object, resolve_project};
-use crate::palette::{PaletteColor, grading_directive};
+use crate::palette::PaletteColor;
 use crate::sandbox::auth::Caller;
 use crate::sandbox::catalog::ModelSpec;
 use crate::sandbox::http_error::{ApiError, ApiResult};
@@ -328,9 +329,7 @@ fn submit_video(
         prompt.as_str()
     };
     let mut prompt_used = enhanced_prompt(base_prompt, enhance_flag(&body));
-    if let Some(colors) = &grade {
-        prompt_used = format!("{prompt_used} {}", grading_directive(colors));
-    }
+    prompt_used = with_grade_directive(prompt_used, grade.as_deref());
     let cost = video_cost(spec, &resolution, duration_secs);
     let minimum = round_credits(cost.max(state.catalog.cheapest_credit(kind.catalog_type())));
     let generation = NewGeneration {
@@ -501,9 +500,7 @@ pub(crate) async fn creative_director(
                 "{} (scene {scene_number} of {scene_count})",
                 enhanced_prompt(&prompt, enhance)
             );
-            if let Some(colors) = &grade {
-                prompt_used = format!("{prompt_used} {}", grading_directive(colors));
-            }
+            prompt_used = with_grade_directive(prompt_used, grade.as_deref());
             NewGeneration {
                 id: new_object_id(),
                 user_id: caller.user_id.clone(),

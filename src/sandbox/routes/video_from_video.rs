@@ -12,11 +12,10 @@ use serde_json::{Map, Value, json};
 
 use super::generate::{
     bad_request, enhance_flag, enhanced_prompt, insufficient, project_grade, scaled_duration_ms,
-    submit_answer, validate_extras, validate_seed,
+    submit_answer, validate_extras, validate_seed, with_grade_directive,
 };
 use super::video::video_resolution;
 use super::{json_object, resolve_project};
-use crate::palette::grading_directive;
 use crate::sandbox::auth::Caller;
 use crate::sandbox::catalog::{Catalog, ModelSpec, VIDEO_TO_VIDEO_TYPE};
 use crate::sandbox::edit_jobs::{VIDEO_FROM_VIDEO_KIND, video_input_credits};
@@ -117,9 +116,7 @@ pub(crate) async fn video_from_video(
         prompt.as_str()
     };
     let mut prompt_used = enhanced_prompt(base_prompt, enhance_flag(&body));
-    if let Some(colors) = &grade {
-        prompt_used = format!("{prompt_used} {}", grading_directive(colors));
-    }
+    prompt_used = with_grade_directive(prompt_used, grade.as_deref());
     // Reserved on an assumed source (ceil(input) + output, both the assumed length).
     let reservation = video_input_credits(
         model,
