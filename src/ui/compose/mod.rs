@@ -627,34 +627,44 @@ fn sources_card_ui(
             };
             ui.label(RichText::new(hint).color(tokens::TEXT_FAINT));
         });
-        ui.horizontal(|ui| {
-            let button_width = 84.0;
-            let response = ui.add(
-                TextEdit::singleline(&mut form.url_input)
-                    .hint_text("https://… image URL")
-                    .desired_width((ui.available_width() - button_width - 8.0).max(120.0)),
-            );
-            widgets::name_widget(&response, "Source image URL");
-            let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
-            if ui.add(widgets::secondary_button("Add URL")).clicked() || enter {
-                actions.push(Action::AddSourceUrl(form.url_input.clone()));
-            }
-        });
+        if url_row_ui(
+            ui,
+            &mut form.url_input,
+            "https://… image URL",
+            "Source image URL",
+        ) {
+            actions.push(Action::AddSourceUrl(form.url_input.clone()));
+        }
         if let Some(error) = &form.url_error {
             widgets::field_error(ui, error);
         }
     });
 }
 
-fn source_chip_ui(
-    ui: &mut Ui,
-    index: usize,
-    source: &SourceImage,
-    textures: &TextureCache,
-    actions: &mut Vec<Action>,
-) {
-    let (status, color) = match &source.state {
-        SourceState::Uploading => match source.upload_progress {
+/// A URL field with its Add URL button; true when the artist asked to add (button or Enter).
+fn url_row_ui(ui: &mut Ui, input: &mut String, hint: &str, name: &str) -> bool {
+    ui.horizontal(|ui| {
+        let button_width = 84.0;
+        let response = ui.add(
+            TextEdit::singleline(input)
+                .hint_text(hint)
+                .desired_width((ui.available_width() - button_width - 8.0).max(120.0)),
+        );
+        widgets::name_widget(&response, name);
+        let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+        ui.add(widgets::secondary_button("Add URL")).clicked() || enter
+    })
+    .inner
+}
+
+/// A source's state in words and colour: upload progress, `ready_text`, or the failure.
+fn source_status(
+    state: &SourceState,
+    upload_progress: Option<(u64, u64)>,
+    ready_text: &str,
+) -> (String, egui::Color32) {
+    match state {
+        SourceState::Uploading => match upload_progress {
             Some((done, total)) if total > 0 => (
                 format!(
                     "uploading… {:.0} %",
@@ -664,9 +674,19 @@ fn source_chip_ui(
             ),
             _ => ("uploading…".to_owned(), tokens::INFO),
         },
-        SourceState::Ready { .. } => ("ready".to_owned(), tokens::SUCCESS),
+        SourceState::Ready { .. } => (ready_text.to_owned(), tokens::SUCCESS),
         SourceState::Failed { error } => (format!("failed: {error}"), tokens::DANGER),
-    };
+    }
+}
+
+fn source_chip_ui(
+    ui: &mut Ui,
+    index: usize,
+    source: &SourceImage,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
+    let (status, color) = source_status(&source.state, source.upload_progress, "ready");
     egui::Frame::new()
         .fill(tokens::BG_ELEVATED)
         .stroke(Stroke::new(1.0, tokens::BORDER))

@@ -10,12 +10,11 @@ pub use form::{EditChoice, VideoEditForm, VideoSource};
 
 use crate::api::validate::Field;
 use crate::api::video_edit::{RetakeMode, VideoEditOperationKind};
-use crate::ui::compose::SourceState;
 use crate::ui::format;
 use crate::ui::model::{Action, Model};
 use crate::ui::tokens;
 use crate::ui::widgets;
-use egui::{ComboBox, Key, RichText, TextEdit, Ui, Vec2};
+use egui::{ComboBox, RichText, TextEdit, Ui, Vec2};
 
 /// The form column's cards for a video edit.
 pub fn edit_form_ui(
@@ -60,26 +59,21 @@ fn source_card_ui(ui: &mut Ui, form: &mut VideoEditForm, actions: &mut Vec<Actio
             }
             ui.label(RichText::new("or add a URL:").color(tokens::TEXT_FAINT));
         });
-        ui.horizontal(|ui| {
-            let button_width = 84.0;
-            let response = ui.add(
-                TextEdit::singleline(&mut form.url_input)
-                    .hint_text("https://… video URL")
-                    .desired_width((ui.available_width() - button_width - 8.0).max(120.0)),
-            );
-            widgets::name_widget(&response, "Source video URL");
-            let enter = response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
-            if ui.add(widgets::secondary_button("Add URL")).clicked() || enter {
-                let typed = form.url_input.clone();
-                match form.add_url_source(&typed) {
-                    Ok(()) => {
-                        form.url_input.clear();
-                        form.url_error = None;
-                    }
-                    Err(error) => form.url_error = Some(error),
+        if super::url_row_ui(
+            ui,
+            &mut form.url_input,
+            "https://… video URL",
+            "Source video URL",
+        ) {
+            let typed = form.url_input.clone();
+            match form.add_url_source(&typed) {
+                Ok(()) => {
+                    form.url_input.clear();
+                    form.url_error = None;
                 }
+                Err(error) => form.url_error = Some(error),
             }
-        });
+        }
         if let Some(error) = &form.url_error {
             widgets::field_error(ui, error);
         }
@@ -88,23 +82,10 @@ fn source_card_ui(ui: &mut Ui, form: &mut VideoEditForm, actions: &mut Vec<Actio
 
 /// The source's name, length and state; returns true when Remove was pressed.
 fn source_chip_ui(ui: &mut Ui, source: &VideoSource) -> bool {
-    let (status, color) = match &source.state {
-        SourceState::Uploading => match source.upload_progress {
-            Some((done, total)) if total > 0 => (
-                format!(
-                    "uploading… {:.0} %",
-                    (done as f64 / total as f64 * 100.0).min(100.0)
-                ),
-                tokens::INFO,
-            ),
-            _ => ("uploading…".to_owned(), tokens::INFO),
-        },
-        SourceState::Ready { .. } => match source.duration_secs {
-            Some(secs) => (format::seconds_label(secs), tokens::SUCCESS),
-            None => ("ready".to_owned(), tokens::SUCCESS),
-        },
-        SourceState::Failed { error } => (format!("failed: {error}"), tokens::DANGER),
-    };
+    let ready = source
+        .duration_secs
+        .map_or_else(|| "ready".to_owned(), format::seconds_label);
+    let (status, color) = super::source_status(&source.state, source.upload_progress, &ready);
     let mut removed = false;
     egui::Frame::new()
         .fill(tokens::BG_ELEVATED)
