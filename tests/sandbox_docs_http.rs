@@ -479,7 +479,7 @@ async fn the_list_is_metadata_newest_edit_first_with_a_project_filter() {
     let (ids, pagination) = me
         .list(&format!("?project_id={project}&page=2&limit=2"))
         .await;
-    assert_eq!(ids, [second.clone()]);
+    assert_eq!(ids, [second]);
     assert_eq!(
         pagination,
         json!({"page": 2, "limit": 2, "total": 3, "pages": 2})
