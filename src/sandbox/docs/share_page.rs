@@ -11,7 +11,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::sanitize::sanitize;
-use super::store::DocRow;
+use super::store::{DocRow, LinkEdit};
 use crate::sandbox::state::AppState;
 
 /// The page runs no script, loads nothing and may only post back to itself.
@@ -174,43 +174,50 @@ pub(crate) async fn show(
     }
 }
 
+fn read_only() -> Response {
+    message_page(
+        StatusCode::FORBIDDEN,
+        "This document is read-only",
+        "Its owner shared it for reading only, so changes cannot be saved from this link.",
+    )
+}
+
 /// POST /share/docs/{token} (form `content`): sanitises, saves, 303 back to the page.
 pub(crate) async fn save(
     State(state): State<AppState>,
     Path(token): Path<String>,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
-    let doc = match state.store.shared_doc(&token) {
-        Ok(Some(doc)) => doc,
-        Ok(None) => return not_available(),
-        Err(error) => return internal_error(error),
-    };
-    if !doc.is_editable_by_link {
-        return message_page(
-            StatusCode::FORBIDDEN,
-            "This document is read-only",
-            "Its owner shared it for reading only, so changes cannot be saved from this link.",
-        );
-    }
-    let Some(content) = form
+    let content = form
         .ok()
-        .and_then(|Form(mut fields)| fields.remove("content"))
-    else {
-        return message_page(
-            StatusCode::BAD_REQUEST,
-            "Nothing to save",
-            "The form did not include the document's content.",
-        );
+        .and_then(|Form(mut fields)| fields.remove("content"));
+    let Some(content) = content else {
+        // A link that allows no edit says so before the form is judged.
+        return match state.store.shared_doc(&token) {
+            Ok(Some(doc)) if doc.is_editable_by_link => message_page(
+                StatusCode::BAD_REQUEST,
+                "Nothing to save",
+                "The form did not include the document's content.",
+            ),
+            Ok(Some(_)) => read_only(),
+            Ok(None) => not_available(),
+            Err(error) => internal_error(error),
+        };
     };
-    let content = sanitize(&content);
-    if let Err(error) = state
+    match state
         .store
-        .update_doc(&doc, None, Some(&content), state.clock.now_ms())
+        .edit_by_link(&token, &sanitize(&content), state.clock.now_ms())
     {
-        return internal_error(error);
+        Ok(LinkEdit::Saved) => redirect_to_page(&token),
+        Ok(LinkEdit::ReadOnly) => read_only(),
+        Ok(LinkEdit::NotShared) => not_available(),
+        Err(error) => internal_error(error),
     }
-    let location = format!("/share/docs/{token}?saved=1");
-    match HeaderValue::from_str(&location) {
+}
+
+/// 303 to the page, which then says "Saved.".
+fn redirect_to_page(token: &str) -> Response {
+    match HeaderValue::from_str(&format!("/share/docs/{token}?saved=1")) {
         Ok(location) => {
             let mut response = StatusCode::SEE_OTHER.into_response();
             response.headers_mut().insert(header::LOCATION, location);
