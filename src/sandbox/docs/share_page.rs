@@ -126,15 +126,23 @@ fn internal_error(error: rusqlite::Error) -> Response {
     )
 }
 
+/// "25 Nov 2026, 10:30 UTC" from a stored ISO timestamp (as it is, if it does not parse).
+fn readable_time(iso: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(iso)
+        .map(|time| time.format("%-d %b %Y, %H:%M UTC").to_string())
+        .unwrap_or_else(|_| iso.to_owned())
+}
+
 /// The read-only view of a document, with the edit form when the link allows editing.
 fn document_page(doc: &DocRow, token: &str, saved: bool) -> String {
     let mut body = format!(
         "<header>\n<p class=\"kicker\">Shared document</p>\n\
          <h1 class=\"doc-title\">{title}</h1>\n\
-         <p class=\"meta\">Last updated <time datetime=\"{updated}\">{updated}</time></p>\n\
+         <p class=\"meta\">Last updated <time datetime=\"{updated}\">{shown}</time></p>\n\
          </header>\n",
         title = escape_html(&doc.title),
         updated = escape_html(&doc.updated_at),
+        shown = escape_html(&readable_time(&doc.updated_at)),
     );
     if saved {
         body.push_str("<p class=\"notice\" role=\"status\">Saved.</p>\n");
@@ -230,7 +238,16 @@ fn redirect_to_page(token: &str) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::escape_html;
+    use super::{escape_html, readable_time};
+
+    #[test]
+    fn the_update_time_reads_like_a_date() {
+        assert_eq!(
+            readable_time("2026-11-25T10:30:00.000Z"),
+            "25 Nov 2026, 10:30 UTC"
+        );
+        assert_eq!(readable_time("not a time"), "not a time");
+    }
 
     #[test]
     fn markup_in_titles_and_textareas_cannot_break_out() {
