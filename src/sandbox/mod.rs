@@ -12,6 +12,7 @@ mod catalog;
 mod cinematic;
 mod cli;
 mod clock;
+mod code_api;
 mod config;
 mod edit_jobs;
 mod edit_plan;
