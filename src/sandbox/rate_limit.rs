@@ -39,6 +39,10 @@ pub(crate) enum Group {
     PaletteAnalysis,
     /// 120/min per user, its own counter: /docs/* (project documents).
     Docs,
+    /// 60/min per user: coding-assistant uploads (`/api/kolbo/v1/files`).
+    CodeUpload,
+    /// 60/min per user: coding-assistant chat completions (the sandbox's choice).
+    CodeChat,
 }
 
 impl Group {
@@ -50,6 +54,7 @@ impl Group {
             Group::Media | Group::ColorPalettes | Group::Docs => 120,
             Group::BulkMedia => 20,
             Group::PaletteAnalysis => 10,
+            Group::CodeUpload | Group::CodeChat => 60,
         }
     }
 

@@ -128,6 +128,7 @@ pub(crate) fn router(state: AppState) -> Router {
         )
         .merge(admin::router(&state))
         .merge(super::docs::share_routes())
+        .merge(super::code_api::router(&state))
         .fallback(api_not_found)
         .layer(from_fn(http_log::log_request))
         .layer(from_fn(http_log::catch_panic))
