@@ -51,19 +51,30 @@ impl Format {
         }
     }
 
-    /// The button's accessible name and tooltip.
+    /// The button's accessible name.
     pub fn name(self) -> &'static str {
         match self {
             Format::Heading(1) => "Heading 1",
             Format::Heading(2) => "Heading 2",
             Format::Heading(_) => "Heading 3",
-            Format::Bold => "Bold (Ctrl+B)",
-            Format::Italic => "Italic (Ctrl+I)",
-            Format::Link => "Link (Ctrl+K)",
+            Format::Bold => "Bold",
+            Format::Italic => "Italic",
+            Format::Link => "Link",
             Format::BulletList => "Bulleted list",
             Format::NumberedList => "Numbered list",
             Format::Quote => "Quote",
             Format::Table => "Table",
+        }
+    }
+
+    /// The button's tooltip (with its shortcut).
+    pub fn hint(self) -> &'static str {
+        match self {
+            Format::Bold => "Bold (Ctrl+B)",
+            Format::Italic => "Italic (Ctrl+I)",
+            Format::Link => "Link (Ctrl+K)",
+            Format::Table => "Table (a template, or the selected lines as rows)",
+            other => other.name(),
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority};
 use crate::session::Session;
 use crate::ui::compose::{self, CreateState};
 use crate::ui::dialogs::{DialogKind, FileDialogs};
+use crate::ui::docs::{DocsState, LeaveTarget};
 use crate::ui::format;
 use crate::ui::jobs;
 use crate::ui::library::{self, LibraryState, Place};
@@ -26,6 +27,7 @@ use std::time::Duration;
 
 mod capture;
 mod dialogs;
+mod docs;
 mod keyboard;
 mod notices;
 mod results;
@@ -67,6 +69,7 @@ pub struct StudioApp {
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
     palettes: PalettesState,
+    docs: DocsState,
     /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
     keys: keyboard::KeyboardState,
     /// The staged screenshot scene's progress (`--view video|storyboard`).
@@ -103,6 +106,7 @@ impl StudioApp {
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
             palettes: PalettesState::default(),
+            docs: DocsState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
         };
@@ -345,6 +349,7 @@ impl StudioApp {
         self.confirm = None;
         self.create.on_connection_changed();
         self.palettes = PalettesState::default();
+        self.docs.reset();
         self.settings_snapshot = SettingsSnapshot::of(&self.session);
         self.request_service_data();
     }
@@ -489,6 +494,7 @@ impl StudioApp {
             event @ (Event::VideoStripThumbnail { .. } | Event::VideoStripFinished { .. }) => {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
+            Event::Docs(event) => self.docs_event(ctx, event),
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
@@ -553,8 +559,12 @@ impl StudioApp {
     // ---- actions -----------------------------------------------------------------------
 
     fn apply(&mut self, ctx: &egui::Context, action: Action) {
+        if matches!(action, Action::ActivateProfile(_) | Action::RemoveProfile(_)) {
+            self.flush_doc_deletes();
+        }
         match action {
             Action::Send(command) => self.send(*command),
+            Action::Navigate(view) if !self.docs_may_leave(LeaveTarget::View(view)) => {}
             Action::Navigate(view) => {
                 if view == View::Settings {
                     self.settings_snapshot = SettingsSnapshot::of(&self.session);
@@ -692,7 +702,10 @@ impl StudioApp {
                 }
                 self.settings_snapshot = SettingsSnapshot::of(&self.session);
             }
-            Action::DismissToast(id) => self.toasts.dismiss(id),
+            action @ (Action::DismissToast(_) | Action::PressToast(_) | Action::UndoToast(_)) => {
+                self.apply_toast(ctx, action)
+            }
+            Action::Docs(action) => self.apply_docs(ctx, action),
             Action::Library(action) => {
                 for follow_up in self.library.apply(action) {
                     self.apply(ctx, follow_up);
@@ -788,7 +801,7 @@ impl StudioApp {
         }
 
         let central_margin = match self.view {
-            View::Library | View::Palettes => 0,
+            View::Library | View::Palettes | View::Docs => 0,
             // Create's two columns need the width.
             View::Create => 16,
             _ => 24,
@@ -831,6 +844,7 @@ impl StudioApp {
                     &self.create.form.cinematic,
                     &self.textures,
                 )),
+                View::Docs => actions.extend(self.docs_panel(ui)),
             });
 
         if let Some(confirm) = self.confirm.clone() {
@@ -860,6 +874,9 @@ impl StudioApp {
         });
         let library = self.view == View::Library;
         let palettes_view = self.view == View::Palettes;
+        if self.view == View::Docs {
+            return; // Documents hold no files; a drop must not leave the editor.
+        }
         if !dropped.is_empty() {
             if palettes_view {
                 for action in self.palettes.add_images(dropped) {
@@ -953,7 +970,7 @@ impl eframe::App for StudioApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         self.textures.begin_frame();
-        self.toasts.tick(ctx.input(|i| i.time));
+        self.docs_frame(&ctx);
         self.create.form.normalize(&self.model);
         let now_secs = ctx.input(|i| i.time);
         if let Some(memory) = self.create.memory_to_save(now_secs) {
@@ -1005,6 +1022,7 @@ impl eframe::App for StudioApp {
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         self.store_window_on_exit();
+        self.flush_doc_deletes();
         if let Some(pipeline) = self.thumbnails.take() {
             pipeline.shutdown();
         }
