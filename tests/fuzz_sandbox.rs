@@ -51,6 +51,7 @@ struct Fixtures {
     palette_id: String,
     ticket_token: String,
     file_url: String,
+    doc_id: String,
 }
 
 async fn call(
@@ -129,6 +130,15 @@ async fn fixtures(http: &reqwest::Client, sandbox: &SandboxHandle) -> Fixtures {
         .or_else(|| ticket["data"]["token"].as_str())
         .unwrap_or("no-token")
         .to_owned();
+    let doc = call(
+        http,
+        sandbox,
+        Method::POST,
+        "/v1/docs",
+        Some(json!({"title": "Fuzz doc", "content": "<p>x</p>"})),
+    )
+    .await;
+    let doc_id = doc["doc"]["id"].as_str().expect("doc id").to_owned();
     Fixtures {
         project_id,
         media_ids,
@@ -136,6 +146,7 @@ async fn fixtures(http: &reqwest::Client, sandbox: &SandboxHandle) -> Fixtures {
         palette_id,
         ticket_token,
         file_url,
+        doc_id,
     }
 }
 
@@ -350,6 +361,33 @@ fn routes(f: &Fixtures) -> Vec<Route> {
             "/v1/color-palettes/{id}/activate",
             &f.palette_id,
             j(json!({"projectId": project})),
+        ),
+        route(
+            Method::GET,
+            "/v1/docs",
+            "",
+            Body::Query(format!("project_id={project}&page=1&limit=20")),
+        ),
+        route(
+            Method::POST,
+            "/v1/docs",
+            "",
+            j(
+                json!({"title": "Notes", "content": "<h1>Hi</h1><p><a href=\"https://x.test\">x</a></p>",
+                "project_id": project}),
+            ),
+        ),
+        route(
+            Method::PUT,
+            "/v1/docs/{id}",
+            &f.doc_id,
+            j(json!({"title": "Renamed", "content": "<ul><li>one</li></ul><script>x</script>"})),
+        ),
+        route(
+            Method::PATCH,
+            "/v1/docs/{id}/share",
+            &f.doc_id,
+            j(json!({"shared": true, "editable": true})),
         ),
     ]
 }

@@ -12,6 +12,7 @@ mod cinematic;
 mod cli;
 mod clock;
 mod config;
+mod docs;
 mod edit_jobs;
 mod edit_plan;
 mod error;

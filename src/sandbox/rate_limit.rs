@@ -37,6 +37,8 @@ pub(crate) enum Group {
     ColorPalettes,
     /// 10/min per user on top of the shared bucket: /color-palettes/analyze.
     PaletteAnalysis,
+    /// 120/min per user, its own counter: /docs/* (project documents).
+    Docs,
 }
 
 impl Group {
@@ -45,7 +47,7 @@ impl Group {
             Group::Global => 5000,
             Group::ImageGeneration => 30,
             Group::OtherGeneration | Group::ProjectCreation => 10,
-            Group::Media | Group::ColorPalettes => 120,
+            Group::Media | Group::ColorPalettes | Group::Docs => 120,
             Group::BulkMedia => 20,
             Group::PaletteAnalysis => 10,
         }
@@ -223,6 +225,7 @@ pub(crate) fn group_for_route(method: &axum::http::Method, path: &str) -> Group 
         ["v1", "media", ..] => Group::Media,
         ["v1", "color-palettes", "analyze"] => Group::PaletteAnalysis,
         ["v1", "color-palettes", ..] => Group::ColorPalettes,
+        ["v1", "docs", ..] => Group::Docs,
         _ => Group::Global,
     }
 }
@@ -290,6 +293,13 @@ pub(crate) fn limited_response(group: Group, decision: Decision) -> Response {
             "status": false,
             "error": "Too many generation requests",
             "message": "Too many color palette requests, please try again later",
+            "retryAfter": RETRY_AFTER_SECS,
+        }),
+        // Document 2's shared limiter body, with the docs group's own message.
+        Group::Docs => json!({
+            "status": false,
+            "error": "Too many generation requests",
+            "message": "Too many document requests (120 per minute), please try again later",
             "retryAfter": RETRY_AFTER_SECS,
         }),
         Group::PaletteAnalysis => json!({

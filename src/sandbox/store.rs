@@ -356,6 +356,7 @@ impl Store {
         conn.execute_batch(super::media_store::MEDIA_SCHEMA)?;
         conn.execute_batch(super::palette_store::PALETTE_SCHEMA)?;
         conn.execute_batch(super::trim_store::TRIM_SCHEMA)?;
+        conn.execute_batch(super::docs::DOCS_SCHEMA)?;
         super::users::migrate(&conn)?;
         migrate_generations(&conn)?;
         Ok(Self {

@@ -100,6 +100,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/v1/cinematic-presets", get(presets::list))
         .merge(media_routes(&state))
         .merge(palette_routes(&state))
+        .merge(super::docs::api_routes(&state))
         .fallback(api_not_found)
         .layer(from_fn_with_state(state.clone(), global_limit))
         .layer(from_fn_with_state(state.clone(), require_api_key))
@@ -126,6 +127,7 @@ pub(crate) fn router(state: AppState) -> Router {
             post(ticket::upload_with_query_token).layer(DefaultBodyLimit::disable()),
         )
         .merge(admin::router(&state))
+        .merge(super::docs::share_routes())
         .fallback(api_not_found)
         .layer(from_fn(http_log::log_request))
         .layer(from_fn(http_log::catch_panic))
