@@ -143,21 +143,22 @@ fn row_ui(
         .inner_margin(egui::Margin::symmetric(10, 8))
         .show(ui, |ui| {
             ui.set_width(ui.available_width());
-            ui.horizontal(|ui| {
-                ui.add(
-                    egui::Label::new(
-                        RichText::new(doc.display_title())
-                            .strong()
-                            .color(tokens::TEXT),
-                    )
-                    .truncate()
-                    .selectable(false),
-                );
+            // The badge first (from the right), so a long title is cut before it.
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if doc.is_shared {
-                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                        widgets::badge(ui, "SHARED", tokens::SUCCESS);
-                    });
+                    widgets::badge(ui, "SHARED", tokens::SUCCESS);
                 }
+                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                    ui.add(
+                        egui::Label::new(
+                            RichText::new(doc.display_title())
+                                .strong()
+                                .color(tokens::TEXT),
+                        )
+                        .truncate()
+                        .selectable(false),
+                    );
+                });
             });
             let details = [project_name.unwrap_or(""), updated.as_str()]
                 .into_iter()
