@@ -337,7 +337,10 @@ mod tests {
             serde_json::from_value(json!({"success": true, "doc": {"id": "d2", "title": ""}}))
                 .unwrap();
         let doc = meta_only.into_doc().unwrap();
-        assert_eq!((doc.content.as_str(), doc.meta.display_title()), ("", "Untitled"));
+        assert_eq!(
+            (doc.content.as_str(), doc.meta.display_title()),
+            ("", "Untitled")
+        );
         let empty: DocWire = serde_json::from_value(json!({"success": true})).unwrap();
         assert!(matches!(empty.into_doc(), Err(ApiError::Decode(_))));
     }

@@ -137,7 +137,10 @@ impl Docs {
                 limit,
             } => {
                 spawn_reported(&self.ctx, "loading the documents", async move {
-                    let result = ctx.client.list_docs(project_id.as_deref(), page, limit).await;
+                    let result = ctx
+                        .client
+                        .list_docs(project_id.as_deref(), page, limit)
+                        .await;
                     if let Err(e) = &result {
                         tracing::warn!("document list failed: {e}");
                     }

@@ -351,8 +351,7 @@ enum ListMarker {
 
 fn toggle_list(lines: &[&str], marker: ListMarker) -> Vec<String> {
     let filled: Vec<&&str> = lines.iter().filter(|l| !l.trim().is_empty()).collect();
-    let all_marked =
-        !filled.is_empty() && filled.iter().all(|l| strip_list_marker(l).0 == marker);
+    let all_marked = !filled.is_empty() && filled.iter().all(|l| strip_list_marker(l).0 == marker);
     let mut number = 0;
     lines
         .iter()
@@ -488,7 +487,11 @@ mod tests {
 
     /// Selection markers: `[` `]`, or `«` `»` in texts that hold brackets; `|` a cursor.
     fn markers(text: &str) -> (char, char) {
-        if text.contains('«') { ('«', '»') } else { ('[', ']') }
+        if text.contains('«') {
+            ('«', '»')
+        } else {
+            ('[', ']')
+        }
     }
 
     /// `text` with its selection marked → (plain text, range).
@@ -563,7 +566,10 @@ mod tests {
             "see [the call sheet](«https://»)"
         );
         let empty = apply("", 0..0, Format::Link);
-        assert_eq!((empty.text.as_str(), empty.selection), ("[link text](https://)", 1..10));
+        assert_eq!(
+            (empty.text.as_str(), empty.selection),
+            ("[link text](https://)", 1..10)
+        );
         assert_eq!(
             run("«https://example.com»", Format::Link),
             "[«link text»](https://example.com)"
@@ -584,9 +590,15 @@ mod tests {
     fn lists_prefix_every_selected_line_and_switch_kinds() {
         assert_eq!(run("[one\ntwo]", Format::BulletList), "[- one\n- two]");
         assert_eq!(run("[- one\n- two]", Format::BulletList), "[one\ntwo]");
-        assert_eq!(run("[- one\n\n- two]", Format::NumberedList), "[1. one\n\n2. two]");
+        assert_eq!(
+            run("[- one\n\n- two]", Format::NumberedList),
+            "[1. one\n\n2. two]"
+        );
         assert_eq!(run("[1. one\n2. two]", Format::NumberedList), "[one\ntwo]");
-        assert_eq!(run("[1. one\n2. two]", Format::BulletList), "[- one\n- two]");
+        assert_eq!(
+            run("[1. one\n2. two]", Format::BulletList),
+            "[- one\n- two]"
+        );
         // Whole lines selected with their newline leave the next line alone.
         assert_eq!(run("[one\n]two", Format::BulletList), "[- one]\ntwo");
         assert_eq!(run("|", Format::NumberedList), "1. |");

@@ -68,6 +68,16 @@ pub fn html_to_markdown(html: &str) -> Result<String, MarkupError> {
     Ok(markdown)
 }
 
+/// `markdown` as the service will keep it, back as Markdown: what a saved document shows
+/// (the editor's preview). Unsupported constructs are gone (code blocks become plain text,
+/// images and rules vanish), exactly as after a save and a reopen.
+pub fn as_stored_markdown(markdown: &str) -> String {
+    html_to_markdown(&to_stored_html(markdown)).unwrap_or_else(|error| {
+        tracing::warn!("preview conversion failed: {error}");
+        String::new()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +134,22 @@ Paragraph with **bold**, *italic*, a [link](https://example.com/call) and a \
         );
         let back = html_to_markdown(&stored).unwrap();
         assert_eq!(to_stored_html(&back), stored, "{back}");
+    }
+
+    #[test]
+    fn the_stored_form_drops_what_the_service_does_not_keep() {
+        let stored =
+            as_stored_markdown("# Title\n\n```\ncargo run\n```\n\n![a](https://e.example/a.png)\n");
+        assert!(stored.starts_with("# Title"), "{stored}");
+        assert!(
+            stored.contains("cargo run") && !stored.contains("```"),
+            "{stored}"
+        );
+        assert!(!stored.contains("e.example"), "{stored}");
+        assert_eq!(
+            as_stored_markdown(EVERYTHING),
+            html_to_markdown(&to_stored_html(EVERYTHING)).unwrap()
+        );
     }
 
     #[test]

@@ -104,8 +104,17 @@ mod tests {
             sanitize(r#"<a href="mailto:a@example.com">m</a>"#),
             r#"<a href="mailto:a@example.com">m</a>"#
         );
-        for bad in ["javascript:alert(1)", "/relative", "ftp://example.com/f", "data:text/html,x"] {
-            assert_eq!(sanitize(&format!(r#"<a href="{bad}">x</a>"#)), "<a>x</a>", "{bad}");
+        for bad in [
+            "javascript:alert(1)",
+            "/relative",
+            "ftp://example.com/f",
+            "data:text/html,x",
+        ] {
+            assert_eq!(
+                sanitize(&format!(r#"<a href="{bad}">x</a>"#)),
+                "<a>x</a>",
+                "{bad}"
+            );
         }
     }
 }

@@ -175,8 +175,14 @@ mod tests {
             ("one<br>two\n", "line breaks"),
             ("3. three\n4. four\n", "list numbers that don't start at 1"),
             ("| a |\n| :-: |\n| 1 |\n", "table column alignment"),
-            ("[x](javascript:alert(1)) [y](/relative)\n", "link addresses other than http, https or mailto"),
-            ("<script>alert(1)</script>\n", "scripts, styles and frames (with their content)"),
+            (
+                "[x](javascript:alert(1)) [y](/relative)\n",
+                "link addresses other than http, https or mailto",
+            ),
+            (
+                "<script>alert(1)</script>\n",
+                "scripts, styles and frames (with their content)",
+            ),
             ("<div>boxed</div>\n", "other HTML tags"),
         ];
         for (markdown, expected) in cases {
@@ -196,7 +202,12 @@ mod tests {
     #[test]
     fn what_is_named_is_what_sanitising_changes() {
         // Every reported case really loses something between the HTML and what is kept.
-        for markdown in ["```\nx\n```\n", "![a](https://e.example/a.png)\n", "~~s~~\n", "a  \nb\n"] {
+        for markdown in [
+            "```\nx\n```\n",
+            "![a](https://e.example/a.png)\n",
+            "~~s~~\n",
+            "a  \nb\n",
+        ] {
             let html = super::super::markdown_to_html(markdown);
             assert_ne!(super::super::sanitize(&html), html, "{markdown:?}");
             assert!(!names(markdown).is_empty());

@@ -559,7 +559,10 @@ impl StudioApp {
     // ---- actions -----------------------------------------------------------------------
 
     fn apply(&mut self, ctx: &egui::Context, action: Action) {
-        if matches!(action, Action::ActivateProfile(_) | Action::RemoveProfile(_)) {
+        if matches!(
+            action,
+            Action::ActivateProfile(_) | Action::RemoveProfile(_)
+        ) {
             self.flush_doc_deletes();
         }
         match action {

@@ -1,7 +1,10 @@
 //! The Markdown editor: a toolbar whose buttons (and Ctrl+B / Ctrl+I / Ctrl+K while the
 //! editor has focus) act on the editor's selection through `markup::edit`, a monospace
 //! multi-line text field, and the live preview (egui_commonmark) beside it — or below it
-//! in a narrow window.
+//! in a narrow window. The preview renders the document as the service will keep it
+//! (`DocDraft::preview`), so what it shows is what a save, a reopen or the share page
+//! shows; what is dropped is named by the notice above. (It also never meets a code block,
+//! whose copy button egui_commonmark draws with a glyph the studio's fonts lack.)
 
 use super::state::DocDraft;
 use crate::markup::edit::{self, Format};
@@ -105,7 +108,10 @@ pub fn editor_and_preview_ui(
         (egui::vec2(width, available.y), egui::vec2(width + GAP, 0.0))
     } else {
         let height = ((available.y - GAP) / 2.0).max(120.0);
-        (egui::vec2(available.x, height), egui::vec2(0.0, height + GAP))
+        (
+            egui::vec2(available.x, height),
+            egui::vec2(0.0, height + GAP),
+        )
     };
     let origin = ui.cursor().min;
     let editor_rect = egui::Rect::from_min_size(origin, pane);
@@ -115,7 +121,7 @@ pub fn editor_and_preview_ui(
         changed = markdown_pane_ui(ui, draft, enabled);
     });
     ui.scope_builder(egui::UiBuilder::new().max_rect(preview_rect), |ui| {
-        preview_pane_ui(ui, &draft.markdown, cache);
+        preview_pane_ui(ui, &draft.preview, cache);
     });
     ui.allocate_rect(editor_rect.union(preview_rect), egui::Sense::hover());
     changed
@@ -171,7 +177,7 @@ fn preview_pane_ui(ui: &mut Ui, markdown: &str, cache: &mut egui_commonmark::Com
     let height = ui.available_height();
     pane_frame().show(ui, |ui| {
         ui.set_min_size(ui.available_size());
-        pane_caption(ui, "PREVIEW");
+        pane_caption(ui, "PREVIEW · AS SAVED");
         egui::ScrollArea::vertical()
             .id_salt("docs_preview_scroll")
             .auto_shrink([false, false])

@@ -68,7 +68,12 @@ pub fn list_ui(
 
     let list = &state.list;
     if let Some(error) = &list.error {
-        offline::load_error_ui(ui, model, "Could not load the documents", &error.to_string());
+        offline::load_error_ui(
+            ui,
+            model,
+            "Could not load the documents",
+            &error.to_string(),
+        );
         if ui.add(widgets::subtle_button("Try again")).clicked() {
             actions.push(Action::Docs(DocsAction::Reload));
         }
@@ -89,10 +94,13 @@ pub fn list_ui(
         widgets::muted(ui, text);
         return;
     }
-    let open_id = state.draft().and_then(|d| d.doc_id()).or(match &state.editor {
-        super::state::EditorState::Opening { doc_id, .. } => Some(doc_id.as_str()),
-        _ => None,
-    });
+    let open_id = state
+        .draft()
+        .and_then(|d| d.doc_id())
+        .or(match &state.editor {
+            super::state::EditorState::Opening { doc_id, .. } => Some(doc_id.as_str()),
+            _ => None,
+        });
     egui::ScrollArea::vertical()
         .id_salt("docs_list_scroll")
         .auto_shrink([false, false])
@@ -144,20 +152,22 @@ fn row_ui(
         .show(ui, |ui| {
             ui.set_width(ui.available_width());
             // The badge first (from the right), so a long title is cut before it.
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if doc.is_shared {
-                    widgets::badge(ui, "SHARED", tokens::SUCCESS);
-                }
-                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
-                    ui.add(
-                        egui::Label::new(
-                            RichText::new(doc.display_title())
-                                .strong()
-                                .color(tokens::TEXT),
-                        )
-                        .truncate()
-                        .selectable(false),
-                    );
+            ui.horizontal(|ui| {
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    if doc.is_shared {
+                        widgets::badge(ui, "SHARED", tokens::SUCCESS);
+                    }
+                    ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                        ui.add(
+                            egui::Label::new(
+                                RichText::new(doc.display_title())
+                                    .strong()
+                                    .color(tokens::TEXT),
+                            )
+                            .truncate()
+                            .selectable(false),
+                        );
+                    });
                 });
             });
             let details = [project_name.unwrap_or(""), updated.as_str()]
@@ -223,7 +233,11 @@ mod tests {
     fn updated_times_read_as_people_say_them() {
         let now = 1_800_000_000_000;
         assert_eq!(updated_ago(now - 20_000, now), "just now");
-        assert_eq!(updated_ago(now + 5_000, now), "just now", "a clock ahead of ours");
+        assert_eq!(
+            updated_ago(now + 5_000, now),
+            "just now",
+            "a clock ahead of ours"
+        );
         assert_eq!(updated_ago(now - 5 * 60_000, now), "5 min ago");
         assert_eq!(updated_ago(now - 2 * 3_600_000 - 1, now), "2 h ago");
         assert_eq!(updated_ago(now - 3 * 86_400_000, now), "3 d ago");

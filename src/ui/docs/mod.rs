@@ -65,7 +65,9 @@ pub fn docs_ui(
             top: 14,
             bottom: 12,
         }))
-        .show(ui, |ui| editor_area_ui(ui, state, model, project, now_ms, &mut actions));
+        .show(ui, |ui| {
+            editor_area_ui(ui, state, model, project, now_ms, &mut actions)
+        });
 
     if let Some(target) = &state.guard {
         actions.extend(guard_ui(ui.ctx(), state, target.clone()));
@@ -193,13 +195,19 @@ fn header_ui(
             let (marker, color) = if saving {
                 ("Saving…", tokens::TEXT_MUTED)
             } else if draft.is_dirty() {
-                ("● Unsaved changes", tokens::WARNING)
+                ("Unsaved changes", tokens::WARNING)
             } else if draft.meta.is_some() {
                 ("Saved", tokens::TEXT_MUTED)
             } else {
                 ("Not saved yet", tokens::TEXT_MUTED)
             };
             ui.label(RichText::new(marker).size(tokens::TEXT_SMALL).color(color));
+            if draft.is_dirty() && !saving {
+                // A dot before the words (right to left: added after them).
+                let (rect, _) = ui.allocate_exact_size(egui::vec2(8.0, 8.0), egui::Sense::hover());
+                ui.painter()
+                    .circle_filled(rect.center(), 3.5, tokens::WARNING);
+            }
         });
     });
     if let Some(message) = draft.title_message() {
@@ -340,11 +348,9 @@ fn share_ui(
 fn empty_editor_ui(ui: &mut Ui, state: &DocsState, actions: &mut Vec<Action>) {
     ui.add_space(tokens::SPACE_XL);
     ui.vertical_centered(|ui| {
+        // The list says when there are none; here, what to do about it.
         let text = if state.list.is_loaded() && state.list.docs.is_empty() {
-            match state.scope {
-                Scope::ThisProject => list::EMPTY_PROJECT_TEXT,
-                Scope::AllProjects => "No documents yet",
-            }
+            "Start the first document"
         } else {
             "Open a document on the left, or start a new one."
         };
@@ -396,7 +402,7 @@ fn guard_ui(ctx: &egui::Context, state: &DocsState, target: LeaveTarget) -> Vec<
             widgets::muted(ui, "Your edits to this document have not been saved.");
             ui.add_space(tokens::SPACE_M);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui.add(widgets::primary_button("Save")).clicked() {
+                if ui.add(widgets::primary_button("Save changes")).clicked() {
                     actions.push(answer(GuardAnswer::Save));
                 }
                 if ui.add(widgets::danger_button("Discard changes")).clicked() {

@@ -110,7 +110,8 @@ impl DocList {
     }
 
     pub fn has_more(&self) -> bool {
-        self.pages_total.is_some_and(|pages| self.pages_loaded < pages)
+        self.pages_total
+            .is_some_and(|pages| self.pages_loaded < pages)
     }
 
     /// Put `meta` in (or replace it), newest edit first.
@@ -159,6 +160,8 @@ pub struct DocDraft {
     pub title_error: Option<String>,
     /// What the service will not keep of `markdown` (see `markup::unsupported_content`).
     pub unsupported: Vec<String>,
+    /// `markdown` as the service will keep it: what the preview renders.
+    pub preview: String,
     pub save_error: Option<String>,
 }
 
@@ -175,6 +178,7 @@ impl DocDraft {
             markdown,
             title_error: None,
             unsupported: Vec::new(),
+            preview: String::new(),
             save_error: None,
         };
         draft.markdown_changed();
@@ -190,9 +194,11 @@ impl DocDraft {
         self.title != self.saved_title || self.markdown != self.saved_markdown
     }
 
-    /// Call after the Markdown changed: recomputes what the service will not keep.
+    /// Call after the Markdown changed: recomputes what the service will not keep and the
+    /// preview.
     pub fn markdown_changed(&mut self) {
         self.unsupported = markup::unsupported_content(&self.markdown);
+        self.preview = markup::as_stored_markdown(&self.markdown);
     }
 
     /// The title's problem to show at the field: a refused save's, or a live one when the
@@ -422,8 +428,7 @@ impl DocsState {
                 doc_id,
                 result,
             } => {
-                if !matches!(&self.editor, EditorState::Opening { op_id: o, .. } if *o == op_id)
-                {
+                if !matches!(&self.editor, EditorState::Opening { op_id: o, .. } if *o == op_id) {
                     return out;
                 }
                 match result {
@@ -903,20 +908,30 @@ mod tests {
         let Some(Action::UndoToast(toast)) = actions.first() else {
             panic!("an undo toast");
         };
-        assert_eq!(toast.commit, ToastAction::Docs(DocsAction::CommitDelete("new".into())));
+        assert_eq!(
+            toast.commit,
+            ToastAction::Docs(DocsAction::CommitDelete("new".into()))
+        );
         assert!(state.list.docs.iter().all(|d| d.id != "new"));
         assert!(matches!(state.editor, EditorState::Empty));
 
         let actions = state.apply(DocsAction::UndoDelete("new".into()), Some("p1"));
         assert!(actions.is_empty());
         assert_eq!(state.list.docs[0].id, "new");
-        assert!(state.draft().unwrap().markdown.ends_with("more\n"), "edits kept");
+        assert!(
+            state.draft().unwrap().markdown.ends_with("more\n"),
+            "edits kept"
+        );
 
         state.apply(DocsAction::Delete, Some("p1"));
         let actions = state.apply(DocsAction::CommitDelete("new".into()), Some("p1"));
         assert!(matches!(sent(&actions)[..], [DocsCommand::Delete { .. }]));
         // A second commit (toast expiry after quit's flush) sends nothing more.
-        assert!(state.apply(DocsAction::CommitDelete("new".into()), Some("p1")).is_empty());
+        assert!(
+            state
+                .apply(DocsAction::CommitDelete("new".into()), Some("p1"))
+                .is_empty()
+        );
     }
 
     #[test]
@@ -973,7 +988,11 @@ mod tests {
                 content: "<h1>Changed</h1>".into(),
             }),
         });
-        assert!(actions.iter().any(|a| matches!(a, Action::Navigate(View::Library))));
+        assert!(
+            actions
+                .iter()
+                .any(|a| matches!(a, Action::Navigate(View::Library)))
+        );
         assert!(!state.has_unsaved_changes());
     }
 
@@ -985,6 +1004,9 @@ mod tests {
         assert!(sent(&state.apply(DocsAction::Save, Some("p1"))).is_empty());
         assert!(state.draft().unwrap().title_message().is_some());
         state.draft_mut().unwrap().title = "x".repeat(201);
-        assert!(state.draft().unwrap().title_message().is_some(), "live over the limit");
+        assert!(
+            state.draft().unwrap().title_message().is_some(),
+            "live over the limit"
+        );
     }
 }
