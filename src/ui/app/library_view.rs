@@ -134,7 +134,10 @@ impl StudioApp {
 }
 
 /// The thumbnail pipeline under the cache folder; without it the grid shows placeholders.
-pub(super) fn start_thumbnails(ctx: &egui::Context, session: &Session) -> Option<ThumbnailPipeline> {
+pub(super) fn start_thumbnails(
+    ctx: &egui::Context,
+    session: &Session,
+) -> Option<ThumbnailPipeline> {
     let repaint_ctx = ctx.clone();
     let config = ThumbnailConfig::new(
         Some(session.paths().cache_dir.join("thumbnails")),

@@ -238,7 +238,7 @@ pub enum EditorState {
         message: String,
         error: Option<ApiError>,
     },
-    Editing(DocDraft),
+    Editing(Box<DocDraft>),
 }
 
 /// A save in flight.
@@ -255,7 +255,7 @@ struct SaveOp {
 struct PendingDelete {
     meta: DocMeta,
     /// The draft as it was when deleted, restored by Undo.
-    draft: Option<DocDraft>,
+    draft: Option<Box<DocDraft>>,
 }
 
 /// The Docs view's state.
@@ -437,12 +437,12 @@ impl DocsState {
                             let uid = self.next_id();
                             let project_id = doc.meta.project_id.clone();
                             self.list_update(&doc.meta);
-                            self.editor = EditorState::Editing(DocDraft::new(
+                            self.editor = EditorState::Editing(Box::new(DocDraft::new(
                                 uid,
                                 Some(doc.meta),
                                 project_id,
                                 markdown,
-                            ));
+                            )));
                         }
                         Err(error) => {
                             self.editor = EditorState::Failed {
@@ -634,12 +634,12 @@ impl DocsState {
             DocsAction::New => {
                 if self.may_leave(LeaveTarget::New) {
                     let uid = self.next_id();
-                    self.editor = EditorState::Editing(DocDraft::new(
+                    self.editor = EditorState::Editing(Box::new(DocDraft::new(
                         uid,
                         None,
                         project_id.map(str::to_owned),
                         String::new(),
-                    ));
+                    )));
                     self.share_error = None;
                 }
             }
