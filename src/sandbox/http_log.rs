@@ -28,11 +28,15 @@ pub(crate) async fn log_request(request: Request, next: Next) -> Response {
     response
 }
 
-/// Upload-ticket tokens travel in the path and are credentials: they are not logged.
+/// Upload-ticket and document share tokens travel in the path and are credentials: they
+/// are not logged.
 fn loggable_path(path: &str) -> String {
-    match path.strip_prefix("/upload-tickets/") {
-        Some(_) => "/upload-tickets/<token>".to_owned(),
-        None => path.to_owned(),
+    if path.starts_with("/upload-tickets/") {
+        "/upload-tickets/<token>".to_owned()
+    } else if path.starts_with("/share/docs/") {
+        "/share/docs/<token>".to_owned()
+    } else {
+        path.to_owned()
     }
 }
 
@@ -57,10 +61,14 @@ mod tests {
     use super::loggable_path;
 
     #[test]
-    fn ticket_tokens_stay_out_of_the_log() {
+    fn path_tokens_stay_out_of_the_log() {
         assert_eq!(
             loggable_path("/upload-tickets/abc123"),
             "/upload-tickets/<token>"
+        );
+        assert_eq!(
+            loggable_path("/share/docs/0123456789abcdef0123456789abcdef"),
+            "/share/docs/<token>"
         );
         assert_eq!(loggable_path("/api/v1/media"), "/api/v1/media");
     }

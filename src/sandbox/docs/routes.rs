@@ -272,12 +272,15 @@ pub(crate) async fn update(
     }
     let (doc, role) = visible_doc(&state, &caller, id)?;
     require_editor(role)?;
-    let updated = state.store.update_doc(
-        &doc,
-        title.as_deref(),
-        content.as_deref(),
-        state.clock.now_ms(),
-    )?;
+    let updated = state
+        .store
+        .update_doc(
+            &doc.id,
+            title.as_deref(),
+            content.as_deref(),
+            state.clock.now_ms(),
+        )?
+        .ok_or_else(not_found)?;
     Ok(Json(
         json!({"success": true, "doc": doc_json(&state, &updated, true)}),
     ))
@@ -300,7 +303,8 @@ pub(crate) async fn share(
     require_editor(role)?;
     let updated = state
         .store
-        .set_doc_share(&doc, ShareState { shared, editable })?;
+        .set_doc_share(&doc.id, ShareState { shared, editable })?
+        .ok_or_else(not_found)?;
     Ok(Json(
         json!({"success": true, "doc": doc_json(&state, &updated, false)}),
     ))

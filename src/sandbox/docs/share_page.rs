@@ -11,7 +11,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::sanitize::sanitize;
-use super::store::DocRow;
+use super::store::{DocRow, LinkEdit};
 use crate::sandbox::state::AppState;
 
 /// The page runs no script, loads nothing and may only post back to itself.
@@ -126,15 +126,23 @@ fn internal_error(error: rusqlite::Error) -> Response {
     )
 }
 
+/// "25 Nov 2026, 10:30 UTC" from a stored ISO timestamp (as it is, if it does not parse).
+fn readable_time(iso: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(iso)
+        .map(|time| time.format("%-d %b %Y, %H:%M UTC").to_string())
+        .unwrap_or_else(|_| iso.to_owned())
+}
+
 /// The read-only view of a document, with the edit form when the link allows editing.
 fn document_page(doc: &DocRow, token: &str, saved: bool) -> String {
     let mut body = format!(
         "<header>\n<p class=\"kicker\">Shared document</p>\n\
          <h1 class=\"doc-title\">{title}</h1>\n\
-         <p class=\"meta\">Last updated <time datetime=\"{updated}\">{updated}</time></p>\n\
+         <p class=\"meta\">Last updated <time datetime=\"{updated}\">{shown}</time></p>\n\
          </header>\n",
         title = escape_html(&doc.title),
         updated = escape_html(&doc.updated_at),
+        shown = escape_html(&readable_time(&doc.updated_at)),
     );
     if saved {
         body.push_str("<p class=\"notice\" role=\"status\">Saved.</p>\n");
@@ -174,43 +182,50 @@ pub(crate) async fn show(
     }
 }
 
+fn read_only() -> Response {
+    message_page(
+        StatusCode::FORBIDDEN,
+        "This document is read-only",
+        "Its owner shared it for reading only, so changes cannot be saved from this link.",
+    )
+}
+
 /// POST /share/docs/{token} (form `content`): sanitises, saves, 303 back to the page.
 pub(crate) async fn save(
     State(state): State<AppState>,
     Path(token): Path<String>,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
-    let doc = match state.store.shared_doc(&token) {
-        Ok(Some(doc)) => doc,
-        Ok(None) => return not_available(),
-        Err(error) => return internal_error(error),
-    };
-    if !doc.is_editable_by_link {
-        return message_page(
-            StatusCode::FORBIDDEN,
-            "This document is read-only",
-            "Its owner shared it for reading only, so changes cannot be saved from this link.",
-        );
-    }
-    let Some(content) = form
+    let content = form
         .ok()
-        .and_then(|Form(mut fields)| fields.remove("content"))
-    else {
-        return message_page(
-            StatusCode::BAD_REQUEST,
-            "Nothing to save",
-            "The form did not include the document's content.",
-        );
+        .and_then(|Form(mut fields)| fields.remove("content"));
+    let Some(content) = content else {
+        // A link that allows no edit says so before the form is judged.
+        return match state.store.shared_doc(&token) {
+            Ok(Some(doc)) if doc.is_editable_by_link => message_page(
+                StatusCode::BAD_REQUEST,
+                "Nothing to save",
+                "The form did not include the document's content.",
+            ),
+            Ok(Some(_)) => read_only(),
+            Ok(None) => not_available(),
+            Err(error) => internal_error(error),
+        };
     };
-    let content = sanitize(&content);
-    if let Err(error) = state
+    match state
         .store
-        .update_doc(&doc, None, Some(&content), state.clock.now_ms())
+        .edit_by_link(&token, &sanitize(&content), state.clock.now_ms())
     {
-        return internal_error(error);
+        Ok(LinkEdit::Saved) => redirect_to_page(&token),
+        Ok(LinkEdit::ReadOnly) => read_only(),
+        Ok(LinkEdit::NotShared) => not_available(),
+        Err(error) => internal_error(error),
     }
-    let location = format!("/share/docs/{token}?saved=1");
-    match HeaderValue::from_str(&location) {
+}
+
+/// 303 to the page, which then says "Saved.".
+fn redirect_to_page(token: &str) -> Response {
+    match HeaderValue::from_str(&format!("/share/docs/{token}?saved=1")) {
         Ok(location) => {
             let mut response = StatusCode::SEE_OTHER.into_response();
             response.headers_mut().insert(header::LOCATION, location);
@@ -223,7 +238,16 @@ pub(crate) async fn save(
 
 #[cfg(test)]
 mod tests {
-    use super::escape_html;
+    use super::{escape_html, readable_time};
+
+    #[test]
+    fn the_update_time_reads_like_a_date() {
+        assert_eq!(
+            readable_time("2026-11-25T10:30:00.000Z"),
+            "25 Nov 2026, 10:30 UTC"
+        );
+        assert_eq!(readable_time("not a time"), "not a time");
+    }
 
     #[test]
     fn markup_in_titles_and_textareas_cannot_break_out() {

@@ -177,51 +177,55 @@ impl Store {
     }
 
     /// Replaces the title and/or content (`None` keeps it); bumps `updated_at` and the
-    /// list order. Returns the stored document.
+    /// list order. Reads the row again under the lock, so a concurrent write of the other
+    /// field is not undone. `None` when the document was deleted meanwhile.
     pub(crate) fn update_doc(
         &self,
-        doc: &DocRow,
+        id: &str,
         title: Option<&str>,
         content: Option<&str>,
         now_ms: i64,
-    ) -> rusqlite::Result<DocRow> {
+    ) -> rusqlite::Result<Option<DocRow>> {
         let conn = self.lock();
-        let updated_ms = next_updated_ms(doc.updated_ms, now_ms);
-        let updated_at = Clock::iso_at(updated_ms);
-        let title = title.unwrap_or(&doc.title);
-        let content = content.unwrap_or(&doc.content);
-        conn.execute(
-            "UPDATE project_docs SET title = ?2, content = ?3, updated_at = ?4, updated_ms = ?5,
-                edit_seq = ?6
-             WHERE id = ?1",
-            params![
-                doc.id,
-                title,
-                content,
-                updated_at,
-                updated_ms,
-                next_edit_seq(&conn)?
-            ],
-        )?;
-        Ok(DocRow {
-            title: title.to_owned(),
-            content: content.to_owned(),
-            updated_at,
-            updated_ms,
-            ..doc.clone()
-        })
+        let Some(current) = live_doc(&conn, DocKey::Id, id)? else {
+            return Ok(None);
+        };
+        update_in(&conn, current, title, content, now_ms).map(Some)
+    }
+
+    /// A visitor's save through the share link: checked and written under one lock, so
+    /// a document unshared or made read-only a moment earlier is never changed.
+    pub(crate) fn edit_by_link(
+        &self,
+        token: &str,
+        content: &str,
+        now_ms: i64,
+    ) -> rusqlite::Result<LinkEdit> {
+        let conn = self.lock();
+        match live_doc(&conn, DocKey::ShareToken, token)? {
+            Some(doc) if doc.is_shared && doc.is_editable_by_link => {
+                update_in(&conn, doc, None, Some(content), now_ms)?;
+                Ok(LinkEdit::Saved)
+            }
+            Some(doc) if doc.is_shared => Ok(LinkEdit::ReadOnly),
+            _ => Ok(LinkEdit::NotShared),
+        }
     }
 
     /// Sets the share state (not a toggle). Sharing mints the token once; unsharing keeps
     /// it (the page stops answering) and clears `is_editable_by_link`. `updated_at` is
-    /// not touched: sharing is not an edit of the document.
+    /// not touched: sharing is not an edit of the document. `None` when the document was
+    /// deleted meanwhile.
     pub(crate) fn set_doc_share(
         &self,
-        doc: &DocRow,
+        id: &str,
         share: ShareState,
-    ) -> rusqlite::Result<DocRow> {
+    ) -> rusqlite::Result<Option<DocRow>> {
         let conn = self.lock();
-        let token = match (&doc.share_token, share.shared) {
+        let Some(current) = live_doc(&conn, DocKey::Id, id)? else {
+            return Ok(None);
+        };
+        let token = match (&current.share_token, share.shared) {
             (Some(token), _) => Some(token.clone()),
             (None, true) => Some(new_share_token()),
             (None, false) => None,
@@ -230,14 +234,14 @@ impl Store {
         conn.execute(
             "UPDATE project_docs SET is_shared = ?2, is_editable_by_link = ?3, share_token = ?4
              WHERE id = ?1",
-            params![doc.id, share.shared, editable, token],
+            params![current.id, share.shared, editable, token],
         )?;
-        Ok(DocRow {
+        Ok(Some(DocRow {
             is_shared: share.shared,
             is_editable_by_link: editable,
             share_token: token,
-            ..doc.clone()
-        })
+            ..current
+        }))
     }
 
     /// Soft delete: the row stays with `deleted_at` set and is invisible everywhere.
@@ -288,6 +292,48 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok((rows, total.max(0) as u64))
     }
+}
+
+/// What became of a save through a share link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkEdit {
+    Saved,
+    /// Shared for reading only.
+    ReadOnly,
+    /// Unknown token, unshared or deleted document.
+    NotShared,
+}
+
+/// Writes new title and/or content over `current` (the row as read under the same lock).
+fn update_in(
+    conn: &Connection,
+    current: DocRow,
+    title: Option<&str>,
+    content: Option<&str>,
+    now_ms: i64,
+) -> rusqlite::Result<DocRow> {
+    let updated_ms = next_updated_ms(current.updated_ms, now_ms);
+    let updated = DocRow {
+        title: title.map_or(current.title.clone(), str::to_owned),
+        content: content.map_or(current.content.clone(), str::to_owned),
+        updated_at: Clock::iso_at(updated_ms),
+        updated_ms,
+        ..current
+    };
+    conn.execute(
+        "UPDATE project_docs SET title = ?2, content = ?3, updated_at = ?4, updated_ms = ?5,
+            edit_seq = ?6
+         WHERE id = ?1",
+        params![
+            updated.id,
+            updated.title,
+            updated.content,
+            updated.updated_at,
+            updated.updated_ms,
+            next_edit_seq(conn)?
+        ],
+    )?;
+    Ok(updated)
 }
 
 /// How a document is looked up.
