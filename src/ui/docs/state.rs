@@ -494,7 +494,9 @@ impl DocsState {
                         }
                     }
                     Err(error) => {
-                        self.share_error = Some(format!("Sharing did not change: {error}"))
+                        tracing::warn!("document share failed: {error}");
+                        self.share_error =
+                            Some(format!("Sharing did not change: {}", said(&error)));
                     }
                 }
             }
@@ -584,13 +586,17 @@ impl DocsState {
                 }
             }
             Err(error) => {
+                tracing::warn!("document save failed: {error}");
+                if error.outcome_unknown() {
+                    // A create may have happened: the list shows whether it did.
+                    self.list.asked_for = None;
+                }
                 let message = if error.status() == Some(404) {
-                    format!(
-                        "Not saved: this document no longer exists on the service. Copy your \
-                         text before leaving. ({error})"
-                    )
+                    "Not saved: this document no longer exists on the service (deleted, or \
+                     you lost access to its project). Copy your text before leaving."
+                        .to_owned()
                 } else {
-                    format!("Not saved: {error}")
+                    format!("Not saved: {}. Your text is still here.", said(&error))
                 };
                 if let Some(draft) = self.draft_mut()
                     && draft.uid == op.draft_uid
@@ -824,6 +830,18 @@ impl DocsState {
             undo_window_secs,
             ..DocsState::default()
         };
+    }
+}
+
+/// An error as a person reads it: no answer is "the service can't be reached" (the
+/// raw error goes to the log); anything else is the service's own sentence.
+fn said(error: &ApiError) -> String {
+    match error {
+        ApiError::NoResponse(_) => {
+            "the service did not answer, so it may or may not have happened".to_owned()
+        }
+        ApiError::Connect(_) => "the service can't be reached right now".to_owned(),
+        other => other.to_string(),
     }
 }
 
