@@ -500,4 +500,24 @@ fn unkept_content_is_named_before_saving_and_unsaved_edits_are_asked_about() {
     click_button(&mut harness, "Discard changes");
     assert_eq!(harness.state().view(), View::Library);
     assert!(!harness.state().docs().has_unsaved_changes());
+
+    // The shortcuts act on the editor's selection while it has the focus.
+    click_button(&mut harness, "Docs");
+    harness.get_by_label("Markdown").click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::I);
+    steps(&mut harness, 2);
+    let markdown = draft_markdown(&harness);
+    assert!(
+        markdown.starts_with('*') && markdown.trim_end().ends_with('*'),
+        "{markdown:?}"
+    );
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::I);
+    steps(&mut harness, 2);
+    assert!(
+        !harness.state().docs().has_unsaved_changes(),
+        "toggled back"
+    );
 }
