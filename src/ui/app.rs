@@ -479,15 +479,11 @@ impl StudioApp {
     // ---- actions -----------------------------------------------------------------------
 
     fn apply(&mut self, ctx: &egui::Context, action: Action) {
-        if matches!(
-            action,
-            Action::ActivateProfile(_) | Action::RemoveProfile(_)
-        ) {
-            self.flush_doc_deletes();
-        }
         match action {
             Action::Send(command) => self.send(*command),
             Action::Navigate(view) if !self.docs_may_leave(LeaveTarget::View(view)) => {}
+            Action::ActivateProfile(id)
+                if !self.docs_may_leave(LeaveTarget::SwitchProfile(id.clone())) => {}
             Action::Navigate(view) => {
                 if view == View::Settings {
                     self.settings_snapshot = SettingsSnapshot::of(&self.session);
@@ -578,6 +574,7 @@ impl StudioApp {
                 }
             }
             Action::ActivateProfile(id) => {
+                self.flush_doc_deletes();
                 self.settings_form.profile_errors.remove(&id);
                 if let Err(error) = self.session.activate_profile(&id) {
                     self.settings_form
@@ -618,6 +615,7 @@ impl StudioApp {
                 self.settings_snapshot = SettingsSnapshot::of(&self.session);
             }
             Action::RemoveProfile(id) => {
+                self.flush_doc_deletes();
                 if let Err(error) = self.session.remove_profile(&id) {
                     self.settings_form
                         .profile_errors

@@ -383,6 +383,7 @@ fn guard_ui(ctx: &egui::Context, state: &DocsState, target: LeaveTarget) -> Vec<
         .to_owned();
     let going = match target {
         LeaveTarget::Quit => "before quitting",
+        LeaveTarget::SwitchProfile(_) => "before switching services",
         LeaveTarget::View(_) => "before leaving Docs",
         LeaveTarget::Open(_) | LeaveTarget::New => "before switching documents",
     };

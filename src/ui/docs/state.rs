@@ -74,6 +74,8 @@ pub enum LeaveTarget {
     Open(String),
     New,
     View(View),
+    /// Another service profile (the connection, and with it the draft, is replaced).
+    SwitchProfile(String),
     Quit,
 }
 
@@ -83,6 +85,7 @@ impl LeaveTarget {
             LeaveTarget::Open(id) => Action::Docs(DocsAction::Open(id)),
             LeaveTarget::New => Action::Docs(DocsAction::New),
             LeaveTarget::View(view) => Action::Navigate(view),
+            LeaveTarget::SwitchProfile(id) => Action::ActivateProfile(id),
             LeaveTarget::Quit => Action::Quit,
         }
     }
@@ -986,6 +989,12 @@ mod tests {
         let actions = state.apply(DocsAction::Answer(GuardAnswer::Discard), Some("p1"));
         assert!(matches!(&actions[..], [Action::Docs(DocsAction::Open(id))] if id == "old"));
         assert!(!state.has_unsaved_changes());
+
+        // Switching services replaces the connection and the draft with it: asked too.
+        state.draft_mut().unwrap().markdown.push_str("more");
+        assert!(!state.may_leave(LeaveTarget::SwitchProfile("remote".into())));
+        let actions = state.apply(DocsAction::Answer(GuardAnswer::Discard), Some("p1"));
+        assert!(matches!(&actions[..], [Action::ActivateProfile(id)] if id == "remote"));
     }
 
     #[test]
