@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod engine;
+pub mod markup;
 pub mod media;
 pub mod palette;
 pub mod sandbox;

@@ -2,6 +2,7 @@
 //! HTTP client. No egui and no UI state here.
 
 pub mod client;
+pub mod docs;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz_entry;
@@ -16,6 +17,7 @@ pub mod video_edit;
 
 pub use client::Submitted;
 pub use client::{ApiClient, ClientConfig, TransferCounter};
+pub use docs::{Doc, DocMeta, DocPage, DocPagination, DocUpdate, NewDoc};
 pub use error::{ApiError, RateLimitInfo};
 pub use palettes::{
     AnalyzedColors, CinematicPreset, CinematicPresets, ColorPalette, ColorSpec, NewPalette,

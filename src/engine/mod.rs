@@ -2,6 +2,7 @@
 //! (job tracker, journal, catalog/credits/projects fetches, image loading, uploads).
 //! The UI talks to it only through [`Command`]s in and [`Event`]s out.
 
+pub mod docs;
 pub mod guard;
 mod job_guard;
 pub mod journal;
@@ -19,6 +20,7 @@ pub mod tracker;
 pub mod transfers;
 pub mod video;
 
+pub use docs::{DocsCommand, DocsEvent};
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;
 pub use protocol::{

@@ -176,6 +176,8 @@ pub enum Command {
     /// Show the cached cinematic presets at once, then revalidate them with the service
     /// (If-None-Match); answered by one or two `Presets` events.
     RefreshPresets,
+    /// Project documents; each answered by one `Event::Docs` with the same `op_id`.
+    Docs(super::docs::DocsCommand),
     /// Show a desktop notification for a finished job (the window is in the background);
     /// a click answers with `NoticeClicked`.
     Notify(super::notices::Notice),
@@ -532,6 +534,8 @@ pub enum Event {
         origin: PresetsOrigin,
         result: Result<CinematicPresets, ApiError>,
     },
+    /// The answer to a `Command::Docs`.
+    Docs(super::docs::DocsEvent),
     /// Outcome of `OpenInSystemViewer` when it failed (success needs no message).
     OpenFailed {
         url: String,

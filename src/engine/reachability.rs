@@ -75,6 +75,7 @@ fn read_outcome(event: &Event) -> Option<Result<(), &ApiError>> {
         Event::MediaStats { result, .. } => unit(result),
         Event::Palettes { result, .. } => unit(result),
         Event::Presets { result, .. } => unit(result),
+        Event::Docs(event) => event.read_outcome(),
         _ => None,
     }
 }

@@ -255,6 +255,7 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
     let transfers = Transfers::new(ctx.clone());
     let library = Library::new(ctx.clone(), &tuning);
     let videos = Videos::new(ctx.clone(), transfers.clone());
+    let docs = super::docs::Docs::new(ctx.clone());
 
     tokio::spawn(super::reachability::probe_task(ctx.clone()));
     tracker.restore().await;
@@ -268,7 +269,12 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
 
     while let Some(command) = commands.recv().await {
         match command {
-            Command::Shutdown => break,
+            Command::Shutdown => {
+                // A delete sent just before quitting (its Undo window ended) must not be cut off.
+                docs.finish_deletes().await;
+                break;
+            }
+            Command::Docs(command) => docs.handle(command),
             Command::RetryConnection => ctx.reachability.retry_now(),
             Command::Notify(notice) => {
                 spawn_reported(

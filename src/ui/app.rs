@@ -2,13 +2,14 @@
 //! in `logic`, lays the panels out in `ui`, then applies the actions they returned.
 
 use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
-use crate::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority};
+use crate::media::ThumbnailPipeline;
 use crate::session::Session;
 use crate::ui::compose::{self, CreateState};
 use crate::ui::dialogs::{DialogKind, FileDialogs};
+use crate::ui::docs::{DocsState, LeaveTarget};
 use crate::ui::format;
 use crate::ui::jobs;
-use crate::ui::library::{self, LibraryState, Place};
+use crate::ui::library::{self, LibraryState};
 use crate::ui::model::{Action, Confirm, Model, View};
 use crate::ui::palettes::{self, PalettesState, ProjectRef};
 use crate::ui::presets;
@@ -26,7 +27,9 @@ use std::time::Duration;
 
 mod capture;
 mod dialogs;
+mod docs;
 mod keyboard;
+mod library_view;
 mod notices;
 mod results;
 mod service;
@@ -67,6 +70,7 @@ pub struct StudioApp {
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
     palettes: PalettesState,
+    docs: DocsState,
     /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
     keys: keyboard::KeyboardState,
     /// The staged screenshot scene's progress (`--view video|storyboard`).
@@ -103,6 +107,7 @@ impl StudioApp {
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
             palettes: PalettesState::default(),
+            docs: DocsState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
         };
@@ -112,7 +117,7 @@ impl StudioApp {
             .panels
             .get(library::memory::PANEL_KEY);
         app.library.restore_from(remembered);
-        app.thumbnails = start_thumbnails(ctx, &app.session);
+        app.thumbnails = library_view::start_thumbnails(ctx, &app.session);
         app.show_startup_notices();
         app.request_service_data();
         app
@@ -171,87 +176,6 @@ impl StudioApp {
 
     pub fn credits_loaded(&self) -> bool {
         self.model.credits.is_loaded()
-    }
-
-    /// The Library's state (tests: selection, layout, place).
-    pub fn library(&self) -> &LibraryState {
-        &self.library
-    }
-
-    /// Display indices of the Library tiles on screen in the last layout.
-    pub fn library_visible(&self) -> std::ops::Range<usize> {
-        self.library.visible.clone()
-    }
-
-    /// A thumbnail texture of `item_id` is held, at the size the grid asks for.
-    pub fn library_thumbnail_ready(&self, item_id: &str) -> bool {
-        self.textures
-            .thumbnail_settled(item_id, self.library.thumb_request_px)
-    }
-
-    /// Ids of the Library items loaded for the current query, in display order.
-    pub fn library_item_ids(&self) -> Vec<String> {
-        self.library
-            .items
-            .loaded_items()
-            .map(|(_, item)| item.id.clone())
-            .collect()
-    }
-
-    /// The Library's loaded items in display order.
-    pub fn library_items(&self) -> Vec<crate::api::media::MediaItem> {
-        self.library
-            .items
-            .loaded_items()
-            .map(|(_, item)| item.clone())
-            .collect()
-    }
-
-    /// Items in the current query as far as known (the grid's length).
-    pub fn library_len(&self) -> usize {
-        self.library.items.len()
-    }
-
-    /// Whether page 1 of the current query has answered and no page load is in flight.
-    pub fn library_settled(&self) -> bool {
-        self.library.items.first_page_done() && !self.library.items.is_loading()
-    }
-
-    /// Selected item ids (sorted).
-    /// Select all is still taking in pages that were not loaded when it was asked for.
-    pub fn library_select_all_pending(&self) -> bool {
-        self.library.selection.all_pending
-    }
-
-    pub fn library_selection(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.library.selection.ids.iter().cloned().collect();
-        ids.sort();
-        ids
-    }
-
-    /// What the grid shows: a section or a folder.
-    pub fn library_place(&self) -> Place {
-        self.library.place.clone()
-    }
-
-    /// The folder list as last loaded.
-    pub fn library_folders(&self) -> Vec<crate::api::media::Folder> {
-        self.library.folders.value.clone().unwrap_or_default()
-    }
-
-    /// The stats footer's numbers, once loaded.
-    pub fn library_stats(&self) -> Option<crate::api::media::MediaStats> {
-        self.library.stats.value.clone()
-    }
-
-    /// Uploads and downloads in the transfers strip.
-    pub fn library_transfers(&self) -> Vec<library::Transfer> {
-        self.library.transfers.clone()
-    }
-
-    /// Optimistic library changes not yet confirmed by the engine.
-    pub fn library_busy(&self) -> bool {
-        self.library.has_pending_ops()
     }
 
     /// The prompt in the Create form.
@@ -345,6 +269,7 @@ impl StudioApp {
         self.confirm = None;
         self.create.on_connection_changed();
         self.palettes = PalettesState::default();
+        self.docs.reset();
         self.settings_snapshot = SettingsSnapshot::of(&self.session);
         self.request_service_data();
     }
@@ -489,6 +414,7 @@ impl StudioApp {
             event @ (Event::VideoStripThumbnail { .. } | Event::VideoStripFinished { .. }) => {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
+            Event::Docs(event) => self.docs_event(ctx, event),
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
@@ -555,6 +481,9 @@ impl StudioApp {
     fn apply(&mut self, ctx: &egui::Context, action: Action) {
         match action {
             Action::Send(command) => self.send(*command),
+            Action::Navigate(view) if !self.docs_may_leave(LeaveTarget::View(view)) => {}
+            Action::ActivateProfile(id)
+                if !self.docs_may_leave(LeaveTarget::SwitchProfile(id.clone())) => {}
             Action::Navigate(view) => {
                 if view == View::Settings {
                     self.settings_snapshot = SettingsSnapshot::of(&self.session);
@@ -645,6 +574,7 @@ impl StudioApp {
                 }
             }
             Action::ActivateProfile(id) => {
+                self.flush_doc_deletes();
                 self.settings_form.profile_errors.remove(&id);
                 if let Err(error) = self.session.activate_profile(&id) {
                     self.settings_form
@@ -685,6 +615,7 @@ impl StudioApp {
                 self.settings_snapshot = SettingsSnapshot::of(&self.session);
             }
             Action::RemoveProfile(id) => {
+                self.flush_doc_deletes();
                 if let Err(error) = self.session.remove_profile(&id) {
                     self.settings_form
                         .profile_errors
@@ -692,7 +623,10 @@ impl StudioApp {
                 }
                 self.settings_snapshot = SettingsSnapshot::of(&self.session);
             }
-            Action::DismissToast(id) => self.toasts.dismiss(id),
+            action @ (Action::DismissToast(_) | Action::PressToast(_) | Action::UndoToast(_)) => {
+                self.apply_toast(ctx, action)
+            }
+            Action::Docs(action) => self.apply_docs(ctx, action),
             Action::Library(action) => {
                 for follow_up in self.library.apply(action) {
                     self.apply(ctx, follow_up);
@@ -788,7 +722,7 @@ impl StudioApp {
         }
 
         let central_margin = match self.view {
-            View::Library | View::Palettes => 0,
+            View::Library | View::Palettes | View::Docs => 0,
             // Create's two columns need the width.
             View::Create => 16,
             _ => 24,
@@ -831,6 +765,7 @@ impl StudioApp {
                     &self.create.form.cinematic,
                     &self.textures,
                 )),
+                View::Docs => actions.extend(self.docs_panel(ui)),
             });
 
         if let Some(confirm) = self.confirm.clone() {
@@ -860,6 +795,9 @@ impl StudioApp {
         });
         let library = self.view == View::Library;
         let palettes_view = self.view == View::Palettes;
+        if self.view == View::Docs {
+            return; // Documents hold no files; a drop must not leave the editor.
+        }
         if !dropped.is_empty() {
             if palettes_view {
                 for action in self.palettes.add_images(dropped) {
@@ -879,48 +817,6 @@ impl StudioApp {
         }
         if hovering && !palettes_view {
             drop_overlay_ui(ctx, library);
-        }
-    }
-
-    /// Hand the grid's thumbnail wishes to the pipeline; drop queued work for tiles that
-    /// scrolled away.
-    fn request_thumbnails(&mut self) {
-        let wishes = self.textures.take_thumbnail_wishes();
-        let Some(pipeline) = self.thumbnails.as_ref() else {
-            return;
-        };
-        for wish in &wishes {
-            pipeline.request(
-                &wish.item_id,
-                &wish.url,
-                wish.size_px,
-                ThumbnailPriority::Visible,
-            );
-        }
-        if self.view == View::Library {
-            let size_px = self.library.thumb_request_px;
-            for (item_id, url) in self.library.prefetch_thumbnails() {
-                if !self.textures.thumbnail_settled(&item_id, size_px) {
-                    pipeline.request(&item_id, &url, size_px, ThumbnailPriority::Nearby);
-                }
-            }
-        }
-        let key = if self.view == View::Library {
-            (
-                self.library.items.request_id(),
-                self.library.visible.clone(),
-            )
-        } else {
-            (0, 0..0)
-        };
-        if self.thumbnails_trimmed_for.as_ref() != Some(&key) {
-            let keep = if self.view == View::Library {
-                self.library.thumbnail_keep_ids()
-            } else {
-                Default::default()
-            };
-            pipeline.cancel_not_in(&keep);
-            self.thumbnails_trimmed_for = Some(key);
         }
     }
 }
@@ -953,7 +849,7 @@ impl eframe::App for StudioApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         self.textures.begin_frame();
-        self.toasts.tick(ctx.input(|i| i.time));
+        self.docs_frame(&ctx);
         self.create.form.normalize(&self.model);
         let now_secs = ctx.input(|i| i.time);
         if let Some(memory) = self.create.memory_to_save(now_secs) {
@@ -1005,26 +901,11 @@ impl eframe::App for StudioApp {
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         self.store_window_on_exit();
+        self.flush_doc_deletes();
         if let Some(pipeline) = self.thumbnails.take() {
             pipeline.shutdown();
         }
         self.session.shutdown();
-    }
-}
-
-/// The thumbnail pipeline under the cache folder; without it the grid shows placeholders.
-fn start_thumbnails(ctx: &egui::Context, session: &Session) -> Option<ThumbnailPipeline> {
-    let repaint_ctx = ctx.clone();
-    let config = ThumbnailConfig::new(
-        Some(session.paths().cache_dir.join("thumbnails")),
-        std::sync::Arc::new(move || repaint_ctx.request_repaint()),
-    );
-    match ThumbnailPipeline::new(config) {
-        Ok(pipeline) => Some(pipeline),
-        Err(error) => {
-            tracing::warn!("library thumbnails disabled: {error}");
-            None
-        }
     }
 }
 

@@ -9,6 +9,7 @@ pub enum Icon {
     Library,
     Palettes,
     Presets,
+    Docs,
     Settings,
     Close,
     Warning,
@@ -104,6 +105,25 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
             painter.line_segment([p(-0.8, -0.38), p(-0.8, -0.3)], stroke);
             for x in [-0.3, 0.2] {
                 painter.line_segment([p(x, -0.5), p(x + 0.18, -0.3)], stroke);
+            }
+        }
+        Icon::Docs => {
+            // A page with a folded corner and three lines of text.
+            let page = [
+                p(-0.6, -0.8),
+                p(0.25, -0.8),
+                p(0.6, -0.45),
+                p(0.6, 0.8),
+                p(-0.6, 0.8),
+                p(-0.6, -0.8),
+            ];
+            painter.add(Shape::line(page.to_vec(), stroke));
+            painter.add(Shape::line(
+                vec![p(0.25, -0.8), p(0.25, -0.45), p(0.6, -0.45)],
+                stroke,
+            ));
+            for (y, right) in [(-0.15, 0.3), (0.15, 0.3), (0.45, 0.05)] {
+                painter.line_segment([p(-0.32, y), p(right, y)], stroke);
             }
         }
         Icon::Settings => {
@@ -383,6 +403,7 @@ mod tests {
                 Icon::Library,
                 Icon::Palettes,
                 Icon::Presets,
+                Icon::Docs,
                 Icon::Settings,
                 Icon::Close,
                 Icon::Warning,

@@ -7,6 +7,7 @@ pub mod app;
 pub mod clipboard;
 pub mod compose;
 pub mod dialogs;
+pub mod docs;
 pub mod format;
 pub mod icons;
 pub mod job_wording;

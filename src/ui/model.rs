@@ -14,15 +14,17 @@ pub enum View {
     Library,
     Palettes,
     Presets,
+    Docs,
     Settings,
 }
 
 impl View {
-    pub const ALL: [View; 5] = [
+    pub const ALL: [View; 6] = [
         View::Create,
         View::Library,
         View::Palettes,
         View::Presets,
+        View::Docs,
         View::Settings,
     ];
 
@@ -32,6 +34,7 @@ impl View {
             View::Library => "Library",
             View::Palettes => "Palettes",
             View::Presets => "Presets",
+            View::Docs => "Docs",
             View::Settings => "Settings",
         }
     }
@@ -43,6 +46,7 @@ impl View {
             View::Library => Icon::Library,
             View::Palettes => Icon::Palettes,
             View::Presets => Icon::Presets,
+            View::Docs => Icon::Docs,
             View::Settings => Icon::Settings,
         }
     }
@@ -56,9 +60,11 @@ impl std::str::FromStr for View {
             "library" => Ok(View::Library),
             "palettes" => Ok(View::Palettes),
             "presets" => Ok(View::Presets),
+            "docs" => Ok(View::Docs),
             "settings" => Ok(View::Settings),
             other => Err(format!(
-                "unknown view “{other}”: expected create, library, palettes, presets or settings"
+                "unknown view “{other}”: expected create, library, palettes, presets, docs or \
+                 settings"
             )),
         }
     }
@@ -208,16 +214,21 @@ pub enum Action {
     AddProfile,
     SaveProfile(String),
     RemoveProfile(String),
+    /// The toast's close button: it goes, and its expiry action (if any) runs.
     DismissToast(u64),
+    /// The toast's own button (Undo): its action runs instead of its expiry action.
+    PressToast(u64),
+    /// A toast offering Undo; its commit runs when it goes without Undo.
+    UndoToast(crate::ui::toasts::UndoToast),
     /// A Library panel action, applied by [`crate::ui::library::LibraryState::apply`].
     Library(crate::ui::library::LibraryAction),
     Toast(crate::ui::toasts::ToastKind, String),
-    /// A toast with one button that runs a library action (e.g. "Undo").
+    /// A toast with one button that runs an action (e.g. "Undo").
     ToastWithAction {
         kind: crate::ui::toasts::ToastKind,
         text: String,
         label: String,
-        action: crate::ui::library::LibraryAction,
+        action: crate::ui::toasts::ToastAction,
     },
     /// Put this prompt into Create and switch there.
     ReusePrompt(String),
@@ -227,6 +238,8 @@ pub enum Action {
     PickDownloadFolder(Vec<crate::engine::protocol::DownloadItem>),
     /// A Palettes panel action, applied by [`crate::ui::palettes::PalettesState::apply`].
     Palette(crate::ui::palettes::PaletteAction),
+    /// A Docs panel action, applied by [`crate::ui::docs::DocsState::apply`].
+    Docs(crate::ui::docs::DocsAction),
     /// Open the file dialog for palette reference images.
     PickPaletteImages,
     /// Something done to a finished result; see [`ResultAction`].

@@ -1,4 +1,4 @@
-//! Keys that work everywhere in the studio (Ctrl+1…5 switch views, Ctrl+Q quits, F1 or ?
+//! Keys that work everywhere in the studio (Ctrl+1…6 switch views, Ctrl+Q quits, F1 or ?
 //! shows the shortcuts) and the overlay that lists every shortcut of the studio.
 
 use crate::ui::model::{Action, View};
@@ -29,8 +29,8 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
         title: "Anywhere",
         shortcuts: &[
             s(
-                "Ctrl+1 … Ctrl+5",
-                "Create, Library, Palettes, Presets, Settings",
+                "Ctrl+1 … Ctrl+6",
+                "Create, Library, Palettes, Presets, Docs, Settings",
             ),
             s("Ctrl+Q", "Quit (running jobs resume next time)"),
             s("F1 or ?", "Show these shortcuts"),
@@ -62,6 +62,14 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
             s("F", "Favourite / unfavourite the selection"),
             s("Del", "Move the selection to the Trash"),
             s("Esc", "Clear the selection"),
+        ],
+    },
+    ShortcutGroup {
+        title: "Docs",
+        shortcuts: &[
+            s("Ctrl+S", "Save the document"),
+            s("Ctrl+B / Ctrl+I", "Bold / italic (in the editor)"),
+            s("Ctrl+K", "Link (in the editor)"),
         ],
     },
     ShortcutGroup {
@@ -122,7 +130,14 @@ pub fn view_for_digit(n: usize) -> Option<View> {
     n.checked_sub(1).and_then(|i| View::ALL.get(i).copied())
 }
 
-const DIGIT_KEYS: [Key; 5] = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5];
+const DIGIT_KEYS: [Key; 6] = [
+    Key::Num1,
+    Key::Num2,
+    Key::Num3,
+    Key::Num4,
+    Key::Num5,
+    Key::Num6,
+];
 
 /// Consume the global keys pressed this frame. Call before the panels are laid out so a
 /// text field does not also see them. `overlay_open`: Esc closes the overlay.

@@ -2,6 +2,11 @@
 //! seconds. They are no wider than the job tray, so while the tray is open they sit over
 //! its lower end and never over a form's buttons (Create's Generate, the palette editor's
 //! Save and Analyze are in the central column).
+//!
+//! A toast may carry one button (Undo) and an `on_expire` action that runs when it leaves
+//! without its button being pressed: its lifetime ran out, it was dismissed, or it was
+//! pushed out by newer toasts. That is how a delete with Undo is sent only once Undo is no
+//! longer offered; [`Toasts::take_expiring`] runs the rest when the studio quits.
 
 use crate::ui::library::LibraryAction;
 use crate::ui::model::Action;
@@ -31,6 +36,34 @@ impl ToastKind {
     }
 }
 
+/// What a toast's button, or its expiry, does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToastAction {
+    Library(LibraryAction),
+    Docs(crate::ui::docs::DocsAction),
+}
+
+impl From<ToastAction> for Action {
+    fn from(action: ToastAction) -> Self {
+        match action {
+            ToastAction::Library(action) => Action::Library(action),
+            ToastAction::Docs(action) => Action::Docs(action),
+        }
+    }
+}
+
+/// A toast offering Undo for a change that is only made when the toast goes away.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UndoToast {
+    pub text: String,
+    /// The button ("Undo") and what it does.
+    pub label: String,
+    pub undo: ToastAction,
+    /// Runs when the toast leaves without Undo (timeout, dismissed, pushed out, quit).
+    pub commit: ToastAction,
+    pub lifetime_secs: f64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Toast {
     pub id: u64,
@@ -38,8 +71,11 @@ pub struct Toast {
     pub text: String,
     /// `ctx.input().time` when shown; set on first layout.
     pub shown_at: Option<f64>,
-    /// One button (label, library action), e.g. "Undo" after trashing.
-    pub button: Option<(String, LibraryAction)>,
+    /// One button (label, action), e.g. "Undo" after trashing.
+    pub button: Option<(String, ToastAction)>,
+    /// Runs when the toast leaves without its button being pressed.
+    pub on_expire: Option<ToastAction>,
+    pub lifetime_secs: f64,
     /// Stays until dismissed (start-up notices the person must not miss).
     pub sticky: bool,
 }
@@ -48,6 +84,8 @@ pub struct Toast {
 pub struct Toasts {
     items: Vec<Toast>,
     next_id: u64,
+    /// Expiry actions of toasts pushed out by a plain toast, handed out by the next tick.
+    expired: Vec<ToastAction>,
 }
 
 impl Toasts {
@@ -69,17 +107,29 @@ impl Toasts {
         kind: ToastKind,
         text: impl Into<String>,
         label: impl Into<String>,
-        action: LibraryAction,
+        action: ToastAction,
     ) {
         self.push_toast(kind, text.into(), Some((label.into(), action)));
     }
 
-    fn push_toast(
-        &mut self,
-        kind: ToastKind,
-        text: String,
-        button: Option<(String, LibraryAction)>,
-    ) {
+    /// A toast with Undo whose `commit` runs when it leaves without Undo. Returns the
+    /// commits of toasts it pushed out (run them now).
+    pub fn push_undoable(&mut self, toast: UndoToast) -> Vec<ToastAction> {
+        self.next_id += 1;
+        self.items.push(Toast {
+            id: self.next_id,
+            kind: ToastKind::Info,
+            text: toast.text,
+            shown_at: None,
+            button: Some((toast.label, toast.undo)),
+            on_expire: Some(toast.commit),
+            lifetime_secs: toast.lifetime_secs,
+            sticky: false,
+        });
+        self.evict()
+    }
+
+    fn push_toast(&mut self, kind: ToastKind, text: String, button: Option<(String, ToastAction)>) {
         self.next_id += 1;
         self.items.push(Toast {
             id: self.next_id,
@@ -87,30 +137,72 @@ impl Toasts {
             text,
             shown_at: None,
             button,
+            on_expire: None,
+            lifetime_secs: TOAST_LIFETIME_SECS,
             sticky: false,
         });
-        if self.items.len() > MAX_TOASTS {
-            // The oldest goes, but a start-up notice stays until dismissed.
-            let oldest = self.items.iter().position(|t| !t.sticky).unwrap_or(0);
-            self.items.remove(oldest);
-        }
+        // An Undo toast pushed out by this one still commits: on the next tick.
+        let pushed_out = self.evict();
+        self.expired.extend(pushed_out);
     }
 
-    pub fn dismiss(&mut self, id: u64) {
-        self.items.retain(|t| t.id != id);
+    /// Over the limit: the oldest goes, never the one just pushed (one without a pending
+    /// change first; a start-up notice stays until dismissed). The pushed-out toasts'
+    /// expiry actions.
+    fn evict(&mut self) -> Vec<ToastAction> {
+        let mut expired = Vec::new();
+        while self.items.len() > MAX_TOASTS {
+            let older = &self.items[..self.items.len() - 1];
+            let oldest = older
+                .iter()
+                .position(|t| !t.sticky && t.on_expire.is_none())
+                .or_else(|| older.iter().position(|t| !t.sticky))
+                .unwrap_or(0);
+            expired.extend(self.items.remove(oldest).on_expire);
+        }
+        expired
+    }
+
+    /// The person closed the toast: its expiry action, if any (run it).
+    pub fn dismiss(&mut self, id: u64) -> Option<ToastAction> {
+        let index = self.items.iter().position(|t| t.id == id)?;
+        self.items.remove(index).on_expire
+    }
+
+    /// The toast's button was pressed: its action (run it); the expiry action is dropped.
+    pub fn press(&mut self, id: u64) -> Option<ToastAction> {
+        let index = self.items.iter().position(|t| t.id == id)?;
+        self.items.remove(index).button.map(|(_, action)| action)
+    }
+
+    /// Every pending expiry action, its toasts removed (the studio is quitting).
+    pub fn take_expiring(&mut self) -> Vec<ToastAction> {
+        let mut actions = std::mem::take(&mut self.expired);
+        let (expiring, rest): (Vec<Toast>, Vec<Toast>) = std::mem::take(&mut self.items)
+            .into_iter()
+            .partition(|t| t.on_expire.is_some());
+        self.items = rest;
+        actions.extend(expiring.into_iter().filter_map(|t| t.on_expire));
+        actions
     }
 
     pub fn items(&self) -> &[Toast] {
         &self.items
     }
 
-    /// Stamp new toasts and drop expired ones. Call before layout.
-    pub fn tick(&mut self, now: f64) {
+    /// Stamp new toasts and drop expired ones. Call before layout; run the returned
+    /// expiry actions.
+    pub fn tick(&mut self, now: f64) -> Vec<ToastAction> {
         for toast in &mut self.items {
             toast.shown_at.get_or_insert(now);
         }
-        self.items
-            .retain(|t| t.sticky || t.shown_at.is_none_or(|s| now - s < TOAST_LIFETIME_SECS));
+        let mut expired = std::mem::take(&mut self.expired);
+        let (keep, gone): (Vec<Toast>, Vec<Toast>) = std::mem::take(&mut self.items)
+            .into_iter()
+            .partition(|t| t.sticky || t.shown_at.is_none_or(|s| now - s < t.lifetime_secs));
+        self.items = keep;
+        expired.extend(gone.into_iter().filter_map(|t| t.on_expire));
+        expired
     }
 }
 
@@ -170,7 +262,7 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec
                                     .wrap(),
                                 );
                             });
-                            if let Some((label, action)) = &toast.button
+                            if let Some((label, _)) = &toast.button
                                 && ui
                                     .add(
                                         egui::Button::new(
@@ -182,8 +274,7 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec
                                     )
                                     .clicked()
                             {
-                                actions.push(Action::Library(action.clone()));
-                                actions.push(Action::DismissToast(toast.id));
+                                actions.push(Action::PressToast(toast.id));
                             }
                             if widgets::icon_button(
                                 ui,
@@ -199,16 +290,82 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec
                 ui.add_space(tokens::SPACE_XS);
             }
         });
-    // Wake up to expire the oldest toast.
-    if let Some(first) = toasts
+    // Wake up to expire the next toast.
+    if let Some(first_end) = toasts
         .items()
         .iter()
         .filter(|t| !t.sticky)
-        .filter_map(|t| t.shown_at)
+        .filter_map(|t| Some(t.shown_at? + t.lifetime_secs))
         .reduce(f64::min)
     {
-        let remaining = (first + TOAST_LIFETIME_SECS - now).max(0.05);
+        let remaining = (first_end - now).max(0.05);
         ctx.request_repaint_after(std::time::Duration::from_secs_f64(remaining));
     }
     actions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::docs::DocsAction;
+
+    fn undo_toast(id: &str, lifetime_secs: f64) -> UndoToast {
+        UndoToast {
+            text: format!("Deleted {id}"),
+            label: "Undo".into(),
+            undo: ToastAction::Docs(DocsAction::UndoDelete(id.into())),
+            commit: ToastAction::Docs(DocsAction::CommitDelete(id.into())),
+            lifetime_secs,
+        }
+    }
+
+    fn commit(id: &str) -> ToastAction {
+        ToastAction::Docs(DocsAction::CommitDelete(id.into()))
+    }
+
+    #[test]
+    fn an_undo_toast_commits_when_its_lifetime_ends_and_not_before() {
+        let mut toasts = Toasts::default();
+        assert!(toasts.push_undoable(undo_toast("a", 2.0)).is_empty());
+        assert!(toasts.tick(10.0).is_empty());
+        assert!(toasts.tick(11.9).is_empty());
+        assert_eq!(toasts.tick(12.0), vec![commit("a")]);
+        assert!(toasts.items().is_empty());
+    }
+
+    #[test]
+    fn undo_drops_the_commit_and_dismiss_or_quit_runs_it() {
+        let mut toasts = Toasts::default();
+        toasts.push_undoable(undo_toast("a", 5.0));
+        toasts.push_undoable(undo_toast("b", 5.0));
+        toasts.push_undoable(undo_toast("c", 5.0));
+        toasts.tick(0.0);
+        let ids: Vec<u64> = toasts.items().iter().map(|t| t.id).collect();
+        assert_eq!(
+            toasts.press(ids[0]),
+            Some(ToastAction::Docs(DocsAction::UndoDelete("a".into())))
+        );
+        assert_eq!(toasts.dismiss(ids[1]), Some(commit("b")));
+        toasts.push(ToastKind::Info, "plain");
+        assert_eq!(toasts.take_expiring(), vec![commit("c")]);
+        assert_eq!(toasts.items().len(), 1, "plain toasts stay");
+        assert!(toasts.tick(100.0).is_empty());
+    }
+
+    #[test]
+    fn plain_toasts_push_out_plain_ones_first() {
+        let mut toasts = Toasts::default();
+        toasts.push_undoable(undo_toast("a", 5.0));
+        for n in 0..MAX_TOASTS {
+            toasts.push(ToastKind::Info, format!("plain {n}"));
+        }
+        assert!(toasts.items().iter().any(|t| t.on_expire.is_some()));
+        // Only Undo toasts left to push out: the oldest goes and its change is made.
+        let mut toasts = Toasts::default();
+        let mut commits = Vec::new();
+        for id in ["a", "b", "c", "d", "e", "f"] {
+            commits.extend(toasts.push_undoable(undo_toast(id, 5.0)));
+        }
+        assert_eq!(commits, vec![commit("a")]);
+    }
 }

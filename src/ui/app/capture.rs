@@ -1,8 +1,9 @@
 //! When a `--screenshot-to` run may take its picture, and the staged scenes of
-//! `--view video|storyboard|video-edit`: make the work a picture needs through the engine,
-//! as an artist would (a text-to-video job, or a Creative Director batch), then show it: the
-//! video paused on a frame past the start in the viewer, the finished storyboard on the
-//! Create canvas, or the video on the trim timeline with its thumbnail strip.
+//! `--view video|storyboard|video-edit|docs`: make the work a picture needs through the
+//! engine, as an artist would (a text-to-video job, a Creative Director batch, or saved
+//! documents), then show it: the video paused on a frame past the start in the viewer, the
+//! finished storyboard on the Create canvas, the video on the trim timeline with its
+//! thumbnail strip, or a shared call sheet with a table in the Docs editor and preview.
 
 use super::StudioApp;
 use crate::api::{GenerationKind, GenerationRequest, GenerationSpec, WorkflowType};
@@ -28,11 +29,15 @@ pub enum ScreenshotScene {
     Storyboard,
     /// The `Video` clip as the source of a trim: player, timeline and strip.
     VideoEdit,
+    /// A saved, shared document with a table, open in the Docs editor beside its preview.
+    Docs,
 }
 
 impl ScreenshotScene {
-    fn spec(self) -> (GenerationSpec, &'static str) {
-        match self {
+    /// The job a scene makes (`None`: the Docs scene makes documents instead).
+    fn spec(self) -> Option<(GenerationSpec, &'static str)> {
+        Some(match self {
+            ScreenshotScene::Docs => return None,
             ScreenshotScene::Video | ScreenshotScene::VideoEdit => (
                 GenerationSpec {
                     kind: GenerationKind::TextToVideo,
@@ -63,7 +68,7 @@ impl ScreenshotScene {
                 },
                 "Flux Schnell",
             ),
-        }
+        })
     }
 }
 
@@ -81,7 +86,26 @@ pub enum SceneStage {
     Settling(Instant),
     /// Video edit: the clip is the source since this instant (the strip is loading).
     Editing(Instant),
+    /// Docs: where the staging of the documents is.
+    Docs(DocsScene),
     Failed,
+}
+
+/// The steps of the Docs scene.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DocsScene {
+    /// Waiting for the list (the project must be known).
+    Listing,
+    /// The earlier documents were sent; the list is read again (since that instant)
+    /// until it holds them, so the call sheet is made after them: newest first.
+    Preparing(Instant),
+    /// The call sheet is being saved (or opened, when an earlier run made it).
+    Saving,
+    /// Sharing it, so the list and the header show the shared state.
+    Sharing,
+    /// The list is asked again so it holds every staged document.
+    Relisting,
+    Shown,
 }
 
 impl StudioApp {
@@ -91,8 +115,13 @@ impl StudioApp {
             return;
         };
         let next = match stage {
+            SceneStage::Starting(ScreenshotScene::Docs) => SceneStage::Docs(DocsScene::Listing),
+            SceneStage::Docs(step) => self.docs_scene_step(step),
             SceneStage::Starting(scene) if self.model.catalog.is_loaded() => {
-                let (spec, model_label) = scene.spec();
+                let Some((spec, model_label)) = scene.spec() else {
+                    self.screenshot_scene = Some(SceneStage::Failed);
+                    return;
+                };
                 let credits_estimate = self
                     .model
                     .model_by_id(spec.request.model.as_deref().unwrap_or_default())
@@ -136,7 +165,9 @@ impl StudioApp {
     }
 
     fn scene_job_progress(&mut self, scene: ScreenshotScene) -> SceneStage {
-        let kind = scene.spec().0.kind;
+        let Some((GenerationSpec { kind, .. }, _)) = scene.spec() else {
+            return SceneStage::Failed;
+        };
         let Some(job) = self
             .model
             .jobs
@@ -179,8 +210,9 @@ impl StudioApp {
             (JobPhase::Completed, ScreenshotScene::Storyboard) => {
                 self.view = View::Create;
                 // The form as the artist left it after submitting the batch.
-                let (spec, _) = scene.spec();
-                self.create.reuse(spec.kind, &spec.request);
+                if let Some((spec, _)) = scene.spec() {
+                    self.create.reuse(spec.kind, &spec.request);
+                }
                 SceneStage::Settling(Instant::now())
             }
             (phase, _) if phase.is_finished() => {
@@ -223,6 +255,11 @@ impl StudioApp {
                     || self.model.presets.error.is_some()
                     || (self.model.presets.is_loaded() && !self.model.presets.pending)
             }
+            View::Docs => {
+                self.session.connection_error().is_some()
+                    || self.docs.list.error.is_some()
+                    || self.docs.list.is_loaded()
+            }
             _ => connection_settled,
         }
     }
@@ -238,7 +275,133 @@ impl StudioApp {
                 .is_some_and(|p| p.shown_frame() == Some(VIDEO_FRAME)),
             SceneStage::Settling(since) => since.elapsed() >= POSTERS_SETTLE,
             SceneStage::Editing(_) => self.edit_scene_shown(),
+            SceneStage::Docs(step) => *step == DocsScene::Shown,
             _ => false,
+        })
+    }
+}
+
+/// The Docs scene's call sheet (found by title when an earlier run made it).
+const SCENE_DOC_TITLE: &str = "Harbour shoot — call sheet";
+const SCENE_DOC_MARKDOWN: &str = "\
+# Harbour shoot
+
+Two days on the **north pier**, golden hour both evenings. Weather calls and the \
+shot list are in the [production folder](https://example.com/harbour).
+
+## Call times
+
+| Role | Name | Call | Wrap |
+| --- | --- | --- | --- |
+| Director | Ana Reyes | 05:30 | 21:00 |
+| Camera | Bo Lindqvist | 05:45 | 21:00 |
+| Sound | Chen Wei | 06:00 | 20:30 |
+| Grip | Dara Okafor | 05:30 | 21:30 |
+
+## Bring
+
+- Warm layers and *waterproof boots*
+- Spare batteries for the drone
+- Tide tables for both days
+
+> The pier closes to the public at 18:00; keep the walkway clear until then.
+";
+/// How often the Docs scene reads the list while waiting for its earlier documents.
+const SCENE_RELIST_EVERY: Duration = Duration::from_millis(250);
+/// Earlier documents, so the list shows the newest-first order.
+const SCENE_OTHER_DOCS: [(&str, &str); 2] = [
+    (
+        "Colour notes",
+        "<h2>Grade</h2><p>Warm highlights, teal shadows.</p>",
+    ),
+    (
+        "Location scout",
+        "<p>North pier: power at the kiosk, parking behind the fish market.</p>",
+    ),
+];
+
+impl StudioApp {
+    /// One step of the Docs scene: make (or open) the call sheet, share it, list again.
+    fn docs_scene_step(&mut self, step: DocsScene) -> SceneStage {
+        use crate::api::NewDoc;
+        use crate::engine::DocsCommand;
+        use crate::ui::docs::DocsAction;
+        let project_id = self.create.form.project_id.clone();
+        let plain = |app: &mut Self, action: DocsAction| {
+            for follow_up in app.docs.apply(action, project_id.as_deref()) {
+                app.apply_plain(follow_up);
+            }
+        };
+        let saved = |app: &Self| {
+            app.docs
+                .draft()
+                .is_some_and(|d| d.meta.is_some() && !d.is_dirty())
+                && !app.docs.is_saving()
+        };
+        SceneStage::Docs(match step {
+            DocsScene::Listing if self.docs.list.error.is_some() => {
+                eprintln!("screenshot: the document list did not load");
+                return SceneStage::Failed;
+            }
+            DocsScene::Listing if self.docs.list.is_loaded() => {
+                let existing = self
+                    .docs
+                    .list
+                    .docs
+                    .iter()
+                    .find(|d| d.title == SCENE_DOC_TITLE)
+                    .map(|d| d.id.clone());
+                if let Some(id) = existing {
+                    plain(self, DocsAction::Open(id));
+                    return SceneStage::Docs(DocsScene::Saving);
+                }
+                for (index, (title, content)) in SCENE_OTHER_DOCS.iter().enumerate() {
+                    self.send(Command::Docs(DocsCommand::Create {
+                        // Answers nobody waits for (the list shows the result).
+                        op_id: u64::MAX - index as u64,
+                        body: NewDoc {
+                            title: (*title).to_owned(),
+                            content: Some((*content).to_owned()),
+                            project_id: project_id.clone(),
+                        },
+                    }));
+                }
+                DocsScene::Preparing(Instant::now())
+            }
+            DocsScene::Preparing(since) if self.docs.list.loading.is_none() => {
+                let listed = |title: &str| self.docs.list.docs.iter().any(|d| d.title == title);
+                if SCENE_OTHER_DOCS.iter().all(|(title, _)| listed(title)) {
+                    plain(self, DocsAction::New);
+                    if let Some(draft) = self.docs.draft_mut() {
+                        draft.title = SCENE_DOC_TITLE.to_owned();
+                        draft.markdown = SCENE_DOC_MARKDOWN.to_owned();
+                        draft.markdown_changed();
+                    }
+                    plain(self, DocsAction::Save);
+                    DocsScene::Saving
+                } else if since.elapsed() >= SCENE_RELIST_EVERY {
+                    plain(self, DocsAction::Reload);
+                    DocsScene::Preparing(Instant::now())
+                } else {
+                    DocsScene::Preparing(since)
+                }
+            }
+            DocsScene::Saving if saved(self) => {
+                plain(
+                    self,
+                    DocsAction::SetSharing {
+                        shared: true,
+                        editable: false,
+                    },
+                );
+                DocsScene::Sharing
+            }
+            DocsScene::Sharing if self.docs.sharing.is_none() => {
+                plain(self, DocsAction::Reload);
+                DocsScene::Relisting
+            }
+            DocsScene::Relisting if self.docs.list.is_loaded() => DocsScene::Shown,
+            other => other,
         })
     }
 }

@@ -5,6 +5,7 @@
 use super::StudioApp;
 use crate::settings::WindowGeometry;
 use crate::ui::clipboard::{AppClipboard, CopyRoute};
+use crate::ui::docs::LeaveTarget;
 use crate::ui::model::{Action, Confirm};
 use crate::ui::toasts::ToastKind;
 use crate::ui::{shortcuts, tokens, window};
@@ -63,7 +64,10 @@ impl StudioApp {
         }
         if ctx.input(|i| i.viewport().close_requested()) && !self.keys.quitting {
             let running_jobs = self.model.running_count();
-            if running_jobs > 0 {
+            if !self.docs_may_leave(LeaveTarget::Quit) {
+                // Unsaved edits in Docs: asked first; its answer quits again.
+                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            } else if running_jobs > 0 {
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 self.confirm = Some(Confirm::Quit { running_jobs });
             }
@@ -72,10 +76,12 @@ impl StudioApp {
         actions
     }
 
-    /// Ctrl+Q: quit now, or ask first when jobs are still running.
+    /// Ctrl+Q: quit now, or ask first when a document has unsaved edits or jobs are running.
     pub(super) fn request_quit(&mut self, ctx: &egui::Context) {
         let running_jobs = self.model.running_count();
-        if running_jobs > 0 {
+        if !self.docs_may_leave(LeaveTarget::Quit) {
+            // Unsaved edits in Docs: the question's answer quits again.
+        } else if running_jobs > 0 {
             self.confirm = Some(Confirm::Quit { running_jobs });
         } else {
             self.quit_now(ctx);

@@ -26,6 +26,7 @@ impl StudioApp {
         self.model.palettes.error = None;
         self.request_service_data();
         self.palettes.list_requested_for = None;
+        self.docs.on_service_reachable();
         for command in self.library.refresh() {
             self.send(command);
         }

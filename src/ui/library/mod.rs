@@ -962,7 +962,7 @@ impl LibraryState {
                 kind: ToastKind::Info,
                 text: format!("Moved {count} {noun} to the trash"),
                 label: "Undo".to_owned(),
-                action: LibraryAction::Restore(ids),
+                action: crate::ui::toasts::ToastAction::Library(LibraryAction::Restore(ids)),
             }),
             BulkAction::Restore => out.push(Action::Toast(
                 ToastKind::Success,
