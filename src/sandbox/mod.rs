@@ -6,12 +6,15 @@
 //! Behaviour where the contract is silent is described in `docs/SANDBOX.md`.
 
 mod analyze_fetch;
+mod assistant;
 mod auth;
 mod catalog;
 mod cinematic;
 mod cli;
 mod clock;
 mod config;
+mod creative_chat_job;
+mod creative_chat_store;
 mod edit_jobs;
 mod edit_plan;
 mod error;

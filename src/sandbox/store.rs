@@ -291,7 +291,7 @@ pub(crate) struct BatchRow {
     pub scene_count: u32,
 }
 
-fn insert_generation_in(
+pub(super) fn insert_generation_in(
     conn: &Connection,
     new: &NewGeneration,
     state: &str,
@@ -356,6 +356,7 @@ impl Store {
         conn.execute_batch(super::media_store::MEDIA_SCHEMA)?;
         conn.execute_batch(super::palette_store::PALETTE_SCHEMA)?;
         conn.execute_batch(super::trim_store::TRIM_SCHEMA)?;
+        conn.execute_batch(super::creative_chat_store::CHAT_SCHEMA)?;
         super::users::migrate(&conn)?;
         migrate_generations(&conn)?;
         Ok(Self {
@@ -471,7 +472,7 @@ impl Store {
             .optional()
     }
 
-    fn balance_in(conn: &Connection, user_id: &str) -> rusqlite::Result<Balance> {
+    pub(super) fn balance_in(conn: &Connection, user_id: &str) -> rusqlite::Result<Balance> {
         let (plan_credits, credit_pack, redemption) = conn.query_row(
             "SELECT plan_credits, credit_pack, redemption FROM users WHERE id = ?1",
             params![user_id],
