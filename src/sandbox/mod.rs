@@ -6,6 +6,7 @@
 //! Behaviour where the contract is silent is described in `docs/SANDBOX.md`.
 
 mod analyze_fetch;
+mod assistant;
 mod auth;
 mod catalog;
 mod cinematic;
