@@ -2,6 +2,7 @@
 //! HTTP client. No egui and no UI state here.
 
 pub mod client;
+pub mod creative_chat;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz_entry;
@@ -15,6 +16,10 @@ pub mod validate;
 pub mod video_edit;
 
 pub use client::Submitted;
+pub use creative_chat::{
+    ChatConversation, ChatConversationsPage, ChatMessage, ChatMessagesPage, ChatModelRef,
+    ChatPagination, ChatRole,
+};
 pub use client::{ApiClient, ClientConfig, TransferCounter};
 pub use error::{ApiError, RateLimitInfo};
 pub use palettes::{

@@ -489,6 +489,9 @@ impl StudioApp {
             event @ (Event::VideoStripThumbnail { .. } | Event::VideoStripFinished { .. }) => {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
+            // Answers for the Chat view's creative mode (`ui::chat::creative`); its host
+            // passes them to `CreativeChatState::handle_event` (merged with the Chat view).
+            Event::ChatConversations(_) | Event::ChatMessages { .. } => {}
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
