@@ -28,7 +28,6 @@ pub fn chat_spec(message: &str, conversation: Option<&str>, model: Option<&str>)
     GenerationSpec::new(
         GenerationKind::Chat,
         GenerationRequest {
-            kind_hint: Some(GenerationKind::Chat),
             prompt: message.to_owned(),
             model: model.map(str::to_owned),
             session_id: conversation.map(str::to_owned),
