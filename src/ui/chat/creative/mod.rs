@@ -18,8 +18,10 @@ use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use crate::ui::model::{Action, Confirm, Model, Requested};
 use crate::ui::{format, job_wording, offline, tokens, widgets};
 use egui::{RichText, Ui};
-use egui_commonmark::{CommonMarkCache, CommonMarkViewer};
+use egui_commonmark::CommonMarkCache;
 use std::collections::{HashMap, HashSet};
+
+pub mod markdown;
 
 /// Width of the conversation list.
 const LIST_WIDTH_PT: f32 = 240.0;
@@ -55,12 +57,16 @@ pub struct CreativeChatState {
     pub model_choice: Option<String>,
     /// Markdown layout caches of the answers.
     pub markdown: CommonMarkCache,
+    /// Messages sent into a new conversation whose job has not been seen yet.
+    new_conversation_sends: Vec<String>,
     /// Chat jobs sent into a new conversation that has no id yet.
     awaiting_conversation: HashSet<LocalJobId>,
+    /// Every chat job seen so far.
+    known_jobs: HashSet<LocalJobId>,
     /// Chat jobs already seen finished (their conversation was re-read once).
     finished_seen: HashSet<LocalJobId>,
-    /// Whether the jobs known at the first frame were taken in (restored jobs finished
-    /// long ago must not each re-read their conversation).
+    /// Whether the journal's jobs were taken in (restored jobs finished long ago must not
+    /// each re-read their conversation).
     jobs_primed: bool,
     /// Scroll the messages to the end on the next frame.
     scroll_to_end: bool,
@@ -137,8 +143,12 @@ impl CreativeChatState {
             .jobs
             .values()
             .filter(|job| job.spec.kind == GenerationKind::Chat);
+        if !model.jobs_restored {
+            return; // the journal's jobs are not in yet
+        }
         if !self.jobs_primed {
             self.jobs_primed = true;
+            self.known_jobs = chat_jobs.clone().map(|job| job.local_id).collect();
             self.finished_seen = chat_jobs
                 .clone()
                 .filter(|job| job.phase.is_finished())
@@ -148,18 +158,29 @@ impl CreativeChatState {
         let mut learnt = None;
         let mut finished = Vec::new();
         for job in chat_jobs {
-            let conversation = job.spec.request.session_id.clone();
-            match &conversation {
-                None if self.selection == Selection::New && !job.phase.is_finished() => {
-                    self.awaiting_conversation.insert(job.local_id);
-                }
-                Some(id) if self.awaiting_conversation.remove(&job.local_id) => {
-                    learnt = Some(id.clone());
-                }
-                _ => {}
+            // A job first seen (several of its updates may arrive in one frame) is ours to
+            // file under a new conversation when it carries a message sent that way.
+            if self.known_jobs.insert(job.local_id)
+                && let Some(index) = self
+                    .new_conversation_sends
+                    .iter()
+                    .position(|sent| *sent == job.spec.request.prompt)
+            {
+                self.new_conversation_sends.remove(index);
+                self.awaiting_conversation.insert(job.local_id);
             }
-            if job.phase.is_finished() && self.finished_seen.insert(job.local_id) {
-                finished.push(conversation);
+            let conversation = job.spec.request.session_id.clone();
+            if let Some(id) = &conversation
+                && self.awaiting_conversation.remove(&job.local_id)
+            {
+                learnt = Some(id.clone());
+            }
+            if job.phase.is_finished() {
+                // Refused or lost without a conversation: nothing to wait for.
+                self.awaiting_conversation.remove(&job.local_id);
+                if self.finished_seen.insert(job.local_id) {
+                    finished.push(conversation);
+                }
             }
         }
         if let Some(id) = learnt {
@@ -194,6 +215,9 @@ impl CreativeChatState {
             return;
         }
         let message = self.composer.trim().to_owned();
+        if self.selection == Selection::New {
+            self.new_conversation_sends.push(message.clone());
+        }
         let spec = chat_spec(
             &message,
             self.selected_conversation(),
@@ -493,10 +517,14 @@ fn answer_frame(ui: &mut Ui, byline: &str, body: impl FnOnce(&mut Ui)) {
     });
 }
 
-fn markdown_ui(ui: &mut Ui, state: &mut CreativeChatState, key: &str, content: &str) {
-    ui.push_id(("answer", key), |ui| {
-        CommonMarkViewer::new().show(ui, &mut state.markdown, content);
-    });
+fn markdown_ui(
+    ui: &mut Ui,
+    state: &mut CreativeChatState,
+    key: &str,
+    content: &str,
+    actions: &mut Vec<Action>,
+) {
+    markdown::answer_ui(ui, &mut state.markdown, key, content, actions);
 }
 
 fn copy_button(ui: &mut Ui, content: &str, actions: &mut Vec<Action>) {
@@ -534,7 +562,7 @@ fn said_ui(
             }
             answer_frame(ui, byline.trim(), |ui| match &message.status {
                 JobState::Completed => {
-                    markdown_ui(ui, state, &message.message_id, &message.content);
+                    markdown_ui(ui, state, &message.message_id, &message.content, actions);
                     copy_button(ui, &message.content, actions);
                 }
                 JobState::Failed => {
@@ -614,7 +642,7 @@ fn job_answer_ui(
             if content.trim().is_empty() {
                 widgets::muted(ui, "The service finished without an answer text.");
             } else {
-                markdown_ui(ui, state, &format!("job-{}", job.local_id), &content);
+                markdown_ui(ui, state, &format!("job-{}", job.local_id), &content, actions);
                 copy_button(ui, &content, actions);
             }
         }
