@@ -112,9 +112,10 @@ fn messages(engine: &mut EngineHandle, session_id: &str) -> Vec<ChatMessage> {
         })
         .expect("queue messages");
     wait_for(engine, "the messages", |event| match event {
-        Event::ChatMessages { session_id: id, result } if id == session_id => {
-            Some(result.clone().expect("messages"))
-        }
+        Event::ChatMessages {
+            session_id: id,
+            result,
+        } if id == session_id => Some(result.clone().expect("messages")),
         _ => None,
     })
 }
@@ -127,7 +128,7 @@ fn a_message_is_answered_and_its_conversation_listed() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
-    send_message(&mut engine, "Write a haiku about rain on a harbour", None);
+    send_message(&engine, "Write a haiku about rain on a harbour", None);
 
     let running = wait_for(&mut engine, "Running", |event| {
         job_update(event)
@@ -167,7 +168,7 @@ fn a_message_is_answered_and_its_conversation_listed() {
     assert_eq!(said[1].content, answer);
 
     // The next message goes into the same conversation.
-    send_message(&mut engine, "Now in French", Some(&session_id));
+    send_message(&engine, "Now in French", Some(&session_id));
     let second = wait_for(&mut engine, "the second answer", |event| {
         job_update(event)
             .filter(|r| r.spec.request.prompt == "Now in French" && r.phase.is_finished())
@@ -193,7 +194,7 @@ fn a_running_answer_survives_an_engine_restart() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
-    send_message(&mut engine, "Explain a rack focus", None);
+    send_message(&engine, "Explain a rack focus", None);
     let running = wait_for(&mut engine, "Running", |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Running { .. }))
@@ -208,7 +209,10 @@ fn a_running_answer_survives_an_engine_restart() {
         .expect("the row");
     assert_eq!(row.record.generation_id, running.generation_id);
     assert!(row.record.spec.request.session_id.is_some());
-    assert_eq!(row.record.spec, running.spec, "the conversation is journalled");
+    assert_eq!(
+        row.record.spec, running.spec,
+        "the conversation is journalled"
+    );
     drop(journal);
 
     let mut engine = start_engine(&service, dir.path());
@@ -244,7 +248,7 @@ fn lost_and_failed_answers_are_told_honestly() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
-    send_message(&mut engine, "Is this lost?", None);
+    send_message(&engine, "Is this lost?", None);
     let unconfirmed = wait_for(&mut engine, "Unconfirmed", |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Unconfirmed { .. }))
@@ -257,7 +261,7 @@ fn lost_and_failed_answers_are_told_honestly() {
     assert!(note.contains("conversation"), "{note}");
 
     service.sandbox.fail_next_jobs(1, false);
-    send_message(&mut engine, "This one fails", None);
+    send_message(&engine, "This one fails", None);
     let failed = wait_for(&mut engine, "Failed", |event| {
         job_update(event)
             .filter(|r| r.spec.request.prompt == "This one fails" && r.phase.is_finished())

@@ -266,7 +266,14 @@ async fn a_conversation_is_answered_billed_and_listed() {
         .collect();
     assert_eq!(
         roles,
-        ["user", "assistant", "user", "assistant", "user", "assistant"]
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ]
     );
     assert_eq!(
         messages[0]["content"],
@@ -364,7 +371,11 @@ async fn refusals_follow_the_wire_examples() {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad} → {body}");
         assert_eq!(body["success"], json!(false));
         assert_eq!(body["code"], json!("INVALID_MESSAGE"));
-        assert!(body["error"].as_str().is_some_and(|e| e.contains("message")));
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("message"))
+        );
     }
     let (status, body) = post(
         chloe,

@@ -156,7 +156,12 @@ fn opening_words(answer: &str) -> String {
         .split(['*', '`', '_', '[', '#', '\n'])
         .map(str::trim)
         .find(|part| part.split_whitespace().count() >= 3)
-        .map(|part| part.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .map(|part| {
+            part.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .expect("a sentence in the answer")
 }
 
@@ -222,7 +227,10 @@ fn a_message_is_sent_and_its_answer_arrives_in_a_new_conversation() {
     assert!(harness.state().chat_jobs().is_empty(), "not sent yet");
     harness.key_press(egui::Key::Enter);
     steps(&mut harness, 2);
-    assert!(harness.state().chat.composer.is_empty(), "the field is cleared");
+    assert!(
+        harness.state().chat.composer.is_empty(),
+        "the field is cleared"
+    );
 
     // The message is a job like any generation; while it runs its answer is "Thinking…".
     step_until(&mut harness, "the answer to be written", |h| {
@@ -322,7 +330,11 @@ fn a_message_is_sent_and_its_answer_arrives_in_a_new_conversation() {
     steps(&mut harness, 2);
     step_until(&mut harness, "the second conversation", |h| {
         let host = h.state();
-        host.chat.conversations.value.as_ref().is_some_and(|list| list.len() == 2)
+        host.chat
+            .conversations
+            .value
+            .as_ref()
+            .is_some_and(|list| list.len() == 2)
             && matches!(&host.chat.selection, Selection::Conversation(id) if *id != session_id)
             && host.chat_jobs().iter().all(|job| job.phase.is_finished())
     });

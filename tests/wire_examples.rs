@@ -365,7 +365,10 @@ fn chat_submit() {
     assert_eq!(r.generation_id.as_deref(), Some("abc123"));
     assert_eq!(r.kind.as_deref(), Some("chat"));
     assert_eq!(r.model.as_deref(), Some("auto"));
-    assert_eq!(r.poll_url.as_deref(), Some("/api/v1/generate/abc123/status"));
+    assert_eq!(
+        r.poll_url.as_deref(),
+        Some("/api/v1/generate/abc123/status")
+    );
     assert_eq!(r.poll_interval_hint, Some(2.0));
     assert_eq!(r.session_id.as_deref(), Some("def456"));
     assert!(!r.is_finished_answer(), "a handle to poll");

@@ -40,10 +40,16 @@ pub fn chat_spec(message: &str, conversation: Option<&str>, model: Option<&str>)
 pub(super) fn chat_body(spec: &GenerationSpec) -> Result<Value, ApiError> {
     let request = &spec.request;
     if request.prompt.trim().is_empty() {
-        return Err(ApiError::Invalid("not sent: the message is empty".to_owned()));
+        return Err(ApiError::Invalid(
+            "not sent: the message is empty".to_owned(),
+        ));
     }
     let mut body = json!({ "message": request.prompt });
-    if let Some(session_id) = request.session_id.as_deref().filter(|s| !s.trim().is_empty()) {
+    if let Some(session_id) = request
+        .session_id
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+    {
         body["session_id"] = json!(session_id);
     }
     if let Some(model) = request.model.as_deref().filter(|m| !m.trim().is_empty()) {
@@ -438,7 +444,10 @@ mod tests {
         assert_eq!(page.messages[1].status, JobState::Processing);
         assert_eq!(page.messages[1].content, "");
         assert_eq!(
-            page.messages[1].model.as_ref().map(|m| m.identifier.as_str()),
+            page.messages[1]
+                .model
+                .as_ref()
+                .map(|m| m.identifier.as_str()),
             Some("gpt-4o")
         );
         assert_eq!(page.messages[2].error.as_deref(), Some("provider down"));

@@ -16,11 +16,11 @@ pub mod validate;
 pub mod video_edit;
 
 pub use client::Submitted;
+pub use client::{ApiClient, ClientConfig, TransferCounter};
 pub use creative_chat::{
     ChatConversation, ChatConversationsPage, ChatMessage, ChatMessagesPage, ChatModelRef,
     ChatPagination, ChatRole,
 };
-pub use client::{ApiClient, ClientConfig, TransferCounter};
 pub use error::{ApiError, RateLimitInfo};
 pub use palettes::{
     AnalyzedColors, CinematicPreset, CinematicPresets, ColorPalette, ColorSpec, NewPalette,

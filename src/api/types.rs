@@ -676,7 +676,10 @@ pub struct JobResult {
     #[serde(deserialize_with = "lenient_string", alias = "editType")]
     pub edit_type: Option<String>,
     /// Chat: the answer (Markdown).
-    #[serde(deserialize_with = "lenient_string", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        deserialize_with = "lenient_string",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub content: Option<String>,
     /// Creative Director: the batch's scenes as last seen (the studio keeps them here so a
     /// finished storyboard survives restarts; the service sends them beside `result`).

@@ -7,9 +7,7 @@ use super::guard::spawn_reported;
 use super::protocol::{Command, Event};
 use super::rate_limit::paced;
 use super::runtime::Ctx;
-use crate::api::creative_chat::{
-    CONVERSATIONS_PAGE_LIMIT, MAX_MESSAGE_PAGES, MESSAGES_PAGE_LIMIT,
-};
+use crate::api::creative_chat::{CONVERSATIONS_PAGE_LIMIT, MAX_MESSAGE_PAGES, MESSAGES_PAGE_LIMIT};
 use crate::api::{ApiError, ChatMessage};
 use std::sync::Arc;
 

@@ -7,8 +7,8 @@ use crate::api::media::{
 };
 use crate::api::{
     AnalyzedColors, ApiError, ChatConversation, ChatMessage, CinematicPresets, ColorPalette,
-    Credits, Failure, GenerationSpec,
-    JobResult, JobState, ModelRecord, NewPalette, PalettePage, Project, Scene, UploadedMedia,
+    Credits, Failure, GenerationSpec, JobResult, JobState, ModelRecord, NewPalette, PalettePage,
+    Project, Scene, UploadedMedia,
 };
 use crate::media::DecodedImage;
 use crate::media::video::{PreviewFrame, StripThumbnail, VideoPlayer};

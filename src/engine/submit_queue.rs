@@ -467,10 +467,8 @@ impl Tracker {
 /// so the Chat view files it there and a Retry continues that conversation.
 fn learn_conversation(record: &mut super::protocol::JobRecord, answer: &SubmitResponse) {
     if record.spec.kind == GenerationKind::Chat && record.spec.request.session_id.is_none() {
-        record.spec.request.session_id = answer
-            .session_id
-            .clone()
-            .filter(|id| !id.trim().is_empty());
+        record.spec.request.session_id =
+            answer.session_id.clone().filter(|id| !id.trim().is_empty());
     }
 }
 

@@ -242,7 +242,12 @@ fn submit(
         "poll_url": format!("/api/v1/generate/{}/status", generation.id),
         "poll_interval_hint": POLL_INTERVAL_HINT_SECS,
     });
-    Ok(submit_answer(state, &generation.id, StatusCode::OK, response))
+    Ok(submit_answer(
+        state,
+        &generation.id,
+        StatusCode::OK,
+        response,
+    ))
 }
 
 /// `page` and `limit` of a list: positive integers (400 otherwise), limit clamped.
@@ -257,7 +262,10 @@ fn paging(params: &HashMap<String, String>, default_limit: u64) -> ApiResult<(u6
             )),
         },
     };
-    Ok((read("page", 1)?, read("limit", default_limit)?.min(MAX_LIMIT)))
+    Ok((
+        read("page", 1)?,
+        read("limit", default_limit)?.min(MAX_LIMIT),
+    ))
 }
 
 fn pagination(page: u64, limit: u64, total: u64) -> Value {
@@ -368,15 +376,17 @@ mod tests {
     #[test]
     fn conversations_are_named_after_their_day() {
         // 2026-03-10T10:30:00Z
-        assert_eq!(conversation_name(1_773_138_600_000), "API Chat - 2026-03-10");
+        assert_eq!(
+            conversation_name(1_773_138_600_000),
+            "API Chat - 2026-03-10"
+        );
     }
 
     #[test]
     fn unknown_models_get_the_wire_examples_message() {
         let catalog = Catalog::load().expect("catalog");
-        let error = resolve_chat_model(&catalog, Some(&json!("invalid-model")))
-            .err()
-            .expect("refused");
+        let error =
+            resolve_chat_model(&catalog, Some(&json!("invalid-model"))).expect_err("refused");
         assert_eq!(error.status, StatusCode::BAD_REQUEST);
         assert_eq!(
             error.body,

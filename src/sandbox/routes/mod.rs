@@ -140,10 +140,7 @@ fn creative_chat_routes(state: &AppState) -> Router<AppState> {
     let other = || from_fn_with_state((state.clone(), Group::OtherGeneration), endpoint_limit);
     let media = || from_fn_with_state((state.clone(), Group::Media), endpoint_limit);
     Router::new()
-        .route(
-            "/v1/chat",
-            post(creative_chat::chat).route_layer(other()),
-        )
+        .route("/v1/chat", post(creative_chat::chat).route_layer(other()))
         .route(
             "/v1/chat/conversations",
             get(creative_chat::conversations)

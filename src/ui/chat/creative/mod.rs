@@ -258,7 +258,9 @@ pub fn creative_chat_ui(ui: &mut Ui, state: &mut CreativeChatState, model: &Mode
                 .stroke(egui::Stroke::new(1.0, tokens::BORDER))
                 .inner_margin(egui::Margin::symmetric(10, 12)),
         )
-        .show(ui, |ui| conversation_list_ui(ui, state, model, &mut actions));
+        .show(ui, |ui| {
+            conversation_list_ui(ui, state, model, &mut actions)
+        });
     egui::Panel::bottom("creative_chat_composer")
         .resizable(false)
         .show_separator_line(false)
@@ -642,7 +644,13 @@ fn job_answer_ui(
             if content.trim().is_empty() {
                 widgets::muted(ui, "The service finished without an answer text.");
             } else {
-                markdown_ui(ui, state, &format!("job-{}", job.local_id), &content, actions);
+                markdown_ui(
+                    ui,
+                    state,
+                    &format!("job-{}", job.local_id),
+                    &content,
+                    actions,
+                );
                 copy_button(ui, &content, actions);
             }
         }
@@ -715,10 +723,9 @@ fn composer_ui(
         state.model_choice = None;
     }
     let auto_text = match routed_chat_model(catalog) {
-        Some(routed) => model_option_text(
-            &format!("Auto ({})", routed.display_name()),
-            routed.credit,
-        ),
+        Some(routed) => {
+            model_option_text(&format!("Auto ({})", routed.display_name()), routed.credit)
+        }
         None => "Auto".to_owned(),
     };
     ui.horizontal(|ui| {
@@ -729,10 +736,10 @@ fn composer_ui(
         );
         let selected_text = match &state.model_choice {
             None => auto_text.clone(),
-            Some(id) => models
-                .iter()
-                .find(|m| &m.identifier == id)
-                .map_or_else(|| id.clone(), |m| model_option_text(m.display_name(), m.credit)),
+            Some(id) => models.iter().find(|m| &m.identifier == id).map_or_else(
+                || id.clone(),
+                |m| model_option_text(m.display_name(), m.credit),
+            ),
         };
         egui::ComboBox::from_id_salt("creative_chat_model")
             .selected_text(selected_text)
@@ -880,7 +887,9 @@ mod tests {
         // Nothing read yet: every job is its message and its answer.
         assert_eq!(
             kinds(&transcript(&[], &jobs)),
-            ["sent 1", "answer 1", "sent 2", "answer 2", "sent 3", "answer 3"]
+            [
+                "sent 1", "answer 1", "sent 2", "answer 2", "sent 3", "answer 3"
+            ]
         );
         // The service lists the running answer (still processing) and the finished one.
         let messages = vec![
@@ -891,7 +900,9 @@ mod tests {
         ];
         assert_eq!(
             kinds(&transcript(&messages, &jobs)),
-            ["said u1", "answer 1", "said u3", "said g3", "sent 2", "answer 2"]
+            [
+                "said u1", "answer 1", "said u3", "said g3", "sent 2", "answer 2"
+            ]
         );
     }
 
