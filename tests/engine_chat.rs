@@ -289,3 +289,42 @@ fn lost_and_failed_answers_are_told_honestly() {
     assert_eq!(chats_created(&service), 2, "the lost one was never re-sent");
     engine.shutdown();
 }
+
+/// The older synchronous answer (post_chat_stateless.json: the content, no `message_id`) is
+/// accepted as a job finished at once: never polled, completed with the answer and its
+/// charge, and it stays so after a restart.
+#[test]
+fn an_older_synchronous_answer_is_a_job_finished_at_once() {
+    let service = local_service(4.0);
+    service.sandbox.answer_next_chats_synchronously(1);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut engine = start_engine(&service, dir.path());
+    restored(&mut engine);
+    send_message(&engine, "Answer me at once", None);
+    let mut phases = Vec::new();
+    let done = wait_for(&mut engine, "the answer", |event| {
+        let record = job_update(event)?;
+        phases.push(record.phase.label());
+        record.phase.is_finished().then(|| record.clone())
+    });
+    assert_eq!(done.phase, JobPhase::Completed, "{:?}", done.phase);
+    assert!(!phases.contains(&"running"), "never polled: {phases:?}");
+    assert_eq!(done.generation_id, None);
+    assert_eq!(done.credits_used, Some(DEFAULT_CHAT_CREDIT));
+    assert_eq!(done.progress_percent, 100.0);
+    let result = done.result.clone().expect("result");
+    assert_eq!(result.model.as_deref(), Some(DEFAULT_CHAT_MODEL));
+    assert!(result.content.is_some_and(|c| !c.trim().is_empty()));
+    engine.shutdown();
+
+    let mut engine = start_engine(&service, dir.path());
+    let jobs = restored(&mut engine);
+    let again = jobs
+        .iter()
+        .find(|j| j.local_id == done.local_id)
+        .expect("restored");
+    assert_eq!(again.phase, JobPhase::Completed);
+    assert_eq!(again.result, done.result);
+    assert_eq!(chats_created(&service), 1);
+    engine.shutdown();
+}

@@ -232,6 +232,9 @@ fn submit(
         CreateOutcome::InsufficientCredits { .. } => return Err(insufficient_credits()),
     }
     tracing::info!(generation_id = %generation.id, kind = CHAT_KIND, model = %generation.model, "chat message submitted");
+    if state.controls.take_synchronous_chat() {
+        return answer_at_once(state, &generation.id);
+    }
     jobs::spawn(state.clone(), generation.id.clone());
     let response = json!({
         "success": true,
@@ -248,6 +251,28 @@ fn submit(
         StatusCode::OK,
         response,
     ))
+}
+
+/// The older synchronous answer (post_chat_stateless.json, a test control): the answer is
+/// written and billed now and sent instead of a handle.
+fn answer_at_once(state: &AppState, id: &str) -> ApiResult<Response> {
+    let row = state
+        .store
+        .generation(id)?
+        .ok_or_else(|| ApiError::internal("chat", "the new message vanished"))?;
+    let result = crate::sandbox::creative_chat_job::produce(&row)
+        .map_err(|failure| ApiError::internal("chat", failure))?;
+    let json = serde_json::to_string(&result).map_err(|e| ApiError::internal("chat", e))?;
+    state
+        .store
+        .complete_generation(id, &json, row.credits_reserved, &[])?;
+    let response = json!({
+        "success": true,
+        "content": result.content,
+        "model": row.model,
+        "credits_used": row.credits_reserved,
+    });
+    Ok(submit_answer(state, id, StatusCode::OK, response))
 }
 
 /// `page` and `limit` of a list: positive integers (400 otherwise), limit clamped.
