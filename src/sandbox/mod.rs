@@ -12,6 +12,7 @@ mod catalog;
 mod cinematic;
 mod cli;
 mod clock;
+mod code_api;
 mod config;
 mod creative_chat_job;
 mod creative_chat_store;

@@ -11,6 +11,8 @@
 mod images;
 mod topics;
 
+// `NamedColour` is for callers that build `ImageFacts` themselves (the Creative chat).
+#[allow(unused_imports)]
 pub(crate) use images::{ImageFacts, NamedColour};
 
 use topics::{Language, Task};
