@@ -2,6 +2,7 @@
 //! HTTP client. No egui and no UI state here.
 
 pub mod client;
+pub mod creative_chat;
 pub mod docs;
 pub mod error;
 #[doc(hidden)]
@@ -17,6 +18,10 @@ pub mod video_edit;
 
 pub use client::Submitted;
 pub use client::{ApiClient, ClientConfig, TransferCounter};
+pub use creative_chat::{
+    ChatConversation, ChatConversationsPage, ChatMessage, ChatMessagesPage, ChatModelRef,
+    ChatPagination, ChatRole,
+};
 pub use docs::{Doc, DocMeta, DocPage, DocPagination, DocUpdate, NewDoc};
 pub use error::{ApiError, RateLimitInfo};
 pub use palettes::{

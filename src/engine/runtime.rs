@@ -303,6 +303,9 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
             | Command::RefreshPresets) => {
                 super::palettes::handle(&ctx, palette_command);
             }
+            chat_command @ (Command::LoadChatConversations | Command::LoadChatMessages { .. }) => {
+                super::creative_chat::handle(&ctx, chat_command);
+            }
             Command::Submit {
                 spec,
                 model_label,

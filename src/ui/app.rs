@@ -415,6 +415,9 @@ impl StudioApp {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
             Event::Docs(event) => self.docs_event(ctx, event),
+            // Answers for the Chat view's creative mode (`ui::chat::creative`); its host
+            // passes them to `CreativeChatState::handle_event` (merged with the Chat view).
+            Event::ChatConversations(_) | Event::ChatMessages { .. } => {}
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
