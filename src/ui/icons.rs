@@ -35,6 +35,9 @@ pub enum Icon {
     StepBack,
     StepForward,
     Loop,
+    Chat,
+    Eye,
+    Paperclip,
 }
 
 pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
@@ -334,6 +337,57 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
             for x in [-0.55, 0.0, 0.55] {
                 painter.circle_filled(p(x, 0.0), s * 0.08, color);
             }
+        }
+        Icon::Chat => {
+            // A speech bubble with a tail and two lines of text.
+            let bubble = Rect::from_min_max(p(-0.85, -0.7), p(0.85, 0.45));
+            painter.rect_stroke(
+                bubble,
+                CornerRadius::same((s * 0.18) as u8),
+                stroke,
+                egui::StrokeKind::Middle,
+            );
+            painter.add(Shape::line(
+                vec![p(-0.45, 0.45), p(-0.55, 0.85), p(-0.1, 0.45)],
+                stroke,
+            ));
+            painter.line_segment([p(-0.5, -0.3), p(0.5, -0.3)], stroke);
+            painter.line_segment([p(-0.5, 0.05), p(0.2, 0.05)], stroke);
+        }
+        Icon::Eye => {
+            // An almond outline with the iris.
+            let lid = |sign: f32| -> Vec<Pos2> {
+                (0..=16)
+                    .map(|i| {
+                        let x = -0.9 + 1.8 * i as f32 / 16.0;
+                        p(x, sign * 0.55 * (1.0 - (x / 0.9).powi(2)))
+                    })
+                    .collect()
+            };
+            painter.add(Shape::line(lid(-1.0), stroke));
+            painter.add(Shape::line(lid(1.0), stroke));
+            painter.circle_filled(c, s * 0.18, color);
+        }
+        Icon::Paperclip => {
+            // Nested U-shapes: the clip's wire.
+            let u = |x0: f32, x1: f32, top: f32, bottom: f32, up: bool| -> Vec<Pos2> {
+                let r = (x1 - x0) / 2.0;
+                let mid = (x0 + x1) / 2.0;
+                let (end_y, sign) = if up { (bottom, 1.0) } else { (top, -1.0) };
+                let mut points = vec![p(x0, if up { top } else { bottom }), p(x0, end_y)];
+                for i in 1..8 {
+                    let a = std::f32::consts::PI * i as f32 / 8.0;
+                    points.push(p(mid - r * a.cos(), end_y + sign * r * a.sin()));
+                }
+                points.push(p(x1, end_y));
+                points
+            };
+            let mut wire = u(-0.45, 0.45, -0.55, 0.55, true);
+            let mut top = u(-0.45, 0.25, -0.55, -0.55, false);
+            top.reverse();
+            wire.extend(top.into_iter().skip(1));
+            wire.extend(u(-0.25, 0.25, -0.55, 0.3, true).into_iter().rev().skip(1));
+            painter.add(Shape::line(wire, stroke));
         }
         Icon::Image | Icon::BrokenImage => {
             let frame = Rect::from_center_size(c, vec2(s * 0.9, s * 0.75));
