@@ -68,9 +68,11 @@ fn default_reason(status: u16) -> &'static str {
     match status {
         400 => "The request was not valid",
         401 => "The API key was not accepted",
+        402 => "Not enough credits",
         403 => "Not allowed",
         404 => "Not found",
         409 => "Conflict",
+        413 => "The file is too large",
         422 => "The request could not be processed",
         429 => "Too many requests",
         500 => "The service had an internal error",
@@ -177,14 +179,22 @@ impl ApiError {
                 message = format!("{message}: {details}");
             }
         }
-        let mut code = json
-            .as_ref()
-            .and_then(|v| v.get("code"))
-            .and_then(|c| match c {
-                Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            });
+        let code_of = |c: &Value| match c {
+            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        };
+        // `code` at the top, else the coding-assistant envelope's `{error: {type}}` (or an
+        // `error.code`), so `auth_error`, `insufficient_credits`… reach the caller too.
+        let mut code = json.as_ref().and_then(|v| {
+            v.get("code").and_then(code_of).or_else(|| {
+                let inner = v.get("error").filter(|e| e.is_object())?;
+                inner
+                    .get("type")
+                    .and_then(code_of)
+                    .or_else(|| inner.get("code").and_then(code_of))
+            })
+        });
         if ok_status && code.is_none() {
             code = Some(TRACKING_ERROR.to_owned());
         }
@@ -502,6 +512,25 @@ mod tests {
             e.to_string(),
             "Validation error: colors.0.hex: must match #RRGGBB; \"foo\" is not allowed (400)"
         );
+    }
+
+    #[test]
+    fn the_coding_assistant_envelope_gives_message_and_type() {
+        let e = err(
+            401,
+            r#"{"error":{"type":"auth_error","message":"Invalid API key"}}"#,
+        )
+        .unwrap();
+        assert_eq!(e.code(), Some("auth_error"));
+        assert_eq!(e.to_string(), "Invalid API key (401 auth_error)");
+        let e = err(402, r#"{"error":{"type":"insufficient_credits"}}"#).unwrap();
+        assert_eq!(
+            e.to_string(),
+            "Not enough credits (402 insufficient_credits)"
+        );
+        // A top-level code still wins.
+        let e = err(400, r#"{"error":{"type":"t","message":"m"},"code":"C"}"#).unwrap();
+        assert_eq!(e.code(), Some("C"));
     }
 
     #[test]

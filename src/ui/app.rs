@@ -493,6 +493,8 @@ impl StudioApp {
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
             Event::TaskPanicked { doing } => self.task_panicked(&doing),
+            // Answers to the Chat view's commands; the Chat view (wip-chatui) takes these.
+            Event::Chat(_) => {}
         }
     }
 
