@@ -4,6 +4,7 @@
 use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use crate::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority};
 use crate::session::Session;
+use crate::ui::chat::{self, ChatState};
 use crate::ui::compose::{self, CreateState};
 use crate::ui::dialogs::{DialogKind, FileDialogs};
 use crate::ui::format;
@@ -67,6 +68,7 @@ pub struct StudioApp {
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
     palettes: PalettesState,
+    chat: ChatState,
     /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
     keys: keyboard::KeyboardState,
     /// The staged screenshot scene's progress (`--view video|storyboard`).
@@ -103,6 +105,7 @@ impl StudioApp {
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
             palettes: PalettesState::default(),
+            chat: ChatState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
         };
@@ -113,6 +116,9 @@ impl StudioApp {
             .get(library::memory::PANEL_KEY);
         app.library.restore_from(remembered);
         app.thumbnails = start_thumbnails(ctx, &app.session);
+        if screenshot_run && app.view == View::Chat {
+            app.chat.stage_screenshot_scene();
+        }
         app.show_startup_notices();
         app.request_service_data();
         app
@@ -302,6 +308,11 @@ impl StudioApp {
         &self.palettes
     }
 
+    /// The Chat view's state (conversations, messages, the reply streaming in).
+    pub fn chat(&self) -> &ChatState {
+        &self.chat
+    }
+
     /// The cinematic presets map, once loaded.
     pub fn presets(&self) -> Option<&crate::api::CinematicPresets> {
         self.model.presets.value.as_ref()
@@ -345,6 +356,7 @@ impl StudioApp {
         self.confirm = None;
         self.create.on_connection_changed();
         self.palettes = PalettesState::default();
+        self.chat = ChatState::default();
         self.settings_snapshot = SettingsSnapshot::of(&self.session);
         self.request_service_data();
     }
@@ -493,8 +505,11 @@ impl StudioApp {
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
             Event::TaskPanicked { doing } => self.task_panicked(&doing),
-            // Answers to the Chat view's commands; the Chat view (wip-chatui) takes these.
-            Event::Chat(_) => {}
+            Event::Chat(event) => {
+                for action in self.chat.handle_event(event) {
+                    self.apply(ctx, action);
+                }
+            }
         }
     }
 
@@ -606,6 +621,7 @@ impl StudioApp {
             Action::PickPaletteImages => {
                 self.dialogs.open(DialogKind::PaletteImages);
             }
+            Action::PickChatImages => self.dialogs.open(DialogKind::ChatImages),
             Action::Ask(confirm) => self.confirm = Some(confirm),
             Action::CancelConfirm => self.confirm = None,
             Action::Confirmed(Confirm::DeletePalette { .. }) => {
@@ -791,8 +807,8 @@ impl StudioApp {
 
         let central_margin = match self.view {
             View::Library | View::Palettes => 0,
-            // Create's two columns need the width.
-            View::Create => 16,
+            // Create's two columns and Chat's list and messages need the width.
+            View::Create | View::Chat => 16,
             _ => 24,
         };
         let project = self.current_project();
@@ -833,6 +849,12 @@ impl StudioApp {
                     &self.create.form.cinematic,
                     &self.textures,
                 )),
+                View::Chat => actions.extend(chat::chat_ui(
+                    ui,
+                    &mut self.chat,
+                    &self.model,
+                    &self.textures,
+                )),
             });
 
         if let Some(confirm) = self.confirm.clone() {
@@ -862,8 +884,13 @@ impl StudioApp {
         });
         let library = self.view == View::Library;
         let palettes_view = self.view == View::Palettes;
+        let chat_view = self.view == View::Chat;
         if !dropped.is_empty() {
-            if palettes_view {
+            if chat_view {
+                for action in self.chat.add_files(dropped) {
+                    self.apply(ctx, action);
+                }
+            } else if palettes_view {
                 for action in self.palettes.add_images(dropped) {
                     self.apply(ctx, action);
                 }
@@ -879,7 +906,7 @@ impl StudioApp {
                 }
             }
         }
-        if hovering && !palettes_view {
+        if hovering && !palettes_view && !chat_view {
             drop_overlay_ui(ctx, library);
         }
     }

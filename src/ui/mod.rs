@@ -4,6 +4,7 @@
 //! and sends engine commands through the session. No panel does I/O.
 
 pub mod app;
+pub mod chat;
 pub mod clipboard;
 pub mod compose;
 pub mod dialogs;

@@ -14,15 +14,17 @@ pub enum View {
     Library,
     Palettes,
     Presets,
+    Chat,
     Settings,
 }
 
 impl View {
-    pub const ALL: [View; 5] = [
+    pub const ALL: [View; 6] = [
         View::Create,
         View::Library,
         View::Palettes,
         View::Presets,
+        View::Chat,
         View::Settings,
     ];
 
@@ -32,6 +34,7 @@ impl View {
             View::Library => "Library",
             View::Palettes => "Palettes",
             View::Presets => "Presets",
+            View::Chat => "Chat",
             View::Settings => "Settings",
         }
     }
@@ -43,6 +46,7 @@ impl View {
             View::Library => Icon::Library,
             View::Palettes => Icon::Palettes,
             View::Presets => Icon::Presets,
+            View::Chat => Icon::Chat,
             View::Settings => Icon::Settings,
         }
     }
@@ -56,9 +60,11 @@ impl std::str::FromStr for View {
             "library" => Ok(View::Library),
             "palettes" => Ok(View::Palettes),
             "presets" => Ok(View::Presets),
+            "chat" => Ok(View::Chat),
             "settings" => Ok(View::Settings),
             other => Err(format!(
-                "unknown view “{other}”: expected create, library, palettes, presets or settings"
+                "unknown view “{other}”: expected create, library, palettes, presets, chat or \
+                 settings"
             )),
         }
     }
@@ -229,6 +235,8 @@ pub enum Action {
     Palette(crate::ui::palettes::PaletteAction),
     /// Open the file dialog for palette reference images.
     PickPaletteImages,
+    /// Open the file dialog for images to attach to a chat message.
+    PickChatImages,
     /// Something done to a finished result; see [`ResultAction`].
     Result(ResultAction),
     /// Choose a cinematic preset for Create (`None` = Auto for that dimension).

@@ -13,7 +13,7 @@ use egui::{Key, RichText, TextEdit, Ui, Vec2};
 
 /// The message field's id (its focus decides whether Enter sends).
 pub fn composer_id() -> egui::Id {
-    egui::Id::new("chat_composer_text")
+    egui::Id::unique("chat_composer_text")
 }
 
 /// Side of a chip's thumbnail.
@@ -60,8 +60,7 @@ pub fn composer_ui(
                     "Message {model_name} — Enter sends, Shift+Enter starts a new line"
                 ))
                 .desired_rows(3)
-                .desired_width(ui.available_width() - buttons_width)
-                .frame(true),
+                .desired_width(ui.available_width() - buttons_width),
         );
         widgets::name_widget(&field, "Message");
         ui.vertical(|ui| {
@@ -248,7 +247,7 @@ pub fn drop_hint_ui(ctx: &egui::Context) {
     let rect = ctx.content_rect();
     let painter = ctx.layer_painter(egui::LayerId::new(
         egui::Order::Foreground,
-        egui::Id::new("chat_drop_hint"),
+        egui::Id::unique("chat_drop_hint"),
     ));
     painter.rect_filled(rect, 0.0, tokens::SCRIM);
     painter.rect_stroke(

@@ -110,7 +110,7 @@ fn eye_marker_ui(ui: &mut Ui) -> egui::Response {
     let (rect, response) = ui.allocate_exact_size(Vec2::splat(18.0), Sense::hover());
     paint_icon(ui.painter(), rect, Icon::Eye, tokens::INFO);
     response.widget_info(|| {
-        egui::WidgetInfo::labeled(egui::WidgetType::Label, true, "Sees images")
+        egui::WidgetInfo::labeled(egui::Role::Label, true, "Sees images")
     });
     response
 }
@@ -162,7 +162,7 @@ fn model_row_ui(ui: &mut Ui, model: &CodeModel, selected: bool) -> egui::Respons
     }
     let description = model_description(model);
     response.widget_info(|| {
-        egui::WidgetInfo::selected(egui::WidgetType::SelectableLabel, true, selected, &description)
+        egui::WidgetInfo::selected(egui::Role::Button, true, selected, &description)
     });
     response
 }

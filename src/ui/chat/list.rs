@@ -121,7 +121,7 @@ fn row_ui(
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, ROW_HEIGHT), Sense::click());
     let title = conversation.title.clone();
     response.widget_info(|| {
-        egui::WidgetInfo::selected(egui::WidgetType::SelectableLabel, true, selected, &title)
+        egui::WidgetInfo::selected(egui::Role::Button, true, selected, &title)
     });
     if response.clicked() {
         actions.push(ChatAction::Select(conversation.id));
@@ -249,7 +249,7 @@ pub fn delete_confirm_ui(ctx: &egui::Context, state: &ChatState, actions: &mut V
     let Some((_, title)) = &state.confirm_delete else {
         return;
     };
-    let response = egui::Modal::new(egui::Id::new("chat_delete_confirm"))
+    let response = egui::Modal::new(egui::Id::unique("chat_delete_confirm"))
         .backdrop_color(tokens::SCRIM)
         .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
         .show(ctx, |ui| {

@@ -140,7 +140,7 @@ pub fn messages_ui(
     });
     let shift_above = output.inner;
     if shift_above != 0.0 && scroll_offset_request.is_none() {
-        *scroll_offset_request = Some(output.state.offset.y + shift_above);
+        *scroll_offset_request = Some(output.state.clamped_offset().y + shift_above);
     }
 }
 
