@@ -165,10 +165,15 @@ impl ApiError {
         if ok_status && !body_says_failure {
             return None;
         }
+        // An `{error: {type}}` envelope without a message is not shown as raw JSON: the
+        // status's reason says more.
+        let error_object = json
+            .as_ref()
+            .is_some_and(|v| v.get("error").is_some_and(Value::is_object));
         let mut message = json
             .as_ref()
             .and_then(message_of)
-            .or_else(|| text_snippet(body))
+            .or_else(|| (!error_object).then(|| text_snippet(body)).flatten())
             .unwrap_or_default();
         // The body validator's `{status: false, message: Validation error, details: [...]}`:
         // the details say which field is wrong, so they belong in the one message shown.

@@ -201,7 +201,9 @@ impl ConversationStore {
                      title TEXT NOT NULL,
                      model_id TEXT NOT NULL,
                      created_at TEXT NOT NULL,
-                     updated_at TEXT NOT NULL
+                     updated_at TEXT NOT NULL,
+                     -- Bumped on every change: orders the list even within one millisecond.
+                     touched_seq INTEGER NOT NULL DEFAULT 0
                  );
                  CREATE TABLE IF NOT EXISTS messages (
                      id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -220,8 +222,8 @@ impl ConversationStore {
                  );
                  CREATE INDEX IF NOT EXISTS messages_by_conversation
                      ON messages(conversation_id, id);
-                 CREATE INDEX IF NOT EXISTS conversations_by_update
-                     ON conversations(updated_at DESC, id DESC);
+                 CREATE INDEX IF NOT EXISTS conversations_by_touch
+                     ON conversations(touched_seq DESC);
                  PRAGMA user_version = 1;
                  COMMIT;",
             )?;
@@ -245,8 +247,9 @@ impl ConversationStore {
         let now = now_rfc3339();
         let id = self.with(|c| {
             c.execute(
-                "INSERT INTO conversations (title, model_id, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?3)",
+                "INSERT INTO conversations (title, model_id, created_at, updated_at, touched_seq)
+                 VALUES (?1, ?2, ?3, ?3, (SELECT COALESCE(MAX(touched_seq), 0) + 1
+                                          FROM conversations))",
                 params![title, model_id, now],
             )?;
             Ok(c.last_insert_rowid())
@@ -277,7 +280,7 @@ impl ConversationStore {
                     OR c.title LIKE ?2 ESCAPE '\\'
                     OR EXISTS (SELECT 1 FROM messages m
                                WHERE m.conversation_id = c.id AND m.text LIKE ?2 ESCAPE '\\')
-                 ORDER BY c.updated_at DESC, c.id DESC",
+                 ORDER BY c.touched_seq DESC, c.id DESC",
             )?;
             let rows = statement.query_map(params![query, pattern], |row| {
                 let last_text: Option<String> = row.get(5)?;
@@ -368,7 +371,8 @@ impl ConversationStore {
             )?;
             let id = tx.last_insert_rowid();
             tx.execute(
-                "UPDATE conversations SET updated_at = ?2,
+                "UPDATE conversations SET updated_at = ?2, touched_seq = (SELECT
+                         COALESCE(MAX(touched_seq), 0) + 1 FROM conversations),
                      model_id = CASE WHEN ?3 = '' THEN model_id ELSE ?3 END
                  WHERE id = ?1",
                 params![conversation_id, now_rfc3339(), message.model_id],
@@ -382,7 +386,9 @@ impl ConversationStore {
         let title = clean_title(title)?;
         let changed = self.with(|c| {
             Ok(c.execute(
-                "UPDATE conversations SET title = ?2, updated_at = ?3 WHERE id = ?1",
+                "UPDATE conversations SET title = ?2, updated_at = ?3, touched_seq = (SELECT
+                     COALESCE(MAX(touched_seq), 0) + 1 FROM conversations)
+                 WHERE id = ?1",
                 params![conversation_id, title, now_rfc3339()],
             )?)
         })?;
