@@ -195,9 +195,10 @@ pub struct ChatState {
     pub conversations: Requested<Vec<ConversationSummary>>,
     /// The search box's text.
     pub search: String,
-    /// A list request is in flight for this query (answers carry no query, so only one
-    /// is asked at a time and the latest text is asked for when it answers).
-    list_in_flight: Option<String>,
+    /// A list request is in flight (answers carry no query, so only one is asked at a
+    /// time; a change meanwhile asks again, with the latest text, when it answers).
+    list_in_flight: bool,
+    list_again: bool,
     pub selected: Option<i64>,
     pub messages: Vec<ShownMessage>,
     pub messages_loading: bool,
@@ -240,7 +241,8 @@ impl Default for ChatState {
             model_id: None,
             conversations: Requested::default(),
             search: String::new(),
-            list_in_flight: None,
+            list_in_flight: false,
+            list_again: false,
             selected: None,
             messages: Vec::new(),
             messages_loading: false,
@@ -334,7 +336,7 @@ impl ChatState {
             Some(SceneStep::Waiting)
                 if self.models.is_loaded()
                     && self.conversations.is_loaded()
-                    && self.list_in_flight.is_none() =>
+                    && !self.list_in_flight =>
             {
                 self.composer = SCENE_PROMPT.to_owned();
                 self.scene = Some(SceneStep::Sent);
@@ -357,11 +359,12 @@ impl ChatState {
 
     /// Ask for the conversation list for the search box's text (one request at a time).
     fn list_conversations(&mut self) -> Vec<Action> {
-        if self.list_in_flight.is_some() {
+        if self.list_in_flight {
+            self.list_again = true;
             return Vec::new();
         }
         let query = self.search.trim().to_owned();
-        self.list_in_flight = Some(query.clone());
+        self.list_in_flight = true;
         self.conversations.request();
         vec![chat(ChatCommand::ListConversations { query })]
     }
@@ -876,10 +879,10 @@ impl ChatState {
                 self.list_conversations()
             }
             ChatEvent::Conversations(result) => {
-                let asked = self.list_in_flight.take();
+                self.list_in_flight = false;
                 self.conversations.set(result);
-                // The search text changed while this was in flight: ask for the latest.
-                if asked.is_some_and(|q| q != self.search.trim()) {
+                // Something changed while this was in flight: ask again for the latest.
+                if std::mem::take(&mut self.list_again) {
                     return self.list_conversations();
                 }
                 Vec::new()
@@ -1036,4 +1039,354 @@ fn encode_png(image: &egui::ColorImage) -> Result<Vec<u8>, String> {
     )
     .map_err(|e| format!("The pasted image could not be encoded: {e}"))?;
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(vision: bool) -> CodeModel {
+        CodeModel {
+            id: if vision { "seer" } else { "blind" }.to_owned(),
+            name: if vision { "Seer" } else { "Blind" }.to_owned(),
+            owned_by: "test".to_owned(),
+            prompt_credits_per_token: 0.002,
+            completion_credits_per_token: 0.008,
+            context_length: 1_000,
+            supports_vision: vision,
+        }
+    }
+
+    fn message(role: ChatRole, text: &str, created_at: &str) -> StoredMessage {
+        StoredMessage {
+            role,
+            text: text.to_owned(),
+            attachments: Vec::new(),
+            model_id: "seer".to_owned(),
+            cost_credits: None,
+            state: MessageState::Complete,
+            error: None,
+            created_at: created_at.to_owned(),
+        }
+    }
+
+    fn image(name: &str) -> Attachment {
+        Attachment {
+            file_id: format!("file_{name}"),
+            url: format!("http://sandbox/files/code/{name}"),
+            filename: name.to_owned(),
+            mime_type: "image/png".to_owned(),
+            bytes: 10,
+        }
+    }
+
+    const NOW: &str = "2026-11-25T12:00:00.000Z";
+    fn now_secs() -> i64 {
+        chrono::DateTime::parse_from_rfc3339(NOW)
+            .expect("time")
+            .timestamp()
+    }
+
+    fn commands(actions: &[Action]) -> Vec<&ChatCommand> {
+        actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send(command) => match command.as_ref() {
+                    Command::Chat(chat) => Some(chat),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_request_carries_history_and_images_while_they_last() {
+        let mut old = message(ChatRole::User, "old picture", "2026-11-23T12:00:00.000Z");
+        old.attachments.push(image("old.png"));
+        let reply = message(ChatRole::Assistant, "it is red", "2026-11-23T12:00:05.000Z");
+        let mut new = message(ChatRole::User, "and this one?", NOW);
+        new.attachments.push(image("new.png"));
+        let roomy = CodeModel {
+            context_length: 100_000,
+            ..model(true)
+        };
+        let request = build_request(&roomy, &[&old, &reply], &new, now_secs());
+        assert_eq!(request.model, "seer");
+        assert_eq!(request.messages.len(), 3);
+        assert_eq!(
+            request.messages[0].parts,
+            vec![
+                ContentPart::Text("old picture".into()),
+                ContentPart::Text("[image old.png no longer attached]".into()),
+            ],
+            "an upload past its lifetime is named, not linked"
+        );
+        assert_eq!(request.messages[1].role, ChatRole::Assistant);
+        assert_eq!(
+            request.messages[2].parts,
+            vec![
+                ContentPart::Text("and this one?".into()),
+                ContentPart::ImageUrl("http://sandbox/files/code/new.png".into()),
+            ]
+        );
+        // A model without vision never gets image parts.
+        let request = build_request(&model(false), &[], &new, now_secs());
+        assert!(
+            !request.messages[0]
+                .parts
+                .iter()
+                .any(|p| matches!(p, ContentPart::ImageUrl(_)))
+        );
+    }
+
+    #[test]
+    fn the_oldest_messages_give_way_when_the_context_is_full() {
+        // 1,000 tokens of context, 750 for the history: each old message is ~250 tokens.
+        let long = "x".repeat(1_000);
+        let history: Vec<StoredMessage> = (0..6)
+            .map(|i| message(ChatRole::User, &format!("{i}{long}"), NOW))
+            .collect();
+        let refs: Vec<&StoredMessage> = history.iter().collect();
+        let new = message(ChatRole::User, "latest", NOW);
+        let request = build_request(&model(true), &refs, &new, now_secs());
+        let texts: Vec<String> = request
+            .messages
+            .iter()
+            .map(|m| match &m.parts[0] {
+                ContentPart::Text(t) => t.chars().next().unwrap_or(' ').to_string(),
+                ContentPart::ImageUrl(_) => String::new(),
+            })
+            .collect();
+        assert_eq!(texts, vec!["4", "5", "l"], "the newest fit, in order");
+    }
+
+    #[test]
+    fn send_is_refused_with_a_reason() {
+        let mut state = ChatState::default();
+        assert_eq!(
+            state.send_refusal().as_deref(),
+            Some("The models are still loading")
+        );
+        state.handle_event(ChatEvent::Models(Ok(vec![model(false), model(true)])));
+        assert_eq!(state.model_id.as_deref(), Some("blind"), "the first is chosen");
+        assert_eq!(state.send_refusal().as_deref(), Some("Write a message first"));
+        state.composer = "hello".into();
+        assert_eq!(state.send_refusal(), None);
+        state.attachments.push(PendingAttachment {
+            upload_id: 9,
+            file_name: "a.png".into(),
+            status: AttachmentStatus::Uploading {
+                sent_bytes: 5,
+                total_bytes: 10,
+            },
+        });
+        assert_eq!(
+            state.send_refusal().as_deref(),
+            Some("Blind does not see images — choose a model with the eye")
+        );
+        state.apply(ChatAction::ChooseModel("seer".into()));
+        assert_eq!(
+            state.send_refusal().as_deref(),
+            Some("Wait for the upload to finish")
+        );
+        assert_eq!(state.attachments[0].progress(), Some(0.5));
+        state.handle_event(ChatEvent::Uploaded {
+            upload_id: 9,
+            result: Err(ApiError::Connect("refused".into())),
+        });
+        assert_eq!(
+            state.send_refusal().as_deref(),
+            Some("Remove the image that failed to upload")
+        );
+        let actions = state.apply(ChatAction::RemoveAttachment(9));
+        assert!(commands(&actions).is_empty(), "a failed upload has nothing to cancel");
+        assert_eq!(state.send_refusal(), None);
+        assert!(state.estimated_cost().is_some_and(|c| c >= 0.1));
+    }
+
+    #[test]
+    fn the_first_send_creates_the_conversation_then_streams() {
+        let mut state = ChatState::default();
+        let actions = state.start();
+        assert_eq!(commands(&actions).len(), 3, "models, balance, conversations");
+        state.handle_event(ChatEvent::Models(Ok(vec![model(true)])));
+        state.handle_event(ChatEvent::Conversations(Ok(Vec::new())));
+        state.composer = "How do I parse JSON in Rust?".into();
+        let actions = state.apply(ChatAction::Send);
+        let ChatCommand::CreateConversation { title, model_id } = commands(&actions)[0] else {
+            panic!("create first: {actions:?}");
+        };
+        assert_eq!(title, "How do I parse JSON in Rust?");
+        assert_eq!(model_id, "seer");
+        assert!(state.composer.is_empty() && state.is_streaming());
+        assert!(state.send_refusal().is_some(), "no second send meanwhile");
+
+        let summary = ConversationSummary {
+            id: 7,
+            title: title.clone(),
+            model_id: "seer".into(),
+            updated_at: NOW.into(),
+            message_count: 0,
+            preview: String::new(),
+        };
+        let actions = state.handle_event(ChatEvent::ConversationCreated(Ok(summary)));
+        let sent = commands(&actions);
+        let ChatCommand::Send {
+            conversation_id,
+            stream_id,
+            user_message,
+            request,
+        } = sent[0]
+        else {
+            panic!("then send: {actions:?}");
+        };
+        assert_eq!(*conversation_id, 7);
+        assert_eq!(user_message.text, "How do I parse JSON in Rust?");
+        assert_eq!(request.messages.len(), 1);
+        assert_eq!(state.selected, Some(7));
+        let stream_id = *stream_id;
+
+        state.handle_event(ChatEvent::Delta {
+            stream_id,
+            text: "Use ".into(),
+        });
+        state.handle_event(ChatEvent::Delta {
+            stream_id,
+            text: "serde.".into(),
+        });
+        assert_eq!(state.live_in_view().map(|l| l.text.as_str()), Some("Use serde."));
+        let mut stored = message(ChatRole::Assistant, "Use serde.", NOW);
+        stored.cost_credits = Some(0.4);
+        let usage = ChatUsage {
+            prompt_tokens: 12,
+            completion_tokens: 3,
+            total_tokens: 15,
+            cost_credits: Some(0.4),
+        };
+        state.handle_event(ChatEvent::Conversations(Ok(Vec::new())));
+        let actions = state.handle_event(ChatEvent::Ended {
+            stream_id,
+            conversation_id: 7,
+            end: StreamEnd::Finished {
+                usage: Some(usage.clone()),
+                cost_credits: Some(0.4),
+            },
+            stored,
+        });
+        assert!(!state.is_streaming());
+        assert_eq!(state.messages.len(), 2);
+        assert_eq!(state.messages[1].usage, Some(usage));
+        assert!(
+            matches!(
+                commands(&actions)[..],
+                [ChatCommand::ListConversations { .. }]
+            ),
+            "the list is read again after a reply"
+        );
+    }
+
+    #[test]
+    fn a_failed_create_gives_the_text_back() {
+        let mut state = ChatState::default();
+        state.handle_event(ChatEvent::Models(Ok(vec![model(true)])));
+        state.composer = "keep me".into();
+        state.apply(ChatAction::Send);
+        state.handle_event(ChatEvent::ConversationCreated(Err("disk full".into())));
+        assert_eq!(state.composer, "keep me");
+        assert!(!state.is_streaming());
+        assert!(state.send_error.as_deref().is_some_and(|e| e.contains("disk full")));
+    }
+
+    #[test]
+    fn searches_are_asked_one_at_a_time_and_the_latest_text_wins() {
+        let mut state = ChatState::default();
+        state.search = "r".into();
+        let first = state.apply(ChatAction::SearchChanged);
+        assert!(matches!(
+            commands(&first)[..],
+            [ChatCommand::ListConversations { query }] if query == "r"
+        ));
+        state.search = "ru".into();
+        assert!(state.apply(ChatAction::SearchChanged).is_empty(), "one in flight");
+        state.search = "rust".into();
+        assert!(state.apply(ChatAction::SearchChanged).is_empty());
+        let again = state.handle_event(ChatEvent::Conversations(Ok(Vec::new())));
+        assert!(matches!(
+            commands(&again)[..],
+            [ChatCommand::ListConversations { query }] if query == "rust"
+        ));
+        assert!(
+            state
+                .handle_event(ChatEvent::Conversations(Ok(Vec::new())))
+                .is_empty(),
+            "the answer for the latest text ends it"
+        );
+    }
+
+    #[test]
+    fn rename_and_delete_change_the_list_at_once_and_tell_the_store() {
+        let mut state = ChatState::default();
+        let row = |id: i64, title: &str| ConversationSummary {
+            id,
+            title: title.into(),
+            model_id: "seer".into(),
+            updated_at: NOW.into(),
+            message_count: 2,
+            preview: "p".into(),
+        };
+        state.conversations.set(Ok(vec![row(1, "One"), row(2, "Two")]));
+        state.apply(ChatAction::Select(2));
+        state.apply(ChatAction::StartRename(2));
+        state.rename.as_mut().expect("draft").title = "  Second  ".into();
+        let actions = state.apply(ChatAction::SaveRename);
+        assert!(matches!(
+            commands(&actions)[..],
+            [ChatCommand::RenameConversation { conversation_id: 2, title }] if title == "Second"
+        ));
+        let titles: Vec<_> = state
+            .conversations
+            .value
+            .iter()
+            .flatten()
+            .map(|c| c.title.clone())
+            .collect();
+        assert_eq!(titles, vec!["One", "Second"]);
+        // An empty title is refused, nothing sent.
+        state.apply(ChatAction::StartRename(1));
+        state.rename.as_mut().expect("draft").title = " ".into();
+        assert!(commands(&state.apply(ChatAction::SaveRename)).is_empty());
+
+        state.apply(ChatAction::AskDelete(2));
+        assert_eq!(state.confirm_delete, Some((2, "Second".into())));
+        state.apply(ChatAction::CancelDelete);
+        assert!(state.confirm_delete.is_none());
+        state.apply(ChatAction::AskDelete(2));
+        let actions = state.apply(ChatAction::ConfirmDelete);
+        assert!(matches!(
+            commands(&actions)[..],
+            [ChatCommand::DeleteConversation { conversation_id: 2 }]
+        ));
+        assert_eq!(state.selected, None, "the open conversation closed");
+        assert_eq!(state.conversations.value.as_ref().map(Vec::len), Some(1));
+    }
+
+    #[test]
+    fn only_images_are_attached() {
+        let mut state = ChatState::default();
+        let actions = state.add_files(vec![
+            PathBuf::from("/tmp/photo.JPG"),
+            PathBuf::from("/tmp/notes.txt"),
+        ]);
+        assert_eq!(state.attachments.len(), 1);
+        assert_eq!(state.attachments[0].file_name, "photo.JPG");
+        assert!(matches!(
+            commands(&actions)[..],
+            [ChatCommand::UploadFile { .. }]
+        ));
+        assert!(actions.iter().any(|a| matches!(
+            a,
+            Action::Toast(ToastKind::Error, text) if text.contains("notes.txt")
+        )));
+    }
 }

@@ -1,0 +1,371 @@
+//! The Chat view driven through egui_kittest against the studio with its embedded sandbox
+//! (the coding-assistant API over loopback HTTP, the conversation store on disk): a
+//! streamed answer grows over frames and its code copies through the app's clipboard; Stop
+//! keeps what arrived; images are uploaded, shown as chips and sent (the answer names their
+//! size), refused at the chip for a model without the eye; conversations are searched,
+//! renamed and deleted.
+
+mod support;
+use support::{Studio, drop_file, fixture_photo, step_until, steps, studio_at_speed};
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use framewright::api::code_assistant::ChatRole;
+use framewright::engine::conversations::MessageState;
+use framewright::ui::View;
+use framewright::ui::chat::{AttachmentStatus, markdown};
+
+/// Streams at the sandbox's realistic pace, so an answer takes a few seconds to arrive:
+/// long enough to watch it grow and to stop it.
+const REAL_PACE: f64 = 1.0;
+/// Fast enough for flows that only need whole answers.
+const FAST: f64 = 20.0;
+
+fn chat_studio(dir: &tempfile::TempDir, speed: f64) -> Studio {
+    let mut harness = studio_at_speed(dir, View::Chat, speed);
+    step_until(&mut harness, "the models and the conversation list", |h| {
+        let chat = h.state().chat();
+        chat.models.is_loaded() && chat.conversations.is_loaded() && chat.balance.is_loaded()
+    });
+    steps(&mut harness, 3);
+    harness
+}
+
+/// Type `text` into the message field and press Enter.
+fn send_message(harness: &mut Studio, text: &str) {
+    harness.get_by_label("Message").click();
+    harness.step();
+    harness.get_by_label("Message").type_text(text);
+    harness.step();
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+}
+
+fn wait_for_reply(harness: &mut Studio) {
+    step_until(harness, "the answer to end", |h| {
+        let chat = h.state().chat();
+        !chat.is_streaming()
+            && chat
+                .messages
+                .last()
+                .is_some_and(|m| m.message.role == ChatRole::Assistant)
+    });
+    steps(harness, 2);
+}
+
+fn last_reply(harness: &Studio) -> framewright::engine::conversations::StoredMessage {
+    harness
+        .state()
+        .chat()
+        .messages
+        .last()
+        .expect("a message")
+        .message
+        .clone()
+}
+
+fn choose_model(harness: &mut Studio, vision: bool) -> String {
+    let model = harness
+        .state()
+        .chat()
+        .models
+        .value
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .find(|m| m.supports_vision == vision)
+        .expect("the sandbox lists a model with and one without vision");
+    harness.get_by_label("Model").click();
+    steps(harness, 2);
+    harness
+        .get_by_label(&framewright::ui::chat::header::model_description(&model))
+        .click();
+    steps(harness, 2);
+    assert_eq!(
+        harness.state().chat().model_id.as_deref(),
+        Some(model.id.as_str())
+    );
+    model.name
+}
+
+fn send_button_enabled(harness: &Studio) -> bool {
+    !harness
+        .get_by_role_and_label(Role::Button, "Send")
+        .accesskit_node()
+        .is_disabled()
+}
+
+#[test]
+fn an_answer_streams_in_over_frames_its_code_copies_and_stop_keeps_what_arrived() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = chat_studio(&dir, REAL_PACE);
+    harness.check_accessibility();
+    assert!(!send_button_enabled(&harness), "nothing to send yet");
+
+    let question = "How do I read a file line by line in Rust?";
+    send_message(&mut harness, question);
+    assert!(
+        harness.state().chat().composer.is_empty(),
+        "Enter sent the message (no new line was added)"
+    );
+
+    // The text grows over several frames before the answer ends.
+    let mut lengths_seen = Vec::new();
+    step_until(&mut harness, "the streamed answer to end", |h| {
+        let chat = h.state().chat();
+        if let Some(live) = chat.live_in_view() {
+            let len = live.text.len();
+            if len > 0 && lengths_seen.last() != Some(&len) {
+                lengths_seen.push(len);
+            }
+        }
+        !chat.is_streaming() && chat.messages.len() == 2
+    });
+    assert!(
+        lengths_seen.len() >= 3 && lengths_seen.windows(2).all(|w| w[0] < w[1]),
+        "the answer arrived in growing pieces over frames: {lengths_seen:?}"
+    );
+    steps(&mut harness, 3);
+    let reply = last_reply(&harness);
+    assert_eq!(reply.state, MessageState::Complete);
+    assert!(
+        reply.text.len() >= *lengths_seen.last().expect("lengths"),
+        "the stored answer holds everything streamed"
+    );
+    let cost = reply.cost_credits.expect("the reply's cost");
+    assert!(cost >= 0.1, "billed at least the minimum: {cost}");
+
+    // The conversation was created with the question's first words as title.
+    let chat = harness.state().chat();
+    let conversations = chat.conversations.value.clone().unwrap_or_default();
+    assert_eq!(conversations.len(), 1);
+    assert_eq!(conversations[0].title, question);
+    assert_eq!(chat.selected, Some(conversations[0].id));
+
+    // Markdown with a fenced block whose Copy goes through the app's clipboard path.
+    let code = markdown::code_blocks(&reply.text);
+    assert!(!code.is_empty(), "the answer has a code block: {}", reply.text);
+    assert!(harness.query_by_label_contains("credit").is_some(), "cost shown");
+    harness
+        .get_all_by_role_and_label(Role::Button, "Copy")
+        .next()
+        .expect("a Copy button on the code block")
+        .click();
+    steps(&mut harness, 2);
+    assert_eq!(harness.state().last_copied(), Some(code[0].as_str()));
+    assert!(
+        harness
+            .state()
+            .toast_texts()
+            .iter()
+            .any(|t| t == "Code copied to the clipboard")
+    );
+
+    // The balance was read again after the reply: nothing is reserved any more.
+    step_until(&mut harness, "the balance after the reply", |h| {
+        h.state()
+            .chat()
+            .balance
+            .value
+            .as_ref()
+            .is_some_and(|b| b.reserved == 0.0)
+    });
+    assert!(harness.query_by_label_contains("Available ").is_some());
+
+    // A second question, stopped with Esc once some of it has arrived.
+    send_message(&mut harness, "And how do I write one back, in Rust?");
+    step_until(&mut harness, "the second answer to start", |h| {
+        h.state()
+            .chat()
+            .live_in_view()
+            .is_some_and(|l| l.text.len() > 20)
+    });
+    assert!(harness.query_by_role_and_label(Role::Button, "Stop").is_some());
+    harness.key_press(egui::Key::Escape);
+    step_until(&mut harness, "the stopped answer to be stored", |h| {
+        !h.state().chat().is_streaming() && h.state().chat().messages.len() == 4
+    });
+    steps(&mut harness, 3);
+    let stopped = last_reply(&harness);
+    assert_eq!(stopped.state, MessageState::Stopped);
+    assert!(
+        stopped.text.len() > 20,
+        "the text that arrived is kept: {:?}",
+        stopped.text
+    );
+    assert!(
+        harness
+            .query_by_label_contains("Stopped — the answer was cut short")
+            .is_some(),
+        "the bubble says it was stopped"
+    );
+    harness.check_accessibility();
+}
+
+#[test]
+fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_that_does_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = chat_studio(&dir, FAST);
+
+    // A model without the eye refuses the image at the chip.
+    let blind = choose_model(&mut harness, false);
+    let photo = fixture_photo("coffee.png");
+    let (width, height) = image::image_dimensions(&photo).expect("fixture size");
+    drop_file(&mut harness, photo);
+    step_until(&mut harness, "the dropped image to upload", |h| {
+        h.state()
+            .chat()
+            .attachments
+            .iter()
+            .any(|a| matches!(a.status, AttachmentStatus::Ready(_)))
+    });
+    steps(&mut harness, 2);
+    assert!(harness.query_by_label("Remove coffee.png").is_some(), "a chip");
+    let refusal = format!("{blind} does not see images — choose a model with the eye");
+    assert!(
+        harness.query_by_label(&refusal).is_some(),
+        "the chip says why it can't be sent"
+    );
+    harness.get_by_label("Message").click();
+    harness.step();
+    harness
+        .get_by_label("Message")
+        .type_text("What colours are in this picture?");
+    steps(&mut harness, 2);
+    assert!(!send_button_enabled(&harness), "Send is refused");
+    harness.key_press(egui::Key::Enter);
+    steps(&mut harness, 2);
+    assert!(
+        harness.state().chat().messages.is_empty(),
+        "Enter did not send either"
+    );
+
+    // With a model that sees, the image goes with the message as an image part.
+    choose_model(&mut harness, true);
+    assert!(harness.query_by_label(&refusal).is_none());
+    assert!(send_button_enabled(&harness));
+    harness.get_by_role_and_label(Role::Button, "Send").click();
+    steps(&mut harness, 2);
+    assert!(harness.state().chat().attachments.is_empty(), "chips go with it");
+    wait_for_reply(&mut harness);
+    let messages = &harness.state().chat().messages;
+    assert_eq!(messages[0].message.attachments.len(), 1);
+    assert_eq!(messages[0].message.attachments[0].filename, "coffee.png");
+    let answer = &messages[1].message.text;
+    assert!(
+        answer.contains(&format!("{width} × {height} px")),
+        "the answer describes the attached image by its size: {answer}"
+    );
+
+    // A pasted image (Ctrl+V with a picture on the clipboard) becomes a chip too.
+    let pasted = egui::ColorImage::filled([64, 48], egui::Color32::from_rgb(200, 40, 40));
+    harness
+        .input_mut()
+        .events
+        .push(egui::Event::PasteImage(std::sync::Arc::new(pasted)));
+    step_until(&mut harness, "the pasted image to upload", |h| {
+        h.state().chat().attachments.iter().any(|a| {
+            a.file_name.starts_with("pasted-image")
+                && matches!(&a.status, AttachmentStatus::Ready(f) if f.mime_type.starts_with("image/"))
+        })
+    });
+    steps(&mut harness, 2);
+    let chip = harness
+        .state()
+        .chat()
+        .attachments
+        .first()
+        .expect("pasted chip")
+        .file_name
+        .clone();
+    harness.get_by_label(&format!("Remove {chip}")).click();
+    steps(&mut harness, 2);
+    assert!(harness.state().chat().attachments.is_empty(), "× removes it");
+    harness.check_accessibility();
+}
+
+#[test]
+fn conversations_are_searched_renamed_and_deleted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = chat_studio(&dir, FAST);
+    send_message(&mut harness, "Sorting a list of tuples in Python");
+    wait_for_reply(&mut harness);
+    harness
+        .get_by_role_and_label(Role::Button, "New conversation")
+        .click();
+    steps(&mut harness, 2);
+    assert_eq!(harness.state().chat().selected, None);
+    send_message(&mut harness, "Reading environment variables in Rust");
+    wait_for_reply(&mut harness);
+    let titles = |h: &Studio| -> Vec<String> {
+        h.state()
+            .chat()
+            .conversations
+            .value
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| c.title)
+            .collect()
+    };
+    step_until(&mut harness, "both conversations listed", |h| {
+        titles(h).len() == 2
+    });
+
+    // Search filters as you type (titles and message text).
+    harness.get_by_label("Search conversations").click();
+    harness.step();
+    harness.get_by_label("Search conversations").type_text("tuples");
+    step_until(&mut harness, "the search to filter", |h| {
+        titles(h) == vec!["Sorting a list of tuples in Python".to_owned()]
+    });
+    harness.get_by_label("Search conversations").click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.key_press(egui::Key::Backspace);
+    step_until(&mut harness, "the whole list again", |h| titles(h).len() == 2);
+    steps(&mut harness, 2);
+
+    // Rename the selected conversation inline: Esc cancels, Enter saves.
+    harness
+        .get_by_role_and_label(Role::Button, "Rename conversation")
+        .click();
+    steps(&mut harness, 2);
+    harness.key_press(egui::Key::Escape);
+    steps(&mut harness, 2);
+    assert!(harness.state().chat().rename.is_none(), "Esc cancels");
+    assert!(titles(&harness).contains(&"Reading environment variables in Rust".to_owned()));
+    harness
+        .get_by_role_and_label(Role::Button, "Rename conversation")
+        .click();
+    steps(&mut harness, 2);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.step();
+    harness.get_by_label("Conversation title").type_text("Env vars");
+    harness.step();
+    harness.key_press(egui::Key::Enter);
+    step_until(&mut harness, "the new title in the stored list", |h| {
+        titles(h).contains(&"Env vars".to_owned()) && !h.state().chat().is_streaming()
+    });
+
+    // Delete asks first; Cancel keeps it, Delete removes it from the store.
+    harness
+        .get_by_role_and_label(Role::Button, "Delete conversation")
+        .click();
+    steps(&mut harness, 2);
+    assert!(harness.query_by_label_contains("Delete “Env vars”?").is_some());
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    steps(&mut harness, 2);
+    assert_eq!(titles(&harness).len(), 2);
+    harness
+        .get_by_role_and_label(Role::Button, "Delete conversation")
+        .click();
+    steps(&mut harness, 2);
+    harness.get_by_role_and_label(Role::Button, "Delete").click();
+    steps(&mut harness, 2);
+    assert_eq!(harness.state().chat().selected, None, "the view is empty");
+    step_until(&mut harness, "the list from the store without it", |h| {
+        titles(h) == vec!["Sorting a list of tuples in Python".to_owned()]
+    });
+    harness.check_accessibility();
+}
