@@ -369,24 +369,22 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
             painter.circle_filled(c, s * 0.18, color);
         }
         Icon::Paperclip => {
-            // Nested U-shapes: the clip's wire.
-            let u = |x0: f32, x1: f32, top: f32, bottom: f32, up: bool| -> Vec<Pos2> {
-                let r = (x1 - x0) / 2.0;
-                let mid = (x0 + x1) / 2.0;
-                let (end_y, sign) = if up { (bottom, 1.0) } else { (top, -1.0) };
-                let mut points = vec![p(x0, if up { top } else { bottom }), p(x0, end_y)];
-                for i in 1..8 {
-                    let a = std::f32::consts::PI * i as f32 / 8.0;
-                    points.push(p(mid - r * a.cos(), end_y + sign * r * a.sin()));
-                }
-                points.push(p(x1, end_y));
-                points
+            // One wire: in from the inner end, round the bottom, up the left, round the
+            // top, and down the outer right side.
+            let arc = |cx: f32, cy: f32, r: f32, from: f32, to: f32| -> Vec<Pos2> {
+                (0..=10)
+                    .map(|i| {
+                        let a = from + (to - from) * i as f32 / 10.0;
+                        p(cx + r * a.cos(), cy + r * a.sin())
+                    })
+                    .collect()
             };
-            let mut wire = u(-0.45, 0.45, -0.55, 0.55, true);
-            let mut top = u(-0.45, 0.25, -0.55, -0.55, false);
-            top.reverse();
-            wire.extend(top.into_iter().skip(1));
-            wire.extend(u(-0.25, 0.25, -0.55, 0.3, true).into_iter().rev().skip(1));
+            use std::f32::consts::PI;
+            let mut wire = vec![p(0.14, -0.35)];
+            wire.extend(arc(-0.04, 0.42, 0.18, 0.0, PI));
+            wire.extend(arc(0.06, -0.52, 0.28, PI, 2.0 * PI));
+            wire.extend(arc(-0.02, 0.55, 0.36, 0.0, PI));
+            wire.push(p(-0.38, -0.1));
             painter.add(Shape::line(wire, stroke));
         }
         Icon::Image | Icon::BrokenImage => {

@@ -1,4 +1,4 @@
-//! Keys that work everywhere in the studio (Ctrl+1…5 switch views, Ctrl+Q quits, F1 or ?
+//! Keys that work everywhere in the studio (Ctrl+1…6 switch views, Ctrl+Q quits, F1 or ?
 //! shows the shortcuts) and the overlay that lists every shortcut of the studio.
 
 use crate::ui::model::{Action, View};
@@ -29,8 +29,8 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
         title: "Anywhere",
         shortcuts: &[
             s(
-                "Ctrl+1 … Ctrl+5",
-                "Create, Library, Palettes, Presets, Settings",
+                "Ctrl+1 … Ctrl+6",
+                "Create, Library, Palettes, Presets, Chat, Settings",
             ),
             s("Ctrl+Q", "Quit (running jobs resume next time)"),
             s("F1 or ?", "Show these shortcuts"),
@@ -51,6 +51,15 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
     ShortcutGroup {
         title: "Create",
         shortcuts: &[s("Ctrl+Enter", "Generate")],
+    },
+    ShortcutGroup {
+        title: "Chat",
+        shortcuts: &[
+            s("Enter", "Send the message"),
+            s("Shift+Enter", "Start a new line"),
+            s("Esc", "Stop the answer streaming in"),
+            s("Ctrl+V", "Attach the image on the clipboard"),
+        ],
     },
     ShortcutGroup {
         title: "Library",
@@ -122,7 +131,18 @@ pub fn view_for_digit(n: usize) -> Option<View> {
     n.checked_sub(1).and_then(|i| View::ALL.get(i).copied())
 }
 
-const DIGIT_KEYS: [Key; 5] = [Key::Num1, Key::Num2, Key::Num3, Key::Num4, Key::Num5];
+/// Ctrl+1 … Ctrl+9; those past the last view do nothing.
+const DIGIT_KEYS: [Key; 9] = [
+    Key::Num1,
+    Key::Num2,
+    Key::Num3,
+    Key::Num4,
+    Key::Num5,
+    Key::Num6,
+    Key::Num7,
+    Key::Num8,
+    Key::Num9,
+];
 
 /// Consume the global keys pressed this frame. Call before the panels are laid out so a
 /// text field does not also see them. `overlay_open`: Esc closes the overlay.

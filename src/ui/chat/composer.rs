@@ -49,7 +49,7 @@ pub fn composer_ui(
         .current_model()
         .map_or("the assistant".to_owned(), |m| m.name.clone());
     ui.horizontal(|ui| {
-        if widgets::icon_button(ui, Icon::Paperclip, "Attach images").clicked() {
+        if attach_button_ui(ui).clicked() {
             actions.push(ChatAction::PickImages);
         }
         let buttons_width = 150.0;
@@ -105,6 +105,36 @@ pub fn composer_ui(
     if enter_pressed {
         actions.push(ChatAction::Send);
     }
+}
+
+/// The paperclip: a larger icon button than the toolbars' (it is the composer's only way
+/// to a file dialog).
+fn attach_button_ui(ui: &mut Ui) -> egui::Response {
+    let (rect, response) = ui.allocate_exact_size(Vec2::splat(36.0), egui::Sense::click());
+    if ui.is_rect_visible(rect) {
+        let painter = ui.painter();
+        let hovered = response.hovered();
+        painter.rect(
+            rect,
+            egui::CornerRadius::same(tokens::RADIUS_M),
+            if hovered {
+                tokens::BG_HOVER
+            } else {
+                tokens::BG_ELEVATED
+            },
+            egui::Stroke::new(1.0, tokens::BORDER_STRONG),
+            egui::StrokeKind::Inside,
+        );
+        let color = if hovered { tokens::TEXT } else { tokens::TEXT_MUTED };
+        crate::ui::icons::paint_icon(
+            painter,
+            egui::Rect::from_center_size(rect.center(), Vec2::splat(20.0)),
+            Icon::Paperclip,
+            color,
+        );
+    }
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, "Attach images"));
+    response.on_hover_text("Attach images (you can also drop them here or paste one with Ctrl+V)")
 }
 
 /// Takes Enter without modifiers out of this frame's input (so the field does not add a

@@ -14,7 +14,7 @@ use egui::{RichText, Sense, Ui, Vec2};
 const MODEL_ROW_WIDTH: f32 = 360.0;
 
 pub fn header_ui(ui: &mut Ui, state: &ChatState, narrow: bool, actions: &mut Vec<ChatAction>) {
-    ui.horizontal_wrapped(|ui| {
+    ui.horizontal(|ui| {
         if narrow {
             let name = if state.list_open {
                 "Hide conversations"
@@ -26,9 +26,29 @@ pub fn header_ui(ui: &mut Ui, state: &ChatState, narrow: bool, actions: &mut Vec
             }
         }
         model_picker_ui(ui, state, actions);
-        ui.add_space(tokens::SPACE_M);
-        balance_ui(ui, state, actions);
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            balance_ui(ui, state, actions);
+        });
     });
+    if let Some(model) = state.current_model() {
+        ui.label(
+            RichText::new(format!(
+                "{} · {}{}",
+                words::price_line(
+                    model.prompt_credits_per_token,
+                    model.completion_credits_per_token
+                ),
+                words::context_label(model.context_length),
+                if model.supports_vision {
+                    " · sees images"
+                } else {
+                    " · does not see images"
+                }
+            ))
+            .size(tokens::TEXT_SMALL)
+            .color(tokens::TEXT_MUTED),
+        );
+    }
 }
 
 /// The accessible name of a model's row: everything the row shows.
@@ -90,18 +110,6 @@ fn model_picker_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>
             let eye = eye_marker_ui(ui);
             eye.on_hover_text("Sees images: you can attach pictures");
         }
-        ui.label(
-            RichText::new(format!(
-                "{} · {}",
-                words::price_line(
-                    model.prompt_credits_per_token,
-                    model.completion_credits_per_token
-                ),
-                words::context_label(model.context_length)
-            ))
-            .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_MUTED),
-        );
     }
 }
 
@@ -170,11 +178,7 @@ fn model_row_ui(ui: &mut Ui, model: &CodeModel, selected: bool) -> egui::Respons
 fn balance_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>) {
     match (&state.balance.value, &state.balance.error) {
         (_, Some(error)) => {
-            widgets::notice(
-                ui,
-                &format!("The balance could not be read: {error}"),
-                tokens::WARNING,
-            );
+            // Laid out right to left: the button, then the sentence before it.
             if ui
                 .add(widgets::secondary_button("Retry").small())
                 .on_hover_text("Read the balance again")
@@ -182,6 +186,11 @@ fn balance_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>) {
             {
                 actions.push(ChatAction::RetryBalance);
             }
+            widgets::notice(
+                ui,
+                &format!("The balance could not be read: {error}"),
+                tokens::WARNING,
+            );
         }
         (Some(balance), None) => {
             let line = words::balance_line(balance.available, balance.reserved, balance.total);
@@ -196,8 +205,8 @@ fn balance_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>) {
             );
         }
         (None, None) => {
-            ui.add(egui::Spinner::new().size(12.0));
             widgets::muted(ui, "Reading the balance…");
+            ui.add(egui::Spinner::new().size(12.0));
         }
     }
 }

@@ -206,11 +206,11 @@ fn row_ui(
         }
         Row::Pending(message) => user_bubble_ui(ui, message, textures, width),
         Row::Stored(shown) => {
-            reply_ui(ui, &shown.segments, markdown, width, actions);
+            reply_ui(ui, &shown.segments, false, markdown, width, actions);
             reply_footer_ui(ui, shown);
         }
         Row::Live(live) => {
-            reply_ui(ui, &live.segments, markdown, width, actions);
+            reply_ui(ui, &live.segments, true, markdown, width, actions);
             ui.horizontal(|ui| {
                 ui.add(egui::Spinner::new().size(12.0));
                 let text = if live.stopping {
@@ -289,9 +289,11 @@ fn user_bubble_ui(ui: &mut Ui, message: &StoredMessage, textures: &TextureCache,
     });
 }
 
+/// A reply's bubble; `streaming`: still arriving (an open code block shows a spinner).
 fn reply_ui(
     ui: &mut Ui,
     segments: &[Segment],
+    streaming: bool,
     markdown: &mut egui_commonmark::CommonMarkCache,
     width: f32,
     actions: &mut Vec<ChatAction>,
@@ -313,19 +315,21 @@ fn reply_ui(
                         egui_commonmark::CommonMarkViewer::new().show(ui, markdown, text);
                     }
                     Segment::Code { lang, code, closed } => {
-                        code_block_ui(ui, lang.as_deref(), code, *closed, actions);
+                        let arriving = streaming && !*closed;
+                        code_block_ui(ui, lang.as_deref(), code, arriving, actions);
                     }
                 });
             }
         });
 }
 
-/// A fenced code block: language, a Copy button through the app's clipboard, the code.
+/// A fenced code block: language, a Copy button through the app's clipboard, the code
+/// (`arriving`: its closing fence has not streamed in yet).
 fn code_block_ui(
     ui: &mut Ui,
     lang: Option<&str>,
     code: &str,
-    closed: bool,
+    arriving: bool,
     actions: &mut Vec<ChatAction>,
 ) {
     ui.add_space(4.0);
@@ -349,7 +353,7 @@ fn code_block_ui(
                     if copy.clicked() {
                         actions.push(ChatAction::CopyCode(code.to_owned()));
                     }
-                    if !closed {
+                    if arriving {
                         ui.add(egui::Spinner::new().size(10.0));
                     }
                 });

@@ -119,7 +119,7 @@ fn assistant_ui(
         }))
         .show(ui, |ui| {
             header::header_ui(ui, state, narrow, actions);
-            ui.add_space(tokens::SPACE_S);
+            ui.add(egui::Separator::default().spacing(tokens::SPACE_M));
             egui::Panel::bottom("chat_composer")
                 .resizable(false)
                 .show_separator_line(false)

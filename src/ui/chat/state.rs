@@ -216,7 +216,7 @@ pub struct ChatState {
     next_id: u64,
     pub heights: HeightCache,
     pub markdown: egui_commonmark::CommonMarkCache,
-    /// The conversation list is shown (narrow windows fold it away).
+    /// Narrow windows: the conversation list is unfolded (wide ones always show it).
     pub list_open: bool,
     /// Scroll the messages to the bottom on the next frame.
     pub scroll_to_bottom: bool,
@@ -257,7 +257,7 @@ impl Default for ChatState {
             next_id: 1,
             heights: HeightCache::default(),
             markdown: egui_commonmark::CommonMarkCache::default(),
-            list_open: true,
+            list_open: false,
             scroll_to_bottom: false,
             scroll_offset_request: None,
             visible_rows: 0..0,
@@ -350,6 +350,16 @@ impl ChatState {
                         .last()
                         .is_some_and(|m| m.message.role == ChatRole::Assistant) =>
             {
+                if let Some(last) = self.messages.last()
+                    && last.message.state != MessageState::Complete
+                {
+                    // The capture still shows it; the line tells CI the scene is not right.
+                    eprintln!(
+                        "screenshot: the staged chat answer ended {} ({})",
+                        last.message.state.as_str(),
+                        last.message.error.as_deref().unwrap_or("no error given")
+                    );
+                }
                 self.scene = Some(SceneStep::Done);
                 Vec::new()
             }
