@@ -55,7 +55,6 @@ pub fn conversation_list_ui(
     }
     ui.add_space(tokens::SPACE_S);
 
-    let conversations = state.conversations.value.clone().unwrap_or_default();
     if let Some(error) = &state.conversations.error {
         widgets::notice(
             ui,
@@ -73,7 +72,7 @@ pub fn conversation_list_ui(
         });
         return;
     }
-    if conversations.is_empty() {
+    if state.conversations.value.as_ref().is_none_or(Vec::is_empty) {
         let query = state.search.trim();
         let text = if query.is_empty() {
             "No conversations yet. Write a message to start one.".to_owned()
@@ -87,18 +86,22 @@ pub fn conversation_list_ui(
         );
         return;
     }
+    // Taken out while the rows are drawn (a row may edit the rename draft in the state).
+    let conversations = state.conversations.value.take().unwrap_or_default();
     let now = chrono::Utc::now();
+    let spacing = ui.spacing().item_spacing.y;
     egui::ScrollArea::vertical()
         .id_salt("chat_conversation_list")
         .auto_shrink([false, false])
-        .show(ui, |ui| {
-            for conversation in &conversations {
+        .show_rows(ui, ROW_HEIGHT, conversations.len(), |ui, range| {
+            ui.spacing_mut().item_spacing.y = spacing;
+            for conversation in &conversations[range] {
                 ui.push_id(conversation.id, |ui| {
                     row_ui(ui, state, conversation, now, actions);
                 });
-                ui.add_space(2.0);
             }
         });
+    state.conversations.value = Some(conversations);
 }
 
 fn row_ui(
@@ -185,17 +188,19 @@ fn row_ui(
             egui::pos2(rect.right() - buttons_width - 2.0, rect.center().y - 4.0),
             Vec2::new(buttons_width, 26.0),
         );
-        ui.scope_builder(egui::UiBuilder::new().max_rect(buttons), |ui| {
-            ui.horizontal(|ui| {
-                ui.spacing_mut().item_spacing.x = 4.0;
-                if widgets::icon_button(ui, Icon::Edit, "Rename conversation").clicked() {
-                    actions.push(ChatAction::StartRename(conversation.id));
-                }
-                if widgets::icon_button(ui, Icon::Trash, "Delete conversation").clicked() {
-                    actions.push(ChatAction::AskDelete(conversation.id));
-                }
-            });
-        });
+        // A child that does not move the list's cursor (the row already took its height).
+        let mut overlay = ui.new_child(
+            egui::UiBuilder::new()
+                .max_rect(buttons)
+                .layout(egui::Layout::left_to_right(egui::Align::Center)),
+        );
+        overlay.spacing_mut().item_spacing.x = 4.0;
+        if widgets::icon_button(&mut overlay, Icon::Edit, "Rename conversation").clicked() {
+            actions.push(ChatAction::StartRename(conversation.id));
+        }
+        if widgets::icon_button(&mut overlay, Icon::Trash, "Delete conversation").clicked() {
+            actions.push(ChatAction::AskDelete(conversation.id));
+        }
     }
 }
 
@@ -215,7 +220,15 @@ fn one_line(
     ui.fonts_mut(|fonts| fonts.layout_job(job))
 }
 
+/// The inline rename in a row's place (the same height, so the list does not jump).
 fn rename_ui(ui: &mut Ui, draft: &mut RenameDraft, actions: &mut Vec<ChatAction>) {
+    let (rect, _) = ui.allocate_exact_size(Vec2::new(ui.available_width(), ROW_HEIGHT), Sense::hover());
+    ui.scope_builder(egui::UiBuilder::new().max_rect(rect.shrink2(Vec2::new(2.0, 4.0))), |ui| {
+        rename_field_ui(ui, draft, actions);
+    });
+}
+
+fn rename_field_ui(ui: &mut Ui, draft: &mut RenameDraft, actions: &mut Vec<ChatAction>) {
     let id = ui.make_persistent_id("rename_field");
     let field = ui.add(
         TextEdit::singleline(&mut draft.title)

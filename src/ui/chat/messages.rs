@@ -139,19 +139,16 @@ pub fn messages_ui(
         shift_above
     });
     let shift_above = output.inner;
-    if shift_above != 0.0 && scroll_offset_request.is_none() {
-        *scroll_offset_request = Some(output.state.clamped_offset().y + shift_above);
+    let offset = output.state.clamped_offset().y;
+    // At the bottom the scroll area follows the end by itself (and must keep doing so).
+    let at_bottom = offset >= output.content_size.y - output.inner_rect.height() - 2.0;
+    if shift_above != 0.0 && !at_bottom && scroll_offset_request.is_none() {
+        *scroll_offset_request = Some(offset + shift_above);
     }
 }
 
-fn row_height(heights: &HeightCache, index: usize, width: f32, row: &Row) -> f32 {
-    if let Some(height) = heights.get(index, width) {
-        return height;
-    }
-    if let Some(height) = heights.any_width(index) {
-        return height;
-    }
-    match row {
+fn row_height(heights: &mut HeightCache, index: usize, width: f32, row: &Row) -> f32 {
+    heights.height_or_estimate(index, width, || match row {
         Row::Stored(shown) => {
             let mut height = rows::estimate_height(&shown.message.text, bubble_width(row, width));
             if !shown.message.attachments.is_empty() {
@@ -162,7 +159,7 @@ fn row_height(heights: &HeightCache, index: usize, width: f32, row: &Row) -> f32
         Row::Pending(message) => rows::estimate_height(&message.text, width),
         Row::Live(live) => rows::estimate_height(&live.text, width),
         Row::Starting => 40.0,
-    }
+    })
 }
 
 fn bubble_width(row: &Row, width: f32) -> f32 {

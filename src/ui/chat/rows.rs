@@ -20,6 +20,9 @@ fn width_key(width: f32) -> u32 {
 pub struct HeightCache {
     /// `entries[i]`: message `i`'s last measurement (width key, height).
     entries: Vec<Option<(u32, f32)>>,
+    /// `estimates[i]`: message `i`'s estimate (width key, height), so the rows never laid
+    /// out are not counted character by character every frame.
+    estimates: Vec<Option<(u32, f32)>>,
 }
 
 impl HeightCache {
@@ -44,9 +47,37 @@ impl HeightCache {
         self.entries[index] = Some((width_key(width), height));
     }
 
+    /// The height to assume for message `index` at `width`: measured at this width, else
+    /// measured at another, else `estimate()` (kept for this width).
+    pub fn height_or_estimate(
+        &mut self,
+        index: usize,
+        width: f32,
+        estimate: impl FnOnce() -> f32,
+    ) -> f32 {
+        if let Some(height) = self.get(index, width).or_else(|| self.any_width(index)) {
+            return height;
+        }
+        let key = width_key(width);
+        if let Some(Some((k, height))) = self.estimates.get(index)
+            && *k == key
+        {
+            return *height;
+        }
+        let height = estimate();
+        if self.estimates.len() <= index {
+            self.estimates.resize(index + 1, None);
+        }
+        self.estimates[index] = Some((key, height));
+        height
+    }
+
     /// Forget message `index` (its text changed).
     pub fn invalidate(&mut self, index: usize) {
         if let Some(entry) = self.entries.get_mut(index) {
+            *entry = None;
+        }
+        if let Some(entry) = self.estimates.get_mut(index) {
             *entry = None;
         }
     }
@@ -54,6 +85,7 @@ impl HeightCache {
     /// Forget everything (another conversation).
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.estimates.clear();
     }
 
     /// How many messages have a measurement at `width` (tests, the benchmark).
@@ -135,6 +167,30 @@ mod tests {
         cache.insert(0, 640.0, 10.0);
         cache.clear();
         assert_eq!(cache.get(0, 640.0), None);
+    }
+
+    #[test]
+    fn estimates_are_made_once_per_width_and_give_way_to_measurements() {
+        let mut cache = HeightCache::default();
+        let mut made = 0;
+        for _ in 0..3 {
+            let height = cache.height_or_estimate(5, 600.0, || {
+                made += 1;
+                80.0
+            });
+            assert_eq!(height, 80.0);
+        }
+        assert_eq!(made, 1, "estimated once");
+        assert_eq!(cache.height_or_estimate(5, 700.0, || 60.0), 60.0, "new width");
+        cache.insert(5, 700.0, 95.0);
+        assert_eq!(cache.height_or_estimate(5, 700.0, || unreachable!()), 95.0);
+        assert_eq!(
+            cache.height_or_estimate(5, 650.0, || unreachable!()),
+            95.0,
+            "a measurement at another width beats counting characters"
+        );
+        cache.invalidate(5);
+        assert_eq!(cache.height_or_estimate(5, 700.0, || 42.0), 42.0);
     }
 
     #[test]

@@ -228,6 +228,9 @@ pub struct ChatState {
     /// Pasted images being encoded off the UI thread (upload id, file name, PNG bytes).
     pastes: Vec<(u64, String, poll_promise::Promise<Result<Vec<u8>, String>>)>,
     pub scene: Option<SceneStep>,
+    /// Estimated tokens of `messages` for the cost hint, with the message count it was
+    /// counted at (the hint is drawn every frame; counting 2,000 messages is not free).
+    history_tokens: std::cell::Cell<Option<(usize, u64)>>,
 }
 
 impl Default for ChatState {
@@ -263,6 +266,7 @@ impl Default for ChatState {
             visible_rows: 0..0,
             pastes: Vec::new(),
             scene: None,
+            history_tokens: std::cell::Cell::new(None),
         }
     }
 }
@@ -456,11 +460,18 @@ impl ChatState {
     /// the message as prompt, a typical answer as completion, the contract's rounding.
     pub fn estimated_cost(&self) -> Option<f64> {
         let model = self.current_model()?;
-        let history: u64 = self
-            .messages
-            .iter()
-            .map(|m| words::estimate_tokens(&m.message.text))
-            .sum();
+        let history = match self.history_tokens.get() {
+            Some((count, tokens)) if count == self.messages.len() => tokens,
+            _ => {
+                let tokens = self
+                    .messages
+                    .iter()
+                    .map(|m| words::estimate_tokens(&m.message.text))
+                    .sum();
+                self.history_tokens.set(Some((self.messages.len(), tokens)));
+                tokens
+            }
+        };
         let images = self.attachments.len() as u64 * IMAGE_TOKENS_ESTIMATE;
         let prompt_tokens = history + words::estimate_tokens(&self.composer) + images;
         let usage = ChatUsage {
@@ -585,6 +596,7 @@ impl ChatState {
     fn open(&mut self, id: Option<i64>) {
         self.selected = id;
         self.messages.clear();
+        self.history_tokens.set(None);
         self.messages_error = None;
         self.messages_loading = false;
         self.heights.clear();
@@ -690,6 +702,7 @@ impl ChatState {
                     &user_message.text
                 });
                 self.messages.clear();
+                self.history_tokens.set(None);
                 self.heights.clear();
                 self.pending_first = Some(PendingFirstSend {
                     user_message,
@@ -912,6 +925,7 @@ impl ChatState {
                             .into_iter()
                             .map(|m| ShownMessage::new(m, None))
                             .collect();
+                        self.history_tokens.set(None);
                         self.heights.clear();
                         self.scroll_to_bottom = true;
                     }
