@@ -191,7 +191,11 @@ fn run_pace(speed: f64) -> BenchResult<Vec<f64>> {
     let model_id = loop {
         if let (Event::Chat(ChatEvent::Models(models)), _) = next_event(&mut engine, deadline)? {
             let models = models?;
-            break models.first().ok_or("the sandbox lists no models")?.id.clone();
+            break models
+                .first()
+                .ok_or("the sandbox lists no models")?
+                .id
+                .clone();
         }
     };
     engine.send(Command::Chat(ChatCommand::CreateConversation {
