@@ -6,11 +6,13 @@
 //! Behaviour where the contract is silent is described in `docs/SANDBOX.md`.
 
 mod analyze_fetch;
+mod assistant;
 mod auth;
 mod catalog;
 mod cinematic;
 mod cli;
 mod clock;
+mod code_api;
 mod config;
 mod edit_jobs;
 mod edit_plan;

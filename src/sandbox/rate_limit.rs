@@ -37,6 +37,10 @@ pub(crate) enum Group {
     ColorPalettes,
     /// 10/min per user on top of the shared bucket: /color-palettes/analyze.
     PaletteAnalysis,
+    /// 60/min per user: coding-assistant uploads (`/api/kolbo/v1/files`).
+    CodeUpload,
+    /// 60/min per user: coding-assistant chat completions (the sandbox's choice).
+    CodeChat,
 }
 
 impl Group {
@@ -48,6 +52,7 @@ impl Group {
             Group::Media | Group::ColorPalettes => 120,
             Group::BulkMedia => 20,
             Group::PaletteAnalysis => 10,
+            Group::CodeUpload | Group::CodeChat => 60,
         }
     }
 

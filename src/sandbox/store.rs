@@ -471,7 +471,7 @@ impl Store {
             .optional()
     }
 
-    fn balance_in(conn: &Connection, user_id: &str) -> rusqlite::Result<Balance> {
+    pub(super) fn balance_in(conn: &Connection, user_id: &str) -> rusqlite::Result<Balance> {
         let (plan_credits, credit_pack, redemption) = conn.query_row(
             "SELECT plan_credits, credit_pack, redemption FROM users WHERE id = ?1",
             params![user_id],
@@ -489,6 +489,43 @@ impl Store {
             redemption,
             reserved,
         })
+    }
+
+    /// Takes `amount` from the user's buckets (plan first, then the pack, then redemption)
+    /// and records it in the ledger against `reference_id` (a generation or a chat
+    /// completion). Call inside the transaction that settles the matching reservation.
+    pub(super) fn debit_in(
+        conn: &Connection,
+        user_id: &str,
+        amount: f64,
+        reference_id: &str,
+        reason: &str,
+        now: &str,
+    ) -> rusqlite::Result<()> {
+        let balance = Self::balance_in(conn, user_id)?;
+        let mut remaining = amount;
+        let from_plan = remaining.min(balance.plan_credits.max(0.0));
+        remaining -= from_plan;
+        let from_pack = remaining.min(balance.credit_pack.max(0.0));
+        remaining -= from_pack;
+        let from_redemption = remaining.min(balance.redemption.max(0.0));
+        remaining -= from_redemption;
+        // Anything left (only possible after set_credits lowered the balance) overdraws the plan.
+        conn.execute(
+            "UPDATE users SET plan_credits = ?2, credit_pack = ?3, redemption = ?4 WHERE id = ?1",
+            params![
+                user_id,
+                round_credits(balance.plan_credits - from_plan - remaining),
+                round_credits(balance.credit_pack - from_pack),
+                round_credits(balance.redemption - from_redemption),
+            ],
+        )?;
+        conn.execute(
+            "INSERT INTO credit_ledger (user_id, generation_id, delta, reason, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![user_id, reference_id, -amount, reason, now],
+        )?;
+        Ok(())
     }
 
     pub(crate) fn balance(&self, user_id: &str) -> rusqlite::Result<Balance> {
@@ -696,29 +733,7 @@ impl Store {
             "UPDATE credit_reservations SET state = 'settled', updated_at = ?2 WHERE generation_id = ?1",
             params![id, now],
         )?;
-        let balance = Self::balance_in(&tx, &user_id)?;
-        let mut remaining = credits_used;
-        let from_plan = remaining.min(balance.plan_credits.max(0.0));
-        remaining -= from_plan;
-        let from_pack = remaining.min(balance.credit_pack.max(0.0));
-        remaining -= from_pack;
-        let from_redemption = remaining.min(balance.redemption.max(0.0));
-        remaining -= from_redemption;
-        // Anything left (only possible after set_credits lowered the balance) overdraws the plan.
-        tx.execute(
-            "UPDATE users SET plan_credits = ?2, credit_pack = ?3, redemption = ?4 WHERE id = ?1",
-            params![
-                user_id,
-                round_credits(balance.plan_credits - from_plan - remaining),
-                round_credits(balance.credit_pack - from_pack),
-                round_credits(balance.redemption - from_redemption),
-            ],
-        )?;
-        tx.execute(
-            "INSERT INTO credit_ledger (user_id, generation_id, delta, reason, created_at)
-             VALUES (?1, ?2, ?3, 'generation', ?4)",
-            params![user_id, id, -credits_used, now],
-        )?;
+        Self::debit_in(&tx, &user_id, credits_used, id, "generation", &now)?;
         for item in media {
             super::media_store::insert_media_in(&tx, item)?;
         }

@@ -126,6 +126,7 @@ pub(crate) fn router(state: AppState) -> Router {
             post(ticket::upload_with_query_token).layer(DefaultBodyLimit::disable()),
         )
         .merge(admin::router(&state))
+        .merge(super::code_api::router(&state))
         .fallback(api_not_found)
         .layer(from_fn(http_log::log_request))
         .layer(from_fn(http_log::catch_panic))
