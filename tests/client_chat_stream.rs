@@ -149,3 +149,190 @@ async fn a_body_cut_before_the_end_is_an_error_after_the_text_that_arrived() {
         "a cut stream is not a finished answer: {last:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Against a real sandbox over HTTP
+// ---------------------------------------------------------------------------------------
+
+mod service_support;
+use framewright::api::TransferCounter;
+use framewright::api::code_assistant::{
+    ChatMessage, ChatRequest, ChatRole, CodeAssistantClient, ContentPart, collect_chat_stream,
+};
+use service_support::{LocalService, client, client_with_key, local_service};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// Fast replies (the sandbox paces chunks; 50× keeps each reply well under a second).
+const SANDBOX_SPEED: f64 = 50.0;
+const PHOTO: &str = "/work/shared/fixtures/photos/rocket.jpg";
+
+fn assistant(service: &LocalService) -> CodeAssistantClient {
+    client(service).code_assistant()
+}
+
+fn ask(model: &str, parts: Vec<ContentPart>) -> ChatRequest {
+    ChatRequest {
+        model: model.to_owned(),
+        messages: vec![
+            ChatMessage::text(ChatRole::System, "You are a helpful coding assistant."),
+            ChatMessage {
+                role: ChatRole::User,
+                parts,
+            },
+        ],
+        max_tokens: None,
+    }
+}
+
+#[tokio::test]
+async fn models_need_no_key_and_the_balance_adds_up() {
+    let service = local_service(SANDBOX_SPEED);
+    let without_key = client_with_key(&service, "not-a-key").code_assistant();
+    let models = without_key
+        .models()
+        .await
+        .expect("models without a valid key");
+    assert!(models.len() >= 3, "{models:?}");
+    assert!(models.iter().any(|m| !m.supports_vision));
+    assert!(models.iter().any(|m| m.supports_vision));
+    for model in &models {
+        assert!(
+            !model.name.is_empty() && model.context_length > 0,
+            "{model:?}"
+        );
+        assert!(model.prompt_credits_per_token > 0.0 && model.completion_credits_per_token > 0.0);
+    }
+    let balance = assistant(&service).balance().await.expect("balance");
+    assert_eq!(balance.reserved, 0.0, "nothing is streaming");
+    assert_eq!(balance.available + balance.reserved, balance.total);
+    assert_eq!(balance.available, service.sandbox.credits_available());
+}
+
+#[tokio::test]
+async fn a_wrong_key_is_said_in_words() {
+    let service = local_service(SANDBOX_SPEED);
+    let wrong = client_with_key(&service, "kolbo_live_wrong").code_assistant();
+    let model = assistant(&service).models().await.expect("models")[0]
+        .id
+        .clone();
+    let error = match wrong
+        .stream(&ask(&model, vec![ContentPart::Text("hi".into())]))
+        .await
+    {
+        Ok(_) => panic!("a wrong key must be refused"),
+        Err(error) => error,
+    };
+    assert_eq!(error.status(), Some(401));
+    assert_eq!(error.code(), Some("auth_error"));
+    let words = error.to_string();
+    assert!(words.starts_with("The API key was not accepted"), "{words}");
+    let balance_error = wrong.balance().await.expect_err("balance with a wrong key");
+    assert!(
+        balance_error.to_string().contains("check the key"),
+        "{balance_error}"
+    );
+}
+
+#[tokio::test]
+async fn a_photo_uploads_with_progress_and_its_url_needs_no_key() {
+    let service = local_service(SANDBOX_SPEED);
+    let size_bytes = std::fs::metadata(PHOTO).expect("fixture photo").len();
+    let counter = Arc::new(TransferCounter::default());
+    let file = assistant(&service)
+        .upload_file(Path::new(PHOTO), Some(counter.clone()))
+        .await
+        .expect("upload");
+    // Every byte of the file was counted as it went out.
+    assert_eq!(counter.bytes_total.load(Ordering::Relaxed), size_bytes);
+    assert_eq!(counter.bytes_done.load(Ordering::Relaxed), size_bytes);
+    assert!(file.id.starts_with("file_"), "{file:?}");
+    assert_eq!(file.mime_type, "image/jpeg");
+    assert_eq!(file.expires_at, file.created + 86_400);
+    assert!(
+        file.url
+            .starts_with(service.sandbox.base_url().trim_end_matches("/api"))
+    );
+    // The same bytes again: the earlier record comes back.
+    let again = assistant(&service)
+        .upload_file(Path::new(PHOTO), None)
+        .await
+        .expect("second upload");
+    assert!(again.deduplicated);
+    assert_eq!(again.id, file.id);
+    // The file URL is public: fetched with no key at all.
+    let fetched = reqwest::get(&file.url).await.expect("file URL");
+    assert!(fetched.status().is_success(), "{}", fetched.status());
+    assert_eq!(
+        fetched.bytes().await.expect("bytes").len() as u64,
+        file.bytes
+    );
+}
+
+#[tokio::test]
+async fn a_streamed_answer_equals_the_synchronous_one() {
+    let service = local_service(SANDBOX_SPEED);
+    let assistant = assistant(&service);
+    let model = assistant.models().await.expect("models")[0].id.clone();
+    let request = ask(
+        &model,
+        vec![ContentPart::Text(
+            "How do I read a file line by line in Rust?".into(),
+        )],
+    );
+    let synchronous = assistant.complete(&request).await.expect("completion");
+    assert!(!synchronous.text.is_empty());
+    let mut stream = assistant.stream(&request).await.expect("stream");
+    let mut pieces = Vec::new();
+    let mut usage = None;
+    while let Some(item) = stream.next().await {
+        match item.expect("stream item") {
+            StreamItem::Text(piece) => pieces.push(piece),
+            StreamItem::Finished {
+                usage: final_usage, ..
+            } => usage = final_usage,
+        }
+    }
+    assert!(pieces.len() > 1, "the answer arrives in several chunks");
+    assert_eq!(pieces.concat(), synchronous.text);
+    let usage = usage.expect("usage in the last chunk");
+    let expected = synchronous.usage.expect("synchronous usage");
+    assert_eq!(usage.completion_tokens, expected.completion_tokens);
+    assert_eq!(usage.prompt_tokens, expected.prompt_tokens);
+    assert!(usage.cost_credits.is_some_and(|c| c >= 0.1));
+}
+
+#[tokio::test]
+async fn an_image_part_is_described_by_its_size() {
+    let service = local_service(SANDBOX_SPEED);
+    let assistant = assistant(&service);
+    let vision_model = assistant
+        .models()
+        .await
+        .expect("models")
+        .into_iter()
+        .find(|m| m.supports_vision)
+        .expect("a vision model")
+        .id;
+    let file = assistant
+        .upload_file(Path::new(PHOTO), None)
+        .await
+        .expect("upload");
+    let (width, height) = image::image_dimensions(PHOTO).expect("photo size");
+    let request = ask(
+        &vision_model,
+        vec![
+            ContentPart::Text("What is in this picture?".into()),
+            ContentPart::ImageUrl(file.url.clone()),
+        ],
+    );
+    let (text, usage) = collect_chat_stream(assistant.stream(&request).await.expect("stream"))
+        .await
+        .expect("answer");
+    assert!(
+        text.contains(&format!("{width} × {height} px")),
+        "the answer describes the attached image: {text}"
+    );
+    assert!(usage.is_some());
+}

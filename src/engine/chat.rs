@@ -33,6 +33,9 @@ use tokio::sync::watch;
 
 /// Upload progress events are at most this frequent (10 per second).
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+/// Extra balance reads after a reply while credits are still held, and their spacing.
+const SETTLE_REREADS: u32 = 4;
+const SETTLE_REREAD_DELAY: Duration = Duration::from_millis(500);
 /// What a cancelled upload's `Uploaded` says.
 pub const UPLOAD_CANCELLED: &str = "The upload was cancelled.";
 
@@ -369,7 +372,27 @@ impl Chat {
             ))))
             .await;
         }
-        self.refresh_balance().await;
+        self.refresh_balance_after_reply().await;
+    }
+
+    /// Read the balance after a reply. A stopped stream is settled by the service only when
+    /// it notices the closed connection (at its next chunk), so while credits are still
+    /// reserved the balance is read again a few times, briefly spaced.
+    async fn refresh_balance_after_reply(&self) {
+        for attempt in 0..=SETTLE_REREADS {
+            if attempt > 0 {
+                tokio::time::sleep(SETTLE_REREAD_DELAY).await;
+            }
+            let result = self.client.balance().await;
+            let still_reserved = matches!(&result, Ok(balance) if balance.reserved > 0.0);
+            if let Err(e) = &result {
+                tracing::warn!("assistant balance refresh failed: {e}");
+            }
+            self.emit(ChatEvent::Balance(result)).await;
+            if !still_reserved {
+                return;
+            }
+        }
     }
 
     /// Send the request once and pass each text piece on as it arrives; the final usage.
