@@ -21,7 +21,7 @@ pub fn header_ui(ui: &mut Ui, state: &ChatState, narrow: bool, actions: &mut Vec
             } else {
                 "Show conversations"
             };
-            if widgets::icon_button(ui, Icon::Library, name).clicked() {
+            if widgets::icon_button(ui, Icon::Chat, name).clicked() {
                 actions.push(ChatAction::ToggleList);
             }
         }

@@ -12,7 +12,7 @@ use super::markdown::Segment;
 use super::rows::{self, HeightCache};
 use super::state::{ChatAction, ChatState, LiveReply, ShownMessage};
 use super::words;
-use crate::api::code_assistant::ChatRole;
+use crate::api::code_assistant::{ChatRole, CodeModel};
 use crate::engine::conversations::{MessageState, StoredMessage};
 use crate::ui::model::Model;
 use crate::ui::textures::{self, TextureCache};
@@ -72,11 +72,13 @@ pub fn messages_ui(
 
     let ChatState {
         messages,
+        models,
         live,
         heights,
         markdown,
         selected,
         scroll_to_bottom,
+        scroll_to_row,
         scroll_offset_request,
         visible_rows,
         ..
@@ -108,6 +110,8 @@ pub fn messages_ui(
         .stick_to_bottom(true);
     if std::mem::take(scroll_to_bottom) {
         area = area.vertical_scroll_offset(total + 10_000.0);
+    } else if let Some(row) = scroll_to_row.take().filter(|row| *row < rows.len()) {
+        area = area.vertical_scroll_offset(tops[row]);
     } else if let Some(offset) = scroll_offset_request.take() {
         area = area.vertical_scroll_offset(offset);
     }
@@ -127,7 +131,10 @@ pub fn messages_ui(
                     .max_rect(max_rect)
                     .id_salt(("chat_row", index))
                     .layout(egui::Layout::top_down(egui::Align::Min)),
-                |ui| row_ui(ui, &rows[index], markdown, textures, width, actions),
+                |ui| {
+                    let models = models.value.as_deref().unwrap_or_default();
+                    row_ui(ui, &rows[index], models, markdown, textures, width, actions);
+                },
             );
             let measured = response.response.rect.height();
             if (measured - heights_now[index]).abs() > 0.5 && tops[index] < viewport.min.y {
@@ -192,6 +199,7 @@ fn empty_ui(ui: &mut Ui) {
 fn row_ui(
     ui: &mut Ui,
     row: &Row,
+    models: &[CodeModel],
     markdown: &mut egui_commonmark::CommonMarkCache,
     textures: &TextureCache,
     width: f32,
@@ -204,7 +212,7 @@ fn row_ui(
         Row::Pending(message) => user_bubble_ui(ui, message, textures, width),
         Row::Stored(shown) => {
             reply_ui(ui, &shown.segments, false, markdown, width, actions);
-            reply_footer_ui(ui, shown);
+            reply_footer_ui(ui, shown, models);
         }
         Row::Live(live) => {
             reply_ui(ui, &live.segments, true, markdown, width, actions);
@@ -369,7 +377,7 @@ fn code_block_ui(
     ui.add_space(4.0);
 }
 
-fn reply_footer_ui(ui: &mut Ui, shown: &ShownMessage) {
+fn reply_footer_ui(ui: &mut Ui, shown: &ShownMessage, models: &[CodeModel]) {
     let message = &shown.message;
     ui.add_space(2.0);
     ui.horizontal_wrapped(|ui| {
@@ -408,8 +416,12 @@ fn reply_footer_ui(ui: &mut Ui, shown: &ShownMessage) {
             .on_hover_text(tokens_text);
         }
         if !message.model_id.is_empty() {
+            let name = models
+                .iter()
+                .find(|m| m.id == message.model_id)
+                .map_or(message.model_id.as_str(), |m| m.name.as_str());
             ui.label(
-                RichText::new(&message.model_id)
+                RichText::new(name)
                     .size(tokens::TEXT_SMALL)
                     .color(tokens::TEXT_FAINT),
             );

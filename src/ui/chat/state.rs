@@ -220,6 +220,8 @@ pub struct ChatState {
     pub list_open: bool,
     /// Scroll the messages to the bottom on the next frame.
     pub scroll_to_bottom: bool,
+    /// Scroll so this message row is at the top on the next frame.
+    pub scroll_to_row: Option<usize>,
     /// A scroll offset to apply on the next frame (the benchmark; keeping the view still
     /// when rows above it were measured).
     pub scroll_offset_request: Option<f32>,
@@ -262,6 +264,7 @@ impl Default for ChatState {
             markdown: egui_commonmark::CommonMarkCache::default(),
             list_open: false,
             scroll_to_bottom: false,
+            scroll_to_row: None,
             scroll_offset_request: None,
             visible_rows: 0..0,
             pastes: Vec::new(),
@@ -364,6 +367,11 @@ impl ChatState {
                         last.message.error.as_deref().unwrap_or("no error given")
                     );
                 }
+                // The picture shows the question with its answer under it.
+                self.scroll_to_row = self
+                    .messages
+                    .iter()
+                    .rposition(|m| m.message.role == ChatRole::User);
                 self.scene = Some(SceneStep::Done);
                 Vec::new()
             }
@@ -895,11 +903,14 @@ impl ChatState {
                 if self.selected == Some(conversation_id) {
                     self.messages.push(ShownMessage::new(stored, usage));
                 }
+                // The status bar's credits are the same account balance.
+                let mut actions = vec![Action::Send(Box::new(Command::RefreshCredits))];
                 if let StreamEnd::Failed(error) = end {
                     tracing::warn!("chat reply failed: {error}");
                 }
-                // The engine refreshes the balance after every reply; nothing to ask here.
-                self.list_conversations()
+                // The engine refreshes the assistant balance after every reply.
+                actions.extend(self.list_conversations());
+                actions
             }
             ChatEvent::Conversations(result) => {
                 self.list_in_flight = false;
@@ -1307,6 +1318,12 @@ mod tests {
                 [ChatCommand::ListConversations { .. }]
             ),
             "the list is read again after a reply"
+        );
+        assert!(
+            actions
+                .iter()
+                .any(|a| matches!(a, Action::Send(c) if matches!(**c, Command::RefreshCredits))),
+            "and the status bar's credits"
         );
     }
 
