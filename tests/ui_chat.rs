@@ -75,7 +75,7 @@ fn choose_model(harness: &mut Studio, vision: bool) -> String {
         .into_iter()
         .find(|m| m.supports_vision == vision)
         .expect("the sandbox lists a model with and one without vision");
-    harness.get_by_label("Model").click();
+    harness.get_by_label("Choose the model").click();
     steps(harness, 2);
     harness
         .get_by_label(&framewright::ui::chat::header::model_description(&model))
@@ -145,7 +145,10 @@ fn an_answer_streams_in_over_frames_its_code_copies_and_stop_keeps_what_arrived(
     // Markdown with a fenced block whose Copy goes through the app's clipboard path.
     let code = markdown::code_blocks(&reply.text);
     assert!(!code.is_empty(), "the answer has a code block: {}", reply.text);
-    assert!(harness.query_by_label_contains("credit").is_some(), "cost shown");
+    assert!(
+        harness.query_all_by_label_contains(" credit").next().is_some(),
+        "cost shown"
+    );
     harness
         .get_all_by_role_and_label(Role::Button, "Copy")
         .next()
@@ -223,7 +226,7 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
     assert!(harness.query_by_label("Remove coffee.png").is_some(), "a chip");
     let refusal = format!("{blind} does not see images — choose a model with the eye");
     assert!(
-        harness.query_by_label(&refusal).is_some(),
+        harness.query_all_by_label(&refusal).next().is_some(),
         "the chip says why it can't be sent"
     );
     harness.get_by_label("Message").click();
@@ -242,7 +245,9 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
 
     // With a model that sees, the image goes with the message as an image part.
     choose_model(&mut harness, true);
-    assert!(harness.query_by_label(&refusal).is_none());
+    // The composer panel settles to its smaller height (the refusal is gone) first.
+    steps(&mut harness, 3);
+    assert!(harness.query_all_by_label(&refusal).next().is_none());
     assert!(send_button_enabled(&harness));
     harness.get_by_role_and_label(Role::Button, "Send").click();
     steps(&mut harness, 2);
@@ -250,7 +255,9 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
     wait_for_reply(&mut harness);
     let messages = &harness.state().chat().messages;
     assert_eq!(messages[0].message.attachments.len(), 1);
-    assert_eq!(messages[0].message.attachments[0].filename, "coffee.png");
+    // The service may re-encode the picture (the name follows its new type).
+    let sent = &messages[0].message.attachments[0];
+    assert!(sent.filename.starts_with("coffee.") && sent.mime_type.starts_with("image/"));
     let answer = &messages[1].message.text;
     assert!(
         answer.contains(&format!("{width} × {height} px")),
@@ -353,6 +360,12 @@ fn conversations_are_searched_renamed_and_deleted() {
         .get_by_role_and_label(Role::Button, "Delete conversation")
         .click();
     steps(&mut harness, 2);
+    assert_eq!(
+        harness.state().chat().confirm_delete.as_ref().map(|(_, t)| t.as_str()),
+        Some("Env vars")
+    );
+    // A new modal's first frame only measures it.
+    steps(&mut harness, 2);
     assert!(harness.query_by_label_contains("Delete “Env vars”?").is_some());
     harness.get_by_role_and_label(Role::Button, "Cancel").click();
     steps(&mut harness, 2);
@@ -360,7 +373,7 @@ fn conversations_are_searched_renamed_and_deleted() {
     harness
         .get_by_role_and_label(Role::Button, "Delete conversation")
         .click();
-    steps(&mut harness, 2);
+    steps(&mut harness, 4);
     harness.get_by_role_and_label(Role::Button, "Delete").click();
     steps(&mut harness, 2);
     assert_eq!(harness.state().chat().selected, None, "the view is empty");

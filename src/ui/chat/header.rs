@@ -103,7 +103,7 @@ fn model_picker_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>
                 }
             }
         });
-    widgets::name_widget(&combo.response, "Model");
+    widgets::name_widget(&combo.response, "Choose the model");
     if let Some(model) = current {
         combo.response.on_hover_text(model_description(model));
         if model.supports_vision {

@@ -667,8 +667,9 @@ impl ChatState {
 
     /// Send the composer's message: create the conversation first when none is open.
     pub fn send(&mut self) -> Vec<Action> {
-        if let Some(refusal) = self.send_refusal() {
-            return vec![Action::Toast(ToastKind::Info, format!("{refusal}."))];
+        // The reason is already written under the Send button (a toast would cover it).
+        if self.send_refusal().is_some() {
+            return Vec::new();
         }
         let Some(model_id) = self.model_id.clone() else {
             return Vec::new();
