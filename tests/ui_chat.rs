@@ -207,6 +207,11 @@ fn an_answer_streams_in_over_frames_its_code_copies_and_stop_keeps_what_arrived(
 
 #[test]
 fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_that_does_not() {
+    // No desktop file dialog under test: the paperclip falls back to the "type a path"
+    // prompt, whose answer must come back to the Chat view.
+    // SAFETY: set before this test's studio starts; no other test in this binary opens a
+    // file dialog or reads this variable.
+    unsafe { std::env::set_var(framewright::ui::dialogs::NO_FILE_DIALOGS_ENV, "1") };
     let dir = tempfile::tempdir().expect("tempdir");
     let mut harness = chat_studio(&dir, FAST);
 
@@ -263,6 +268,28 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
         answer.contains(&format!("{width} × {height} px")),
         "the answer describes the attached image by its size: {answer}"
     );
+
+    // The paperclip's dialog (here its typed-path fallback) attaches to the message too.
+    harness.get_by_role_and_label(Role::Button, "Attach images").click();
+    step_until(&mut harness, "the path prompt", |h| h.state().path_prompt_open());
+    steps(&mut harness, 2);
+    harness.get_by_label("Path").click();
+    harness.step();
+    harness
+        .get_by_label("Path")
+        .type_text(&fixture_photo("astronaut.png").display().to_string());
+    harness.step();
+    harness.get_by_label("Use path").click();
+    step_until(&mut harness, "the picked image to upload", |h| {
+        !h.state().path_prompt_open()
+            && h.state().chat().attachments.iter().any(|a| {
+                a.file_name == "astronaut.png" && matches!(a.status, AttachmentStatus::Ready(_))
+            })
+    });
+    steps(&mut harness, 2);
+    harness.get_by_label("Remove astronaut.png").click();
+    steps(&mut harness, 2);
+    assert!(harness.state().chat().attachments.is_empty());
 
     // A pasted image (Ctrl+V with a picture on the clipboard) becomes a chip too.
     let pasted = egui::ColorImage::filled([64, 48], egui::Color32::from_rgb(200, 40, 40));
