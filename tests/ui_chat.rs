@@ -409,3 +409,49 @@ fn conversations_are_searched_renamed_and_deleted() {
     });
     harness.check_accessibility();
 }
+
+#[test]
+fn the_creative_mode_is_hosted_in_the_chat_view_and_answers_as_a_job() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = chat_studio(&dir, FAST);
+    harness
+        .get_by_role_and_label(Role::Button, "Creative chat")
+        .click();
+    step_until(&mut harness, "the creative mode's picker", |h| {
+        h.query_by_role_and_label(Role::ComboBox, "Chat model")
+            .is_some()
+    });
+    assert!(
+        harness.query_by_label("Choose the model").is_none(),
+        "the assistant's header is not shown in this mode"
+    );
+    step_until(&mut harness, "the creative conversations", |h| {
+        h.state().chat().creative.conversations.is_loaded()
+    });
+    steps(&mut harness, 2);
+    send_message(&mut harness, "Three names for a harbour café");
+    step_until(&mut harness, "the creative answer", |h| {
+        h.state().jobs().iter().any(|job| {
+            job.spec.kind == framewright::api::GenerationKind::Chat
+                && job.phase == framewright::engine::JobPhase::Completed
+        })
+    });
+    // The answer shows in the creative mode's conversation (events routed by the studio).
+    step_until(&mut harness, "the conversation with its answer", |h| {
+        let creative = &h.state().chat().creative;
+        creative.selected_conversation().is_some_and(|id| {
+            creative
+                .messages
+                .get(id)
+                .and_then(|m| m.value.as_ref())
+                .is_some_and(|m| m.iter().any(|m| m.role == framewright::api::ChatRole::Assistant))
+        })
+    });
+    // Back to the assistant: its own state is where it was.
+    harness
+        .get_by_role_and_label(Role::Button, "Assistant")
+        .click();
+    steps(&mut harness, 2);
+    assert!(harness.query_by_label("Choose the model").is_some());
+    harness.check_accessibility();
+}

@@ -2,7 +2,8 @@
 //! examples carry. A new `.json` that no case handles fails `every_example_is_covered`.
 
 use framewright::api::{
-    ApiError, CreditsResponse, JobState, ModelsResponse, StatusResponse, SubmitResponse,
+    ApiError, ChatConversationsPage, ChatMessagesPage, ChatRole, CreditsResponse, JobState,
+    ModelsResponse, StatusResponse, SubmitResponse,
 };
 use reqwest::header::HeaderMap;
 use serde::Deserialize;
@@ -363,36 +364,80 @@ fn chat_submit() {
     let r = submit("post_chat_conversations_submit.json");
     assert_eq!(r.generation_id.as_deref(), Some("abc123"));
     assert_eq!(r.kind.as_deref(), Some("chat"));
+    assert_eq!(r.model.as_deref(), Some("auto"));
+    assert_eq!(
+        r.poll_url.as_deref(),
+        Some("/api/v1/generate/abc123/status")
+    );
     assert_eq!(r.poll_interval_hint, Some(2.0));
     assert_eq!(r.session_id.as_deref(), Some("def456"));
+    assert!(!r.is_finished_answer(), "a handle to poll");
 }
 
 fn chat_stateless() {
-    let v: Value = serde_json::from_str(&read("post_chat_stateless.json")).expect("json");
-    assert_eq!(v["model"], "gpt-4o");
-    assert_eq!(v["credits_used"], 2);
+    // The older synchronous answer: no handle, the answer itself — a job finished at once.
+    let r = submit("post_chat_stateless.json");
+    assert!(r.is_finished_answer());
+    assert_eq!(r.generation_id, None);
+    assert_eq!(r.success, Some(true));
+    assert_eq!(r.model.as_deref(), Some("gpt-4o"));
+    assert_eq!(r.credits_used, Some(2.0));
     assert!(
-        v["content"]
-            .as_str()
-            .is_some_and(|c| c.starts_with("Quantum computing"))
+        r.content
+            .as_deref()
+            .is_some_and(|c| c.starts_with("Quantum computing uses quantum bits"))
     );
 }
 
 fn chat_conversations() {
-    let v: Value = serde_json::from_str(&read("get_chat_conversations.json")).expect("json");
-    assert_eq!(v["conversations"][0]["session_id"], "def456");
-    assert_eq!(v["pagination"]["total"], 1);
+    let page: ChatConversationsPage =
+        serde_json::from_str(&read("get_chat_conversations.json")).expect("conversations");
+    assert_eq!(page.success, Some(true));
+    assert_eq!(page.conversations.len(), 1);
+    let conversation = &page.conversations[0];
+    assert_eq!(conversation.session_id, "def456");
+    assert_eq!(conversation.name, "API Chat - 2026-03-10");
+    assert_eq!(
+        conversation.last_activity.as_deref(),
+        Some("2026-03-10T10:30:00Z")
+    );
+    assert_eq!(
+        conversation.created_at.as_deref(),
+        Some("2026-03-10T09:00:00Z")
+    );
+    assert_eq!(
+        (
+            page.pagination.page,
+            page.pagination.limit,
+            page.pagination.total,
+            page.pagination.pages
+        ),
+        (Some(1), Some(20), Some(1), Some(1))
+    );
+    assert!(!page.pagination.has_more_after(1));
 }
 
 fn chat_messages() {
-    let v: Value =
-        serde_json::from_str(&read("get_chat_conversation_messages.json")).expect("json");
-    let messages = v["messages"].as_array().expect("messages");
-    assert_eq!(messages.len(), 2);
-    assert_eq!(messages[1]["model"]["identifier"], "gpt-4o");
-    // Message states use the generation state vocabulary.
-    let state = JobState::from(messages[0]["status"].as_str().expect("status").to_owned());
-    assert_eq!(state, JobState::Completed);
+    let page: ChatMessagesPage =
+        serde_json::from_str(&read("get_chat_conversation_messages.json")).expect("messages");
+    assert_eq!(page.session_id.as_deref(), Some("def456"));
+    assert_eq!(page.messages.len(), 2);
+    let (question, answer) = (&page.messages[0], &page.messages[1]);
+    assert_eq!(question.message_id, "msg1");
+    assert_eq!(question.role, ChatRole::User);
+    assert_eq!(question.content, "Explain quantum computing");
+    assert_eq!(question.status, JobState::Completed);
+    assert_eq!(question.model, None);
+    assert_eq!(answer.message_id, "msg2");
+    assert_eq!(answer.role, ChatRole::Assistant);
+    assert_eq!(answer.content, "Quantum computing uses quantum bits...");
+    let model = answer.model.as_ref().expect("model");
+    assert_eq!(model.identifier, "gpt-4o");
+    assert_eq!(model.display_name(), "GPT-4o");
+    assert_eq!(model.provider.as_deref(), Some("openai"));
+    assert_eq!(answer.created_at.as_deref(), Some("2026-03-10T10:30:05Z"));
+    assert_eq!(page.pagination.total, Some(2));
+    assert_eq!(page.pagination.limit, Some(50));
 }
 
 // ------------------------------------------------------------------------------------------

@@ -241,10 +241,13 @@ impl ApiClient {
         let (result, headers) = self.json_and_headers::<SubmitResponse>(request).await;
         let rate_limit = headers.as_ref().and_then(RateLimitInfo::from_headers);
         let result = result.and_then(|response| {
-            if response
-                .generation_id
-                .as_deref()
-                .is_none_or(|id| id.trim().is_empty())
+            // A chat may answer the older synchronous way: the content, no handle.
+            let finished_chat = spec.kind == GenerationKind::Chat && response.is_finished_answer();
+            if !finished_chat
+                && response
+                    .generation_id
+                    .as_deref()
+                    .is_none_or(|id| id.trim().is_empty())
             {
                 Err(ApiError::MissingJobHandle)
             } else {
@@ -568,6 +571,9 @@ completes or fails (trims are free).";
 pub fn submit_body(spec: &GenerationSpec) -> Result<serde_json::Value, ApiError> {
     let encode =
         |e: serde_json::Error| ApiError::Invalid(format!("the request could not be encoded: {e}"));
+    if spec.kind == GenerationKind::Chat {
+        return super::creative_chat::chat_body(spec);
+    }
     match (
         &spec.video,
         GenerationKind::VIDEO_SOURCED.contains(&spec.kind),

@@ -3,6 +3,7 @@
 
 pub mod client;
 pub mod code_assistant;
+pub mod creative_chat;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz_entry;
@@ -17,6 +18,10 @@ pub mod video_edit;
 
 pub use client::Submitted;
 pub use client::{ApiClient, ClientConfig, TransferCounter};
+pub use creative_chat::{
+    ChatConversation, ChatConversationsPage, ChatMessage, ChatMessagesPage, ChatModelRef,
+    ChatPagination, ChatRole,
+};
 pub use error::{ApiError, RateLimitInfo};
 pub use palettes::{
     AnalyzedColors, CinematicPreset, CinematicPresets, ColorPalette, ColorSpec, NewPalette,

@@ -197,6 +197,9 @@ pub enum GenerationKind {
     VideoToVideo,
     /// POST /v1/video/trim: a frame-accurate cut; free, polled on its own route, no cancel.
     VideoTrim,
+    /// POST /v1/chat/conversations: one creative chat message; its answer (`message_id`)
+    /// is polled like a generation and completes with `result.content` (Markdown).
+    Chat,
 }
 
 impl GenerationKind {
@@ -229,6 +232,7 @@ impl GenerationKind {
             GenerationKind::VideoEdit => "/v1/edit/video",
             GenerationKind::VideoToVideo => "/v1/generate/video-from-video",
             GenerationKind::VideoTrim => "/v1/video/trim",
+            GenerationKind::Chat => "/v1/chat/conversations",
         }
     }
     /// Catalog type name used to filter GET /v1/models. Creative Director has no type of
@@ -244,6 +248,7 @@ impl GenerationKind {
             GenerationKind::VideoEdit => VIDEO_EDIT_CATALOG_TYPE,
             GenerationKind::VideoToVideo => "video_to_video",
             GenerationKind::VideoTrim => "",
+            GenerationKind::Chat => CHAT_CATALOG_TYPE,
         }
     }
     /// Whether this kind is sent with a model from the catalog (a trim is not).
@@ -259,7 +264,8 @@ impl GenerationKind {
             | GenerationKind::CreativeDirector
             | GenerationKind::VideoEdit
             | GenerationKind::VideoToVideo
-            | GenerationKind::VideoTrim => RateLimitGroup::OtherGeneration,
+            | GenerationKind::VideoTrim
+            | GenerationKind::Chat => RateLimitGroup::OtherGeneration,
         }
     }
     pub fn label(self) -> &'static str {
@@ -272,6 +278,7 @@ impl GenerationKind {
             GenerationKind::VideoEdit => "Video edit",
             GenerationKind::VideoToVideo => "Video to video",
             GenerationKind::VideoTrim => "Trim",
+            GenerationKind::Chat => "Chat",
         }
     }
     /// Contract defaults: image-edit and Creative Director 1:1, video 16:9; image is not
@@ -320,6 +327,8 @@ impl GenerationKind {
 
 /// Catalog type of the video edit models (the sandbox's convention, also the `type` filter).
 pub const VIDEO_EDIT_CATALOG_TYPE: &str = "video_edit";
+/// Catalog type of the chat models (contract: `text`, alias `chat`).
+pub const CHAT_CATALOG_TYPE: &str = "text";
 
 /// Creative Director's `workflow_type`: every scene is an image, or every scene a video.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -397,6 +406,10 @@ pub struct GenerationRequest {
     /// Creative Director: images or videos.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow_type: Option<WorkflowType>,
+    /// Chat: the conversation the message belongs to (`None` opens a new one; the engine
+    /// fills it in from the submit answer). The message itself is `prompt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 /// A request together with the endpoint it is for; this is what the journal stores.
@@ -489,6 +502,23 @@ pub struct SubmitResponse {
     pub session_id: Option<String>,
     pub project_id: Option<String>,
     pub scene_count: Option<u32>,
+    /// The older synchronous chat answer (post_chat_stateless.json): the answer itself,
+    /// with no job handle.
+    pub content: Option<String>,
+    /// The synchronous chat answer's charge.
+    pub credits_used: Option<f64>,
+}
+
+impl SubmitResponse {
+    /// Whether this is the older synchronous chat answer: the content is here and there is
+    /// no handle to poll (a job finished at once).
+    pub fn is_finished_answer(&self) -> bool {
+        self.content.is_some()
+            && self
+                .generation_id
+                .as_deref()
+                .is_none_or(|id| id.trim().is_empty())
+    }
 }
 
 /// Wire shape of a submit answer. The handle has several spellings and some answers carry
@@ -537,6 +567,12 @@ struct SubmitWire {
     scene_count: Option<u32>,
     #[serde(deserialize_with = "lenient_u32", rename = "sceneCount")]
     scene_count_camel: Option<u32>,
+    #[serde(deserialize_with = "lenient_string")]
+    content: Option<String>,
+    #[serde(deserialize_with = "lenient_f64")]
+    credits_used: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64", rename = "creditsUsed")]
+    credits_used_camel: Option<f64>,
 }
 
 fn non_blank(value: Option<String>) -> Option<String> {
@@ -560,6 +596,8 @@ impl From<SubmitWire> for SubmitResponse {
             session_id: w.session_id.or(w.session_id_camel),
             project_id: w.project_id.or(w.project_id_camel),
             scene_count: w.scene_count.or(w.scene_count_camel),
+            content: w.content,
+            credits_used: w.credits_used.or(w.credits_used_camel),
         }
     }
 }
@@ -637,6 +675,12 @@ pub struct JobResult {
     pub download_url: Option<String>,
     #[serde(deserialize_with = "lenient_string", alias = "editType")]
     pub edit_type: Option<String>,
+    /// Chat: the answer (Markdown).
+    #[serde(
+        deserialize_with = "lenient_string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub content: Option<String>,
     /// Creative Director: the batch's scenes as last seen (the studio keeps them here so a
     /// finished storyboard survives restarts; the service sends them beside `result`).
     #[serde(deserialize_with = "scene_list", skip_serializing_if = "Vec::is_empty")]

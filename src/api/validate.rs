@@ -357,6 +357,7 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
         GenerationKind::VideoEdit => "this video edit",
         GenerationKind::VideoToVideo => "video-to-video",
         GenerationKind::VideoTrim => "trims",
+        GenerationKind::Chat => "chat",
     }
 }
 

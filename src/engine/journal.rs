@@ -532,8 +532,14 @@ impl Journal {
     }
 
     /// Write every mutable field of `record` (phase, generation id, progress, result…).
+    /// The spec is written too: a chat message learns its conversation from the submit
+    /// answer (`GenerationRequest::session_id`).
     pub fn save(&self, record: &JobRecord) -> Result<(), JournalError> {
         let phase_json = phase_json(&record.phase)?;
+        let spec_json = serde_json::to_string(&record.spec).map_err(|e| JournalError::Corrupt {
+            local_id: record.local_id,
+            reason: e.to_string(),
+        })?;
         let result_json = match &record.result {
             Some(result) => {
                 Some(
@@ -549,7 +555,7 @@ impl Journal {
             c.execute(
                 "UPDATE jobs SET generation_id = ?2, phase_json = ?3, progress_percent = ?4,
                      finished_at_unix_ms = ?5, credits_used = ?6, result_json = ?7,
-                     poll_interval_secs = ?8, model_label = ?9
+                     poll_interval_secs = ?8, model_label = ?9, spec_json = ?10
                  WHERE local_id = ?1",
                 params![
                     record.local_id,
@@ -561,6 +567,7 @@ impl Journal {
                     result_json,
                     record.poll_interval_secs,
                     record.model_label,
+                    spec_json,
                 ],
             )?;
             Ok(())

@@ -4,6 +4,7 @@
 
 pub mod chat;
 pub mod conversations;
+pub mod creative_chat;
 pub mod guard;
 mod job_guard;
 pub mod journal;

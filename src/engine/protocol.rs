@@ -6,8 +6,9 @@ use crate::api::media::{
     MediaPage, MediaQuery, MediaStats, ShareOutcome,
 };
 use crate::api::{
-    AnalyzedColors, ApiError, CinematicPresets, ColorPalette, Credits, Failure, GenerationSpec,
-    JobResult, JobState, ModelRecord, NewPalette, PalettePage, Project, Scene, UploadedMedia,
+    AnalyzedColors, ApiError, ChatConversation, ChatMessage, CinematicPresets, ColorPalette,
+    Credits, Failure, GenerationSpec, JobResult, JobState, ModelRecord, NewPalette, PalettePage,
+    Project, Scene, UploadedMedia,
 };
 use crate::media::DecodedImage;
 use crate::media::video::{PreviewFrame, StripThumbnail, VideoPlayer};
@@ -176,6 +177,15 @@ pub enum Command {
     /// Show the cached cinematic presets at once, then revalidate them with the service
     /// (If-None-Match); answered by one or two `Presets` events.
     RefreshPresets,
+    // ---- Creative chat (generation-side chat; messages are sent with `Submit`) ----
+    /// GET /v1/chat/conversations (first page, newest activity first); answered by
+    /// `ChatConversations`.
+    LoadChatConversations,
+    /// Every message of one conversation, oldest first; answered by `ChatMessages` with the
+    /// same `session_id`.
+    LoadChatMessages {
+        session_id: String,
+    },
     /// Show a desktop notification for a finished job (the window is in the background);
     /// a click answers with `NoticeClicked`.
     Notify(super::notices::Notice),
@@ -533,6 +543,13 @@ pub enum Event {
     Presets {
         origin: PresetsOrigin,
         result: Result<CinematicPresets, ApiError>,
+    },
+    /// The creative chat conversations, most recently active first.
+    ChatConversations(Result<Vec<ChatConversation>, ApiError>),
+    /// One conversation's messages, oldest first (each user message, then its answer).
+    ChatMessages {
+        session_id: String,
+        result: Result<Vec<ChatMessage>, ApiError>,
     },
     /// Outcome of `OpenInSystemViewer` when it failed (success needs no message).
     OpenFailed {

@@ -174,13 +174,15 @@ impl Tracker {
             if !matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) || entry.reconciling {
                 return;
             }
-            if entry.record.spec.kind == GenerationKind::VideoTrim {
-                // Nothing to reconcile (see TRIM_UNCONFIRMED); only the note is set.
+            let kind = entry.record.spec.kind;
+            if matches!(kind, GenerationKind::VideoTrim | GenerationKind::Chat) {
+                // Nothing the library search could find (see TRIM_UNCONFIRMED and
+                // CHAT_UNCONFIRMED); only the note is set.
                 drop(jobs);
                 self.mutate(local_id, |entry| {
                     if matches!(entry.record.phase, JobPhase::Unconfirmed { .. }) {
                         entry.record.phase = JobPhase::Unconfirmed {
-                            note: TRIM_UNCONFIRMED.to_owned(),
+                            note: unconfirmed_note(kind).to_owned(),
                         };
                     }
                 })
@@ -415,7 +417,7 @@ impl Tracker {
             }
         };
         let estimate = estimate.unwrap_or(match kind {
-            GenerationKind::Image => FALLBACK_IMAGE_SECS,
+            GenerationKind::Image | GenerationKind::Chat => FALLBACK_IMAGE_SECS,
             GenerationKind::ImageEdit => FALLBACK_IMAGE_EDIT_SECS,
             GenerationKind::TextToVideo
             | GenerationKind::ImageToVideo
@@ -942,6 +944,22 @@ created; a second submit would be billed separately.";
 pub(super) const TRIM_UNCONFIRMED: &str = "The service did not answer this trim, so it is not \
 known whether it started. It is not sent again automatically. Trims are free: look for the \
 trimmed copy in your media library, or trim again.";
+
+/// An unanswered chat message: never re-sent (a second one is billed again), never searched
+/// for (an answer makes no library item); the conversation shows whether it arrived.
+pub(super) const CHAT_UNCONFIRMED: &str = "The service did not answer this message, so it is \
+not known whether it was sent. It is not sent again automatically (a second message is billed \
+separately): open its conversation to see whether it arrived, then send it again if not.";
+
+/// The note of an unconfirmed job that reconcile does not search for (trims, chat), or
+/// the usual "still looking" note.
+pub(super) fn unconfirmed_note(kind: GenerationKind) -> &'static str {
+    match kind {
+        GenerationKind::VideoTrim => TRIM_UNCONFIRMED,
+        GenerationKind::Chat => CHAT_UNCONFIRMED,
+        _ => CHECKING,
+    }
+}
 
 pub(super) const CHECKING_AFTER_RESTART: &str = "We're still looking for this job's result — \
 don't resubmit yet. The app stopped while this job was being sent, so it is not known whether \

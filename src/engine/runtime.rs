@@ -317,6 +317,9 @@ async fn run(
             | Command::RefreshPresets) => {
                 super::palettes::handle(&ctx, palette_command);
             }
+            chat_command @ (Command::LoadChatConversations | Command::LoadChatMessages { .. }) => {
+                super::creative_chat::handle(&ctx, chat_command);
+            }
             Command::Submit {
                 spec,
                 model_label,

@@ -9,7 +9,7 @@
 
 use super::journal::CreditSnapshot;
 use super::protocol::{Event, JobPhase, LocalJobId, QueueReason};
-use super::reconcile::{CHECKING, TRIM_UNCONFIRMED, snapshot_of};
+use super::reconcile::{CHECKING, snapshot_of, unconfirmed_note};
 use super::runtime::refresh_credits;
 use super::tracker::{Tracker, now_ms, poll_interval_secs};
 use crate::api::{ApiError, GenerationKind, JobState, RateLimitGroup, SubmitResponse, Submitted};
@@ -326,13 +326,16 @@ impl Tracker {
                     )
                     .await;
                 }
-                FailureAction::Reconcile if spec.kind == GenerationKind::VideoTrim => {
+                FailureAction::Reconcile
+                    if matches!(spec.kind, GenerationKind::VideoTrim | GenerationKind::Chat) =>
+                {
                     // A trim is free and leaves nothing reconcile could match (no prompt,
-                    // no charge): it stays unconfirmed, says so, and is never re-sent.
-                    tracing::warn!("job {local_id}: trim submit outcome unknown: {error}");
+                    // no charge); a chat answer leaves no library item to find: either
+                    // stays unconfirmed, says so, and is never re-sent.
+                    tracing::warn!("job {local_id}: submit outcome unknown: {error}");
                     self.mutate(local_id, |entry| {
                         entry.record.phase = JobPhase::Unconfirmed {
-                            note: TRIM_UNCONFIRMED.to_owned(),
+                            note: unconfirmed_note(spec.kind).to_owned(),
                         };
                     })
                     .await;
@@ -388,13 +391,19 @@ impl Tracker {
         }
     }
 
-    /// The service took the job: its id goes to the journal, then polling starts.
+    /// The service took the job: its id goes to the journal, then polling starts. The
+    /// older synchronous chat answer (the content, no handle) is a job finished at once.
     async fn accepted(self: Arc<Self>, local_id: LocalJobId, answer: SubmitResponse) {
+        if answer.is_finished_answer() {
+            self.finished_at_once(local_id, answer).await;
+            return;
+        }
         let mut interval_secs = super::tracker::DEFAULT_POLL_INTERVAL_SECS;
         let generation_id = answer.generation_id.clone();
         self.mutate(local_id, |entry| {
             let r = &mut entry.record;
             interval_secs = poll_interval_secs(r.spec.kind, answer.poll_interval_hint);
+            learn_conversation(r, &answer);
             r.generation_id = generation_id;
             r.poll_interval_secs = interval_secs;
             r.phase = JobPhase::Running {
@@ -410,6 +419,25 @@ impl Tracker {
             self.clone()
                 .poll_loop(local_id, Duration::from_secs_f64(interval_secs)),
         );
+    }
+
+    /// A synchronous chat answer: the job completes with the answer as its result.
+    async fn finished_at_once(&self, local_id: LocalJobId, answer: SubmitResponse) {
+        self.mutate(local_id, |entry| {
+            let r = &mut entry.record;
+            learn_conversation(r, &answer);
+            r.result = Some(crate::api::JobResult {
+                content: answer.content.clone(),
+                model: answer.model.clone(),
+                ..crate::api::JobResult::default()
+            });
+            r.credits_used = answer.credits_used;
+            r.progress_percent = 100.0;
+            r.phase = JobPhase::Completed;
+            r.finished_at_unix_ms = Some(now_ms());
+        })
+        .await;
+        tokio::spawn(refresh_credits(self.ctx.clone()));
     }
 
     /// Cancel a job that is still queued: it becomes Cancelled without being sent. Returns
@@ -432,6 +460,15 @@ impl Tracker {
             }
             None => false,
         }
+    }
+}
+
+/// A chat message sent without a conversation learns the one the service opened for it,
+/// so the Chat view files it there and a Retry continues that conversation.
+fn learn_conversation(record: &mut super::protocol::JobRecord, answer: &SubmitResponse) {
+    if record.spec.kind == GenerationKind::Chat && record.spec.request.session_id.is_none() {
+        record.spec.request.session_id =
+            answer.session_id.clone().filter(|id| !id.trim().is_empty());
     }
 }
 

@@ -23,6 +23,8 @@ pub const DEFAULT_POLL_INTERVAL_SECS: f64 = 3.0;
 pub const MAX_BACKOFF_SECS: f64 = 60.0;
 /// Trims return no poll hint (the contract suggests 2-4 s): polled every 3 s.
 pub const TRIM_POLL_INTERVAL_SECS: f64 = 3.0;
+/// Chat answers when the submit gives no hint (contract: 2 s for chat).
+pub const CHAT_POLL_INTERVAL_SECS: f64 = 2.0;
 /// Video edits and video to video when the answer carries no hint (contract: 8 s for
 /// everything but chat, images, sound and Creative Director).
 pub const VIDEO_JOB_POLL_INTERVAL_SECS: f64 = 8.0;
@@ -36,6 +38,7 @@ pub fn poll_interval_secs(kind: GenerationKind, hint_secs: Option<f64>) -> f64 {
         GenerationKind::VideoEdit | GenerationKind::VideoToVideo => {
             hint_secs.unwrap_or(VIDEO_JOB_POLL_INTERVAL_SECS)
         }
+        GenerationKind::Chat => hint_secs.unwrap_or(CHAT_POLL_INTERVAL_SECS),
         _ => hint_secs.unwrap_or(DEFAULT_POLL_INTERVAL_SECS),
     }
 }
@@ -695,6 +698,8 @@ mod tests {
         );
         assert_eq!(poll_interval_secs(GenerationKind::VideoToVideo, None), 8.0);
         assert_eq!(poll_interval_secs(GenerationKind::Image, None), 3.0);
+        assert_eq!(poll_interval_secs(GenerationKind::Chat, None), 2.0);
+        assert_eq!(poll_interval_secs(GenerationKind::Chat, Some(2.0)), 2.0);
         assert_eq!(
             poll_interval_secs(GenerationKind::TextToVideo, Some(0.0)),
             3.0

@@ -113,6 +113,13 @@ impl SandboxHandle {
         self.shared.controls.drop_next_submit_responses(n);
     }
 
+    /// The next `n` chat submits answer the older synchronous way of post_chat_stateless.json
+    /// (`{success, content, model, credits_used}`, no `message_id`): the answer is written
+    /// and billed before the response. For clients that must accept that shape.
+    pub fn answer_next_chats_synchronously(&self, n: u32) {
+        self.shared.controls.answer_next_chats_synchronously(n);
+    }
+
     /// The most recent requests received on the public file URLs (`/files/…`,
     /// `/assets/presets/…`), oldest first: method, path, query and headers as sent.
     pub fn file_requests(&self) -> Vec<super::files::FileRequest> {

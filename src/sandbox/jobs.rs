@@ -49,6 +49,9 @@ pub(crate) struct StoredResult {
     pub credits_used: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub billed_secs: Option<f64>,
+    /// Creative chat: the Markdown answer (`result.content`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
 }
 
 impl StoredResult {
@@ -250,6 +253,9 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
     if super::edit_jobs::is_edit_kind(&row.kind) {
         return super::edit_jobs::produce(state, row).await;
     }
+    if super::creative_chat_job::is_chat_kind(&row.kind) {
+        return super::creative_chat_job::produce(row);
+    }
     let source_bytes = match row.source_images.first() {
         Some(url) => Some(fetch_source_bytes(state, url).await.map_err(|error| {
             json!({
@@ -359,6 +365,7 @@ fn render_and_write(
         edit_type: None,
         credits_used: None,
         billed_secs: None,
+        content: None,
     })
 }
 
@@ -487,6 +494,7 @@ pub(crate) fn write_video_outputs(
         edit_type: None,
         credits_used: None,
         billed_secs: None,
+        content: None,
     })
 }
 

@@ -14,6 +14,8 @@ mod cli;
 mod clock;
 mod code_api;
 mod config;
+mod creative_chat_job;
+mod creative_chat_store;
 mod edit_jobs;
 mod edit_plan;
 mod error;

@@ -67,6 +67,8 @@ pub(crate) struct Controls {
     failure_rate: Mutex<f64>,
     fail_next: Mutex<FailNext>,
     drop_next_submits: AtomicU32,
+    /// Chat submits to answer the older synchronous way (post_chat_stateless.json).
+    synchronous_chats: AtomicU32,
     rng: Mutex<SplitMix>,
 }
 
@@ -76,6 +78,7 @@ impl Controls {
             failure_rate: Mutex::new(failure_rate.clamp(0.0, 1.0)),
             fail_next: Mutex::new(FailNext::default()),
             drop_next_submits: AtomicU32::new(0),
+            synchronous_chats: AtomicU32::new(0),
             rng: Mutex::new(SplitMix::from_entropy()),
         }
     }
@@ -100,6 +103,17 @@ impl Controls {
     /// True when this submit's response must be lost (consumes one).
     pub(crate) fn take_dropped_response(&self) -> bool {
         self.drop_next_submits
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    pub(crate) fn answer_next_chats_synchronously(&self, count: u32) {
+        self.synchronous_chats.store(count, Ordering::SeqCst);
+    }
+
+    /// True when this chat submit must answer with the content itself (consumes one).
+    pub(crate) fn take_synchronous_chat(&self) -> bool {
+        self.synchronous_chats
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok()
     }

@@ -291,7 +291,7 @@ pub(crate) struct BatchRow {
     pub scene_count: u32,
 }
 
-fn insert_generation_in(
+pub(super) fn insert_generation_in(
     conn: &Connection,
     new: &NewGeneration,
     state: &str,
@@ -356,6 +356,7 @@ impl Store {
         conn.execute_batch(super::media_store::MEDIA_SCHEMA)?;
         conn.execute_batch(super::palette_store::PALETTE_SCHEMA)?;
         conn.execute_batch(super::trim_store::TRIM_SCHEMA)?;
+        conn.execute_batch(super::creative_chat_store::CHAT_SCHEMA)?;
         super::users::migrate(&conn)?;
         migrate_generations(&conn)?;
         Ok(Self {

@@ -501,6 +501,11 @@ impl StudioApp {
             event @ (Event::VideoStripThumbnail { .. } | Event::VideoStripFinished { .. }) => {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
+            event @ (Event::ChatConversations(_) | Event::ChatMessages { .. }) => {
+                for action in self.chat.creative.handle_event(&event) {
+                    self.apply(ctx, action);
+                }
+            }
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),

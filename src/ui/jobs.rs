@@ -332,6 +332,17 @@ fn job_card_ui(
             _ => {}
         }
 
+        // A chat answer has no pictures: its first line stands in for them.
+        if let Some(answer) = job.result.as_ref().and_then(|r| r.content.as_deref()) {
+            ui.add(
+                egui::Label::new(
+                    RichText::new(format::excerpt(answer, 140))
+                        .size(12.5)
+                        .color(tokens::TEXT_MUTED),
+                )
+                .wrap(),
+            );
+        }
         if let Some(result) = job.result.as_ref().filter(|r| !r.urls.is_empty()) {
             {
                 ui.add_space(2.0);

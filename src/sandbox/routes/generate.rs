@@ -23,7 +23,7 @@ use crate::sandbox::store::{CreateOutcome, NewGeneration};
 
 const POLL_INTERVAL_HINT_SECS: u64 = 3;
 const MAX_VISUAL_DNA_IDS: usize = 3;
-const AUTO_MODEL_ALIASES: [&str; 7] = [
+pub(super) const AUTO_MODEL_ALIASES: [&str; 7] = [
     "",
     "auto",
     "auto-select",

@@ -2,6 +2,7 @@
 
 mod account;
 mod admin;
+mod creative_chat;
 mod folders;
 mod generate;
 mod media;
@@ -98,6 +99,7 @@ pub(crate) fn router(state: AppState) -> Router {
                 .layer(DefaultBodyLimit::disable()),
         )
         .route("/v1/cinematic-presets", get(presets::list))
+        .merge(creative_chat_routes(&state))
         .merge(media_routes(&state))
         .merge(palette_routes(&state))
         .fallback(api_not_found)
@@ -131,6 +133,27 @@ pub(crate) fn router(state: AppState) -> Router {
         .layer(from_fn(http_log::log_request))
         .layer(from_fn(http_log::catch_panic))
         .with_state(state)
+}
+
+/// Creative chat: submits in the "other generation" group (10/min); the two lists count
+/// in the media-and-lifecycle group (120/min, like the sessions list).
+fn creative_chat_routes(state: &AppState) -> Router<AppState> {
+    let other = || from_fn_with_state((state.clone(), Group::OtherGeneration), endpoint_limit);
+    let media = || from_fn_with_state((state.clone(), Group::Media), endpoint_limit);
+    Router::new()
+        .route("/v1/chat", post(creative_chat::chat).route_layer(other()))
+        .route(
+            "/v1/chat/conversations",
+            get(creative_chat::conversations)
+                .route_layer(media())
+                .merge(post(creative_chat::conversation_submit).route_layer(other())),
+        )
+        .route(
+            "/v1/chat/conversations/{session_id}/messages",
+            get(creative_chat::messages)
+                .route_layer(media())
+                .merge(post(creative_chat::conversation_message).route_layer(other())),
+        )
 }
 
 /// Document 3's media routes: 120/min, bulk and move-contents 20/min.

@@ -90,6 +90,10 @@ pub(crate) async fn status(
             {
                 result.remove("aspect_ratio");
             }
+            // Creative chat: the Markdown answer.
+            if let Some(content) = &stored.content {
+                body["result"]["content"] = json!(content);
+            }
             if let Some(edit_type) = &stored.edit_type {
                 body["result"]["edit_type"] = json!(edit_type);
                 body["result"]["download_url"] = json!(urls.first());

@@ -1,12 +1,14 @@
 //! The Chat view: a mode switch between the coding assistant ("Assistant": streamed,
-//! billed per token) and the generation service's text models ("Creative chat"); for the
-//! assistant a header with the model picker and the balance, the conversation list, the
-//! virtualised message view and the composer with image attachments.
+//! billed per token) and the generation service's text models ("Creative chat", hosted from
+//! [`creative`]); for the assistant a header with the model picker and the balance, the
+//! conversation list, the virtualised message view and the composer with image
+//! attachments.
 //!
 //! Like the other panels it owns its state, handles its own `Event::Chat` events and
 //! returns actions; no I/O happens here (store and network work are `Command::Chat`s).
 
 pub mod composer;
+pub mod creative;
 pub mod header;
 pub mod list;
 pub mod markdown;
@@ -51,9 +53,11 @@ pub fn chat_ui(
     ui.add_space(tokens::SPACE_S);
     match state.mode {
         ChatMode::Assistant => assistant_ui(ui, state, model, textures, &mut chat_actions),
-        // HOST: the "Creative chat" mode (src/ui/chat/creative.rs, branch wip-sbchat) is
-        // laid out here once merged; until then the switch above does not offer it.
-        ChatMode::Creative => {}
+        ChatMode::Creative => actions.extend(creative::creative_chat_ui(
+            ui,
+            &mut state.creative,
+            model,
+        )),
     }
 
     for action in chat_actions {
@@ -79,6 +83,18 @@ fn mode_switch_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<state::ChatA
             .on_hover_text("The coding assistant: answers stream in, billed per token");
         if assistant.clicked() {
             actions.push(ChatAction::SetMode(ChatMode::Assistant));
+        }
+        let creative = ui
+            .add(widgets::toggle_button(
+                "Creative chat",
+                state.mode == ChatMode::Creative,
+            ))
+            .on_hover_text(
+                "The service's text models: each message is a job like any generation, \
+                 priced per message",
+            );
+        if creative.clicked() {
+            actions.push(ChatAction::SetMode(ChatMode::Creative));
         }
     });
 }

@@ -186,6 +186,8 @@ pub const SCENE_PROMPT: &str =
 
 pub struct ChatState {
     pub mode: ChatMode,
+    /// The "Creative chat" mode's own state (it handles its own events).
+    pub creative: super::creative::CreativeChatState,
     started: bool,
     pub models: Requested<Vec<CodeModel>>,
     pub balance: Requested<CodeBalance>,
@@ -239,6 +241,7 @@ impl Default for ChatState {
     fn default() -> Self {
         Self {
             mode: ChatMode::default(),
+            creative: Default::default(),
             started: false,
             models: Requested::default(),
             balance: Requested::default(),

@@ -227,6 +227,7 @@ fn kind_description(kind: GenerationKind) -> &'static str {
         GenerationKind::VideoTrim => {
             "Cut a source video to a span; free, and the original is kept."
         }
+        GenerationKind::Chat => "Chat messages are written in the Chat view.",
     }
 }
 
