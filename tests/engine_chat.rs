@@ -233,8 +233,9 @@ fn a_reply_streams_is_billed_stored_and_survives_a_restart() {
 #[test]
 fn stop_keeps_the_partial_text_and_bills_less_than_the_whole_answer() {
     let dir = tempfile::tempdir().expect("temp dir");
-    // Realistic pace, so the reply is still streaming when Stop arrives.
-    let sandbox = start_sandbox(&dir.path().join("sandbox"), 1.0);
+    // A chunk every ~19 ms (speed 4): the reply (hundreds of tokens) is still streaming
+    // when Stop arrives after the second delta, and the whole answer takes ~2 s.
+    let sandbox = start_sandbox(&dir.path().join("sandbox"), 4.0);
     let client = keyed_client(&sandbox);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let mut engine = start_engine(&sandbox, dir.path());
