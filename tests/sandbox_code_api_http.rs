@@ -536,6 +536,60 @@ async fn transparent_pngs_are_kept_as_they_are() {
     assert_eq!(stored, png);
 }
 
+/// One second of a 440 Hz tone, 16-bit stereo PCM at 48 kHz.
+fn tone_wav() -> Vec<u8> {
+    let (channels, rate, frames) = (2u16, 48_000u32, 48_000u32);
+    let data_len = frames * u32::from(channels) * 2;
+    let mut wav = Vec::new();
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + data_len).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    for field in [
+        16u32.to_le_bytes().to_vec(),
+        1u16.to_le_bytes().to_vec(),
+        channels.to_le_bytes().to_vec(),
+        rate.to_le_bytes().to_vec(),
+        (rate * 4).to_le_bytes().to_vec(),
+        4u16.to_le_bytes().to_vec(),
+        16u16.to_le_bytes().to_vec(),
+    ] {
+        wav.extend_from_slice(&field);
+    }
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&data_len.to_le_bytes());
+    for n in 0..frames {
+        let value =
+            ((n as f32 * 440.0 * std::f32::consts::TAU / rate as f32).sin() * 9000.0) as i16;
+        for _ in 0..channels {
+            wav.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+    wav
+}
+
+#[tokio::test]
+async fn wav_audio_becomes_mp3_and_other_audio_is_kept() {
+    let _clock = CLOCK.read().await;
+    let descriptor = uploaded("tone.wav", "audio/wav", tone_wav()).await;
+    assert_eq!(descriptor["mime_type"], "audio/mpeg", "{descriptor}");
+    assert_eq!(descriptor["filename"], "tone.mp3");
+    let (status, mp3) = download(descriptor["url"].as_str().expect("url")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        mp3.len() as u64,
+        descriptor["bytes"].as_u64().expect("bytes")
+    );
+    // MPEG-1 Layer III frame header: 128 kbps (bitrate index 9), 44.1 kHz (index 0).
+    assert_eq!((mp3[0], mp3[1] & 0xFE), (0xFF, 0xFA), "{:02x?}", &mp3[..4]);
+    assert_eq!(mp3[2] >> 4, 9);
+    assert_eq!((mp3[2] >> 2) & 0b11, 0);
+
+    let ogg = b"OggS\0\x02not really vorbis, kept as sent".to_vec();
+    let kept = uploaded("voice.ogg", "audio/ogg", ogg.clone()).await;
+    assert_eq!(kept["mime_type"], "audio/ogg", "{kept}");
+    assert_eq!(download(kept["url"].as_str().expect("url")).await.1, ogg);
+}
+
 #[tokio::test]
 async fn an_upload_without_a_file_field_is_refused() {
     let form = reqwest::multipart::Form::new().text("purpose", "chat");
@@ -562,7 +616,7 @@ async fn uploads_over_500_mb_are_refused_with_413() {
     let mut connection = tokio::net::TcpStream::connect(address)
         .await
         .expect("connect");
-    let declared = 501u64 * 1024 * 1024;
+    let declared = 600u64 * 1024 * 1024;
     let head = format!(
         "POST /api/kolbo/v1/files HTTP/1.1\r\nHost: {address}\r\nX-API-Key: {}\r\n\
          Content-Type: multipart/form-data; boundary=XYZ\r\nContent-Length: {declared}\r\n\

@@ -357,18 +357,27 @@ mod tests {
     }
 }"#;
 
-const RUST_COLLECTIONS: &str = r#"use std::collections::HashMap;
+const RUST_COLLECTIONS: &str = r#"use std::collections::BTreeMap;
 
-/// Word frequencies, most common first (ties alphabetical).
-fn top_words(text: &str, n: usize) -> Vec<(String, usize)> {
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    for word in text.split_whitespace() {
-        *counts.entry(word.to_lowercase()).or_default() += 1;
+#[derive(Debug, Clone)]
+struct User {
+    name: String,
+    age: u32,
+}
+
+/// Oldest first; users of the same age keep their order (`sort_by` is stable).
+fn by_age(mut users: Vec<User>) -> Vec<User> {
+    users.sort_by(|a, b| b.age.cmp(&a.age));
+    users
+}
+
+/// How many users there are of each age, youngest first.
+fn count_by_age(users: &[User]) -> BTreeMap<u32, usize> {
+    let mut counts = BTreeMap::new();
+    for user in users {
+        *counts.entry(user.age).or_default() += 1;
     }
-    let mut sorted: Vec<_> = counts.into_iter().collect();
-    sorted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    sorted.truncate(n);
-    sorted
+    counts
 }"#;
 
 const RUST_GENERAL: &str = r#"#[derive(Debug, thiserror::Error)]
@@ -437,12 +446,22 @@ def test_punctuation_and_case_disappear(title, slug):
     assert slugify(title) == slug"#;
 
 const PYTHON_COLLECTIONS: &str = r#"from collections import Counter
+from dataclasses import dataclass
 
 
-def top_words(text: str, n: int) -> list[tuple[str, int]]:
-    """Word frequencies, most common first (ties alphabetical)."""
-    counts = Counter(word.lower() for word in text.split())
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:n]"#;
+@dataclass
+class User:
+    name: str
+    age: int
+
+
+def by_age(users: list[User]) -> list[User]:
+    """Oldest first; users of the same age keep their order (sorted is stable)."""
+    return sorted(users, key=lambda user: user.age, reverse=True)
+
+
+def count_by_age(users: list[User]) -> dict[int, int]:
+    return dict(sorted(Counter(user.age for user in users).items()))"#;
 
 const PYTHON_GENERAL: &str = r#"import logging
 
@@ -494,15 +513,18 @@ test("punctuation and case disappear", () => {
   assert.equal(slugify("Hello, World!"), "hello-world");
 });"#;
 
-const JS_COLLECTIONS: &str = r#"// Word frequencies, most common first (ties alphabetical).
-export function topWords(text, n) {
+const JS_COLLECTIONS: &str = r#"// Oldest first; users of the same age keep their order (Array.prototype.sort is stable).
+export function byAge(users) {
+  return [...users].sort((a, b) => b.age - a.age);
+}
+
+// How many users there are of each age.
+export function countByAge(users) {
   const counts = new Map();
-  for (const word of text.toLowerCase().split(/\s+/).filter(Boolean)) {
-    counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const { age } of users) {
+    counts.set(age, (counts.get(age) ?? 0) + 1);
   }
-  return [...counts]
-    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
-    .slice(0, n);
+  return counts;
 }"#;
 
 const JS_GENERAL: &str = r#"export async function loadSettings(readText, path) {
