@@ -2,7 +2,8 @@
 //! streams in as several `Delta` events and ends `Finished` with its cost; both messages
 //! are in the local store afterwards and still there after the engine restarts; Stop
 //! mid-stream ends `Stopped`, keeps the partial text, and the service bills less than the
-//! whole answer.
+//! whole answer; attachments (a file and pasted bytes) report progress; a reply refused for
+//! lack of credits ends `Failed` in words and is kept as a failed message.
 
 use framewright::api::ApiClient;
 use framewright::api::ClientConfig;
@@ -282,4 +283,88 @@ fn stop_keeps_the_partial_text_and_bills_less_than_the_whole_answer() {
     assert_eq!(messages.len(), 2);
     assert_eq!(messages[1].state, MessageState::Stopped);
     assert_eq!(messages[1].text, stored.text);
+}
+
+#[test]
+fn attachments_report_progress_and_a_refused_reply_is_kept_as_failed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sandbox = start_sandbox(&dir.path().join("sandbox"), 20.0);
+    let mut engine = start_engine(&sandbox, dir.path());
+    let photo = Path::new("/work/shared/fixtures/photos/chelsea.png");
+    let size_bytes = std::fs::metadata(photo).expect("fixture photo").len();
+
+    send(
+        &engine,
+        ChatCommand::UploadFile {
+            upload_id: 3,
+            path: photo.to_path_buf(),
+        },
+    );
+    let mut progress = Vec::new();
+    let uploaded = wait_for(&mut engine, "the upload", |event| match event {
+        ChatEvent::UploadProgress {
+            upload_id: 3,
+            sent_bytes,
+            total_bytes,
+        } => {
+            progress.push((sent_bytes, total_bytes));
+            None
+        }
+        ChatEvent::Uploaded {
+            upload_id: 3,
+            result,
+        } => Some(result),
+        _ => None,
+    });
+    let file = uploaded.expect("uploaded");
+    assert!(file.id.starts_with("file_"));
+    assert!(!progress.is_empty(), "progress is reported");
+    assert!(progress.iter().all(|&(_, total)| total == size_bytes));
+    assert!(
+        progress.windows(2).all(|w| w[0].0 <= w[1].0),
+        "never backwards"
+    );
+    assert_eq!(progress.last().copied(), Some((size_bytes, size_bytes)));
+
+    // A pasted image (bytes in memory) goes the same way.
+    let png = std::fs::read(photo).expect("read photo");
+    send(
+        &engine,
+        ChatCommand::UploadBytes {
+            upload_id: 4,
+            file_name: "pasted.png".into(),
+            bytes: png,
+        },
+    );
+    let pasted = wait_for(&mut engine, "the pasted upload", |event| match event {
+        ChatEvent::Uploaded {
+            upload_id: 4,
+            result,
+        } => Some(result),
+        _ => None,
+    });
+    assert!(pasted.expect("pasted uploaded").url.starts_with("http"));
+
+    // No credits: the service refuses before streaming; the refusal is said in words and
+    // kept in the conversation as a failed reply; nothing is billed.
+    let model_id = first_model(&mut engine);
+    let conversation_id = create_conversation(&mut engine, "Broke", &model_id);
+    sandbox.set_credits(0.0);
+    send_question(&engine, conversation_id, 9, &model_id);
+    let (deltas, end, stored) = until_ended(&mut engine, 9, |_, _| {});
+    assert!(deltas.is_empty());
+    let StreamEnd::Failed(error) = end else {
+        panic!("a reply without credits cannot finish: {end:?}");
+    };
+    assert_eq!(error.status(), Some(402));
+    assert!(
+        error.to_string().starts_with("Not enough credits"),
+        "{error}"
+    );
+    assert_eq!(stored.state, MessageState::Failed);
+    assert_eq!(stored.error, Some(error.to_string()));
+    assert_eq!(sandbox.credits_available(), 0.0);
+    let messages = load(&mut engine, conversation_id);
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[1].state, MessageState::Failed);
 }
