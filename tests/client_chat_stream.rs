@@ -4,10 +4,23 @@
 //! chunks with multi-byte UTF-8, a keep-alive comment, the usage chunk, `[DONE]`) split at
 //! every byte boundary, byte by byte and in random pieces gives the same text pieces and
 //! usage. This drives the very function the client feeds reqwest's byte stream into.
+//!
+//! Then the client against a real sandbox over HTTP: models without a key, the balance,
+//! an upload of a fixture photo with progress and dedup, a streamed answer equal to the
+//! synchronous one, an image part, a wrong key refused in words.
 
-use framewright::api::ApiError;
-use framewright::api::code_assistant::{ChatUsage, StreamItem, decode_chat_stream};
+mod service_support;
+
+use framewright::api::code_assistant::{
+    ChatMessage, ChatRequest, ChatRole, ChatUsage, CodeAssistantClient, ContentPart, StreamItem,
+    collect_chat_stream, decode_chat_stream,
+};
+use framewright::api::{ApiError, TransferCounter};
 use futures_util::StreamExt;
+use service_support::{LocalService, client, client_with_key, local_service};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 const RECORDED: &str = include_str!("fixtures/chat/stream_recorded.sse");
 
@@ -153,16 +166,6 @@ async fn a_body_cut_before_the_end_is_an_error_after_the_text_that_arrived() {
 // ---------------------------------------------------------------------------------------
 // Against a real sandbox over HTTP
 // ---------------------------------------------------------------------------------------
-
-mod service_support;
-use framewright::api::TransferCounter;
-use framewright::api::code_assistant::{
-    ChatMessage, ChatRequest, ChatRole, CodeAssistantClient, ContentPart, collect_chat_stream,
-};
-use service_support::{LocalService, client, client_with_key, local_service};
-use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 /// Fast replies (the sandbox paces chunks; 50× keeps each reply well under a second).
 const SANDBOX_SPEED: f64 = 50.0;

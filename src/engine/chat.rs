@@ -5,7 +5,8 @@
 //! as it arrives (no coalescing). `Stop` drops the stream inside its task, which closes
 //! the connection (the service bills only what it had sent), and the text so far is kept
 //! as a "stopped" message. The engine stores the assistant message itself when the stream
-//! ends (finished, stopped or failed), then refreshes the balance.
+//! ends (finished, stopped or failed), then refreshes the balance (read again a few times
+//! while credits are still held: a stopped stream is settled when the service notices).
 //!
 //! A completion is billed, so it is sent exactly once: never re-sent after a network error,
 //! and not after a 429 either (nothing was billed then, but the person decides; the error
@@ -15,7 +16,7 @@ use super::conversations::{
     Attachment, ConversationStore, ConversationSummary, MessageState, StoreError, StoredMessage,
     now_rfc3339,
 };
-use super::guard::spawn_reported;
+use super::guard::{spawn_guarded, spawn_reported};
 use super::protocol::Event;
 use super::runtime::Ctx;
 use crate::api::code_assistant::{
@@ -36,6 +37,8 @@ const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 /// Extra balance reads after a reply while credits are still held, and their spacing.
 const SETTLE_REREADS: u32 = 4;
 const SETTLE_REREAD_DELAY: Duration = Duration::from_millis(500);
+/// What a reply or upload that stopped on a bug says (the panic itself is in the log).
+const INTERNAL_ERROR: &str = "it stopped because of an internal error (see the log)";
 /// What a cancelled upload's `Uploaded` says.
 pub const UPLOAD_CANCELLED: &str = "The upload was cancelled.";
 
@@ -199,10 +202,38 @@ impl Chat {
                 request,
             } => {
                 let stop = register(&self.streams, stream_id);
-                spawn_reported(&self.ctx, "streaming an assistant reply", async move {
-                    this.send(conversation_id, stream_id, user_message, request, stop)
-                        .await;
-                });
+                let owner = self.clone();
+                let model_id = request.model.clone();
+                // A panic (a bug) still ends the stream for the view, as a failed reply.
+                spawn_guarded(
+                    "streaming an assistant reply",
+                    async move {
+                        this.send(conversation_id, stream_id, user_message, request, stop)
+                            .await;
+                    },
+                    move |_panic| async move {
+                        unregister(&owner.streams, stream_id);
+                        let error = ApiError::Decode(INTERNAL_ERROR.to_owned());
+                        let stored = StoredMessage {
+                            role: ChatRole::Assistant,
+                            text: String::new(),
+                            attachments: Vec::new(),
+                            model_id,
+                            cost_credits: None,
+                            state: MessageState::Failed,
+                            error: Some(error.to_string()),
+                            created_at: now_rfc3339(),
+                        };
+                        owner
+                            .emit(ChatEvent::Ended {
+                                stream_id,
+                                conversation_id,
+                                end: StreamEnd::Failed(error),
+                                stored,
+                            })
+                            .await;
+                    },
+                );
             }
             ChatCommand::Stop { stream_id } => flip(&self.streams, stream_id),
             ChatCommand::ListConversations { query } => {
@@ -451,18 +482,32 @@ impl Chat {
     fn upload(self: &Arc<Self>, upload_id: u64, source: UploadSource) {
         let cancel = register(&self.uploads, upload_id);
         let this = self.clone();
-        spawn_reported(&self.ctx, "uploading an attachment", async move {
-            let result = tokio::select! {
-                biased;
-                () = stopped(cancel) => Err(ApiError::Invalid(UPLOAD_CANCELLED.to_owned())),
-                result = this.send_upload(upload_id, source) => result,
-            };
-            unregister(&this.uploads, upload_id);
-            if let Err(e) = &result {
-                tracing::info!(upload_id, "attachment upload did not finish: {e}");
-            }
-            this.emit(ChatEvent::Uploaded { upload_id, result }).await;
-        });
+        let owner = self.clone();
+        // A panic (a bug) still ends the upload for the view, as a failed one.
+        spawn_guarded(
+            "uploading an attachment",
+            async move {
+                let result = tokio::select! {
+                    biased;
+                    () = stopped(cancel) => Err(ApiError::Invalid(UPLOAD_CANCELLED.to_owned())),
+                    result = this.send_upload(upload_id, source) => result,
+                };
+                unregister(&this.uploads, upload_id);
+                if let Err(e) = &result {
+                    tracing::info!(upload_id, "attachment upload did not finish: {e}");
+                }
+                this.emit(ChatEvent::Uploaded { upload_id, result }).await;
+            },
+            move |_panic| async move {
+                unregister(&owner.uploads, upload_id);
+                owner
+                    .emit(ChatEvent::Uploaded {
+                        upload_id,
+                        result: Err(ApiError::Io(INTERNAL_ERROR.to_owned())),
+                    })
+                    .await;
+            },
+        );
     }
 
     async fn send_upload(

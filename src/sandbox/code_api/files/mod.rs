@@ -4,16 +4,17 @@
 //! `/files/code/<name>` for 24 hours of sandbox clock, then 410.
 
 mod audio;
+mod links;
 mod optimize;
+mod process;
 pub(crate) mod store;
 
 use std::path::{Path, PathBuf};
 
 use axum::extract::multipart::{Field, MultipartRejection};
-use axum::extract::{Multipart, Path as UrlPath, State};
+use axum::extract::{Multipart, State};
+use axum::http::HeaderMap;
 use axum::http::header::CONTENT_LENGTH;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -24,7 +25,9 @@ use crate::sandbox::auth::Caller;
 use crate::sandbox::files::content_type_for;
 use crate::sandbox::ids::new_object_id;
 use crate::sandbox::state::{AppState, Shared};
-use optimize::{Optimized, optimize_image, processable_format};
+use links::purge_expired;
+pub(crate) use links::{own_file, serve};
+use process::store_processed;
 use store::CodeFile;
 
 pub(crate) const MAX_UPLOAD_BYTES: u64 = 500 * 1024 * 1024;
@@ -34,8 +37,6 @@ const MULTIPART_OVERHEAD_BYTES: u64 = 1024 * 1024;
 pub(crate) const RETENTION_SECS: i64 = 24 * 60 * 60;
 /// Folder below the files dir, and the URL segment after `/files/`.
 const FOLDER: &str = "code";
-/// Bytes read from the start of a file to recognise its format.
-const SNIFF_BYTES: usize = 64;
 
 /// The descriptor of document 3 ("Uploaded file descriptor").
 pub(crate) fn descriptor(state: &Shared, file: &CodeFile, deduplicated: bool) -> Value {
@@ -210,200 +211,4 @@ fn bare_mime(mime: &str) -> String {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase()
-}
-
-/// What ends up on disk and in the descriptor.
-struct Stored {
-    filename: String,
-    mime_type: String,
-    size_bytes: u64,
-    rel_path: String,
-}
-
-/// Optimises images, transcodes audio where it can, and moves the result to its served
-/// name `code/<id>.<ext>`.
-async fn store_processed(state: &Shared, id: &str, received: &Received) -> CodeResult<Stored> {
-    let head = read_head(&received.partial).await?;
-    let declared_image = matches!(
-        received.mime_type.as_str(),
-        "image/png" | "image/jpeg" | "image/jpg" | "image/webp"
-    );
-    if let Some(format) = processable_format(&head) {
-        let path = received.partial.clone();
-        let size = received.size_bytes;
-        let optimized = tokio::task::spawn_blocking(move || optimize_image(&path, format, size))
-            .await
-            .map_err(|e| CodeError::server("image optimisation", e))?;
-        return match optimized {
-            Ok(Optimized::KeepOriginal) => {
-                let mime = format.to_mime_type();
-                let extension = format.extensions_str().first().copied().unwrap_or("img");
-                keep(state, id, received, mime, extension).await
-            }
-            Ok(Optimized::Replaced {
-                bytes,
-                mime_type,
-                extension,
-            }) => replace(state, id, received, &bytes, mime_type, extension).await,
-            Err(optimize::OptimizeError::Decode(detail)) => Err(CodeError::validation(format!(
-                "The image could not be read: {detail}"
-            ))),
-            Err(error) => Err(CodeError::server("image optimisation", error)),
-        };
-    }
-    if declared_image {
-        return Err(CodeError::validation(format!(
-            "The file is declared as {} but is not a readable image",
-            received.mime_type
-        )));
-    }
-    if received.mime_type.starts_with("audio/")
-        && let Some(mp3) = audio::transcode_to_mp3(&received.partial, &head).await?
-    {
-        return replace(state, id, received, &mp3, "audio/mpeg", "mp3").await;
-    }
-    let mime = received.mime_type.clone();
-    let extension = extension_of(&received.filename).unwrap_or_else(|| "bin".to_owned());
-    keep(state, id, received, &mime, &extension).await
-}
-
-async fn read_head(path: &Path) -> CodeResult<Vec<u8>> {
-    use tokio::io::AsyncReadExt;
-    let file = tokio::fs::File::open(path)
-        .await
-        .map_err(|e| CodeError::server("upload storage", e))?;
-    let mut head = Vec::with_capacity(SNIFF_BYTES);
-    file.take(SNIFF_BYTES as u64)
-        .read_to_end(&mut head)
-        .await
-        .map_err(|e| CodeError::server("upload storage", e))?;
-    Ok(head)
-}
-
-/// A short alphanumeric extension of the file name, lower case.
-fn extension_of(filename: &str) -> Option<String> {
-    filename
-        .rsplit_once('.')
-        .map(|(_, ext)| ext.to_ascii_lowercase())
-        .filter(|ext| {
-            !ext.is_empty() && ext.len() <= 8 && ext.bytes().all(|b| b.is_ascii_alphanumeric())
-        })
-}
-
-/// `photo.png` → `photo.jpg` (the descriptor's filename is the final one).
-fn with_extension(filename: &str, extension: &str) -> String {
-    let stem = match filename.rsplit_once('.') {
-        Some((stem, _)) if !stem.is_empty() => stem,
-        _ => filename,
-    };
-    format!("{stem}.{extension}")
-}
-
-/// Stores the uploaded bytes unchanged.
-async fn keep(
-    state: &Shared,
-    id: &str,
-    received: &Received,
-    mime_type: &str,
-    extension: &str,
-) -> CodeResult<Stored> {
-    let rel_path = format!("{FOLDER}/{id}.{extension}");
-    tokio::fs::rename(&received.partial, state.files_dir.join(&rel_path))
-        .await
-        .map_err(|e| CodeError::server("upload storage", e))?;
-    let filename = match extension_of(&received.filename) {
-        Some(_) => received.filename.clone(),
-        None => with_extension(&received.filename, extension),
-    };
-    Ok(Stored {
-        filename,
-        mime_type: mime_type.to_owned(),
-        size_bytes: received.size_bytes,
-        rel_path,
-    })
-}
-
-/// Stores optimised bytes instead of the upload.
-async fn replace(
-    state: &Shared,
-    id: &str,
-    received: &Received,
-    bytes: &[u8],
-    mime_type: &str,
-    extension: &str,
-) -> CodeResult<Stored> {
-    let rel_path = format!("{FOLDER}/{id}.{extension}");
-    let target = state.files_dir.join(&rel_path);
-    let bytes_owned = bytes.to_vec();
-    tokio::task::spawn_blocking(move || crate::sandbox::files::write_bytes(&target, &bytes_owned))
-        .await
-        .map_err(|e| CodeError::server("upload storage", e))?
-        .map_err(|e| CodeError::server("upload storage", e))?;
-    let _ = tokio::fs::remove_file(&received.partial).await;
-    Ok(Stored {
-        filename: with_extension(&received.filename, extension),
-        mime_type: mime_type.to_owned(),
-        size_bytes: bytes.len() as u64,
-        rel_path,
-    })
-}
-
-/// Deletes the bytes of expired uploads (their rows stay so links answer 410).
-async fn purge_expired(state: &Shared, now_secs: i64) {
-    let expired = match store::expired_unpurged(&state.store, now_secs) {
-        Ok(expired) => expired,
-        Err(error) => {
-            tracing::warn!(%error, "could not list expired coding-assistant files");
-            return;
-        }
-    };
-    for file in expired {
-        let _ = tokio::fs::remove_file(state.files_dir.join(&file.rel_path)).await;
-        if let Err(error) = store::mark_purged(&state.store, &file.id) {
-            tracing::warn!(%error, "could not mark a coding-assistant file purged");
-        }
-    }
-}
-
-/// GET /files/code/{name}: the file until `expires_at`, then 410; unknown names 404.
-pub(crate) async fn serve(
-    State(state): State<AppState>,
-    UrlPath(name): UrlPath<String>,
-) -> Response {
-    let rel_path = format!("{FOLDER}/{name}");
-    let file = match store::by_rel_path(&state.store, &rel_path) {
-        Ok(Some(file)) => file,
-        Ok(None) => return CodeError::not_found("File not found").into_response(),
-        Err(error) => return CodeError::from(error).into_response(),
-    };
-    let now_secs = state.clock.now_ms().div_euclid(1000);
-    if now_secs >= file.expires_secs {
-        purge_expired(&state, now_secs).await;
-        return CodeError::new(
-            StatusCode::GONE,
-            "not_found",
-            "This file link has expired (files are kept for 24 hours)",
-        )
-        .into_response();
-    }
-    crate::sandbox::files::serve(State(state), UrlPath(rel_path)).await
-}
-
-/// Whether `url` points at one of this sandbox's coding-assistant files, and if so the
-/// stored row (live or expired) — chat reads those from disk.
-/// Links from an earlier run (another port) and `localhost` count too.
-pub(crate) fn own_file(state: &Shared, url: &str) -> CodeResult<Option<CodeFile>> {
-    let Some(after_host) = url
-        .strip_prefix("http://127.0.0.1:")
-        .or_else(|| url.strip_prefix("http://localhost:"))
-    else {
-        return Ok(None);
-    };
-    let Some((_port, path)) = after_host.split_once('/') else {
-        return Ok(None);
-    };
-    let Some(rel_path) = path.strip_prefix("files/") else {
-        return Ok(None);
-    };
-    Ok(store::by_rel_path(&state.store, rel_path)?)
 }
