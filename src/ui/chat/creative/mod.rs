@@ -189,18 +189,19 @@ impl CreativeChatState {
             }
             self.request_conversations(actions);
         }
-        for conversation in finished {
-            if let Some(id) = conversation {
-                // Forget a pending read: it may have left before the answer was written.
-                if let Some(entry) = self.messages.get_mut(&id) {
-                    entry.pending = false;
-                }
-                self.request_messages(&id, actions);
-            }
-            self.scroll_to_end = true;
-            self.conversations.pending = false;
-            self.request_conversations(actions);
+        if finished.is_empty() {
+            return;
         }
+        for id in finished.into_iter().flatten() {
+            // Forget a pending read: it may have left before the answer was written.
+            if let Some(entry) = self.messages.get_mut(&id) {
+                entry.pending = false;
+            }
+            self.request_messages(&id, actions);
+        }
+        self.scroll_to_end = true;
+        self.conversations.pending = false;
+        self.request_conversations(actions);
     }
 
     /// Validate and send the composer's text; a refusal is shown at the field.
@@ -247,6 +248,11 @@ pub fn creative_chat_ui(ui: &mut Ui, state: &mut CreativeChatState, model: &Mode
         state.request_conversations(&mut actions);
     }
     state.observe_jobs(model, &mut actions);
+    if let Some(id) = state.selected_conversation().map(str::to_owned)
+        && !state.messages.contains_key(&id)
+    {
+        state.request_messages(&id, &mut actions);
+    }
 
     egui::Panel::left("creative_chat_conversations")
         .exact_size(LIST_WIDTH_PT)
