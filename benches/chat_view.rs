@@ -37,7 +37,7 @@ fn reply(i: usize) -> String {
                      and only send it once the field has been quiet for a moment. ";
     let mut text = paragraph.repeat(1 + i % 4);
     text.push_str("\n\n- keep the timer in the state\n- restart it on every keystroke\n- send when it fires\n\n");
-    if i % 3 != 0 {
+    if !i.is_multiple_of(3) {
         text.push_str("```rust\nfn debounce(last: Instant, now: Instant) -> bool {\n    now - last > Duration::from_millis(300)\n}\n");
         for line in 0..(i % 12) {
             text.push_str(&format!("// step {line}: check the query again\n"));

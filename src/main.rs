@@ -95,7 +95,9 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
             "--view" => {
                 let view = iter.next().ok_or("--view needs a view name")?;
                 options.view = Some(view.parse().map_err(|_| {
-                    format!("unknown view “{view}” (create, library, palettes, presets, chat, settings)")
+                    format!(
+                        "unknown view “{view}” (create, library, palettes, presets, chat, settings)"
+                    )
                 })?);
             }
             "--size" => {

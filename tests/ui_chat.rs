@@ -144,9 +144,16 @@ fn an_answer_streams_in_over_frames_its_code_copies_and_stop_keeps_what_arrived(
 
     // Markdown with a fenced block whose Copy goes through the app's clipboard path.
     let code = markdown::code_blocks(&reply.text);
-    assert!(!code.is_empty(), "the answer has a code block: {}", reply.text);
     assert!(
-        harness.query_all_by_label_contains(" credit").next().is_some(),
+        !code.is_empty(),
+        "the answer has a code block: {}",
+        reply.text
+    );
+    assert!(
+        harness
+            .query_all_by_label_contains(" credit")
+            .next()
+            .is_some(),
         "cost shown"
     );
     harness
@@ -183,7 +190,11 @@ fn an_answer_streams_in_over_frames_its_code_copies_and_stop_keeps_what_arrived(
             .live_in_view()
             .is_some_and(|l| l.text.len() > 20)
     });
-    assert!(harness.query_by_role_and_label(Role::Button, "Stop").is_some());
+    assert!(
+        harness
+            .query_by_role_and_label(Role::Button, "Stop")
+            .is_some()
+    );
     harness.key_press(egui::Key::Escape);
     step_until(&mut harness, "the stopped answer to be stored", |h| {
         !h.state().chat().is_streaming() && h.state().chat().messages.len() == 4
@@ -228,7 +239,10 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
             .any(|a| matches!(a.status, AttachmentStatus::Ready(_)))
     });
     steps(&mut harness, 2);
-    assert!(harness.query_by_label("Remove coffee.png").is_some(), "a chip");
+    assert!(
+        harness.query_by_label("Remove coffee.png").is_some(),
+        "a chip"
+    );
     let refusal = format!("{blind} does not see images — choose a model with the eye");
     assert!(
         harness.query_all_by_label(&refusal).next().is_some(),
@@ -256,7 +270,10 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
     assert!(send_button_enabled(&harness));
     harness.get_by_role_and_label(Role::Button, "Send").click();
     steps(&mut harness, 2);
-    assert!(harness.state().chat().attachments.is_empty(), "chips go with it");
+    assert!(
+        harness.state().chat().attachments.is_empty(),
+        "chips go with it"
+    );
     wait_for_reply(&mut harness);
     let messages = &harness.state().chat().messages;
     assert_eq!(messages[0].message.attachments.len(), 1);
@@ -270,8 +287,12 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
     );
 
     // The paperclip's dialog (here its typed-path fallback) attaches to the message too.
-    harness.get_by_role_and_label(Role::Button, "Attach images").click();
-    step_until(&mut harness, "the path prompt", |h| h.state().path_prompt_open());
+    harness
+        .get_by_role_and_label(Role::Button, "Attach images")
+        .click();
+    step_until(&mut harness, "the path prompt", |h| {
+        h.state().path_prompt_open()
+    });
     steps(&mut harness, 2);
     harness.get_by_label("Path").click();
     harness.step();
@@ -314,7 +335,10 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
         .clone();
     harness.get_by_label(&format!("Remove {chip}")).click();
     steps(&mut harness, 2);
-    assert!(harness.state().chat().attachments.is_empty(), "× removes it");
+    assert!(
+        harness.state().chat().attachments.is_empty(),
+        "× removes it"
+    );
     harness.check_accessibility();
 }
 
@@ -349,7 +373,9 @@ fn conversations_are_searched_renamed_and_deleted() {
     // Search filters as you type (titles and message text).
     harness.get_by_label("Search conversations").click();
     harness.step();
-    harness.get_by_label("Search conversations").type_text("tuples");
+    harness
+        .get_by_label("Search conversations")
+        .type_text("tuples");
     step_until(&mut harness, "the search to filter", |h| {
         titles(h) == vec!["Sorting a list of tuples in Python".to_owned()]
     });
@@ -357,7 +383,9 @@ fn conversations_are_searched_renamed_and_deleted() {
     harness.step();
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     harness.key_press(egui::Key::Backspace);
-    step_until(&mut harness, "the whole list again", |h| titles(h).len() == 2);
+    step_until(&mut harness, "the whole list again", |h| {
+        titles(h).len() == 2
+    });
     steps(&mut harness, 2);
 
     // Rename the selected conversation inline: Esc cancels, Enter saves.
@@ -375,7 +403,9 @@ fn conversations_are_searched_renamed_and_deleted() {
     steps(&mut harness, 2);
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     harness.step();
-    harness.get_by_label("Conversation title").type_text("Env vars");
+    harness
+        .get_by_label("Conversation title")
+        .type_text("Env vars");
     harness.step();
     harness.key_press(egui::Key::Enter);
     step_until(&mut harness, "the new title in the stored list", |h| {
@@ -388,20 +418,33 @@ fn conversations_are_searched_renamed_and_deleted() {
         .click();
     steps(&mut harness, 2);
     assert_eq!(
-        harness.state().chat().confirm_delete.as_ref().map(|(_, t)| t.as_str()),
+        harness
+            .state()
+            .chat()
+            .confirm_delete
+            .as_ref()
+            .map(|(_, t)| t.as_str()),
         Some("Env vars")
     );
     // A new modal's first frame only measures it.
     steps(&mut harness, 2);
-    assert!(harness.query_by_label_contains("Delete “Env vars”?").is_some());
-    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    assert!(
+        harness
+            .query_by_label_contains("Delete “Env vars”?")
+            .is_some()
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Cancel")
+        .click();
     steps(&mut harness, 2);
     assert_eq!(titles(&harness).len(), 2);
     harness
         .get_by_role_and_label(Role::Button, "Delete conversation")
         .click();
     steps(&mut harness, 4);
-    harness.get_by_role_and_label(Role::Button, "Delete").click();
+    harness
+        .get_by_role_and_label(Role::Button, "Delete")
+        .click();
     steps(&mut harness, 2);
     assert_eq!(harness.state().chat().selected, None, "the view is empty");
     step_until(&mut harness, "the list from the store without it", |h| {
@@ -444,7 +487,10 @@ fn the_creative_mode_is_hosted_in_the_chat_view_and_answers_as_a_job() {
                 .messages
                 .get(id)
                 .and_then(|m| m.value.as_ref())
-                .is_some_and(|m| m.iter().any(|m| m.role == framewright::api::ChatRole::Assistant))
+                .is_some_and(|m| {
+                    m.iter()
+                        .any(|m| m.role == framewright::api::ChatRole::Assistant)
+                })
         })
     });
     // Back to the assistant: its own state is where it was.

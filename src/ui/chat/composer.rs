@@ -125,7 +125,11 @@ fn attach_button_ui(ui: &mut Ui) -> egui::Response {
             egui::Stroke::new(1.0, tokens::BORDER_STRONG),
             egui::StrokeKind::Inside,
         );
-        let color = if hovered { tokens::TEXT } else { tokens::TEXT_MUTED };
+        let color = if hovered {
+            tokens::TEXT
+        } else {
+            tokens::TEXT_MUTED
+        };
         crate::ui::icons::paint_icon(
             painter,
             egui::Rect::from_center_size(rect.center(), Vec2::splat(20.0)),

@@ -117,9 +117,7 @@ fn model_picker_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>
 fn eye_marker_ui(ui: &mut Ui) -> egui::Response {
     let (rect, response) = ui.allocate_exact_size(Vec2::splat(18.0), Sense::hover());
     paint_icon(ui.painter(), rect, Icon::Eye, tokens::INFO);
-    response.widget_info(|| {
-        egui::WidgetInfo::labeled(egui::Role::Label, true, "Sees images")
-    });
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, "Sees images"));
     response
 }
 

@@ -123,9 +123,7 @@ fn row_ui(
     let width = ui.available_width();
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, ROW_HEIGHT), Sense::click());
     let title = conversation.title.clone();
-    response.widget_info(|| {
-        egui::WidgetInfo::selected(egui::Role::Button, true, selected, &title)
-    });
+    response.widget_info(|| egui::WidgetInfo::selected(egui::Role::Button, true, selected, &title));
     if response.clicked() {
         actions.push(ChatAction::Select(conversation.id));
     }
@@ -222,10 +220,14 @@ fn one_line(
 
 /// The inline rename in a row's place (the same height, so the list does not jump).
 fn rename_ui(ui: &mut Ui, draft: &mut RenameDraft, actions: &mut Vec<ChatAction>) {
-    let (rect, _) = ui.allocate_exact_size(Vec2::new(ui.available_width(), ROW_HEIGHT), Sense::hover());
-    ui.scope_builder(egui::UiBuilder::new().max_rect(rect.shrink2(Vec2::new(2.0, 4.0))), |ui| {
-        rename_field_ui(ui, draft, actions);
-    });
+    let (rect, _) =
+        ui.allocate_exact_size(Vec2::new(ui.available_width(), ROW_HEIGHT), Sense::hover());
+    ui.scope_builder(
+        egui::UiBuilder::new().max_rect(rect.shrink2(Vec2::new(2.0, 4.0))),
+        |ui| {
+            rename_field_ui(ui, draft, actions);
+        },
+    );
 }
 
 fn rename_field_ui(ui: &mut Ui, draft: &mut RenameDraft, actions: &mut Vec<ChatAction>) {
@@ -275,17 +277,12 @@ pub fn delete_confirm_ui(ctx: &egui::Context, state: &ChatState, actions: &mut V
             );
             ui.add_space(tokens::SPACE_XS);
             ui.label(
-                RichText::new(
-                    "Its messages are removed from this computer. This can't be undone.",
-                )
-                .color(tokens::TEXT_MUTED),
+                RichText::new("Its messages are removed from this computer. This can't be undone.")
+                    .color(tokens::TEXT_MUTED),
             );
             ui.add_space(tokens::SPACE_M);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui
-                    .add(widgets::danger_button("Delete"))
-                    .clicked()
-                {
+                if ui.add(widgets::danger_button("Delete")).clicked() {
                     actions.push(ChatAction::ConfirmDelete);
                 }
                 if ui.add(widgets::secondary_button("Cancel")).clicked() {

@@ -148,12 +148,17 @@ mod tests {
 
     #[test]
     fn prose_code_prose() {
-        let text = "Here is how:\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nThat's it.\n";
+        let text =
+            "Here is how:\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nThat's it.\n";
         assert_eq!(
             split_segments(text),
             vec![
                 Segment::Markdown("Here is how:\n\n".into()),
-                code(Some("rust"), "fn main() {\n    println!(\"hi\");\n}\n", true),
+                code(
+                    Some("rust"),
+                    "fn main() {\n    println!(\"hi\");\n}\n",
+                    true
+                ),
                 Segment::Markdown("\nThat's it.\n".into()),
             ]
         );
@@ -192,7 +197,10 @@ mod tests {
     #[test]
     fn indentation_is_removed_as_far_as_the_fence_was_indented() {
         let text = "  ```\n    two more\n  x\n ```\n";
-        assert_eq!(split_segments(text), vec![code(None, "  two more\nx\n", true)]);
+        assert_eq!(
+            split_segments(text),
+            vec![code(None, "  two more\nx\n", true)]
+        );
     }
 
     #[test]
@@ -213,7 +221,10 @@ mod tests {
     #[test]
     fn windows_line_ends_and_several_blocks() {
         let text = "a\r\n```sh\r\nls\r\n```\r\nb\n```\ncd\n```";
-        assert_eq!(code_blocks(text), vec!["ls\n".to_owned(), "cd\n".to_owned()]);
+        assert_eq!(
+            code_blocks(text),
+            vec!["ls\n".to_owned(), "cd\n".to_owned()]
+        );
     }
 
     #[test]

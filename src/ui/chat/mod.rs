@@ -53,11 +53,9 @@ pub fn chat_ui(
     ui.add_space(tokens::SPACE_S);
     match state.mode {
         ChatMode::Assistant => assistant_ui(ui, state, model, textures, &mut chat_actions),
-        ChatMode::Creative => actions.extend(creative::creative_chat_ui(
-            ui,
-            &mut state.creative,
-            model,
-        )),
+        ChatMode::Creative => {
+            actions.extend(creative::creative_chat_ui(ui, &mut state.creative, model))
+        }
     }
 
     for action in chat_actions {

@@ -160,7 +160,11 @@ mod tests {
         assert_eq!(cache.get(99, 600.0), None);
         cache.insert(3, 640.0, 100.0);
         assert_eq!(cache.get(3, 640.0), Some(100.0));
-        assert_eq!(cache.get(3, 600.0), None, "the newer width replaced the older");
+        assert_eq!(
+            cache.get(3, 600.0),
+            None,
+            "the newer width replaced the older"
+        );
         assert_eq!(cache.measured_at(640.0), 1);
         cache.invalidate(3);
         assert_eq!(cache.any_width(3), None);
@@ -181,7 +185,11 @@ mod tests {
             assert_eq!(height, 80.0);
         }
         assert_eq!(made, 1, "estimated once");
-        assert_eq!(cache.height_or_estimate(5, 700.0, || 60.0), 60.0, "new width");
+        assert_eq!(
+            cache.height_or_estimate(5, 700.0, || 60.0),
+            60.0,
+            "new width"
+        );
         cache.insert(5, 700.0, 95.0);
         assert_eq!(cache.height_or_estimate(5, 700.0, || unreachable!()), 95.0);
         assert_eq!(
@@ -206,7 +214,15 @@ mod tests {
     #[test]
     fn tops_and_total() {
         let tops = row_tops([10.0, 20.0, 30.0]);
-        assert_eq!(tops, vec![0.0, 10.0 + ROW_GAP, 30.0 + 2.0 * ROW_GAP, 60.0 + 3.0 * ROW_GAP]);
+        assert_eq!(
+            tops,
+            vec![
+                0.0,
+                10.0 + ROW_GAP,
+                30.0 + 2.0 * ROW_GAP,
+                60.0 + 3.0 * ROW_GAP
+            ]
+        );
         assert_eq!(total_height(&tops), 60.0 + 2.0 * ROW_GAP);
         assert_eq!(total_height(&row_tops([])), 0.0);
     }
@@ -220,8 +236,14 @@ mod tests {
         assert_eq!(visible_rows(&tops, 0.0..step * 2.0), 0..2);
         assert_eq!(visible_rows(&tops, 0.0..step * 2.0 + 1.0), 0..3);
         // The viewport's top inside row 3's gap: row 3 is above it.
-        assert_eq!(visible_rows(&tops, step * 3.0 + 105.0..step * 4.0 + 50.0), 4..5);
-        assert_eq!(visible_rows(&tops, step * 3.0 + 50.0..step * 3.0 + 60.0), 3..4);
+        assert_eq!(
+            visible_rows(&tops, step * 3.0 + 105.0..step * 4.0 + 50.0),
+            4..5
+        );
+        assert_eq!(
+            visible_rows(&tops, step * 3.0 + 50.0..step * 3.0 + 60.0),
+            3..4
+        );
         // Past the end and before the start.
         assert_eq!(visible_rows(&tops, step * 20.0..step * 21.0), 10..10);
         assert_eq!(visible_rows(&tops, -500.0..-10.0), 0..0);

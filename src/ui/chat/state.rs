@@ -100,7 +100,10 @@ impl LiveReply {
 pub enum AttachmentStatus {
     /// A pasted image being encoded as PNG.
     Encoding,
-    Uploading { sent_bytes: u64, total_bytes: u64 },
+    Uploading {
+        sent_bytes: u64,
+        total_bytes: u64,
+    },
     Ready(UploadedFile),
     Failed(String),
 }
@@ -169,6 +172,9 @@ struct PendingFirstSend {
     model_id: String,
 }
 
+/// A pasted image being PNG-encoded: its upload id, file name and the encoder's answer.
+type PendingPaste = (u64, String, poll_promise::Promise<Result<Vec<u8>, String>>);
+
 /// The staged `--screenshot-to … --view chat` scene.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SceneStep {
@@ -230,7 +236,7 @@ pub struct ChatState {
     /// The message rows laid out in the last frame.
     pub visible_rows: std::ops::Range<usize>,
     /// Pasted images being encoded off the UI thread (upload id, file name, PNG bytes).
-    pastes: Vec<(u64, String, poll_promise::Promise<Result<Vec<u8>, String>>)>,
+    pastes: Vec<PendingPaste>,
     pub scene: Option<SceneStep>,
     /// Estimated tokens of `messages` for the cost hint, with the message count it was
     /// counted at (the hint is drawn every frame; counting 2,000 messages is not free).
@@ -648,7 +654,11 @@ impl ChatState {
         if self.selected == Some(id) {
             self.open(None);
         }
-        if self.rename.as_ref().is_some_and(|r| r.conversation_id == id) {
+        if self
+            .rename
+            .as_ref()
+            .is_some_and(|r| r.conversation_id == id)
+        {
             self.rename = None;
         }
         vec![chat(ChatCommand::DeleteConversation {
@@ -745,7 +755,8 @@ impl ChatState {
         let now_secs = chrono::Utc::now().timestamp();
         let history: Vec<&StoredMessage> = self.messages.iter().map(|m| &m.message).collect();
         let request = build_request(&model, &history, &user_message, now_secs);
-        self.messages.push(ShownMessage::new(user_message.clone(), None));
+        self.messages
+            .push(ShownMessage::new(user_message.clone(), None));
         let stream_id = self.next_id();
         self.live = Some(LiveReply::new(stream_id, conversation_id, model_id));
         vec![chat(ChatCommand::Send {
@@ -960,8 +971,7 @@ impl ChatState {
                             list.insert(0, summary);
                         }
                         self.selected = Some(id);
-                        let mut actions =
-                            self.send_in(id, pending.user_message, pending.model_id);
+                        let mut actions = self.send_in(id, pending.user_message, pending.model_id);
                         actions.extend(self.list_conversations());
                         actions
                     }
@@ -1019,15 +1029,11 @@ pub fn build_request(
                 parts.push(ContentPart::Text(note));
             }
         }
-        (!parts.is_empty()).then(|| {
-            (
-                ChatMessage {
-                    role: message.role.clone(),
-                    parts,
-                },
-                tokens,
-            )
-        })
+        if parts.is_empty() {
+            return None;
+        }
+        let role = message.role;
+        Some((ChatMessage { role, parts }, tokens))
     };
     let (last, mut used) = to_wire(new).unwrap_or((
         ChatMessage {
@@ -1208,8 +1214,15 @@ mod tests {
             Some("The models are still loading")
         );
         state.handle_event(ChatEvent::Models(Ok(vec![model(false), model(true)])));
-        assert_eq!(state.model_id.as_deref(), Some("blind"), "the first is chosen");
-        assert_eq!(state.send_refusal().as_deref(), Some("Write a message first"));
+        assert_eq!(
+            state.model_id.as_deref(),
+            Some("blind"),
+            "the first is chosen"
+        );
+        assert_eq!(
+            state.send_refusal().as_deref(),
+            Some("Write a message first")
+        );
         state.composer = "hello".into();
         assert_eq!(state.send_refusal(), None);
         state.attachments.push(PendingAttachment {
@@ -1239,7 +1252,10 @@ mod tests {
             Some("Remove the image that failed to upload")
         );
         let actions = state.apply(ChatAction::RemoveAttachment(9));
-        assert!(commands(&actions).is_empty(), "a failed upload has nothing to cancel");
+        assert!(
+            commands(&actions).is_empty(),
+            "a failed upload has nothing to cancel"
+        );
         assert_eq!(state.send_refusal(), None);
         assert!(state.estimated_cost().is_some_and(|c| c >= 0.1));
     }
@@ -1248,7 +1264,11 @@ mod tests {
     fn the_first_send_creates_the_conversation_then_streams() {
         let mut state = ChatState::default();
         let actions = state.start();
-        assert_eq!(commands(&actions).len(), 3, "models, balance, conversations");
+        assert_eq!(
+            commands(&actions).len(),
+            3,
+            "models, balance, conversations"
+        );
         state.handle_event(ChatEvent::Models(Ok(vec![model(true)])));
         state.handle_event(ChatEvent::Conversations(Ok(Vec::new())));
         state.composer = "How do I parse JSON in Rust?".into();
@@ -1294,7 +1314,10 @@ mod tests {
             stream_id,
             text: "serde.".into(),
         });
-        assert_eq!(state.live_in_view().map(|l| l.text.as_str()), Some("Use serde."));
+        assert_eq!(
+            state.live_in_view().map(|l| l.text.as_str()),
+            Some("Use serde.")
+        );
         let mut stored = message(ChatRole::Assistant, "Use serde.", NOW);
         stored.cost_credits = Some(0.4);
         let usage = ChatUsage {
@@ -1340,20 +1363,30 @@ mod tests {
         state.handle_event(ChatEvent::ConversationCreated(Err("disk full".into())));
         assert_eq!(state.composer, "keep me");
         assert!(!state.is_streaming());
-        assert!(state.send_error.as_deref().is_some_and(|e| e.contains("disk full")));
+        assert!(
+            state
+                .send_error
+                .as_deref()
+                .is_some_and(|e| e.contains("disk full"))
+        );
     }
 
     #[test]
     fn searches_are_asked_one_at_a_time_and_the_latest_text_wins() {
-        let mut state = ChatState::default();
-        state.search = "r".into();
+        let mut state = ChatState {
+            search: "r".into(),
+            ..ChatState::default()
+        };
         let first = state.apply(ChatAction::SearchChanged);
         assert!(matches!(
             commands(&first)[..],
             [ChatCommand::ListConversations { query }] if query == "r"
         ));
         state.search = "ru".into();
-        assert!(state.apply(ChatAction::SearchChanged).is_empty(), "one in flight");
+        assert!(
+            state.apply(ChatAction::SearchChanged).is_empty(),
+            "one in flight"
+        );
         state.search = "rust".into();
         assert!(state.apply(ChatAction::SearchChanged).is_empty());
         let again = state.handle_event(ChatEvent::Conversations(Ok(Vec::new())));
@@ -1380,7 +1413,9 @@ mod tests {
             message_count: 2,
             preview: "p".into(),
         };
-        state.conversations.set(Ok(vec![row(1, "One"), row(2, "Two")]));
+        state
+            .conversations
+            .set(Ok(vec![row(1, "One"), row(2, "Two")]));
         state.apply(ChatAction::Select(2));
         state.apply(ChatAction::StartRename(2));
         state.rename.as_mut().expect("draft").title = "  Second  ".into();

@@ -139,10 +139,16 @@ mod tests {
 
     #[test]
     fn relative_times() {
-        let now = chrono::Utc.with_ymd_and_hms(2026, 11, 25, 12, 0, 0).unwrap();
+        let now = chrono::Utc
+            .with_ymd_and_hms(2026, 11, 25, 12, 0, 0)
+            .unwrap();
         let ago = |secs: i64| (now - chrono::Duration::seconds(secs)).to_rfc3339();
         assert_eq!(relative_time(&ago(5), now), "just now");
-        assert_eq!(relative_time(&ago(-30), now), "just now", "a clock a bit ahead");
+        assert_eq!(
+            relative_time(&ago(-30), now),
+            "just now",
+            "a clock a bit ahead"
+        );
         assert_eq!(relative_time(&ago(5 * 60), now), "5 min ago");
         assert_eq!(relative_time(&ago(3 * 3600 + 10), now), "3 h ago");
         assert_eq!(relative_time(&ago(30 * 3600), now), "yesterday");
@@ -197,7 +203,10 @@ mod tests {
         assert!(title.ends_with('…') && title.chars().count() <= TITLE_MAX_CHARS + 1);
         assert!(!title.contains("  "));
         let one_long_word = "x".repeat(100);
-        assert_eq!(title_from_message(&one_long_word).chars().count(), TITLE_MAX_CHARS);
+        assert_eq!(
+            title_from_message(&one_long_word).chars().count(),
+            TITLE_MAX_CHARS
+        );
         assert_eq!(title_from_message("  \n "), "New conversation");
     }
 
