@@ -308,7 +308,9 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
             })
     });
     steps(&mut harness, 2);
-    harness.get_by_label("Remove astronaut.png").click();
+    harness
+        .get_by_label("Remove astronaut.png")
+        .click_accesskit();
     steps(&mut harness, 2);
     assert!(harness.state().chat().attachments.is_empty());
 
@@ -333,7 +335,10 @@ fn images_are_uploaded_as_chips_sent_to_a_model_that_sees_and_refused_for_one_th
         .expect("pasted chip")
         .file_name
         .clone();
-    harness.get_by_label(&format!("Remove {chip}")).click();
+    // By accessibility: the chip's thumbnail may still be arriving and moving the ×.
+    harness
+        .get_by_label(&format!("Remove {chip}"))
+        .click_accesskit();
     steps(&mut harness, 2);
     assert!(
         harness.state().chat().attachments.is_empty(),
