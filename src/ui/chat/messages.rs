@@ -104,15 +104,22 @@ pub fn messages_ui(
     let tops = rows::row_tops(heights_now.iter().copied());
     let total = rows::total_height(&tops);
 
+    // Where to scroll this frame, if somewhere explicit.
+    let requested_offset = if std::mem::take(scroll_to_bottom) {
+        Some(total + 10_000.0)
+    } else if let Some(row) = scroll_to_row.take().filter(|row| *row < rows.len()) {
+        Some(tops[row])
+    } else {
+        scroll_offset_request.take()
+    };
+    // Following the end (a streaming answer) unless the person scrolled up. An explicit
+    // offset turns it off for the frame, or the scroll area would snap back to the end; it
+    // turns on again by itself once the view is at the end.
     let mut area = egui::ScrollArea::vertical()
         .id_salt("chat_messages")
         .auto_shrink([false, false])
-        .stick_to_bottom(true);
-    if std::mem::take(scroll_to_bottom) {
-        area = area.vertical_scroll_offset(total + 10_000.0);
-    } else if let Some(row) = scroll_to_row.take().filter(|row| *row < rows.len()) {
-        area = area.vertical_scroll_offset(tops[row]);
-    } else if let Some(offset) = scroll_offset_request.take() {
+        .stick_to_bottom(requested_offset.is_none());
+    if let Some(offset) = requested_offset {
         area = area.vertical_scroll_offset(offset);
     }
     let output = area.show_viewport(ui, |ui, viewport| {
