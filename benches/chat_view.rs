@@ -76,6 +76,10 @@ fn messages(count: usize) -> Vec<StoredMessage> {
 struct Stats {
     median: Duration,
     p95: Duration,
+    /// Different first visible rows seen (the view really moved through the conversation).
+    first_rows_seen: usize,
+    /// Most rows laid out in one frame.
+    most_rows_laid_out: usize,
 }
 
 fn run(count: usize) -> Stats {
@@ -94,6 +98,8 @@ fn run(count: usize) -> Stats {
     let mut state = ChatState::with_conversation(vec![model()], conversation, messages(count));
 
     let mut samples = Vec::with_capacity(FRAMES);
+    let mut first_rows = std::collections::HashSet::new();
+    let mut most_rows_laid_out = 0;
     let mut offset = 0.0f32;
     for frame in 0..WARMUP_FRAMES + FRAMES {
         // Scroll: wheel-like steps with an occasional long jump (scrollbar drag).
@@ -124,12 +130,16 @@ fn run(count: usize) -> Stats {
         std::hint::black_box(primitives);
         if frame >= WARMUP_FRAMES {
             samples.push(elapsed);
+            first_rows.insert(state.visible_rows.start);
+            most_rows_laid_out = most_rows_laid_out.max(state.visible_rows.len());
         }
     }
     samples.sort();
     Stats {
         median: samples[samples.len() / 2],
         p95: samples[(samples.len() * 95) / 100],
+        first_rows_seen: first_rows.len(),
+        most_rows_laid_out,
     }
 }
 
@@ -146,9 +156,11 @@ fn main() {
     for (label, count) in [("2,000 messages", 2_000), ("   20 messages", 20)] {
         let stats = run(count);
         println!(
-            "{label:<16} median {}   p95 {}",
+            "{label:<16} median {}   p95 {}   ({} different first rows, at most {} rows laid out a frame)",
             ms(stats.median),
-            ms(stats.p95)
+            ms(stats.p95),
+            stats.first_rows_seen,
+            stats.most_rows_laid_out
         );
         results.push(stats);
     }
