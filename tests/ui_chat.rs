@@ -88,6 +88,22 @@ fn choose_model(harness: &mut Studio, vision: bool) -> String {
     model.name
 }
 
+/// Turn the mouse wheel over the message view (positive `delta_y` scrolls up).
+fn scroll_messages(harness: &mut Studio, delta_y: f32) {
+    let over_messages = egui::pos2(800.0, 400.0);
+    harness
+        .input_mut()
+        .events
+        .push(egui::Event::PointerMoved(over_messages));
+    harness.input_mut().events.push(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, delta_y),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: egui::Modifiers::NONE,
+    });
+}
+
 fn send_button_enabled(harness: &Studio) -> bool {
     !harness
         .get_by_role_and_label(Role::Button, "Send")
@@ -195,6 +211,36 @@ fn an_answer_streams_in_over_frames_its_code_copies_and_stop_keeps_what_arrived(
             .query_by_role_and_label(Role::Button, "Stop")
             .is_some()
     );
+    // The view follows the answer as it grows (the first answer alone is taller than it)…
+    let live_row = 3;
+    step_until(&mut harness, "the view to follow the answer", |h| {
+        h.state().chat().visible_rows.contains(&live_row)
+    });
+    assert!(
+        !harness.state().chat().visible_rows.contains(&0),
+        "the first question scrolled away: {:?}",
+        harness.state().chat().visible_rows
+    );
+    // …until the person scrolls up: then it stays where they put it while text arrives.
+    scroll_messages(&mut harness, 4_000.0);
+    steps(&mut harness, 3);
+    let grown_from = harness
+        .state()
+        .chat()
+        .live_in_view()
+        .map_or(0, |l| l.text.len());
+    step_until(&mut harness, "more of the answer", |h| {
+        h.state()
+            .chat()
+            .live_in_view()
+            .is_some_and(|l| l.text.len() > grown_from + 10)
+    });
+    steps(&mut harness, 2);
+    let shown = harness.state().chat().visible_rows.clone();
+    assert!(
+        shown.contains(&0) && !shown.contains(&live_row),
+        "scrolled up, the view stays at the top: {shown:?}"
+    );
     harness.key_press(egui::Key::Escape);
     step_until(&mut harness, "the stopped answer to be stored", |h| {
         !h.state().chat().is_streaming() && h.state().chat().messages.len() == 4
@@ -207,6 +253,9 @@ fn an_answer_streams_in_over_frames_its_code_copies_and_stop_keeps_what_arrived(
         "the text that arrived is kept: {:?}",
         stopped.text
     );
+    // Only rows in view are laid out: back down to the stopped answer.
+    scroll_messages(&mut harness, -20_000.0);
+    steps(&mut harness, 4);
     assert!(
         harness
             .query_by_label_contains("Stopped — the answer was cut short")
