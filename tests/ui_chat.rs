@@ -407,7 +407,22 @@ fn conversations_are_searched_renamed_and_deleted() {
         .click();
     steps(&mut harness, 2);
     assert_eq!(harness.state().chat().selected, None);
-    send_message(&mut harness, "Reading environment variables in Rust");
+    // Shift+Enter starts a new line; Enter sends.
+    harness.get_by_label("Message").click();
+    harness.step();
+    harness
+        .get_by_label("Message")
+        .type_text("Reading environment variables in Rust");
+    harness.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::Enter);
+    harness.step();
+    harness.get_by_label("Message").type_text("with a default");
+    harness.step();
+    assert_eq!(
+        harness.state().chat().composer,
+        "Reading environment variables in Rust\nwith a default"
+    );
+    harness.key_press(egui::Key::Enter);
+    harness.step();
     wait_for_reply(&mut harness);
     let titles = |h: &Studio| -> Vec<String> {
         h.state()
@@ -450,7 +465,8 @@ fn conversations_are_searched_renamed_and_deleted() {
     harness.key_press(egui::Key::Escape);
     steps(&mut harness, 2);
     assert!(harness.state().chat().rename.is_none(), "Esc cancels");
-    assert!(titles(&harness).contains(&"Reading environment variables in Rust".to_owned()));
+    // The title is the first message's first words, its line break as a space.
+    assert!(titles(&harness).contains(&"Reading environment variables in Rust with a…".to_owned()));
     harness
         .get_by_role_and_label(Role::Button, "Rename conversation")
         .click();
@@ -465,6 +481,26 @@ fn conversations_are_searched_renamed_and_deleted() {
     step_until(&mut harness, "the new title in the stored list", |h| {
         titles(h).contains(&"Env vars".to_owned()) && !h.state().chat().is_streaming()
     });
+
+    // Any row's context menu offers the same: Delete… on the other conversation, cancelled.
+    harness
+        .get_by_role_and_label(Role::Button, "Sorting a list of tuples in Python")
+        .click_secondary();
+    steps(&mut harness, 2);
+    harness
+        .get_by_role_and_label(Role::Button, "Delete…")
+        .click();
+    steps(&mut harness, 4);
+    assert!(
+        harness
+            .query_by_label_contains("Delete “Sorting a list of tuples in Python”?")
+            .is_some()
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Cancel")
+        .click();
+    steps(&mut harness, 2);
+    assert!(harness.state().chat().confirm_delete.is_none());
 
     // Delete asks first; Cancel keeps it, Delete removes it from the store.
     harness
