@@ -74,7 +74,7 @@ pub struct LiveReply {
 }
 
 impl LiveReply {
-    fn new(stream_id: u64, conversation_id: i64, model_id: String) -> Self {
+    pub fn new(stream_id: u64, conversation_id: i64, model_id: String) -> Self {
         Self {
             stream_id,
             conversation_id,
