@@ -12,12 +12,13 @@ Framewright — a desktop studio for the Generation Service
 
 USAGE:
   framewright                                   open the studio (local sandbox by default)
-  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|docs|settings|video|storyboard|video-edit] [--size WxH]
+  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|docs|chat|settings|video|storyboard|video-edit] [--size WxH]
                                                 open, wait for the view's data, save a screenshot, exit
                                                 (video: a short sandbox clip paused in the viewer;
                                                  storyboard: a Creative Director batch on Create;
                                                  video-edit: that clip on the trim timeline;
                                                  docs: a shared call sheet with a table)
+                                                 chat: a question and its streamed answer)
   framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
   framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]
                                                 run the local service alone on 127.0.0.1
@@ -96,7 +97,7 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                 let view = iter.next().ok_or("--view needs a view name")?;
                 options.view = Some(view.parse().map_err(|_| {
                     format!(
-                        "unknown view “{view}” (create, library, palettes, presets, docs, settings)"
+                        "unknown view “{view}” (create, library, palettes, presets, docs, chat, settings)"
                     )
                 })?);
             }

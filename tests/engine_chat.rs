@@ -1,62 +1,57 @@
-//! Creative chat through the engine over real HTTP against the embedded sandbox: a message
-//! is a job like any generation (journalled, sent once in the other-generation queue,
-//! polled every 2 s on /generate/:id/status) that completes with its Markdown answer; the
-//! conversation it opened is learnt from the submit answer, survives an engine restart,
-//! and is listed with its messages by the engine's chat commands.
+//! The assistant chat through the engine against a real sandbox on loopback: a reply
+//! streams in as several `Delta` events and ends `Finished` with its cost; both messages
+//! are in the local store afterwards and still there after the engine restarts; Stop
+//! mid-stream ends `Stopped`, keeps the partial text, and the service bills less than the
+//! whole answer; attachments (a file and pasted bytes) report progress; a reply refused for
+//! lack of credits ends `Failed` in words and is kept as a failed message.
 
-mod service_support;
-
-use framewright::api::creative_chat::chat_spec;
-use framewright::api::{ChatConversation, ChatMessage, ChatRole, GenerationKind};
-use framewright::engine::{
-    Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, Journal, start,
-};
-use service_support::{LocalService, local_service};
-use std::path::{Path, PathBuf};
+use framewright::api::ApiClient;
+use framewright::api::ClientConfig;
+use framewright::api::code_assistant::{ChatMessage, ChatRequest, ChatRole};
+use framewright::engine::chat::{ChatCommand, ChatEvent, StreamEnd};
+use framewright::engine::conversations::{MessageState, StoredMessage, now_rfc3339};
+use framewright::engine::{Command, EngineConfig, EngineHandle, Event, start};
+use framewright::sandbox::{self, SandboxConfig, SandboxHandle};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const SERVICE_ID: &str = "sandbox-test";
+/// Upper bound for any single wait; only there to stop a broken build from hanging.
 const WAIT: Duration = Duration::from_secs(60);
-/// The routed default chat model of the sandbox's catalog and its credit per answer.
-const DEFAULT_CHAT_MODEL: &str = "anthropic/claude-sonnet";
-const DEFAULT_CHAT_CREDIT: f64 = 3.0;
+const QUESTION: &str = "How do I share state between threads in Rust?";
 
-fn journal_path(dir: &Path) -> PathBuf {
-    dir.join("journal.sqlite3")
+fn start_sandbox(data_dir: &Path, speed: f64) -> SandboxHandle {
+    let mut config = SandboxConfig::new(data_dir.to_path_buf());
+    config.speed = speed;
+    sandbox::start(config).expect("sandbox starts")
 }
 
-fn start_engine(service: &LocalService, dir: &Path) -> EngineHandle {
+fn start_engine(sandbox: &SandboxHandle, dir: &Path) -> EngineHandle {
     start(EngineConfig {
-        base_url: service.sandbox.base_url().to_owned(),
-        api_key: service.key.clone(),
-        journal_path: journal_path(dir),
-        service_id: SERVICE_ID.to_owned(),
+        base_url: sandbox.base_url().to_owned(),
+        api_key: sandbox.api_key().to_owned(),
+        journal_path: dir.join("journal.sqlite3"),
+        service_id: "chat-test".to_owned(),
         cache_dir: dir.join("cache"),
         repaint: Arc::new(|| {}),
     })
     .expect("engine starts")
 }
 
-fn send_message(engine: &EngineHandle, message: &str, conversation: Option<&str>) {
-    engine
-        .send(Command::Submit {
-            spec: chat_spec(message, conversation, None),
-            model_label: "Auto".to_owned(),
-            credits_estimate: Some(DEFAULT_CHAT_CREDIT),
-        })
-        .expect("queue submit");
+fn send(engine: &EngineHandle, command: ChatCommand) {
+    engine.send(Command::Chat(command)).expect("queue command");
 }
 
+/// Drain events until `pick` returns something; panics after `WAIT`.
 fn wait_for<T>(
     engine: &mut EngineHandle,
     what: &str,
-    mut pick: impl FnMut(&Event) -> Option<T>,
+    mut pick: impl FnMut(ChatEvent) -> Option<T>,
 ) -> T {
     let deadline = Instant::now() + WAIT;
     while Instant::now() < deadline {
-        if let Some(event) = engine.recv_timeout(Duration::from_millis(200))
-            && let Some(found) = pick(&event)
+        if let Some(Event::Chat(event)) = engine.recv_timeout(Duration::from_millis(200))
+            && let Some(found) = pick(event)
         {
             return found;
         }
@@ -64,267 +59,312 @@ fn wait_for<T>(
     panic!("timed out waiting for {what}");
 }
 
-fn job_update(event: &Event) -> Option<&JobRecord> {
-    match event {
-        Event::JobUpdated(record) => Some(record),
+fn first_model(engine: &mut EngineHandle) -> String {
+    send(engine, ChatCommand::RefreshModels);
+    wait_for(engine, "models", |event| match event {
+        ChatEvent::Models(models) => Some(models.expect("models")[0].id.clone()),
         _ => None,
+    })
+}
+
+fn create_conversation(engine: &mut EngineHandle, title: &str, model_id: &str) -> i64 {
+    send(
+        engine,
+        ChatCommand::CreateConversation {
+            title: title.to_owned(),
+            model_id: model_id.to_owned(),
+        },
+    );
+    wait_for(engine, "conversation created", |event| match event {
+        ChatEvent::ConversationCreated(created) => Some(created.expect("created").id),
+        _ => None,
+    })
+}
+
+fn send_question(engine: &EngineHandle, conversation_id: i64, stream_id: u64, model_id: &str) {
+    send(
+        engine,
+        ChatCommand::Send {
+            conversation_id,
+            stream_id,
+            user_message: StoredMessage {
+                role: ChatRole::User,
+                text: QUESTION.to_owned(),
+                attachments: Vec::new(),
+                model_id: model_id.to_owned(),
+                cost_credits: None,
+                state: MessageState::Complete,
+                error: None,
+                created_at: now_rfc3339(),
+            },
+            request: ChatRequest {
+                model: model_id.to_owned(),
+                messages: vec![ChatMessage::text(ChatRole::User, QUESTION)],
+                max_tokens: None,
+            },
+        },
+    );
+}
+
+/// The deltas of `stream_id` until its `Ended`.
+fn until_ended(
+    engine: &mut EngineHandle,
+    stream_id: u64,
+    mut on_delta: impl FnMut(&EngineHandle, usize),
+) -> (Vec<String>, StreamEnd, StoredMessage) {
+    let mut deltas = Vec::new();
+    let deadline = Instant::now() + WAIT;
+    while Instant::now() < deadline {
+        match engine.recv_timeout(Duration::from_millis(200)) {
+            Some(Event::Chat(ChatEvent::Delta {
+                stream_id: id,
+                text,
+            })) if id == stream_id => {
+                deltas.push(text);
+                on_delta(engine, deltas.len());
+            }
+            Some(Event::Chat(ChatEvent::Ended {
+                stream_id: id,
+                end,
+                stored,
+                ..
+            })) if id == stream_id => return (deltas, end, stored),
+            _ => {}
+        }
+    }
+    panic!("timed out waiting for stream {stream_id} to end");
+}
+
+fn load(engine: &mut EngineHandle, conversation_id: i64) -> Vec<StoredMessage> {
+    send(engine, ChatCommand::LoadConversation { conversation_id });
+    wait_for(engine, "conversation loaded", |event| match event {
+        ChatEvent::ConversationLoaded {
+            conversation_id: id,
+            result,
+        } if id == conversation_id => Some(result.expect("loaded")),
+        _ => None,
+    })
+}
+
+/// The balance once no credits are held (a stopped stream settles when the sandbox
+/// notices the closed connection).
+async fn settled_available(client: &ApiClient) -> f64 {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let balance = client.code_assistant().balance().await.expect("balance");
+        if balance.reserved == 0.0 {
+            return balance.available;
+        }
+        assert!(Instant::now() < deadline, "credits stayed reserved");
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
-fn restored(engine: &mut EngineHandle) -> Vec<JobRecord> {
-    wait_for(engine, "JobsRestored", |event| match event {
-        Event::JobsRestored(jobs) => Some(jobs.clone()),
-        _ => None,
+fn keyed_client(sandbox: &SandboxHandle) -> ApiClient {
+    ApiClient::new(ClientConfig {
+        base_url: sandbox.base_url().to_owned(),
+        api_key: sandbox.api_key().to_owned(),
+        request_timeout_secs: 20,
     })
+    .expect("client")
 }
 
-fn finished(engine: &mut EngineHandle, local_id: i64) -> JobRecord {
-    wait_for(engine, "the answer", |event| {
-        job_update(event)
-            .filter(|r| r.local_id == local_id && r.phase.is_finished())
-            .cloned()
-    })
-}
-
-fn chats_created(service: &LocalService) -> usize {
-    service
-        .sandbox
-        .generations()
-        .iter()
-        .filter(|g| g.kind == "chat")
-        .count()
-}
-
-fn conversations(engine: &mut EngineHandle) -> Vec<ChatConversation> {
-    engine
-        .send(Command::LoadChatConversations)
-        .expect("queue list");
-    wait_for(engine, "the conversations", |event| match event {
-        Event::ChatConversations(result) => Some(result.clone().expect("conversations")),
-        _ => None,
-    })
-}
-
-fn messages(engine: &mut EngineHandle, session_id: &str) -> Vec<ChatMessage> {
-    engine
-        .send(Command::LoadChatMessages {
-            session_id: session_id.to_owned(),
-        })
-        .expect("queue messages");
-    wait_for(engine, "the messages", |event| match event {
-        Event::ChatMessages {
-            session_id: id,
-            result,
-        } if id == session_id => Some(result.clone().expect("messages")),
-        _ => None,
-    })
-}
-
-/// A message opens a conversation, is followed every 2 s to its answer, is billed the
-/// model's credit, and the conversation lists both sides; a second message continues it.
 #[test]
-fn a_message_is_answered_and_its_conversation_listed() {
-    let service = local_service(1.5);
+fn a_reply_streams_is_billed_stored_and_survives_a_restart() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut engine = start_engine(&service, dir.path());
-    restored(&mut engine);
-    send_message(&engine, "Write a haiku about rain on a harbour", None);
+    let sandbox = start_sandbox(&dir.path().join("sandbox"), 20.0);
+    let mut engine = start_engine(&sandbox, dir.path());
+    let model_id = first_model(&mut engine);
+    let conversation_id = create_conversation(&mut engine, "Threads", &model_id);
+    let available_before = sandbox.credits_available();
 
-    let running = wait_for(&mut engine, "Running", |event| {
-        job_update(event)
-            .filter(|r| matches!(r.phase, JobPhase::Running { .. }))
-            .cloned()
+    send_question(&engine, conversation_id, 1, &model_id);
+    let (deltas, end, stored) = until_ended(&mut engine, 1, |_, _| {});
+    assert!(deltas.len() > 1, "the reply arrives as several deltas");
+    let StreamEnd::Finished {
+        usage,
+        cost_credits,
+    } = end
+    else {
+        panic!("the reply did not finish: {end:?}");
+    };
+    let cost = cost_credits.expect("a cost");
+    assert!(usage.is_some_and(|u| u.completion_tokens > 0));
+    assert_eq!(stored.text, deltas.concat());
+    assert_eq!(stored.state, MessageState::Complete);
+    assert_eq!(stored.cost_credits, Some(cost));
+    // The balance is read again after the reply, and it shows the reply's cost.
+    let balance = wait_for(
+        &mut engine,
+        "balance after the reply",
+        |event| match event {
+            ChatEvent::Balance(balance) => Some(balance.expect("balance")),
+            _ => None,
+        },
+    );
+    assert!((available_before - balance.available - cost).abs() < 1e-6);
+
+    let messages = load(&mut engine, conversation_id);
+    assert_eq!(messages.len(), 2);
+    assert_eq!(
+        (messages[0].role, messages[0].text.as_str()),
+        (ChatRole::User, QUESTION)
+    );
+    assert_eq!(messages[1], stored);
+
+    // A new engine on the same data folder lists and loads the conversation.
+    engine.shutdown();
+    let mut engine = start_engine(&sandbox, dir.path());
+    send(
+        &engine,
+        ChatCommand::ListConversations {
+            query: "threads".into(),
+        },
+    );
+    let listed = wait_for(&mut engine, "conversations", |event| match event {
+        ChatEvent::Conversations(list) => Some(list.expect("list")),
+        _ => None,
     });
-    assert_eq!(running.spec.kind, GenerationKind::Chat);
-    assert_eq!(running.poll_interval_secs, 2.0, "chat is polled every 2 s");
-    let message_id = running.generation_id.clone().expect("the message_id");
-    let session_id = running
-        .spec
-        .request
-        .session_id
-        .clone()
-        .expect("the conversation the service opened is learnt from the answer");
-
-    let done = finished(&mut engine, running.local_id);
-    assert_eq!(done.phase, JobPhase::Completed, "{:?}", done.phase);
-    assert_eq!(done.progress_percent, 100.0);
-    assert_eq!(done.credits_used, Some(DEFAULT_CHAT_CREDIT));
-    let result = done.result.as_ref().expect("result");
-    let answer = result.content.clone().expect("the answer");
-    assert!(!answer.trim().is_empty());
-    assert!(result.urls.is_empty());
-    assert_eq!(result.model.as_deref(), Some(DEFAULT_CHAT_MODEL));
-
-    let listed = conversations(&mut engine);
     assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0].session_id, session_id);
-    assert!(listed[0].name.starts_with("API Chat - "), "{:?}", listed[0]);
-    let said = messages(&mut engine, &session_id);
-    assert_eq!(said.len(), 2);
-    assert_eq!(said[0].role, ChatRole::User);
-    assert_eq!(said[0].content, "Write a haiku about rain on a harbour");
-    assert_eq!(said[1].role, ChatRole::Assistant);
-    assert_eq!(said[1].message_id, message_id);
-    assert_eq!(said[1].content, answer);
+    assert_eq!(listed[0].id, conversation_id);
+    assert_eq!(listed[0].message_count, 2);
+    assert_eq!(load(&mut engine, conversation_id), messages);
+}
 
-    // The next message goes into the same conversation.
-    send_message(&engine, "Now in French", Some(&session_id));
-    let second = wait_for(&mut engine, "the second answer", |event| {
-        job_update(event)
-            .filter(|r| r.spec.request.prompt == "Now in French" && r.phase.is_finished())
-            .cloned()
+#[test]
+fn stop_keeps_the_partial_text_and_bills_less_than_the_whole_answer() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A chunk every ~19 ms (speed 4): the reply (hundreds of tokens) is still streaming
+    // when Stop arrives after the second delta, and the whole answer takes ~2 s.
+    let sandbox = start_sandbox(&dir.path().join("sandbox"), 4.0);
+    let client = keyed_client(&sandbox);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let mut engine = start_engine(&sandbox, dir.path());
+    let model_id = first_model(&mut engine);
+    let conversation_id = create_conversation(&mut engine, "Stopped", &model_id);
+
+    // What the whole answer to this question costs.
+    let whole = runtime
+        .block_on(client.code_assistant().complete(&ChatRequest {
+            model: model_id.clone(),
+            messages: vec![ChatMessage::text(ChatRole::User, QUESTION)],
+            max_tokens: None,
+        }))
+        .expect("whole answer");
+    let whole_cost = whole.usage.and_then(|u| u.cost_credits).expect("cost");
+
+    let before = runtime.block_on(settled_available(&client));
+    send_question(&engine, conversation_id, 7, &model_id);
+    let (deltas, end, stored) = until_ended(&mut engine, 7, |engine, received| {
+        if received == 2 {
+            engine
+                .send(Command::Chat(ChatCommand::Stop { stream_id: 7 }))
+                .expect("stop");
+        }
     });
-    assert_eq!(second.phase, JobPhase::Completed);
+    assert_eq!(end, StreamEnd::Stopped);
+    assert_eq!(stored.state, MessageState::Stopped);
     assert_eq!(
-        second.spec.request.session_id.as_deref(),
-        Some(session_id.as_str())
+        stored.text,
+        deltas.concat(),
+        "the text that arrived is kept"
     );
-    assert_eq!(messages(&mut engine, &session_id).len(), 4);
-    assert_eq!(conversations(&mut engine).len(), 1);
-    assert_eq!(chats_created(&service), 2, "each message sent once");
-    engine.shutdown();
+    assert!(!stored.text.is_empty() && whole.text.starts_with(&stored.text));
+    assert!(stored.text.len() < whole.text.len());
+
+    let after = runtime.block_on(settled_available(&client));
+    let billed = before - after;
+    assert!(billed > 0.0, "what was sent is billed");
+    assert!(
+        billed < whole_cost,
+        "a stopped reply costs less ({billed}) than the whole answer ({whole_cost})"
+    );
+    let messages = load(&mut engine, conversation_id);
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[1].state, MessageState::Stopped);
+    assert_eq!(messages[1].text, stored.text);
 }
 
-/// A running answer is journalled with its message_id and its conversation, resumed by a
-/// new engine and completed with its answer; the message is never sent twice.
 #[test]
-fn a_running_answer_survives_an_engine_restart() {
-    // About 6 s per answer: still running when the engine stops.
-    let service = local_service(0.5);
+fn attachments_report_progress_and_a_refused_reply_is_kept_as_failed() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut engine = start_engine(&service, dir.path());
-    restored(&mut engine);
-    send_message(&engine, "Explain a rack focus", None);
-    let running = wait_for(&mut engine, "Running", |event| {
-        job_update(event)
-            .filter(|r| matches!(r.phase, JobPhase::Running { .. }))
-            .cloned()
+    let sandbox = start_sandbox(&dir.path().join("sandbox"), 20.0);
+    let mut engine = start_engine(&sandbox, dir.path());
+    let photo = Path::new("/work/shared/fixtures/photos/chelsea.png");
+    let size_bytes = std::fs::metadata(photo).expect("fixture photo").len();
+
+    send(
+        &engine,
+        ChatCommand::UploadFile {
+            upload_id: 3,
+            path: photo.to_path_buf(),
+        },
+    );
+    let mut progress = Vec::new();
+    let uploaded = wait_for(&mut engine, "the upload", |event| match event {
+        ChatEvent::UploadProgress {
+            upload_id: 3,
+            sent_bytes,
+            total_bytes,
+        } => {
+            progress.push((sent_bytes, total_bytes));
+            None
+        }
+        ChatEvent::Uploaded {
+            upload_id: 3,
+            result,
+        } => Some(result),
+        _ => None,
     });
-    engine.shutdown();
-
-    let journal = Journal::open(&journal_path(dir.path())).expect("journal");
-    let row = journal
-        .get(running.local_id)
-        .expect("read")
-        .expect("the row");
-    assert_eq!(row.record.generation_id, running.generation_id);
-    assert!(row.record.spec.request.session_id.is_some());
-    assert_eq!(
-        row.record.spec, running.spec,
-        "the conversation is journalled"
-    );
-    drop(journal);
-
-    let mut engine = start_engine(&service, dir.path());
-    let jobs = restored(&mut engine);
-    let job = jobs
-        .iter()
-        .find(|j| j.local_id == running.local_id)
-        .expect("restored");
+    let file = uploaded.expect("uploaded");
+    assert!(file.id.starts_with("file_"));
+    assert!(!progress.is_empty(), "progress is reported");
+    assert!(progress.iter().all(|&(_, total)| total == size_bytes));
     assert!(
-        matches!(job.phase, JobPhase::Running { .. }),
-        "{:?}",
-        job.phase
+        progress.windows(2).all(|w| w[0].0 <= w[1].0),
+        "never backwards"
     );
-    let done = finished(&mut engine, running.local_id);
-    assert_eq!(done.phase, JobPhase::Completed, "{:?}", done.phase);
-    assert!(
-        done.result
-            .as_ref()
-            .and_then(|r| r.content.as_deref())
-            .is_some_and(|c| !c.trim().is_empty())
-    );
-    assert_eq!(chats_created(&service), 1, "resumed, never re-sent");
-    engine.shutdown();
-}
+    assert_eq!(progress.last().copied(), Some((size_bytes, size_bytes)));
 
-/// A message whose answer was lost (the service made the job, the connection dropped) is
-/// never sent again, before or after a restart, and says so; a failed answer shows the
-/// service's reason.
-#[test]
-fn lost_and_failed_answers_are_told_honestly() {
-    let service = local_service(4.0);
-    service.sandbox.drop_next_submit_responses(1);
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut engine = start_engine(&service, dir.path());
-    restored(&mut engine);
-    send_message(&engine, "Is this lost?", None);
-    let unconfirmed = wait_for(&mut engine, "Unconfirmed", |event| {
-        job_update(event)
-            .filter(|r| matches!(r.phase, JobPhase::Unconfirmed { .. }))
-            .cloned()
+    // A pasted image (bytes in memory) goes the same way.
+    let png = std::fs::read(photo).expect("read photo");
+    send(
+        &engine,
+        ChatCommand::UploadBytes {
+            upload_id: 4,
+            file_name: "pasted.png".into(),
+            bytes: png,
+        },
+    );
+    let pasted = wait_for(&mut engine, "the pasted upload", |event| match event {
+        ChatEvent::Uploaded {
+            upload_id: 4,
+            result,
+        } => Some(result),
+        _ => None,
     });
-    let JobPhase::Unconfirmed { note } = &unconfirmed.phase else {
-        unreachable!()
+    assert!(pasted.expect("pasted uploaded").url.starts_with("http"));
+
+    // No credits: the service refuses before streaming; the refusal is said in words and
+    // kept in the conversation as a failed reply; nothing is billed.
+    let model_id = first_model(&mut engine);
+    let conversation_id = create_conversation(&mut engine, "Broke", &model_id);
+    sandbox.set_credits(0.0);
+    send_question(&engine, conversation_id, 9, &model_id);
+    let (deltas, end, stored) = until_ended(&mut engine, 9, |_, _| {});
+    assert!(deltas.is_empty());
+    let StreamEnd::Failed(error) = end else {
+        panic!("a reply without credits cannot finish: {end:?}");
     };
-    assert!(note.contains("not sent again automatically"), "{note}");
-    assert!(note.contains("conversation"), "{note}");
-
-    service.sandbox.fail_next_jobs(1, false);
-    send_message(&engine, "This one fails", None);
-    let failed = wait_for(&mut engine, "Failed", |event| {
-        job_update(event)
-            .filter(|r| r.spec.request.prompt == "This one fails" && r.phase.is_finished())
-            .cloned()
-    });
-    let JobPhase::Failed { failure } = &failed.phase else {
-        panic!("{:?}", failed.phase)
-    };
-    assert!(!failure.message.is_empty());
-    assert_eq!(failure.retryable, Some(false));
-    engine.shutdown();
-
-    let mut engine = start_engine(&service, dir.path());
-    let jobs = restored(&mut engine);
-    let job = jobs
-        .iter()
-        .find(|j| j.local_id == unconfirmed.local_id)
-        .expect("restored");
+    assert_eq!(error.status(), Some(402));
     assert!(
-        matches!(job.phase, JobPhase::Unconfirmed { .. }),
-        "{:?}",
-        job.phase
+        error.to_string().starts_with("Not enough credits"),
+        "{error}"
     );
-    std::thread::sleep(Duration::from_secs(2));
-    assert_eq!(chats_created(&service), 2, "the lost one was never re-sent");
-    engine.shutdown();
-}
-
-/// The older synchronous answer (post_chat_stateless.json: the content, no `message_id`) is
-/// accepted as a job finished at once: never polled, completed with the answer and its
-/// charge, and it stays so after a restart.
-#[test]
-fn an_older_synchronous_answer_is_a_job_finished_at_once() {
-    let service = local_service(4.0);
-    service.sandbox.answer_next_chats_synchronously(1);
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut engine = start_engine(&service, dir.path());
-    restored(&mut engine);
-    send_message(&engine, "Answer me at once", None);
-    let mut phases = Vec::new();
-    let done = wait_for(&mut engine, "the answer", |event| {
-        let record = job_update(event)?;
-        phases.push(record.phase.label());
-        record.phase.is_finished().then(|| record.clone())
-    });
-    assert_eq!(done.phase, JobPhase::Completed, "{:?}", done.phase);
-    assert!(!phases.contains(&"running"), "never polled: {phases:?}");
-    assert_eq!(done.generation_id, None);
-    assert_eq!(done.credits_used, Some(DEFAULT_CHAT_CREDIT));
-    assert_eq!(done.progress_percent, 100.0);
-    let result = done.result.clone().expect("result");
-    assert_eq!(result.model.as_deref(), Some(DEFAULT_CHAT_MODEL));
-    assert!(result.content.is_some_and(|c| !c.trim().is_empty()));
-    engine.shutdown();
-
-    let mut engine = start_engine(&service, dir.path());
-    let jobs = restored(&mut engine);
-    let again = jobs
-        .iter()
-        .find(|j| j.local_id == done.local_id)
-        .expect("restored");
-    assert_eq!(again.phase, JobPhase::Completed);
-    assert_eq!(again.result, done.result);
-    assert_eq!(chats_created(&service), 1);
-    engine.shutdown();
+    assert_eq!(stored.state, MessageState::Failed);
+    assert_eq!(stored.error, Some(error.to_string()));
+    assert_eq!(sandbox.credits_available(), 0.0);
+    let messages = load(&mut engine, conversation_id);
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[1].state, MessageState::Failed);
 }

@@ -341,44 +341,7 @@ impl ApiClient {
         project_id: Option<&str>,
         counter: Option<Arc<TransferCounter>>,
     ) -> Result<UploadedMedia, ApiError> {
-        let file = tokio::fs::File::open(path)
-            .await
-            .map_err(|e| ApiError::Io(format!("cannot open {}: {e}", path.display())))?;
-        let length_bytes = file
-            .metadata()
-            .await
-            .map_err(|e| ApiError::Io(format!("cannot read {}: {e}", path.display())))?
-            .len();
-        if let Some(counter) = &counter {
-            counter.bytes_total.store(length_bytes, Ordering::Relaxed);
-            counter.bytes_done.store(0, Ordering::Relaxed);
-        }
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "upload".to_owned());
-        let stream =
-            futures_util::stream::unfold((file, counter), |(mut file, counter)| async move {
-                // Capacity only: `read_buf` fills it without zeroing it first.
-                let mut buffer = Vec::with_capacity(UPLOAD_CHUNK_BYTES);
-                match file.read_buf(&mut buffer).await {
-                    Ok(0) => None,
-                    Ok(n) => {
-                        if let Some(counter) = &counter {
-                            counter.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
-                        }
-                        Some((Ok::<Vec<u8>, std::io::Error>(buffer), (file, counter)))
-                    }
-                    Err(e) => Some((Err(e), (file, counter))),
-                }
-            });
-        let part = reqwest::multipart::Part::stream_with_length(
-            reqwest::Body::wrap_stream(stream),
-            length_bytes,
-        )
-        .file_name(file_name)
-        .mime_str(mime_for_path(path))
-        .map_err(|e| ApiError::Io(format!("bad MIME type: {e}")))?;
+        let part = streamed_file_part(path, counter).await?;
         let mut form = reqwest::multipart::Form::new().part("file", part);
         if let Some(project_id) = project_id.filter(|p| !p.trim().is_empty()) {
             form = form.text("project_id", project_id.to_owned());
@@ -550,6 +513,53 @@ impl ApiClient {
         }
         decode_body(&body)
     }
+}
+
+/// A multipart `file` part streamed from disk (never whole in memory), MIME type from the
+/// extension, counting the bytes read into `counter` (`bytes_total` set first, then
+/// `bytes_done` grows as chunks go out).
+pub(crate) async fn streamed_file_part(
+    path: &Path,
+    counter: Option<Arc<TransferCounter>>,
+) -> Result<reqwest::multipart::Part, ApiError> {
+    let file = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| ApiError::Io(format!("cannot open {}: {e}", path.display())))?;
+    let length_bytes = file
+        .metadata()
+        .await
+        .map_err(|e| ApiError::Io(format!("cannot read {}: {e}", path.display())))?
+        .len();
+    if let Some(counter) = &counter {
+        counter.bytes_total.store(length_bytes, Ordering::Relaxed);
+        counter.bytes_done.store(0, Ordering::Relaxed);
+    }
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "upload".to_owned());
+    let stream = futures_util::stream::unfold((file, counter), |(mut file, counter)| async move {
+        // Capacity only: `read_buf` fills it without zeroing it first.
+        let mut buffer = Vec::with_capacity(UPLOAD_CHUNK_BYTES);
+        match file.read_buf(&mut buffer).await {
+            Ok(0) => None,
+            Ok(n) => {
+                if let Some(counter) = &counter {
+                    counter.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+                }
+                Some((Ok::<Vec<u8>, std::io::Error>(buffer), (file, counter)))
+            }
+            Err(e) => Some((Err(e), (file, counter))),
+        }
+    });
+    let part = reqwest::multipart::Part::stream_with_length(
+        reqwest::Body::wrap_stream(stream),
+        length_bytes,
+    )
+    .file_name(file_name)
+    .mime_str(mime_for_path(path))
+    .map_err(|e| ApiError::Io(format!("bad MIME type: {e}")))?;
+    Ok(part)
 }
 
 /// Why a trim's Cancel is refused without sending anything.

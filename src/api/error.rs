@@ -68,9 +68,11 @@ fn default_reason(status: u16) -> &'static str {
     match status {
         400 => "The request was not valid",
         401 => "The API key was not accepted",
+        402 => "Not enough credits",
         403 => "Not allowed",
         404 => "Not found",
         409 => "Conflict",
+        413 => "The file is too large",
         422 => "The request could not be processed",
         429 => "Too many requests",
         500 => "The service had an internal error",
@@ -163,10 +165,15 @@ impl ApiError {
         if ok_status && !body_says_failure {
             return None;
         }
+        // An `{error: {type}}` envelope without a message is not shown as raw JSON: the
+        // status's reason says more.
+        let error_object = json
+            .as_ref()
+            .is_some_and(|v| v.get("error").is_some_and(Value::is_object));
         let mut message = json
             .as_ref()
             .and_then(message_of)
-            .or_else(|| text_snippet(body))
+            .or_else(|| (!error_object).then(|| text_snippet(body)).flatten())
             .unwrap_or_default();
         // The body validator's `{status: false, message: Validation error, details: [...]}`:
         // the details say which field is wrong, so they belong in the one message shown.
@@ -177,14 +184,22 @@ impl ApiError {
                 message = format!("{message}: {details}");
             }
         }
-        let mut code = json
-            .as_ref()
-            .and_then(|v| v.get("code"))
-            .and_then(|c| match c {
-                Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            });
+        let code_of = |c: &Value| match c {
+            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        };
+        // `code` at the top, else the coding-assistant envelope's `{error: {type}}` (or an
+        // `error.code`), so `auth_error`, `insufficient_credits`… reach the caller too.
+        let mut code = json.as_ref().and_then(|v| {
+            v.get("code").and_then(code_of).or_else(|| {
+                let inner = v.get("error").filter(|e| e.is_object())?;
+                inner
+                    .get("type")
+                    .and_then(code_of)
+                    .or_else(|| inner.get("code").and_then(code_of))
+            })
+        });
         if ok_status && code.is_none() {
             code = Some(TRACKING_ERROR.to_owned());
         }
@@ -502,6 +517,25 @@ mod tests {
             e.to_string(),
             "Validation error: colors.0.hex: must match #RRGGBB; \"foo\" is not allowed (400)"
         );
+    }
+
+    #[test]
+    fn the_coding_assistant_envelope_gives_message_and_type() {
+        let e = err(
+            401,
+            r#"{"error":{"type":"auth_error","message":"Invalid API key"}}"#,
+        )
+        .unwrap();
+        assert_eq!(e.code(), Some("auth_error"));
+        assert_eq!(e.to_string(), "Invalid API key (401 auth_error)");
+        let e = err(402, r#"{"error":{"type":"insufficient_credits"}}"#).unwrap();
+        assert_eq!(
+            e.to_string(),
+            "Not enough credits (402 insufficient_credits)"
+        );
+        // A top-level code still wins.
+        let e = err(400, r#"{"error":{"type":"t","message":"m"},"code":"C"}"#).unwrap();
+        assert_eq!(e.code(), Some("C"));
     }
 
     #[test]

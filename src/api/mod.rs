@@ -2,6 +2,7 @@
 //! HTTP client. No egui and no UI state here.
 
 pub mod client;
+pub mod code_assistant;
 pub mod creative_chat;
 pub mod docs;
 pub mod error;

@@ -2,6 +2,8 @@
 //! (job tracker, journal, catalog/credits/projects fetches, image loading, uploads).
 //! The UI talks to it only through [`Command`]s in and [`Event`]s out.
 
+pub mod chat;
+pub mod conversations;
 pub mod creative_chat;
 pub mod docs;
 pub mod guard;

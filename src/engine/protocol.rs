@@ -191,6 +191,8 @@ pub enum Command {
     /// Show a desktop notification for a finished job (the window is in the background);
     /// a click answers with `NoticeClicked`.
     Notify(super::notices::Notice),
+    /// The coding-assistant chat (see `engine::chat`).
+    Chat(super::chat::ChatCommand),
     /// The service is unreachable and the user asked to try now (cuts the back-off short).
     RetryConnection,
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
@@ -604,6 +606,8 @@ pub enum Event {
     NoticeClicked {
         local_id: LocalJobId,
     },
+    /// The coding-assistant chat's answers (see `engine::chat`).
+    Chat(super::chat::ChatEvent),
     /// An engine task panicked (a bug) and was stopped; `doing` says what it was doing,
     /// e.g. "loading a library page". Logged already; the shell shows it once.
     TaskPanicked {

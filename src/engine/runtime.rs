@@ -1,6 +1,8 @@
 //! The engine thread: a named thread running a small multi-thread tokio runtime, bounded
 //! channels both ways, and the dispatch of commands to the tracker and transfer tasks.
 
+use super::chat::Chat;
+use super::conversations::CHAT_STORE_FILE;
 use super::guard::spawn_reported;
 use super::journal::{Journal, JournalError};
 use super::library::Library;
@@ -208,6 +210,9 @@ pub fn start_with(
         repaint: config.repaint.clone(),
     });
 
+    // The chat history lives beside the journal, in the data folder, in its own file.
+    let chat_store_path = config.journal_path.with_file_name(CHAT_STORE_FILE);
+
     let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
     let thread = std::thread::Builder::new()
         .name("engine-runtime".to_owned())
@@ -225,7 +230,7 @@ pub fn start_with(
                 }
             };
             let _ = ready_tx.send(Ok(()));
-            runtime.block_on(run(ctx, command_rx, tuning));
+            runtime.block_on(run(ctx, command_rx, tuning, chat_store_path));
             runtime.shutdown_timeout(Duration::from_secs(SHUTDOWN_GRACE_SECS));
         })
         .map_err(|e| EngineError::Start(format!("engine thread: {e}")))?;
@@ -250,8 +255,19 @@ pub fn start_with(
 }
 
 /// The engine's main loop: start-up work, then one task per command until shutdown.
-async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: TransferTuning) {
+async fn run(
+    ctx: Arc<Ctx>,
+    mut commands: mpsc::Receiver<Command>,
+    tuning: TransferTuning,
+    chat_store_path: PathBuf,
+) {
     let tracker = Tracker::new(ctx.clone());
+    let chat = {
+        let ctx = ctx.clone();
+        tokio::task::spawn_blocking(move || Chat::new(ctx, &chat_store_path))
+            .await
+            .ok()
+    };
     let transfers = Transfers::new(ctx.clone());
     let library = Library::new(ctx.clone(), &tuning);
     let videos = Videos::new(ctx.clone(), transfers.clone());
@@ -276,6 +292,10 @@ async fn run(ctx: Arc<Ctx>, mut commands: mpsc::Receiver<Command>, tuning: Trans
             }
             Command::Docs(command) => docs.handle(command),
             Command::RetryConnection => ctx.reachability.retry_now(),
+            Command::Chat(command) => match &chat {
+                Some(chat) => chat.handle(command),
+                None => tracing::error!("the chat could not start; command dropped"),
+            },
             Command::Notify(notice) => {
                 spawn_reported(
                     &ctx,

@@ -4,6 +4,7 @@
 use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use crate::media::ThumbnailPipeline;
 use crate::session::Session;
+use crate::ui::chat::{self, ChatState};
 use crate::ui::compose::{self, CreateState};
 use crate::ui::dialogs::{DialogKind, FileDialogs};
 use crate::ui::docs::{DocsState, LeaveTarget};
@@ -71,6 +72,7 @@ pub struct StudioApp {
     frames_laid_out: u64,
     palettes: PalettesState,
     docs: DocsState,
+    chat: ChatState,
     /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
     keys: keyboard::KeyboardState,
     /// The staged screenshot scene's progress (`--view video|storyboard`).
@@ -108,6 +110,7 @@ impl StudioApp {
             frames_laid_out: 0,
             palettes: PalettesState::default(),
             docs: DocsState::default(),
+            chat: ChatState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
         };
@@ -118,6 +121,9 @@ impl StudioApp {
             .get(library::memory::PANEL_KEY);
         app.library.restore_from(remembered);
         app.thumbnails = library_view::start_thumbnails(ctx, &app.session);
+        if screenshot_run && app.view == View::Chat {
+            app.chat.stage_screenshot_scene();
+        }
         app.show_startup_notices();
         app.request_service_data();
         app
@@ -226,6 +232,11 @@ impl StudioApp {
         &self.palettes
     }
 
+    /// The Chat view's state (conversations, messages, the reply streaming in).
+    pub fn chat(&self) -> &ChatState {
+        &self.chat
+    }
+
     /// The cinematic presets map, once loaded.
     pub fn presets(&self) -> Option<&crate::api::CinematicPresets> {
         self.model.presets.value.as_ref()
@@ -270,6 +281,7 @@ impl StudioApp {
         self.create.on_connection_changed();
         self.palettes = PalettesState::default();
         self.docs.reset();
+        self.chat = ChatState::default();
         self.settings_snapshot = SettingsSnapshot::of(&self.session);
         self.request_service_data();
     }
@@ -415,13 +427,20 @@ impl StudioApp {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
             Event::Docs(event) => self.docs_event(ctx, event),
-            // Answers for the Chat view's creative mode (`ui::chat::creative`); its host
-            // passes them to `CreativeChatState::handle_event` (merged with the Chat view).
-            Event::ChatConversations(_) | Event::ChatMessages { .. } => {}
+            event @ (Event::ChatConversations(_) | Event::ChatMessages { .. }) => {
+                for action in self.chat.creative.handle_event(&event) {
+                    self.apply(ctx, action);
+                }
+            }
             Event::ServiceUnreachable { error } => self.service_unreachable(error),
             Event::ServiceReachable => self.service_reachable(),
             Event::NoticeClicked { local_id } => self.notice_clicked(ctx, local_id),
             Event::TaskPanicked { doing } => self.task_panicked(&doing),
+            Event::Chat(event) => {
+                for action in self.chat.handle_event(event) {
+                    self.apply(ctx, action);
+                }
+            }
         }
     }
 
@@ -536,6 +555,7 @@ impl StudioApp {
             Action::PickPaletteImages => {
                 self.dialogs.open(DialogKind::PaletteImages);
             }
+            Action::PickChatImages => self.dialogs.open(DialogKind::ChatImages),
             Action::Ask(confirm) => self.confirm = Some(confirm),
             Action::CancelConfirm => self.confirm = None,
             Action::Confirmed(Confirm::DeletePalette { .. }) => {
@@ -726,8 +746,8 @@ impl StudioApp {
 
         let central_margin = match self.view {
             View::Library | View::Palettes | View::Docs => 0,
-            // Create's two columns need the width.
-            View::Create => 16,
+            // Create's two columns and Chat's list and messages need the width.
+            View::Create | View::Chat => 16,
             _ => 24,
         };
         let project = self.current_project();
@@ -769,6 +789,12 @@ impl StudioApp {
                     &self.textures,
                 )),
                 View::Docs => actions.extend(self.docs_panel(ui)),
+                View::Chat => actions.extend(chat::chat_ui(
+                    ui,
+                    &mut self.chat,
+                    &self.model,
+                    &self.textures,
+                )),
             });
 
         if let Some(confirm) = self.confirm.clone() {
@@ -798,11 +824,16 @@ impl StudioApp {
         });
         let library = self.view == View::Library;
         let palettes_view = self.view == View::Palettes;
+        let chat_view = self.view == View::Chat;
         if self.view == View::Docs {
             return; // Documents hold no files; a drop must not leave the editor.
         }
         if !dropped.is_empty() {
-            if palettes_view {
+            if chat_view {
+                for action in self.chat.add_files(dropped) {
+                    self.apply(ctx, action);
+                }
+            } else if palettes_view {
                 for action in self.palettes.add_images(dropped) {
                     self.apply(ctx, action);
                 }
@@ -818,7 +849,7 @@ impl StudioApp {
                 }
             }
         }
-        if hovering && !palettes_view {
+        if hovering && !palettes_view && !chat_view {
             drop_overlay_ui(ctx, library);
         }
     }

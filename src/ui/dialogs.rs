@@ -48,6 +48,8 @@ pub enum DialogKind {
     SourceVideo,
     /// Palettes' reference images.
     PaletteImages,
+    /// Images to attach to a chat message.
+    ChatImages,
     /// Save one output URL to a file.
     SaveImage { url: String },
     /// Library "Save to folder…": download these items into a folder.
@@ -60,6 +62,7 @@ impl DialogKind {
             DialogKind::SourceImages => "Add images to edit",
             DialogKind::SourceVideo => "Choose a video to edit",
             DialogKind::PaletteImages => "Reference images for a palette",
+            DialogKind::ChatImages => "Attach images to your message",
             DialogKind::SaveImage { .. } => "Save image",
             DialogKind::DownloadFolder { .. } => "Save to folder",
         }
@@ -73,7 +76,7 @@ impl DialogKind {
     /// What to do instead, for the toast.
     fn alternative(&self) -> &'static str {
         match self {
-            DialogKind::SourceImages | DialogKind::PaletteImages => {
+            DialogKind::SourceImages | DialogKind::PaletteImages | DialogKind::ChatImages => {
                 "Type a path instead, or drag and drop the images onto the window."
             }
             DialogKind::SourceVideo => {
@@ -333,7 +336,7 @@ fn run_dialog(kind: &DialogKind) -> Answer {
     backend_available()?;
     let dialog = rfd::FileDialog::new().set_title(kind.title());
     Ok(match kind {
-        DialogKind::SourceImages | DialogKind::PaletteImages => {
+        DialogKind::SourceImages | DialogKind::PaletteImages | DialogKind::ChatImages => {
             // Unlike the single-answer calls, rfd's pick_files tells a cancel (an empty
             // list) from a failure (None).
             match dialog.add_filter("Images", &IMAGE_EXTENSIONS).pick_files() {

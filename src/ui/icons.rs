@@ -36,6 +36,9 @@ pub enum Icon {
     StepBack,
     StepForward,
     Loop,
+    Chat,
+    Eye,
+    Paperclip,
 }
 
 pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
@@ -354,6 +357,55 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
             for x in [-0.55, 0.0, 0.55] {
                 painter.circle_filled(p(x, 0.0), s * 0.08, color);
             }
+        }
+        Icon::Chat => {
+            // A speech bubble with a tail and two lines of text.
+            let bubble = Rect::from_min_max(p(-0.85, -0.7), p(0.85, 0.45));
+            painter.rect_stroke(
+                bubble,
+                CornerRadius::same((s * 0.18) as u8),
+                stroke,
+                egui::StrokeKind::Middle,
+            );
+            painter.add(Shape::line(
+                vec![p(-0.45, 0.45), p(-0.55, 0.85), p(-0.1, 0.45)],
+                stroke,
+            ));
+            painter.line_segment([p(-0.5, -0.3), p(0.5, -0.3)], stroke);
+            painter.line_segment([p(-0.5, 0.05), p(0.2, 0.05)], stroke);
+        }
+        Icon::Eye => {
+            // An almond outline with the iris.
+            let lid = |sign: f32| -> Vec<Pos2> {
+                (0..=16)
+                    .map(|i| {
+                        let x = -0.9 + 1.8 * i as f32 / 16.0;
+                        p(x, sign * 0.55 * (1.0 - (x / 0.9).powi(2)))
+                    })
+                    .collect()
+            };
+            painter.add(Shape::line(lid(-1.0), stroke));
+            painter.add(Shape::line(lid(1.0), stroke));
+            painter.circle_filled(c, s * 0.18, color);
+        }
+        Icon::Paperclip => {
+            // One wire: in from the inner end, round the bottom, up the left, round the
+            // top, and down the outer right side.
+            let arc = |cx: f32, cy: f32, r: f32, from: f32, to: f32| -> Vec<Pos2> {
+                (0..=10)
+                    .map(|i| {
+                        let a = from + (to - from) * i as f32 / 10.0;
+                        p(cx + r * a.cos(), cy + r * a.sin())
+                    })
+                    .collect()
+            };
+            use std::f32::consts::PI;
+            let mut wire = vec![p(0.14, -0.35)];
+            wire.extend(arc(-0.04, 0.42, 0.18, 0.0, PI));
+            wire.extend(arc(0.06, -0.52, 0.28, PI, 2.0 * PI));
+            wire.extend(arc(-0.02, 0.55, 0.36, 0.0, PI));
+            wire.push(p(-0.38, -0.1));
+            painter.add(Shape::line(wire, stroke));
         }
         Icon::Image | Icon::BrokenImage => {
             let frame = Rect::from_center_size(c, vec2(s * 0.9, s * 0.75));

@@ -15,16 +15,18 @@ pub enum View {
     Palettes,
     Presets,
     Docs,
+    Chat,
     Settings,
 }
 
 impl View {
-    pub const ALL: [View; 6] = [
+    pub const ALL: [View; 7] = [
         View::Create,
         View::Library,
         View::Palettes,
         View::Presets,
         View::Docs,
+        View::Chat,
         View::Settings,
     ];
 
@@ -35,6 +37,7 @@ impl View {
             View::Palettes => "Palettes",
             View::Presets => "Presets",
             View::Docs => "Docs",
+            View::Chat => "Chat",
             View::Settings => "Settings",
         }
     }
@@ -47,6 +50,7 @@ impl View {
             View::Palettes => Icon::Palettes,
             View::Presets => Icon::Presets,
             View::Docs => Icon::Docs,
+            View::Chat => Icon::Chat,
             View::Settings => Icon::Settings,
         }
     }
@@ -61,9 +65,10 @@ impl std::str::FromStr for View {
             "palettes" => Ok(View::Palettes),
             "presets" => Ok(View::Presets),
             "docs" => Ok(View::Docs),
+            "chat" => Ok(View::Chat),
             "settings" => Ok(View::Settings),
             other => Err(format!(
-                "unknown view “{other}”: expected create, library, palettes, presets, docs or \
+                "unknown view “{other}”: expected create, library, palettes, presets, docs, chat or \
                  settings"
             )),
         }
@@ -242,6 +247,8 @@ pub enum Action {
     Docs(crate::ui::docs::DocsAction),
     /// Open the file dialog for palette reference images.
     PickPaletteImages,
+    /// Open the file dialog for images to attach to a chat message.
+    PickChatImages,
     /// Something done to a finished result; see [`ResultAction`].
     Result(ResultAction),
     /// Choose a cinematic preset for Create (`None` = Auto for that dimension).

@@ -30,7 +30,7 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
         shortcuts: &[
             s(
                 "Ctrl+1 … Ctrl+6",
-                "Create, Library, Palettes, Presets, Docs, Settings",
+                "Create, Library, Palettes, Presets, Docs, Chat, Settings",
             ),
             s("Ctrl+Q", "Quit (running jobs resume next time)"),
             s("F1 or ?", "Show these shortcuts"),
@@ -51,6 +51,15 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
     ShortcutGroup {
         title: "Create",
         shortcuts: &[s("Ctrl+Enter", "Generate")],
+    },
+    ShortcutGroup {
+        title: "Chat",
+        shortcuts: &[
+            s("Enter", "Send the message"),
+            s("Shift+Enter", "Start a new line"),
+            s("Esc", "Stop the answer streaming in"),
+            s("Ctrl+V", "Attach the image on the clipboard"),
+        ],
     },
     ShortcutGroup {
         title: "Library",
@@ -130,13 +139,17 @@ pub fn view_for_digit(n: usize) -> Option<View> {
     n.checked_sub(1).and_then(|i| View::ALL.get(i).copied())
 }
 
-const DIGIT_KEYS: [Key; 6] = [
+/// Ctrl+1 … Ctrl+9; those past the last view do nothing.
+const DIGIT_KEYS: [Key; 9] = [
     Key::Num1,
     Key::Num2,
     Key::Num3,
     Key::Num4,
     Key::Num5,
     Key::Num6,
+    Key::Num7,
+    Key::Num8,
+    Key::Num9,
 ];
 
 /// Consume the global keys pressed this frame. Call before the panels are laid out so a

@@ -250,6 +250,7 @@ impl StudioApp {
                     || self.model.palettes.error.is_some()
                     || (self.model.palettes.is_loaded() && !self.model.palettes.pending)
             }
+            View::Chat => self.session.connection_error().is_some() || self.chat.scene_done(),
             View::Presets => {
                 self.session.connection_error().is_some()
                     || self.model.presets.error.is_some()

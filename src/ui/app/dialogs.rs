@@ -27,6 +27,11 @@ impl StudioApp {
                         self.apply(ctx, action);
                     }
                 }
+                DialogKind::ChatImages => {
+                    for action in self.chat.add_files(paths) {
+                        self.apply(ctx, action);
+                    }
+                }
                 DialogKind::SaveImage { url } => {
                     if let Some(path) = paths.into_iter().next() {
                         self.send(Command::SaveUrlToFile { url, path });
@@ -42,7 +47,9 @@ impl StudioApp {
             },
             DialogOutcome::Unavailable { kind, reason } => {
                 let alternative = match kind {
-                    DialogKind::SourceImages | DialogKind::PaletteImages => {
+                    DialogKind::SourceImages
+                    | DialogKind::PaletteImages
+                    | DialogKind::ChatImages => {
                         "type a path, or drag and drop the images onto the window"
                     }
                     DialogKind::SourceVideo => {
