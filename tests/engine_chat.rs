@@ -111,8 +111,10 @@ fn until_ended(
     engine: &mut EngineHandle,
     stream_id: u64,
     mut on_delta: impl FnMut(&EngineHandle, usize),
-) -> (Vec<String>, StreamEnd, StoredMessage) {
+) -> (Vec<String>, StreamEnd, StoredMessage, Vec<f64>) {
     let mut deltas = Vec::new();
+    // `reserved` of each balance read that arrived while the reply streamed.
+    let mut reserved_while_streaming = Vec::new();
     let deadline = Instant::now() + WAIT;
     while Instant::now() < deadline {
         match engine.recv_timeout(Duration::from_millis(200)) {
@@ -128,7 +130,10 @@ fn until_ended(
                 end,
                 stored,
                 ..
-            })) if id == stream_id => return (deltas, end, stored),
+            })) if id == stream_id => return (deltas, end, stored, reserved_while_streaming),
+            Some(Event::Chat(ChatEvent::Balance(Ok(balance)))) => {
+                reserved_while_streaming.push(balance.reserved);
+            }
             _ => {}
         }
     }
@@ -179,8 +184,15 @@ fn a_reply_streams_is_billed_stored_and_survives_a_restart() {
     let available_before = sandbox.credits_available();
 
     send_question(&engine, conversation_id, 1, &model_id);
-    let (deltas, end, stored) = until_ended(&mut engine, 1, |_, _| {});
+    let (deltas, end, stored, reserved_while_streaming) = until_ended(&mut engine, 1, |_, _| {});
     assert!(deltas.len() > 1, "the reply arrives as several deltas");
+    // The balance is read once the stream opens, so "Reserved" shows the held credits.
+    assert!(
+        reserved_while_streaming
+            .iter()
+            .any(|reserved| *reserved > 0.0),
+        "a balance read during the stream shows credits reserved: {reserved_while_streaming:?}"
+    );
     let StreamEnd::Finished {
         usage,
         cost_credits,
@@ -255,7 +267,7 @@ fn stop_keeps_the_partial_text_and_bills_less_than_the_whole_answer() {
 
     let before = runtime.block_on(settled_available(&client));
     send_question(&engine, conversation_id, 7, &model_id);
-    let (deltas, end, stored) = until_ended(&mut engine, 7, |engine, received| {
+    let (deltas, end, stored, _) = until_ended(&mut engine, 7, |engine, received| {
         if received == 2 {
             engine
                 .send(Command::Chat(ChatCommand::Stop { stream_id: 7 }))
@@ -351,7 +363,7 @@ fn attachments_report_progress_and_a_refused_reply_is_kept_as_failed() {
     let conversation_id = create_conversation(&mut engine, "Broke", &model_id);
     sandbox.set_credits(0.0);
     send_question(&engine, conversation_id, 9, &model_id);
-    let (deltas, end, stored) = until_ended(&mut engine, 9, |_, _| {});
+    let (deltas, end, stored, _) = until_ended(&mut engine, 9, |_, _| {});
     assert!(deltas.is_empty());
     let StreamEnd::Failed(error) = end else {
         panic!("a reply without credits cannot finish: {end:?}");

@@ -428,12 +428,18 @@ impl Chat {
 
     /// Send the request once and pass each text piece on as it arrives; the final usage.
     async fn stream_reply(
-        &self,
+        self: &Arc<Self>,
         stream_id: u64,
         request: &ChatRequest,
         text: &mut String,
     ) -> Result<Option<ChatUsage>, ApiError> {
         let mut stream = self.client.stream(request).await?;
+        // The service holds the reply's credits while it streams: read the balance once now
+        // (beside the stream, never delaying it), so "Reserved" shows them.
+        let this = Arc::clone(self);
+        spawn_reported(&self.ctx, "loading the assistant balance", async move {
+            this.refresh_balance().await;
+        });
         while let Some(item) = stream.next().await {
             match item? {
                 StreamItem::Text(piece) => {
