@@ -495,23 +495,7 @@ impl ApiClient {
         request: reqwest::RequestBuilder,
         timeout: Option<Duration>,
     ) -> Result<T, ApiError> {
-        let request = match timeout {
-            Some(timeout) => request.timeout(timeout),
-            None => request,
-        };
-        let response = request.send().await.map_err(classify)?;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = response.bytes().await.map_err(classify)?;
-        if let Some(error) = ApiError::from_response(status, &headers, &body) {
-            tracing::debug!(
-                status,
-                code = error.code(),
-                "service answered with an error"
-            );
-            return Err(error);
-        }
-        decode_body(&body)
+        send_for_json(request, timeout).await
     }
 }
 
@@ -748,6 +732,32 @@ fn temp_path_beside(dest: &Path) -> PathBuf {
         Some(parent) if !parent.as_os_str().is_empty() => parent.join(temp_name),
         _ => PathBuf::from(temp_name),
     }
+}
+
+/// Send `request` (with `timeout`, if any), then decode a JSON answer; an error status is
+/// read into an `ApiError` (every envelope `ApiError::from_response` knows). Shared by the
+/// service client and the coding-assistant client.
+pub(crate) async fn send_for_json<T: DeserializeOwned>(
+    request: reqwest::RequestBuilder,
+    timeout: Option<Duration>,
+) -> Result<T, ApiError> {
+    let request = match timeout {
+        Some(timeout) => request.timeout(timeout),
+        None => request,
+    };
+    let response = request.send().await.map_err(classify)?;
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = response.bytes().await.map_err(classify)?;
+    if let Some(error) = ApiError::from_response(status, &headers, &body) {
+        tracing::debug!(
+            status,
+            code = error.code(),
+            "service answered with an error"
+        );
+        return Err(error);
+    }
+    decode_body(&body)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use super::client::{ApiClient, encode_segment};
 use super::error::ApiError;
-use super::lenient::{lenient_bool, lenient_string, lenient_u32, null_default};
+use super::lenient::{lenient_bool, lenient_list, lenient_string, lenient_u32, null_default};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -127,14 +127,9 @@ fn doc_list<'de, D>(deserializer: D) -> Result<Vec<DocMeta>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::Array(items) => items
-            .into_iter()
-            .filter_map(|item| serde_json::from_value::<DocMeta>(item).ok())
-            .filter(|doc| !doc.id.is_empty())
-            .collect(),
-        _ => Vec::new(),
-    })
+    let mut docs: Vec<DocMeta> = lenient_list(deserializer)?;
+    docs.retain(|doc| !doc.id.is_empty());
+    Ok(docs)
 }
 
 /// `{success, doc}` (`document` read too); `content` sits beside the metadata.

@@ -15,6 +15,22 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
+/// A list of objects; `null`, a non-array and unreadable items are skipped (one bad item
+/// never loses the rest of a page).
+pub fn lenient_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Array(items) => items
+            .into_iter()
+            .filter_map(|item| serde_json::from_value(item).ok())
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
 /// A number that may also arrive as a numeric string; anything else becomes `None`.
 pub fn lenient_f64<'de, D>(deserializer: D) -> Result<Option<f64>, D::Error>
 where

@@ -7,7 +7,9 @@
 
 use super::client::{ApiClient, classify, decode_body, encode_segment};
 use super::error::ApiError;
-use super::lenient::{lenient_bool, lenient_f64, lenient_string, lenient_u32, null_default};
+use super::lenient::{
+    lenient_bool, lenient_f64, lenient_list, lenient_string, lenient_u32, null_default,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -127,13 +129,7 @@ fn color_list<'de, D>(deserializer: D) -> Result<Vec<ColorSpec>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::Array(items) => items
-            .into_iter()
-            .filter_map(|item| serde_json::from_value(item).ok())
-            .collect(),
-        _ => Vec::new(),
-    })
+    lenient_list(deserializer)
 }
 
 /// `pagination` of GET /color-palettes.
@@ -174,14 +170,9 @@ fn palette_list<'de, D>(deserializer: D) -> Result<Vec<ColorPalette>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::Array(items) => items
-            .into_iter()
-            .filter_map(|item| serde_json::from_value::<ColorPalette>(item).ok())
-            .filter(|p| !p.id.is_empty())
-            .collect(),
-        _ => Vec::new(),
-    })
+    let mut palettes: Vec<ColorPalette> = lenient_list(deserializer)?;
+    palettes.retain(|p| !p.id.is_empty());
+    Ok(palettes)
 }
 
 #[derive(Deserialize, Default)]

@@ -3,8 +3,8 @@
 //! and unknown fields never fail a decode.
 
 use super::lenient::{
-    lenient_bool, lenient_f64, lenient_string, lenient_u32, lenient_u64, list_map, multiplier_map,
-    null_default, number_list, string_list,
+    lenient_bool, lenient_f64, lenient_list, lenient_string, lenient_u32, lenient_u64, list_map,
+    multiplier_map, null_default, number_list, string_list,
 };
 pub use super::video_edit::{
     ExtendMode, LipsyncSource, RetakeMode, TrimJob, TrimRequest, TrimStatus, VideoEditOperation,
@@ -860,22 +860,6 @@ where
     Ok(match value {
         serde_json::Value::Object(_) => serde_json::from_value(value).ok(),
         _ => None,
-    })
-}
-
-/// A list of objects; `null`, a non-array and unreadable items are skipped.
-fn lenient_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    let value = serde_json::Value::deserialize(deserializer)?;
-    Ok(match value {
-        serde_json::Value::Array(items) => items
-            .into_iter()
-            .filter_map(|item| serde_json::from_value(item).ok())
-            .collect(),
-        _ => Vec::new(),
     })
 }
 

@@ -10,7 +10,7 @@ use super::stream::{ChatStream, StreamItem, decode_chat_stream};
 use super::types::{
     ChatCompletion, ChatRequest, CodeBalance, CodeModel, UploadedFile, WireCompletion, WireModels,
 };
-use crate::api::client::{classify, decode_body, mime_for_path, streamed_file_part};
+use crate::api::client::{classify, decode_body, mime_for_path, send_for_json, streamed_file_part};
 use crate::api::{ApiClient, ApiError, TransferCounter};
 use futures_util::{StreamExt, TryStreamExt};
 use serde::de::DeserializeOwned;
@@ -197,26 +197,14 @@ impl CodeAssistantClient {
         ))
     }
 
-    /// Send, then decode a JSON answer; errors from the `{error:{type,message}}` envelope.
+    /// Send, then decode a JSON answer; a refusal (the `{error:{type,message}}` envelope)
+    /// in words a person can act on.
     async fn json<T: DeserializeOwned>(
         &self,
         request: reqwest::RequestBuilder,
         timeout: Option<Duration>,
     ) -> Result<T, ApiError> {
-        let request = match timeout {
-            Some(timeout) => request.timeout(timeout),
-            None => request,
-        };
-        let response = request.send().await.map_err(classify)?;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = response.bytes().await.map_err(classify)?;
-        if let Some(error) = ApiError::from_response(status, &headers, &body) {
-            let error = explain(error);
-            tracing::debug!(status, code = error.code(), "coding assistant refused");
-            return Err(error);
-        }
-        decode_body(&body)
+        send_for_json(request, timeout).await.map_err(explain)
     }
 }
 
