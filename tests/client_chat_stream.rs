@@ -169,7 +169,10 @@ async fn a_body_cut_before_the_end_is_an_error_after_the_text_that_arrived() {
 
 /// Fast replies (the sandbox paces chunks; 50× keeps each reply well under a second).
 const SANDBOX_SPEED: f64 = 50.0;
-const PHOTO: &str = "/work/shared/fixtures/photos/rocket.jpg";
+const PHOTO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/fixtures/photos/rocket.jpg"
+);
 
 fn assistant(service: &LocalService) -> CodeAssistantClient {
     client(service).code_assistant()

@@ -23,7 +23,10 @@ const ANA: &str = "ana@studio.test";
 const BEN: &str = "ben@studio.test";
 const CHLOE: &str = "chloe@studio.test";
 const DEV: &str = "dev@studio.test";
-const PHOTO: &str = "/work/shared/fixtures/photos/coffee.png";
+const PHOTO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/fixtures/photos/coffee.png"
+);
 const PROMPT: &str = "How do I read a file line by line in Rust?";
 /// How long a settlement after a disconnect may take to show before the test gives up.
 const SETTLE_DEADLINE: Duration = Duration::from_secs(20);

@@ -16,7 +16,10 @@ use serde_json::{Value, json};
 
 const SPEED: f64 = 40.0;
 const POLL_TIMEOUT: Duration = Duration::from_secs(40);
-const FIXTURE_PHOTO: &str = "/work/shared/fixtures/photos/chelsea.png";
+const FIXTURE_PHOTO: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/fixtures/photos/chelsea.png"
+);
 const NEEDS_PROJECT: &str = "Color DNA";
 
 fn fixture_photo() -> Option<Vec<u8>> {
