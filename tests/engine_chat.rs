@@ -302,7 +302,10 @@ fn attachments_report_progress_and_a_refused_reply_is_kept_as_failed() {
     let dir = tempfile::tempdir().expect("temp dir");
     let sandbox = start_sandbox(&dir.path().join("sandbox"), 20.0);
     let mut engine = start_engine(&sandbox, dir.path());
-    let photo = Path::new("/work/shared/fixtures/photos/chelsea.png");
+    let photo = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fixtures/photos/chelsea.png"
+    ));
     let size_bytes = std::fs::metadata(photo).expect("fixture photo").len();
 
     send(
@@ -379,4 +382,60 @@ fn attachments_report_progress_and_a_refused_reply_is_kept_as_failed() {
     let messages = load(&mut engine, conversation_id);
     assert_eq!(messages.len(), 2);
     assert_eq!(messages[1].state, MessageState::Failed);
+}
+
+#[test]
+fn a_reply_cut_off_by_the_studio_closing_keeps_what_arrived() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Speed 2: the whole answer takes several seconds, so the engine stops mid-reply after
+    // the reply's text has been written to the history at least once (every second).
+    let sandbox = start_sandbox(&dir.path().join("sandbox"), 2.0);
+    let mut engine = start_engine(&sandbox, dir.path());
+    let model_id = first_model(&mut engine);
+    let conversation_id = create_conversation(&mut engine, "Cut off", &model_id);
+    send_question(&engine, conversation_id, 11, &model_id);
+
+    let mut received = String::new();
+    let first_piece_at = loop {
+        if let Some(Event::Chat(ChatEvent::Delta {
+            stream_id: 11,
+            text,
+        })) = engine.recv_timeout(WAIT)
+        {
+            received.push_str(&text);
+            break Instant::now();
+        }
+    };
+    while first_piece_at.elapsed() < Duration::from_millis(1600) {
+        match engine.recv_timeout(Duration::from_millis(100)) {
+            Some(Event::Chat(ChatEvent::Delta {
+                stream_id: 11,
+                text,
+            })) => {
+                received.push_str(&text);
+            }
+            Some(Event::Chat(ChatEvent::Ended { stream_id: 11, .. })) => {
+                panic!("the reply ended before the engine was stopped: make it longer")
+            }
+            _ => {}
+        }
+    }
+    // The studio goes away mid-reply (the engine is dropped with the stream running).
+    engine.shutdown();
+
+    let mut engine = start_engine(&sandbox, dir.path());
+    let messages = load(&mut engine, conversation_id);
+    assert_eq!(
+        messages.len(),
+        2,
+        "the question and the cut-off reply: {messages:?}"
+    );
+    let reply = &messages[1];
+    assert_eq!(reply.role, ChatRole::Assistant);
+    assert!(
+        !reply.text.is_empty() && received.starts_with(&reply.text),
+        "the stored reply is what had arrived: {:?} of {received:?}",
+        reply.text
+    );
+    assert_ne!(reply.state, MessageState::Complete);
 }

@@ -29,11 +29,28 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 /// Upload progress events are at most this frequent (10 per second).
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+/// How often a streaming reply's text is written to the chat history.
+const REPLY_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// A reply as stored while it streams: what a studio killed mid-reply leaves behind.
+fn interrupted_reply(model_id: &str, text: String, created_at: String) -> StoredMessage {
+    StoredMessage {
+        role: ChatRole::Assistant,
+        text,
+        attachments: Vec::new(),
+        model_id: model_id.to_owned(),
+        cost_credits: None,
+        state: MessageState::Failed,
+        error: Some("The studio closed before this reply finished.".to_owned()),
+        created_at,
+    }
+}
+
 /// Extra balance reads after a reply while credits are still held, and their spacing.
 const SETTLE_REREADS: u32 = 4;
 const SETTLE_REREAD_DELAY: Duration = Duration::from_millis(500);
@@ -325,6 +342,17 @@ impl Chat {
             .with_store(move |s| s.append(conversation_id, &user_message, None))
             .await;
         let question_saved = stored_question.is_ok();
+        // The reply's row exists from the start and is kept current while it streams, so a
+        // studio killed mid-reply still shows what arrived (billed text is never lost).
+        let reply_created_at = now_rfc3339();
+        let reply_row = if question_saved {
+            let placeholder = interrupted_reply(&model_id, String::new(), reply_created_at.clone());
+            self.with_store(move |s| s.append(conversation_id, &placeholder, None))
+                .await
+                .ok()
+        } else {
+            None
+        };
         let mut text = String::new();
         let end = match stored_question {
             // Nothing was sent, nothing billed: better than a reply with no question.
@@ -335,7 +363,7 @@ impl Chat {
                 let streamed = tokio::select! {
                     biased;
                     () = stopped(stop) => None,
-                    result = self.stream_reply(stream_id, &request, &mut text) => Some(result),
+                    result = self.stream_reply(stream_id, &request, &mut text, reply_row) => Some(result),
                 };
                 match streamed {
                     None => {
@@ -376,16 +404,18 @@ impl Chat {
             cost_credits,
             state,
             error,
-            created_at: now_rfc3339(),
+            created_at: reply_created_at, // when the reply began, as its row says
         };
         // Stored before `Ended`, so a load after it shows the reply.
         let store_result = if !question_saved {
             Ok(()) // the store refused the question already; `Ended` says so
         } else {
             let to_store = stored.clone();
-            self.with_store(move |s| {
-                s.append(conversation_id, &to_store, usage.as_ref())
-                    .map(|_| ())
+            self.with_store(move |s| match reply_row {
+                Some(row) => s.update_message(row, &to_store, usage.as_ref()),
+                None => s
+                    .append(conversation_id, &to_store, usage.as_ref())
+                    .map(|_| ()),
             })
             .await
         };
@@ -432,8 +462,10 @@ impl Chat {
         stream_id: u64,
         request: &ChatRequest,
         text: &mut String,
+        reply_row: Option<i64>,
     ) -> Result<Option<ChatUsage>, ApiError> {
         let mut stream = self.client.stream(request).await?;
+        let mut last_checkpoint = Instant::now();
         // The service holds the reply's credits while it streams: read the balance once now
         // (beside the stream, never delaying it), so "Reserved" shows them.
         let this = Arc::clone(self);
@@ -449,6 +481,17 @@ impl Chat {
                         text: piece,
                     })
                     .await;
+                    if let Some(row) = reply_row
+                        && last_checkpoint.elapsed() >= REPLY_CHECKPOINT_INTERVAL
+                    {
+                        last_checkpoint = Instant::now();
+                        // `created_at` is not rewritten by an update.
+                        let so_far = interrupted_reply(&request.model, text.clone(), String::new());
+                        // A failed checkpoint only loses this copy; the end writes again.
+                        let _ = self
+                            .with_store(move |s| s.update_message(row, &so_far, None))
+                            .await;
+                    }
                 }
                 StreamItem::Finished { usage, .. } => return Ok(usage),
             }

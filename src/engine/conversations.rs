@@ -382,6 +382,33 @@ impl ConversationStore {
         })
     }
 
+    /// Rewrite a stored message (a reply kept current while it streams, then its end).
+    pub fn update_message(
+        &self,
+        message_id: i64,
+        message: &StoredMessage,
+        usage: Option<&ChatUsage>,
+    ) -> Result<(), StoreError> {
+        let to_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        self.with(|c| {
+            c.execute(
+                "UPDATE messages SET text = ?2, cost_credits = ?3, prompt_tokens = ?4,
+                     completion_tokens = ?5, state = ?6, error = ?7
+                 WHERE id = ?1",
+                params![
+                    message_id,
+                    message.text,
+                    message.cost_credits,
+                    usage.map(|u| to_i64(u.prompt_tokens)),
+                    usage.map(|u| to_i64(u.completion_tokens)),
+                    message.state.as_str(),
+                    message.error,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
     pub fn rename(&self, conversation_id: i64, title: &str) -> Result<(), StoreError> {
         let title = clean_title(title)?;
         let changed = self.with(|c| {

@@ -945,8 +945,21 @@ impl ChatState {
                 }
                 self.messages_loading = false;
                 match result {
-                    Ok(messages) => {
-                        // A reply that ended before the load answered is in the store too.
+                    Ok(mut messages) => {
+                        // A reply that ended before the load answered is in the store too;
+                        // one still streaming here is stored as it goes (the engine keeps
+                        // its row current), but it is shown live, and stored once it ends.
+                        let streaming_here = self
+                            .live
+                            .as_ref()
+                            .is_some_and(|live| live.conversation_id == conversation_id);
+                        if streaming_here
+                            && messages
+                                .last()
+                                .is_some_and(|m| m.role == ChatRole::Assistant)
+                        {
+                            messages.pop();
+                        }
                         self.messages = messages
                             .into_iter()
                             .map(|m| ShownMessage::new(m, None))
@@ -1317,6 +1330,20 @@ mod tests {
         assert_eq!(
             state.live_in_view().map(|l| l.text.as_str()),
             Some("Use serde.")
+        );
+        // Reloaded mid-reply: the store already holds the reply's row as it streams; it is
+        // shown live only, so it does not appear twice once it ends.
+        state.handle_event(ChatEvent::ConversationLoaded {
+            conversation_id: 7,
+            result: Ok(vec![
+                message(ChatRole::User, "How do I parse JSON in Rust?", NOW),
+                message(ChatRole::Assistant, "Use ", NOW),
+            ]),
+        });
+        assert_eq!(
+            state.messages.len(),
+            1,
+            "only the question is a stored message"
         );
         let mut stored = message(ChatRole::Assistant, "Use serde.", NOW);
         stored.cost_credits = Some(0.4);
