@@ -13,5 +13,6 @@ pub mod palette;
 pub mod sandbox;
 pub mod session;
 pub mod settings;
+pub mod system_theme;
 pub mod ui;
 pub mod video_codec;

@@ -336,6 +336,26 @@ impl Session {
         Ok(index)
     }
 
+    /// Changes the theme and UI scale and writes the settings file when they changed.
+    pub fn set_appearance(&mut self, appearance: crate::settings::Appearance) {
+        if self.settings.appearance != appearance {
+            self.settings.appearance = appearance;
+            if let Err(err) = self.save_settings() {
+                tracing::warn!("{err}");
+            }
+        }
+    }
+
+    /// Records that the first-run welcome was answered (or asks for it again: `false`).
+    pub fn set_welcome_seen(&mut self, seen: bool) {
+        if self.settings.welcome_seen != seen {
+            self.settings.welcome_seen = seen;
+            if let Err(err) = self.save_settings() {
+                tracing::warn!("{err}");
+            }
+        }
+    }
+
     fn save_settings(&self) -> Result<(), SessionError> {
         self.settings
             .save(&self.paths.settings_file())

@@ -361,3 +361,77 @@ fn retrying_a_failed_job_needs_confirmation_and_submits_exactly_once() {
     );
     assert_eq!(sandbox_jobs(&harness), 2, "exactly one new submission");
 }
+
+/// Clicks the button named `label` after scrolling it into view (the Settings page scrolls).
+fn click_in_view(harness: &mut Harness<'static, StudioApp>, label: &str) {
+    harness.get_by_label(label).scroll_to_me();
+    harness.step();
+    harness.get_by_label(label).click();
+    for _ in 0..3 {
+        harness.step();
+    }
+}
+
+#[test]
+fn the_welcome_leads_to_settings_where_theme_and_scale_apply_at_once_and_persist() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = support::studio_as_new_user(&dir, View::Create);
+    harness.step();
+    assert!(harness.state().welcome_open(), "a fresh home shows the welcome");
+    assert!(harness.query_by_label("Try the sandbox").is_some());
+
+    harness.get_by_label("Connect an account").click();
+    for _ in 0..3 {
+        harness.step();
+    }
+    assert!(!harness.state().welcome_open());
+    assert_eq!(harness.state().view(), View::Settings);
+    assert!(harness.state().session().settings().welcome_seen);
+
+    // Forced light: egui's visuals and the studio's panels change on the next frame.
+    click_in_view(&mut harness, "Light");
+    let visuals = harness.ctx.global_style().visuals.clone();
+    assert!(!visuals.dark_mode, "the Light setting shows the light theme");
+    assert_eq!(visuals.panel_fill, framewright::ui::tokens::LIGHT.bg_app);
+    assert_eq!(
+        framewright::ui::tokens::palette(),
+        &framewright::ui::tokens::LIGHT
+    );
+    click_in_view(&mut harness, "Dark");
+    let visuals = harness.ctx.global_style().visuals.clone();
+    assert!(visuals.dark_mode);
+    assert_eq!(visuals.panel_fill, framewright::ui::tokens::DARK.bg_app);
+    click_in_view(&mut harness, "Light");
+
+    // UI scale: a step from Settings, then Ctrl+- one step down.
+    click_in_view(&mut harness, "125 %");
+    assert!((harness.ctx.zoom_factor() - 1.25).abs() < 1e-6);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Minus);
+    for _ in 0..3 {
+        harness.step();
+    }
+    assert!((harness.ctx.zoom_factor() - 1.10).abs() < 1e-6);
+
+    // A restart in the same home: no welcome, the same theme and scale.
+    eframe::App::on_exit(harness.state_mut(), None);
+    drop(harness);
+    let mut harness = support::studio_as_new_user(&dir, View::Create);
+    for _ in 0..3 {
+        harness.step();
+    }
+    assert!(!harness.state().welcome_open(), "the welcome is shown once");
+    assert!(!harness.ctx.global_style().visuals.dark_mode);
+    assert!((harness.ctx.zoom_factor() - 1.10).abs() < 1e-6);
+
+    // Help brings it back.
+    harness.key_press(egui::Key::F1);
+    harness.step();
+    harness.get_by_label("Show welcome").click();
+    for _ in 0..3 {
+        harness.step();
+    }
+    assert!(harness.state().welcome_open());
+    harness.get_by_label("Try the sandbox").click();
+    harness.step();
+    assert!(!harness.state().welcome_open());
+}

@@ -56,6 +56,50 @@ pub struct Settings {
     pub last_sandbox_port: Option<u16>,
     /// Where the artist was: window, view, the panels' remembered choices.
     pub ui: UiMemory,
+    /// Theme and UI scale.
+    pub appearance: Appearance,
+    /// The first-run welcome was answered (shown again only when asked from Help).
+    pub welcome_seen: bool,
+}
+
+/// Which theme the studio shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThemeChoice {
+    /// Follow the desktop's light/dark preference.
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+/// How the studio looks. Missing fields (older settings files) take the defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Appearance {
+    pub theme: ThemeChoice,
+    /// Size of everything on screen, in percent of the normal size (75..=200).
+    pub ui_scale_percent: u16,
+}
+
+impl Appearance {
+    pub const MIN_UI_SCALE_PERCENT: u16 = 75;
+    pub const MAX_UI_SCALE_PERCENT: u16 = 200;
+
+    /// The scale kept within the supported range (a hand-edited file may hold anything).
+    pub fn ui_scale_percent_clamped(&self) -> u16 {
+        self.ui_scale_percent
+            .clamp(Self::MIN_UI_SCALE_PERCENT, Self::MAX_UI_SCALE_PERCENT)
+    }
+}
+
+impl Default for Appearance {
+    fn default() -> Self {
+        Self {
+            theme: ThemeChoice::System,
+            ui_scale_percent: 100,
+        }
+    }
 }
 
 /// What the studio's screens remember between runs. Each panel keeps its own part as a
@@ -88,6 +132,8 @@ impl Default for Settings {
             last_project_id: None,
             last_sandbox_port: None,
             ui: UiMemory::default(),
+            appearance: Appearance::default(),
+            welcome_seen: false,
         }
     }
 }
@@ -245,6 +291,21 @@ mod tests {
         let settings = Settings::load(&dir.path().join("settings.json"));
         assert_eq!(settings.active_profile().name, "Local sandbox");
         assert!(settings.active_profile().is_local_sandbox());
+    }
+
+    #[test]
+    fn an_older_file_without_appearance_loads_with_its_defaults() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, br#"{"active_profile_id":"local-sandbox","appearance":{"theme":"light"}}"#)
+            .expect("write");
+        let loaded = Settings::load(&path);
+        assert_eq!(loaded.appearance.theme, ThemeChoice::Light);
+        assert_eq!(loaded.appearance.ui_scale_percent, 100);
+        assert!(!loaded.welcome_seen);
+        let mut odd = loaded.appearance;
+        odd.ui_scale_percent = 900;
+        assert_eq!(odd.ui_scale_percent_clamped(), Appearance::MAX_UI_SCALE_PERCENT);
     }
 
     #[test]

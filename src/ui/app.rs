@@ -26,6 +26,7 @@ use egui::{RichText, Stroke};
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod appearance;
 mod capture;
 mod dialogs;
 mod docs;
@@ -77,6 +78,8 @@ pub struct StudioApp {
     keys: keyboard::KeyboardState,
     /// The staged screenshot scene's progress (`--view video|storyboard`).
     screenshot_scene: Option<capture::SceneStage>,
+    /// Theme, UI scale and the first-run welcome.
+    appearance: appearance::AppearanceState,
 }
 
 impl StudioApp {
@@ -88,6 +91,7 @@ impl StudioApp {
         );
         let session_window = session.ui_memory().window;
         let screenshot_run = options.screenshot_to.is_some();
+        let appearance = appearance::AppearanceState::new(&session, screenshot_run);
         let mut app = Self {
             epoch: session.connection_epoch(),
             session,
@@ -113,6 +117,7 @@ impl StudioApp {
             chat: ChatState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
+            appearance,
         };
         let remembered = app
             .session
@@ -530,6 +535,7 @@ impl StudioApp {
             Action::CopyText { text, what } => self.copy_to_clipboard(ctx, &text, &what),
             Action::Quit => self.request_quit(ctx),
             Action::ShowShortcuts(open) => self.keys.shortcuts_open = open,
+            Action::Appearance(action) => self.apply_appearance(ctx, action),
             Action::SaveAs { url } => self.dialogs.open(DialogKind::SaveImage { url }),
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             Action::PickSourceVideo => self.dialogs.open(DialogKind::SourceVideo),
@@ -754,7 +760,7 @@ impl StudioApp {
         egui::CentralPanel::default()
             .frame(
                 egui::Frame::new()
-                    .fill(tokens::BG_APP)
+                    .fill(tokens::palette().bg_app)
                     .inner_margin(egui::Margin::symmetric(central_margin, 0)),
             )
             .show(ui, |ui| match self.view {
@@ -806,6 +812,7 @@ impl StudioApp {
         if self.keys.shortcuts_open {
             actions.extend(crate::ui::shortcuts::shortcuts_overlay_ui(&ctx));
         }
+        actions.extend(self.welcome_ui(&ctx));
         let over_dialog = self.viewer.is_open() || self.confirm.is_some();
         actions.extend(toasts::toasts_ui(&ctx, &self.toasts, over_dialog));
         actions
@@ -882,6 +889,7 @@ impl eframe::App for StudioApp {
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
+        self.appearance_frame(&ctx);
         self.textures.begin_frame();
         self.docs_frame(&ctx);
         self.create.form.normalize(&self.model);
@@ -993,7 +1001,7 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Acti
         ),
     };
     let response = egui::Modal::new(egui::Id::unique("confirm_dialog"))
-        .backdrop_color(tokens::SCRIM)
+        .backdrop_color(tokens::palette().scrim)
         .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
         .show(ctx, |ui| {
             ui.set_width(400.0);
@@ -1001,10 +1009,10 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Acti
                 RichText::new(title)
                     .size(tokens::TEXT_TITLE)
                     .strong()
-                    .color(tokens::TEXT),
+                    .color(tokens::palette().text),
             );
             ui.add_space(tokens::SPACE_XS);
-            ui.label(RichText::new(body).color(tokens::TEXT_MUTED));
+            ui.label(RichText::new(body).color(tokens::palette().text_muted));
             ui.add_space(tokens::SPACE_M);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let button = if matches!(
@@ -1046,12 +1054,12 @@ fn drop_overlay_ui(ctx: &egui::Context, library: bool) {
         egui::Order::Foreground,
         egui::Id::unique("drop_overlay"),
     ));
-    painter.rect_filled(rect, 0.0, tokens::SCRIM);
+    painter.rect_filled(rect, 0.0, tokens::palette().scrim);
     let inner = rect.shrink(tokens::SPACE_L);
     painter.rect_stroke(
         inner,
         egui::CornerRadius::same(tokens::RADIUS_L),
-        Stroke::new(2.0, tokens::ACCENT),
+        Stroke::new(2.0, tokens::palette().accent),
         egui::StrokeKind::Inside,
     );
     painter.text(
@@ -1059,13 +1067,13 @@ fn drop_overlay_ui(ctx: &egui::Context, library: bool) {
         egui::Align2::CENTER_CENTER,
         title,
         egui::FontId::proportional(22.0),
-        tokens::TEXT,
+        tokens::palette().text,
     );
     painter.text(
         rect.center() + egui::vec2(0.0, 16.0),
         egui::Align2::CENTER_CENTER,
         body,
         egui::FontId::proportional(13.5),
-        tokens::TEXT_MUTED,
+        tokens::palette().text_muted,
     );
 }

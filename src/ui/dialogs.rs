@@ -184,7 +184,7 @@ impl FileDialogs {
         let mut confirmed = false;
         let mut cancelled = false;
         let response = egui::Modal::new(egui::Id::unique("path_prompt"))
-            .backdrop_color(tokens::SCRIM)
+            .backdrop_color(tokens::palette().scrim)
             .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
             .show(ctx, |ui| {
                 ui.set_width(440.0);
@@ -192,7 +192,7 @@ impl FileDialogs {
                     RichText::new(prompt.kind.title())
                         .size(tokens::TEXT_TITLE)
                         .strong()
-                        .color(tokens::TEXT),
+                        .color(tokens::palette().text),
                 );
                 ui.add_space(tokens::SPACE_XS);
                 ui.label(
@@ -201,7 +201,7 @@ impl FileDialogs {
                         prompt.reason,
                         prompt.kind.alternative()
                     ))
-                    .color(tokens::TEXT_MUTED),
+                    .color(tokens::palette().text_muted),
                 );
                 ui.add_space(tokens::SPACE_S);
                 let hint = if prompt.kind.picks_folder() {

@@ -14,12 +14,12 @@ use egui::{Color32, CornerRadius, RichText, Role, Sense, Ui, Vec2, WidgetInfo};
 
 pub fn phase_color(phase: &JobPhase) -> Color32 {
     match phase {
-        JobPhase::Queued { .. } => tokens::TEXT_MUTED,
-        JobPhase::Submitting | JobPhase::Running { .. } => tokens::INFO,
-        JobPhase::Unconfirmed { .. } => tokens::WARNING,
-        JobPhase::Completed => tokens::SUCCESS,
-        JobPhase::Failed { .. } | JobPhase::Rejected { .. } => tokens::DANGER,
-        JobPhase::Cancelled => tokens::TEXT_FAINT,
+        JobPhase::Queued { .. } => tokens::palette().text_muted,
+        JobPhase::Submitting | JobPhase::Running { .. } => tokens::palette().info,
+        JobPhase::Unconfirmed { .. } => tokens::palette().warning,
+        JobPhase::Completed => tokens::palette().success,
+        JobPhase::Failed { .. } | JobPhase::Rejected { .. } => tokens::palette().danger,
+        JobPhase::Cancelled => tokens::palette().text_faint,
     }
 }
 
@@ -31,11 +31,11 @@ pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64)
             RichText::new("Jobs")
                 .size(tokens::TEXT_TITLE)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         let running = model.running_count();
         if running > 0 {
-            widgets::pill(ui, &format!("{running} running"), tokens::INFO);
+            widgets::pill(ui, &format!("{running} running"), tokens::palette().info);
         }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             if widgets::icon_button(ui, Icon::CollapseRight, "Hide job tray").clicked() {
@@ -48,11 +48,11 @@ pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64)
     if model.jobs.is_empty() {
         ui.add_space(tokens::SPACE_L);
         ui.vertical_centered(|ui| {
-            ui.label(RichText::new("No jobs yet").color(tokens::TEXT_MUTED));
+            ui.label(RichText::new("No jobs yet").color(tokens::palette().text_muted));
             ui.label(
                 RichText::new("Jobs you generate appear here with their progress and results.")
                     .size(12.5)
-                    .color(tokens::TEXT_FAINT),
+                    .color(tokens::palette().text_faint),
             );
         });
         return actions;
@@ -148,17 +148,17 @@ fn scene_rows_ui(ui: &mut Ui, job: &JobRecord) {
         ui.spacing_mut().item_spacing.y = 2.0;
         for (title, view) in scene_views(job) {
             let (state, color) = match view {
-                SceneView::Waiting => ("waiting".to_owned(), tokens::TEXT_FAINT),
-                SceneView::Running { percent } => (format!("{percent:.0} %"), tokens::INFO),
-                SceneView::Done { .. } => ("done".to_owned(), tokens::SUCCESS),
-                SceneView::Failed => ("failed".to_owned(), tokens::DANGER),
+                SceneView::Waiting => ("waiting".to_owned(), tokens::palette().text_faint),
+                SceneView::Running { percent } => (format!("{percent:.0} %"), tokens::palette().info),
+                SceneView::Done { .. } => ("done".to_owned(), tokens::palette().success),
+                SceneView::Failed => ("failed".to_owned(), tokens::palette().danger),
             };
             ui.horizontal(|ui| {
                 ui.add(
                     egui::Label::new(
                         RichText::new(format::excerpt(&title, 40))
                             .size(tokens::TEXT_SMALL)
-                            .color(tokens::TEXT_MUTED),
+                            .color(tokens::palette().text_muted),
                     )
                     .truncate(),
                 );
@@ -198,7 +198,7 @@ fn job_card_ui(
                     widgets::pill(ui, job.phase.label(), phase_color(&job.phase));
                     ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
                         ui.add(
-                            egui::Label::new(RichText::new(title).strong().color(tokens::TEXT))
+                            egui::Label::new(RichText::new(title).strong().color(tokens::palette().text))
                                 .truncate(),
                         )
                         .on_hover_text(prompt.clone());
@@ -221,7 +221,7 @@ fn job_card_ui(
                     now_ms,
                 ))
                 .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
             );
         }
         if matches!(job.phase, JobPhase::Running { .. } | JobPhase::Submitting) {
@@ -235,7 +235,7 @@ fn job_card_ui(
                     estimate_secs,
                 ))
                 .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
             );
         }
 
@@ -262,7 +262,7 @@ fn job_card_ui(
             ui.label(
                 RichText::new(meta)
                     .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_FAINT),
+                    .color(tokens::palette().text_faint),
             );
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 // Open is the thumbnails, Copy prompt and the unconfirmed pair live
@@ -289,7 +289,7 @@ fn job_card_ui(
         });
 
         if let Some(problem) = &job.poll_problem {
-            widgets::notice(ui, problem, tokens::WARNING);
+            widgets::notice(ui, problem, tokens::palette().warning);
         }
 
         match &job.phase {
@@ -299,25 +299,25 @@ fn job_card_ui(
                 } else {
                     failure.message.as_str()
                 };
-                ui.label(RichText::new(message).size(12.5).color(tokens::DANGER));
+                ui.label(RichText::new(message).size(12.5).color(tokens::palette().danger));
                 let (retry, color) = match failure.retryable {
-                    Some(true) => ("Retry is safe", tokens::TEXT_MUTED),
-                    Some(false) => ("Retry may not help", tokens::TEXT_MUTED),
-                    None => ("Whether a retry helps is unknown", tokens::TEXT_FAINT),
+                    Some(true) => ("Retry is safe", tokens::palette().text_muted),
+                    Some(false) => ("Retry may not help", tokens::palette().text_muted),
+                    None => ("Whether a retry helps is unknown", tokens::palette().text_faint),
                 };
                 ui.label(RichText::new(retry).size(tokens::TEXT_SMALL).color(color));
             }
             JobPhase::Rejected { error } => {
                 let (headline, note) = job_wording::rejected_text(error);
-                ui.label(RichText::new(headline).size(12.5).color(tokens::DANGER));
+                ui.label(RichText::new(headline).size(12.5).color(tokens::palette().danger));
                 ui.label(
                     RichText::new(note)
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_FAINT),
+                        .color(tokens::palette().text_faint),
                 );
             }
             JobPhase::Unconfirmed { note } => {
-                ui.label(RichText::new(note).size(12.5).color(tokens::WARNING));
+                ui.label(RichText::new(note).size(12.5).color(tokens::palette().warning));
                 ui.horizontal(|ui| {
                     let check = JobCommand::CheckAgain;
                     if ui.add(widgets::secondary_button(check.label())).clicked() {
@@ -338,7 +338,7 @@ fn job_card_ui(
                 egui::Label::new(
                     RichText::new(format::excerpt(answer, 140))
                         .size(12.5)
-                        .color(tokens::TEXT_MUTED),
+                        .color(tokens::palette().text_muted),
                 )
                 .wrap(),
             );
@@ -448,26 +448,26 @@ pub fn tray_strip_ui(ui: &mut Ui, model: &Model) -> Vec<Action> {
             painter.rect_filled(
                 rect,
                 CornerRadius::same(tokens::RADIUS_M),
-                tokens::BG_ELEVATED,
+                tokens::palette().bg_elevated,
             );
         }
         let color = if hovered {
-            tokens::TEXT
+            tokens::palette().text
         } else {
-            tokens::TEXT_MUTED
+            tokens::palette().text_muted
         };
         // The expand glyph: the collapse icon mirrored is not available, so a chevron.
         paint_icon(painter, rect.shrink(7.0), Icon::ChevronLeft, color);
         let running = model.running_count();
         if running > 0 {
             let center = egui::pos2(rect.right() - 3.0, rect.top() + 3.0);
-            painter.circle_filled(center, 8.0, tokens::ACCENT);
+            painter.circle_filled(center, 8.0, tokens::palette().accent);
             painter.text(
                 center,
                 egui::Align2::CENTER_CENTER,
                 running.min(99).to_string(),
                 egui::FontId::proportional(10.0),
-                tokens::ON_ACCENT,
+                tokens::palette().on_accent,
             );
         }
         let name = if running > 0 {

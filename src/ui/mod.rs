@@ -4,6 +4,7 @@
 //! and sends engine commands through the session. No panel does I/O.
 
 pub mod app;
+pub mod appearance;
 pub mod chat;
 pub mod clipboard;
 pub mod compose;
@@ -21,6 +22,7 @@ pub mod presets;
 pub mod result_tile;
 pub mod screenshot;
 pub mod settings;
+pub mod settings_appearance;
 pub mod shell;
 pub mod shortcuts;
 pub mod textures;
@@ -28,6 +30,7 @@ pub mod toasts;
 pub mod tokens;
 pub mod video;
 pub mod viewer;
+pub mod welcome;
 pub mod widgets;
 pub mod window;
 

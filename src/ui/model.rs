@@ -198,6 +198,8 @@ pub enum Action {
     Quit,
     /// Show or hide the keyboard shortcuts overlay.
     ShowShortcuts(bool),
+    /// Theme, UI scale and the first-run welcome (`ui::appearance`).
+    Appearance(crate::ui::appearance::AppearanceAction),
     /// Ask where to save `url` (dialog off the UI thread), then download it there.
     SaveAs {
         url: String,

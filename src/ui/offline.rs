@@ -41,7 +41,7 @@ pub fn unreachable_message(base_url: &str) -> String {
 pub fn load_error_ui(ui: &mut Ui, model: &Model, what: &str, error: &str) {
     match &model.service.unreachable {
         Some(unreachable) => unreachable_ui(ui, unreachable, error),
-        None => widgets::notice(ui, &format!("{what}: {error}"), tokens::WARNING),
+        None => widgets::notice(ui, &format!("{what}: {error}"), tokens::palette().warning),
     }
 }
 
@@ -59,7 +59,7 @@ fn unreachable_ui(ui: &mut Ui, unreachable: &Unreachable, raw_error: &str) {
             widgets::notice(
                 ui,
                 &unreachable_message(&unreachable.base_url),
-                tokens::WARNING,
+                tokens::palette().warning,
             );
             let retry = ui
                 .add(widgets::secondary_button("Retry").small())
@@ -74,7 +74,7 @@ fn unreachable_ui(ui: &mut Ui, unreachable: &Unreachable, raw_error: &str) {
                 ui.label(
                     RichText::new(raw_error)
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_FAINT),
+                        .color(tokens::palette().text_faint),
                 );
             });
     });

@@ -59,9 +59,9 @@ pub fn chip_ui(
 ) -> egui::Response {
     let font = egui::FontId::proportional(12.5);
     let color = if selected {
-        tokens::TEXT
+        tokens::palette().text
     } else {
-        tokens::TEXT_MUTED
+        tokens::palette().text_muted
     };
     let galley = ui.painter().layout_no_wrap(text.to_owned(), font, color);
     let thumb_side = 22.0;
@@ -80,11 +80,11 @@ pub fn chip_ui(
         let painter = ui.painter();
         let radius = CornerRadius::same(255);
         let (fill, stroke) = if selected {
-            (tokens::ACCENT_SOFT, Stroke::new(1.0, tokens::ACCENT))
+            (tokens::palette().accent_soft, Stroke::new(1.0, tokens::palette().accent))
         } else if response.hovered() {
-            (tokens::BG_HOVER, Stroke::new(1.0, tokens::BORDER_STRONG))
+            (tokens::palette().bg_hover, Stroke::new(1.0, tokens::palette().border_strong))
         } else {
-            (tokens::BG_ELEVATED, Stroke::new(1.0, tokens::BORDER))
+            (tokens::palette().bg_elevated, Stroke::new(1.0, tokens::palette().border))
         };
         painter.rect_filled(rect, radius, fill);
         painter.rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
@@ -101,7 +101,7 @@ pub fn chip_ui(
                         .paint_at(ui, thumb);
                 }
                 TextureLookup::Loading | TextureLookup::Failed(_) => {
-                    painter.circle_filled(thumb.center(), thumb_side / 2.0, tokens::TILE_GLYPH);
+                    painter.circle_filled(thumb.center(), thumb_side / 2.0, tokens::palette().tile_glyph);
                 }
             }
             x += thumb_space;
@@ -143,7 +143,7 @@ pub fn cinematic_rows_ui(
                 egui::Align2::LEFT_CENTER,
                 dimension_label(dimension),
                 egui::FontId::proportional(12.5),
-                tokens::TEXT_MUTED,
+                tokens::palette().text_muted,
             );
             ui.horizontal_wrapped(|ui| {
                 ui.spacing_mut().item_spacing = Vec2::new(6.0, 6.0);
@@ -214,7 +214,7 @@ pub fn presets_ui(
                         RichText::new("Cinematic presets")
                             .size(tokens::TEXT_HEADING)
                             .strong()
-                            .color(tokens::TEXT),
+                            .color(tokens::palette().text),
                     );
                     widgets::muted(
                         ui,
@@ -246,14 +246,14 @@ pub fn presets_ui(
                         RichText::new(dimension_label(dimension))
                             .size(tokens::TEXT_TITLE)
                             .strong()
-                            .color(tokens::TEXT),
+                            .color(tokens::palette().text),
                     );
                     let chosen_name = current
                         .and_then(|id| model.preset(dimension, id))
                         .map(|p| p.display_name().to_owned());
                     match chosen_name {
                         Some(name) => {
-                            widgets::pill(ui, &format!("Selected: {name}"), tokens::ACCENT);
+                            widgets::pill(ui, &format!("Selected: {name}"), tokens::palette().accent);
                             if ui
                                 .add(widgets::subtle_button("Reset to Auto"))
                                 .on_hover_text(chip_name(dimension, "Auto"))
@@ -266,7 +266,7 @@ pub fn presets_ui(
                             }
                         }
                         None => {
-                            widgets::pill(ui, "Auto", tokens::TEXT_FAINT);
+                            widgets::pill(ui, "Auto", tokens::palette().text_faint);
                         }
                     }
                 });
@@ -306,11 +306,11 @@ fn gallery_card_ui(
     if ui.is_rect_visible(rect) {
         let radius = CornerRadius::same(tokens::RADIUS_L);
         let (fill, stroke) = if selected {
-            (tokens::ACCENT_SOFT, Stroke::new(2.0, tokens::ACCENT))
+            (tokens::palette().accent_soft, Stroke::new(2.0, tokens::palette().accent))
         } else if response.hovered() {
-            (tokens::BG_ELEVATED, Stroke::new(1.0, tokens::BORDER_STRONG))
+            (tokens::palette().bg_elevated, Stroke::new(1.0, tokens::palette().border_strong))
         } else {
-            (tokens::BG_SURFACE, Stroke::new(1.0, tokens::BORDER))
+            (tokens::palette().bg_surface, Stroke::new(1.0, tokens::palette().border))
         };
         ui.painter().rect_filled(rect, radius, fill);
         let thumb_rect =
@@ -333,12 +333,12 @@ fn gallery_card_ui(
             }
             _ => {
                 ui.painter()
-                    .rect_filled(thumb_rect, thumb_radius, tokens::TILE_PLACEHOLDER);
+                    .rect_filled(thumb_rect, thumb_radius, tokens::palette().tile_placeholder);
                 crate::ui::icons::paint_icon(
                     ui.painter(),
                     egui::Rect::from_center_size(thumb_rect.center(), Vec2::splat(28.0)),
                     crate::ui::icons::Icon::Image,
-                    tokens::TILE_GLYPH,
+                    tokens::palette().tile_glyph,
                 );
             }
         }
@@ -349,12 +349,12 @@ fn gallery_card_ui(
             egui::Align2::LEFT_TOP,
             crate::ui::format::excerpt(preset.display_name(), 24),
             egui::FontId::proportional(tokens::TEXT_BODY),
-            tokens::TEXT,
+            tokens::palette().text,
         );
         let description = ui.painter().layout(
             preset.description.clone(),
             egui::FontId::proportional(tokens::TEXT_SMALL),
-            tokens::TEXT_MUTED,
+            tokens::palette().text_muted,
             width - 20.0,
         );
         let clip = egui::Rect::from_min_max(
@@ -363,7 +363,7 @@ fn gallery_card_ui(
         );
         ui.painter()
             .with_clip_rect(clip)
-            .galley(clip.min, description, tokens::TEXT_MUTED);
+            .galley(clip.min, description, tokens::palette().text_muted);
         ui.painter()
             .rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
         if selected {
@@ -372,12 +372,12 @@ fn gallery_card_ui(
                 Vec2::splat(22.0),
             );
             ui.painter()
-                .circle_filled(badge.center(), 11.0, tokens::ACCENT);
+                .circle_filled(badge.center(), 11.0, tokens::palette().accent);
             crate::ui::icons::paint_icon(
                 ui.painter(),
                 badge.shrink(5.0),
                 crate::ui::icons::Icon::Check,
-                tokens::ON_ACCENT,
+                tokens::palette().on_accent,
             );
         }
     }

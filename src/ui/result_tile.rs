@@ -190,7 +190,7 @@ pub fn result_tile_ui(
             }
             if tile.favourite {
                 let badge = Rect::from_min_size(rect.min + Vec2::splat(6.0), Vec2::splat(18.0));
-                paint_icon(ui.painter(), badge, Icon::Star, tokens::FAVOURITE);
+                paint_icon(ui.painter(), badge, Icon::Star, tokens::palette().favourite);
             }
         }
         let name = tile.name.to_owned();
@@ -244,11 +244,11 @@ fn paint_video_badges(
         painter.rect_filled(
             rect.shrink(1.0),
             CornerRadius::same(tokens::RADIUS_M),
-            tokens::TILE_PLACEHOLDER,
+            tokens::palette().tile_placeholder,
         );
     }
     let disc_radius = (rect.width() * 0.12).clamp(10.0, 26.0);
-    painter.circle_filled(rect.center(), disc_radius, tokens::TILE_SCRIM);
+    painter.circle_filled(rect.center(), disc_radius, tokens::palette().tile_scrim);
     paint_icon(
         painter,
         Rect::from_center_size(
@@ -256,7 +256,7 @@ fn paint_video_badges(
             Vec2::splat(disc_radius),
         ),
         Icon::Play,
-        tokens::TEXT,
+        tokens::palette().text,
     );
     let Some(text) = duration.and_then(crate::ui::video::time::duration_badge) else {
         return;
@@ -264,7 +264,7 @@ fn paint_video_badges(
     if rect.width() < 72.0 {
         return;
     }
-    let galley = painter.layout_no_wrap(text, egui::FontId::proportional(11.0), tokens::TEXT);
+    let galley = painter.layout_no_wrap(text, egui::FontId::proportional(11.0), tokens::palette().text);
     let badge = Rect::from_min_size(
         pos2(rect.left() + 6.0, rect.bottom() - 6.0 - 18.0),
         Vec2::new(galley.size().x + 10.0, 18.0),
@@ -272,12 +272,12 @@ fn paint_video_badges(
     painter.rect_filled(
         badge,
         CornerRadius::same(tokens::RADIUS_S),
-        tokens::TILE_SCRIM,
+        tokens::palette().tile_scrim,
     );
     painter.galley(
         pos2(badge.left() + 5.0, badge.center().y - galley.size().y / 2.0),
         galley,
-        tokens::TEXT,
+        tokens::palette().text,
     );
 }
 
@@ -307,7 +307,7 @@ pub fn tile_buttons_ui(ui: &mut Ui, tile: &ResultTile) -> Option<TileEvent> {
 fn paint_image(ui: &Ui, rect: Rect, lookup: &TextureLookup, fit: Fit, hovered: bool) {
     let painter = ui.painter();
     let radius = CornerRadius::same(tokens::RADIUS_M);
-    painter.rect_filled(rect, radius, tokens::TILE_PLACEHOLDER);
+    painter.rect_filled(rect, radius, tokens::palette().tile_placeholder);
     match lookup {
         TextureLookup::Ready(texture) => {
             let size = texture.size_vec2();
@@ -342,7 +342,7 @@ fn paint_image(ui: &Ui, rect: Rect, lookup: &TextureLookup, fit: Fit, hovered: b
         TextureLookup::Loading => {
             egui::Spinner::new()
                 .size(18.0)
-                .color(tokens::TEXT_FAINT)
+                .color(tokens::palette().text_faint)
                 .paint_at(ui, Rect::from_center_size(rect.center(), Vec2::splat(18.0)));
         }
         TextureLookup::Failed(_) => {
@@ -350,14 +350,14 @@ fn paint_image(ui: &Ui, rect: Rect, lookup: &TextureLookup, fit: Fit, hovered: b
                 painter,
                 Rect::from_center_size(rect.center(), Vec2::splat(28.0)),
                 Icon::BrokenImage,
-                tokens::TEXT_FAINT,
+                tokens::palette().text_faint,
             );
         }
     }
     let stroke = if hovered {
-        Stroke::new(1.5, tokens::ACCENT)
+        Stroke::new(1.5, tokens::palette().accent)
     } else {
-        Stroke::new(1.0, tokens::BORDER)
+        Stroke::new(1.0, tokens::palette().border)
     };
     painter.rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
 }

@@ -23,6 +23,7 @@ pub struct SettingsSnapshot {
     pub data_dir: String,
     pub cache_dir: String,
     pub log_dir: String,
+    pub appearance: crate::settings::Appearance,
 }
 
 impl SettingsSnapshot {
@@ -45,6 +46,7 @@ impl SettingsSnapshot {
             data_dir: paths.data_dir.display().to_string(),
             cache_dir: paths.cache_dir.display().to_string(),
             log_dir: paths.log_dir.display().to_string(),
+            appearance: settings.appearance,
         }
     }
 }
@@ -121,7 +123,7 @@ pub fn settings_ui(
                         RichText::new("Settings")
                             .size(tokens::TEXT_HEADING)
                             .strong()
-                            .color(tokens::TEXT),
+                            .color(tokens::palette().text),
                     );
                     widgets::muted(ui, "Choose which Generation Service the studio talks to.");
                     ui.add_space(tokens::SPACE_M);
@@ -132,12 +134,13 @@ pub fn settings_ui(
                         ui.add_space(tokens::SPACE_S);
                     }
                     if let Some(note) = &form.saved_note {
-                        ui.label(RichText::new(note).size(12.5).color(tokens::SUCCESS));
+                        ui.label(RichText::new(note).size(12.5).color(tokens::palette().success));
                     }
                     ui.add_space(tokens::SPACE_S);
                     add_profile_ui(ui, form, &mut actions);
                     ui.add_space(tokens::SPACE_L);
                     storage_ui(ui, snapshot);
+                    super::settings_appearance::appearance_section_ui(ui, snapshot.appearance, &mut actions);
                     ui.add_space(tokens::SPACE_XL);
                 });
             });
@@ -154,7 +157,7 @@ fn profile_card_ui(
 ) {
     let active = profile.id == snapshot.active_profile_id;
     let frame = if active {
-        tokens::card_frame().stroke(Stroke::new(1.0, tokens::ACCENT))
+        tokens::card_frame().stroke(Stroke::new(1.0, tokens::palette().accent))
     } else {
         tokens::card_frame()
     };
@@ -165,7 +168,7 @@ fn profile_card_ui(
                 actions.push(Action::ActivateProfile(profile.id.clone()));
             }
             if active {
-                widgets::pill(ui, "active", tokens::SUCCESS);
+                widgets::pill(ui, "active", tokens::palette().success);
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if !profile.is_local_sandbox() {
@@ -218,9 +221,9 @@ fn profile_card_ui(
                 format!("{base_url}  ·  key {key}")
             }
         };
-        ui.label(RichText::new(detail).size(12.5).color(tokens::TEXT_MUTED));
+        ui.label(RichText::new(detail).size(12.5).color(tokens::palette().text_muted));
         if let Some(error) = snapshot.connection_error.as_ref().filter(|_| active) {
-            ui.label(RichText::new(error).size(12.5).color(tokens::DANGER));
+            ui.label(RichText::new(error).size(12.5).color(tokens::palette().danger));
         }
         if let Some(error) = form.profile_errors.get(&profile.id) {
             widgets::field_error(ui, error);
@@ -268,7 +271,7 @@ fn profile_fields_ui(ui: &mut Ui, form: &mut ProfileForm, editing: bool) -> (boo
     ui.label(
         RichText::new("The service's address ending in /api; it is added if missing.")
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_FAINT),
+            .color(tokens::palette().text_faint),
     );
     if let Some(error) = form.error_for(ProfileField::BaseUrl) {
         widgets::field_error(ui, error);
@@ -312,7 +315,7 @@ fn add_profile_ui(ui: &mut Ui, form: &mut SettingsForm, actions: &mut Vec<Action
             RichText::new("Add remote service")
                 .size(tokens::TEXT_TITLE)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         ui.add_space(tokens::SPACE_XS);
         let (save, cancel) = profile_fields_ui(ui, &mut form.add, false);
@@ -344,13 +347,13 @@ fn storage_ui(ui: &mut Ui, snapshot: &SettingsSnapshot) {
                     ui.label(
                         RichText::new(key)
                             .size(tokens::TEXT_SMALL)
-                            .color(tokens::TEXT_FAINT),
+                            .color(tokens::palette().text_faint),
                     );
                     ui.add(
                         egui::Label::new(
                             RichText::new(value.as_str())
                                 .monospace()
-                                .color(tokens::TEXT_MUTED),
+                                .color(tokens::palette().text_muted),
                         )
                         .wrap(),
                     );

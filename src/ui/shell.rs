@@ -13,13 +13,13 @@ pub fn rail_ui(ui: &mut Ui, current: View, running_jobs: usize) -> Vec<Action> {
         // Monogram.
         let (rect, _) = ui.allocate_exact_size(Vec2::splat(36.0), Sense::hover());
         ui.painter()
-            .rect_filled(rect, CornerRadius::same(tokens::RADIUS_M), tokens::ACCENT);
+            .rect_filled(rect, CornerRadius::same(tokens::RADIUS_M), tokens::palette().accent);
         ui.painter().text(
             rect.center(),
             egui::Align2::CENTER_CENTER,
             "F",
             egui::FontId::proportional(20.0),
-            tokens::ON_ACCENT,
+            tokens::palette().on_accent,
         );
     });
     ui.add_space(tokens::SPACE_L);
@@ -52,21 +52,21 @@ fn rail_item_ui(ui: &mut Ui, view: View, selected: bool, badge: Option<usize>) -
         let painter = ui.painter();
         let radius = CornerRadius::same(tokens::RADIUS_M);
         if selected {
-            painter.rect_filled(rect, radius, tokens::ACCENT_SOFT);
+            painter.rect_filled(rect, radius, tokens::palette().accent_soft);
             let bar = egui::Rect::from_min_size(
                 egui::pos2(rect.left() - tokens::SPACE_S + 1.0, rect.top() + 14.0),
                 Vec2::new(3.0, rect.height() - 28.0),
             );
-            painter.rect_filled(bar, CornerRadius::same(2), tokens::ACCENT);
+            painter.rect_filled(bar, CornerRadius::same(2), tokens::palette().accent);
         } else if response.hovered() {
-            painter.rect_filled(rect, radius, tokens::BG_ELEVATED);
+            painter.rect_filled(rect, radius, tokens::palette().bg_elevated);
         }
         let color = if selected {
-            tokens::ACCENT_HOVER
+            tokens::palette().accent_hover
         } else if response.hovered() {
-            tokens::TEXT
+            tokens::palette().text
         } else {
-            tokens::TEXT_MUTED
+            tokens::palette().text_muted
         };
         let icon_rect = egui::Rect::from_center_size(
             egui::pos2(rect.center().x, rect.top() + 21.0),
@@ -78,17 +78,17 @@ fn rail_item_ui(ui: &mut Ui, view: View, selected: bool, badge: Option<usize>) -
             egui::Align2::CENTER_CENTER,
             view.label(),
             egui::FontId::proportional(11.5),
-            if selected { tokens::TEXT } else { color },
+            if selected { tokens::palette().text } else { color },
         );
         if let Some(count) = badge {
             let center = egui::pos2(rect.center().x + 16.0, rect.top() + 10.0);
-            painter.circle_filled(center, 8.0, tokens::ACCENT);
+            painter.circle_filled(center, 8.0, tokens::palette().accent);
             painter.text(
                 center,
                 egui::Align2::CENTER_CENTER,
                 count.min(99).to_string(),
                 egui::FontId::proportional(10.0),
-                tokens::ON_ACCENT,
+                tokens::palette().on_accent,
             );
         }
     }
@@ -112,31 +112,31 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
         ui.spacing_mut().item_spacing.x = tokens::SPACE_S;
         let offline = model.service.unreachable.as_ref();
         let (dot_color, connected) = match info.connection_error {
-            Some(_) => (tokens::DANGER, false),
-            None if offline.is_some() => (tokens::DANGER, false),
+            Some(_) => (tokens::palette().danger, false),
+            None if offline.is_some() => (tokens::palette().danger, false),
             None if model.catalog.is_loaded() || model.credits.is_loaded() => {
-                (tokens::SUCCESS, true)
+                (tokens::palette().success, true)
             }
-            None => (tokens::WARNING, false),
+            None => (tokens::palette().warning, false),
         };
         let (rect, _) = ui.allocate_exact_size(Vec2::splat(8.0), Sense::hover());
         ui.painter().circle_filled(rect.center(), 4.0, dot_color);
-        ui.label(small(info.service_label.to_owned(), tokens::TEXT_MUTED))
+        ui.label(small(info.service_label.to_owned(), tokens::palette().text_muted))
             .on_hover_text(match (offline, connected) {
                 (Some(_), _) => "Not answering",
                 (None, true) => "Connected",
                 (None, false) => "Connecting…",
             });
         if let Some(error) = info.connection_error {
-            ui.label(small(error.to_owned(), tokens::DANGER));
+            ui.label(small(error.to_owned(), tokens::palette().danger));
         } else if let Some(unreachable) = offline {
-            ui.label(small("Offline — retrying".to_owned(), tokens::DANGER))
+            ui.label(small("Offline — retrying".to_owned(), tokens::palette().danger))
                 .on_hover_text(format!(
                     "Can't reach {}\n{}",
                     unreachable.base_url, unreachable.error
                 ));
             let retry = ui.add(
-                egui::Button::new(small("Retry".to_owned(), tokens::TEXT))
+                egui::Button::new(small("Retry".to_owned(), tokens::palette().text))
                     .min_size(Vec2::new(0.0, 20.0)),
             );
             if retry
@@ -149,7 +149,7 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
         separator(ui);
         ui.label(small(
             format!("Project: {}", info.project_name.unwrap_or("–")),
-            tokens::TEXT_MUTED,
+            tokens::palette().text_muted,
         ));
         separator(ui);
         let credits = match model.credits.value.as_ref().and_then(|c| c.spendable()) {
@@ -157,15 +157,15 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
             None if model.credits.error.is_some() => "credits unavailable".to_owned(),
             None => "credits …".to_owned(),
         };
-        ui.label(small(credits, tokens::TEXT_MUTED));
+        ui.label(small(credits, tokens::palette().text_muted));
         separator(ui);
         let running = model.running_count();
         ui.label(small(
             format!("{running} running"),
             if running > 0 {
-                tokens::INFO
+                tokens::palette().info
             } else {
-                tokens::TEXT_MUTED
+                tokens::palette().text_muted
             },
         ));
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -176,7 +176,7 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
                 format!("Show jobs ({count})")
             };
             let response = ui.add(
-                egui::Button::new(small(text, tokens::TEXT_MUTED))
+                egui::Button::new(small(text, tokens::palette().text_muted))
                     .frame_when_inactive(false)
                     .min_size(Vec2::new(0.0, 20.0)),
             );
@@ -189,5 +189,5 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
 }
 
 fn separator(ui: &mut Ui) {
-    ui.label(RichText::new("·").size(12.0).color(tokens::TEXT_FAINT));
+    ui.label(RichText::new("·").size(12.0).color(tokens::palette().text_faint));
 }

@@ -33,6 +33,8 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
                 "Create, Library, Palettes, Presets, Docs, Chat, Settings",
             ),
             s("Ctrl+Q", "Quit (running jobs resume next time)"),
+            s("Ctrl+= / Ctrl+-", "Bigger / smaller (UI scale)"),
+            s("Ctrl+0", "UI scale back to 100 %"),
             s("F1 or ?", "Show these shortcuts"),
             s("Tab / Shift+Tab", "Move the keyboard focus"),
             s("Space or Enter", "Press the focused button"),
@@ -207,7 +209,7 @@ pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
     let mut actions = Vec::new();
     let max_height = (ctx.content_rect().height() - 120.0).max(240.0);
     let response = egui::Modal::new(egui::Id::unique("shortcuts_overlay"))
-        .backdrop_color(tokens::SCRIM)
+        .backdrop_color(tokens::palette().scrim)
         .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
         .show(ctx, |ui| {
             // Two columns when there is room, so every group is in sight without scrolling.
@@ -219,11 +221,16 @@ pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
                     RichText::new("Keyboard shortcuts")
                         .size(tokens::TEXT_TITLE)
                         .strong()
-                        .color(tokens::TEXT),
+                        .color(tokens::palette().text),
                 );
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui.add(widgets::secondary_button("Close")).clicked() {
                         actions.push(Action::ShowShortcuts(false));
+                    }
+                    if ui.add(widgets::subtle_button("Show welcome")).clicked() {
+                        actions.push(Action::Appearance(
+                            crate::ui::appearance::AppearanceAction::ShowWelcome,
+                        ));
                     }
                 });
             });
@@ -265,9 +272,9 @@ fn group_ui(ui: &mut egui::Ui, group: &ShortcutGroup) {
         .spacing(egui::vec2(tokens::SPACE_M, tokens::SPACE_XS))
         .show(ui, |ui| {
             for shortcut in group.shortcuts {
-                ui.label(RichText::new(shortcut.keys).monospace().color(tokens::TEXT));
+                ui.label(RichText::new(shortcut.keys).monospace().color(tokens::palette().text));
                 ui.add(
-                    egui::Label::new(RichText::new(shortcut.does).color(tokens::TEXT_MUTED)).wrap(),
+                    egui::Label::new(RichText::new(shortcut.does).color(tokens::palette().text_muted)).wrap(),
                 );
                 ui.end_row();
             }

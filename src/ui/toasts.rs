@@ -29,9 +29,9 @@ pub enum ToastKind {
 impl ToastKind {
     fn color(self) -> Color32 {
         match self {
-            ToastKind::Info => tokens::INFO,
-            ToastKind::Success => tokens::SUCCESS,
-            ToastKind::Error => tokens::DANGER,
+            ToastKind::Info => tokens::palette().info,
+            ToastKind::Success => tokens::palette().success,
+            ToastKind::Error => tokens::palette().danger,
         }
     }
 }
@@ -234,8 +234,8 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec
             ui.set_max_width(TOAST_WIDTH);
             for toast in toasts.items().iter().rev() {
                 egui::Frame::new()
-                    .fill(tokens::BG_ELEVATED)
-                    .stroke(Stroke::new(1.0, tokens::BORDER_STRONG))
+                    .fill(tokens::palette().bg_elevated)
+                    .stroke(Stroke::new(1.0, tokens::palette().border_strong))
                     .corner_radius(CornerRadius::same(tokens::RADIUS_M))
                     .inner_margin(egui::Margin::symmetric(12, 8))
                     .shadow(ctx.global_style().visuals.popup_shadow)
@@ -257,7 +257,7 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec
                                 ui.set_min_width(text_width);
                                 ui.add(
                                     egui::Label::new(
-                                        RichText::new(&toast.text).color(tokens::TEXT),
+                                        RichText::new(&toast.text).color(tokens::palette().text),
                                     )
                                     .wrap(),
                                 );
@@ -268,7 +268,7 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec
                                         egui::Button::new(
                                             RichText::new(label)
                                                 .strong()
-                                                .color(tokens::ACCENT_HOVER),
+                                                .color(tokens::palette().accent_hover),
                                         )
                                         .frame_when_inactive(false),
                                     )

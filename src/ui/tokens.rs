@@ -2,71 +2,178 @@
 //! plus [`apply_theme`], which turns them into an egui `Style`, and the keyboard focus
 //! ring. Panels take colours from here, never from literals.
 //!
-//! Contrast (WCAG AA, dark theme): text colours are at least 4.5:1 on every background
-//! they sit on, control borders, the accent and selection fills at least 3:1; the unit
-//! test at the bottom computes every pair the theme uses.
+//! Two palettes, [`DARK`] and [`LIGHT`], with the same roles; [`palette()`] is the one
+//! being drawn. Contrast (WCAG AA, both themes): text colours are at least 4.5:1 on every
+//! background they sit on, control borders, the accent and selection fills at least 3:1;
+//! the unit tests at the bottom compute every pair each theme uses.
 
 use egui::{Color32, CornerRadius, FontFamily, FontId, Margin, Stroke, TextStyle, Vec2};
 
 // ---- colours -------------------------------------------------------------------------
 
-/// Window background behind everything (central area).
-pub const BG_APP: Color32 = Color32::from_rgb(0x10, 0x12, 0x17);
-/// Side panels: rail, tray, status bar.
-pub const BG_PANEL: Color32 = Color32::from_rgb(0x15, 0x18, 0x1f);
-/// Cards and grouped sections.
-pub const BG_SURFACE: Color32 = Color32::from_rgb(0x1b, 0x1f, 0x28);
-/// Inputs, hovered rows, the inside of cards.
-pub const BG_ELEVATED: Color32 = Color32::from_rgb(0x23, 0x28, 0x33);
-/// Hovered inputs and buttons.
-pub const BG_HOVER: Color32 = Color32::from_rgb(0x2b, 0x31, 0x3e);
-/// Hairlines between regions and around cards.
-pub const BORDER: Color32 = Color32::from_rgb(0x2a, 0x30, 0x3c);
-/// Outline of controls (buttons, inputs, dialogs): 3:1 against the backgrounds around them.
-pub const BORDER_STRONG: Color32 = Color32::from_rgb(0x6b, 0x73, 0x83);
-/// Outline of a hovered control.
-pub const BORDER_HOVER: Color32 = Color32::from_rgb(0x8a, 0x93, 0xa3);
+/// Every colour of one theme. Panels read the active one with [`palette()`]; egui's own
+/// widgets get the same colours through the `Visuals` built by [`apply_theme`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Palette {
+    /// Window background behind everything (central area).
+    pub bg_app: Color32,
+    /// Side panels: rail, tray, status bar.
+    pub bg_panel: Color32,
+    /// Cards and grouped sections.
+    pub bg_surface: Color32,
+    /// Inputs, hovered rows, the inside of cards.
+    pub bg_elevated: Color32,
+    /// Hovered inputs and buttons.
+    pub bg_hover: Color32,
+    /// Hairlines between regions and around cards.
+    pub border: Color32,
+    /// Outline of controls (buttons, inputs, dialogs): 3:1 against the backgrounds around them.
+    pub border_strong: Color32,
+    /// Outline of a hovered control.
+    pub border_hover: Color32,
 
-pub const TEXT: Color32 = Color32::from_rgb(0xe6, 0xe8, 0xee);
-pub const TEXT_MUTED: Color32 = Color32::from_rgb(0x9a, 0xa3, 0xb2);
-/// Hints and small print: still 4.5:1 on inputs.
-pub const TEXT_FAINT: Color32 = Color32::from_rgb(0x8a, 0x93, 0xa3);
+    pub text: Color32,
+    pub text_muted: Color32,
+    /// Hints and small print: still 4.5:1 on inputs.
+    pub text_faint: Color32,
 
-/// Primary actions, selection, focus (a fill under white text, and a stroke).
-pub const ACCENT: Color32 = Color32::from_rgb(0x54, 0x68, 0xe0);
-/// Accent-coloured text and links (lighter, for text on dark backgrounds).
-pub const ACCENT_HOVER: Color32 = Color32::from_rgb(0x86, 0x99, 0xff);
-/// Selected buttons and selected text: white on it.
-pub const ACCENT_PRESSED: Color32 = Color32::from_rgb(0x46, 0x59, 0xc9);
-/// The keyboard focus ring.
-pub const FOCUS_RING: Color32 = Color32::from_rgb(0xa8, 0xb6, 0xff);
-/// Accent at low opacity: selected rail item, selected chip background.
-pub const ACCENT_SOFT: Color32 = Color32::from_rgba_premultiplied(0x1c, 0x22, 0x40, 0xff);
-/// Text on an accent fill.
-pub const ON_ACCENT: Color32 = Color32::from_rgb(0xff, 0xff, 0xff);
+    /// Primary actions, selection, focus (a fill under white text, and a stroke).
+    pub accent: Color32,
+    /// Accent-coloured text and links (readable on every background of the theme).
+    pub accent_hover: Color32,
+    /// Selected buttons and selected text: white on it.
+    pub accent_pressed: Color32,
+    /// The keyboard focus ring.
+    pub focus_ring: Color32,
+    /// A faint accent: selected rail item, selected chip background (body text on it).
+    pub accent_soft: Color32,
+    /// Text on an accent fill.
+    pub on_accent: Color32,
 
-pub const SUCCESS: Color32 = Color32::from_rgb(0x4c, 0xc3, 0x8a);
-pub const WARNING: Color32 = Color32::from_rgb(0xe5, 0xa5, 0x4b);
-pub const DANGER: Color32 = Color32::from_rgb(0xf0, 0x6a, 0x6a);
-/// Fill of destructive buttons (white text on it).
-pub const DANGER_FILL: Color32 = Color32::from_rgb(0xc9, 0x3f, 0x3f);
-pub const INFO: Color32 = Color32::from_rgb(0x5f, 0xb3, 0xf9);
+    pub success: Color32,
+    pub warning: Color32,
+    pub danger: Color32,
+    /// Fill of destructive buttons (white text on it).
+    pub danger_fill: Color32,
+    /// Background of an input whose value is refused (body text on it).
+    pub danger_soft: Color32,
+    pub info: Color32,
 
-/// Library tiles: the frame behind a thumbnail, a tile whose page is not loaded yet, the
-/// glyph on a tile without a thumbnail, and the dark chip behind badges.
-pub const TILE_BG: Color32 = Color32::from_rgb(0x1a, 0x1e, 0x26);
-pub const TILE_PLACEHOLDER: Color32 = Color32::from_rgb(0x17, 0x1a, 0x21);
-pub const TILE_GLYPH: Color32 = Color32::from_rgb(0x3a, 0x41, 0x4f);
-pub const TILE_SCRIM: Color32 = Color32::from_rgba_premultiplied(0x08, 0x09, 0x0c, 0xb8);
-/// Overlay on a selected tile.
-pub const SELECTION_TINT: Color32 = Color32::from_rgba_premultiplied(0x1a, 0x20, 0x3c, 0x50);
-/// The favourite star.
-pub const FAVOURITE: Color32 = Color32::from_rgb(0xf5, 0xc5, 0x42);
-/// A folder without a colour (the service's default).
-pub const FOLDER_DEFAULT: Color32 = Color32::from_rgb(0x3b, 0x82, 0xf6);
+    /// Library tiles: the frame behind a thumbnail, a tile whose page is not loaded yet,
+    /// the glyph on a tile without a thumbnail, and the chip behind badges on images
+    /// (translucent; `text` is readable on it over any image).
+    pub tile_bg: Color32,
+    pub tile_placeholder: Color32,
+    pub tile_glyph: Color32,
+    pub tile_scrim: Color32,
+    /// Overlay on a selected tile.
+    pub selection_tint: Color32,
+    /// The favourite star.
+    pub favourite: Color32,
+    /// A folder without a colour (the service's default).
+    pub folder_default: Color32,
 
-/// Background of the drop overlay and modal backdrops.
-pub const SCRIM: Color32 = Color32::from_rgba_premultiplied(0x06, 0x07, 0x0a, 0xd0);
+    /// Background of the drop overlay and modal backdrops (`text` is readable on it).
+    pub scrim: Color32,
+}
+
+/// The dark theme (the studio's original look).
+pub const DARK: Palette = Palette {
+    bg_app: Color32::from_rgb(0x10, 0x12, 0x17),
+    bg_panel: Color32::from_rgb(0x15, 0x18, 0x1f),
+    bg_surface: Color32::from_rgb(0x1b, 0x1f, 0x28),
+    bg_elevated: Color32::from_rgb(0x23, 0x28, 0x33),
+    bg_hover: Color32::from_rgb(0x2b, 0x31, 0x3e),
+    border: Color32::from_rgb(0x2a, 0x30, 0x3c),
+    border_strong: Color32::from_rgb(0x6b, 0x73, 0x83),
+    border_hover: Color32::from_rgb(0x8a, 0x93, 0xa3),
+    text: Color32::from_rgb(0xe6, 0xe8, 0xee),
+    text_muted: Color32::from_rgb(0x9a, 0xa3, 0xb2),
+    text_faint: Color32::from_rgb(0x8a, 0x93, 0xa3),
+    accent: Color32::from_rgb(0x54, 0x68, 0xe0),
+    accent_hover: Color32::from_rgb(0x86, 0x99, 0xff),
+    accent_pressed: Color32::from_rgb(0x46, 0x59, 0xc9),
+    focus_ring: Color32::from_rgb(0xa8, 0xb6, 0xff),
+    accent_soft: Color32::from_rgba_premultiplied(0x1c, 0x22, 0x40, 0xff),
+    on_accent: Color32::from_rgb(0xff, 0xff, 0xff),
+    success: Color32::from_rgb(0x4c, 0xc3, 0x8a),
+    warning: Color32::from_rgb(0xe5, 0xa5, 0x4b),
+    danger: Color32::from_rgb(0xf0, 0x6a, 0x6a),
+    danger_fill: Color32::from_rgb(0xc9, 0x3f, 0x3f),
+    danger_soft: Color32::from_rgb(0x2c, 0x1c, 0x20),
+    info: Color32::from_rgb(0x5f, 0xb3, 0xf9),
+    tile_bg: Color32::from_rgb(0x1a, 0x1e, 0x26),
+    tile_placeholder: Color32::from_rgb(0x17, 0x1a, 0x21),
+    tile_glyph: Color32::from_rgb(0x3a, 0x41, 0x4f),
+    tile_scrim: Color32::from_rgba_premultiplied(0x08, 0x09, 0x0c, 0xb8),
+    selection_tint: Color32::from_rgba_premultiplied(0x1a, 0x20, 0x3c, 0x50),
+    favourite: Color32::from_rgb(0xf5, 0xc5, 0x42),
+    folder_default: Color32::from_rgb(0x3b, 0x82, 0xf6),
+    scrim: Color32::from_rgba_premultiplied(0x06, 0x07, 0x0a, 0xd0),
+};
+
+/// The light theme: the same roles, dark text on near-white surfaces, and status colours
+/// deepened until they read as text on every light background.
+pub const LIGHT: Palette = Palette {
+    bg_app: Color32::from_rgb(0xf4, 0xf5, 0xf8),
+    bg_panel: Color32::from_rgb(0xea, 0xec, 0xf1),
+    bg_surface: Color32::from_rgb(0xff, 0xff, 0xff),
+    bg_elevated: Color32::from_rgb(0xf0, 0xf2, 0xf6),
+    bg_hover: Color32::from_rgb(0xe2, 0xe6, 0xee),
+    border: Color32::from_rgb(0xd3, 0xd8, 0xe1),
+    border_strong: Color32::from_rgb(0x7b, 0x83, 0x93),
+    border_hover: Color32::from_rgb(0x5a, 0x62, 0x72),
+    text: Color32::from_rgb(0x17, 0x1a, 0x21),
+    text_muted: Color32::from_rgb(0x47, 0x4f, 0x5e),
+    text_faint: Color32::from_rgb(0x56, 0x5e, 0x6d),
+    accent: Color32::from_rgb(0x45, 0x57, 0xd6),
+    accent_hover: Color32::from_rgb(0x33, 0x43, 0xbb),
+    accent_pressed: Color32::from_rgb(0x3a, 0x4a, 0xc2),
+    focus_ring: Color32::from_rgb(0x3a, 0x4a, 0xc2),
+    accent_soft: Color32::from_rgb(0xdf, 0xe4, 0xfc),
+    on_accent: Color32::from_rgb(0xff, 0xff, 0xff),
+    success: Color32::from_rgb(0x14, 0x6c, 0x40),
+    warning: Color32::from_rgb(0x85, 0x55, 0x00),
+    danger: Color32::from_rgb(0xb4, 0x26, 0x26),
+    danger_fill: Color32::from_rgb(0xb8, 0x30, 0x30),
+    danger_soft: Color32::from_rgb(0xfc, 0xe9, 0xea),
+    info: Color32::from_rgb(0x17, 0x62, 0xa8),
+    tile_bg: Color32::from_rgb(0xe4, 0xe7, 0xed),
+    tile_placeholder: Color32::from_rgb(0xec, 0xee, 0xf2),
+    tile_glyph: Color32::from_rgb(0xa9, 0xb0, 0xbd),
+    tile_scrim: Color32::from_rgba_premultiplied(0xe6, 0xe8, 0xec, 0xe6),
+    selection_tint: Color32::from_rgba_premultiplied(0x22, 0x2c, 0x6b, 0x30),
+    favourite: Color32::from_rgb(0x85, 0x55, 0x00),
+    folder_default: Color32::from_rgb(0x25, 0x63, 0xeb),
+    scrim: Color32::from_rgba_premultiplied(0xd9, 0xdb, 0xe0, 0xe0),
+};
+
+impl Palette {
+    pub fn of(theme: egui::Theme) -> &'static Palette {
+        match theme {
+            egui::Theme::Dark => &DARK,
+            egui::Theme::Light => &LIGHT,
+        }
+    }
+}
+
+thread_local! {
+    /// The palette of the frame being drawn on this (the UI) thread. Set from the
+    /// context's theme at the start of every frame by [`use_theme_of`], so panels read
+    /// colours without a context at hand and a theme switch shows on the next frame.
+    static ACTIVE: std::cell::Cell<&'static Palette> = const { std::cell::Cell::new(&DARK) };
+}
+
+/// The active theme's colours (dark until [`use_theme_of`] says otherwise).
+pub fn palette() -> &'static Palette {
+    ACTIVE.with(std::cell::Cell::get)
+}
+
+/// Makes [`palette()`] follow `ctx`'s current theme. Call at the start of each frame.
+pub fn use_theme_of(ctx: &egui::Context) {
+    let palette = Palette::of(ctx.theme());
+    ACTIVE.with(|active| active.set(palette));
+}
 
 // ---- spacing (8 px grid) -------------------------------------------------------------
 
@@ -113,8 +220,8 @@ pub fn card_margin() -> Margin {
 /// A rounded card: the surface every job, profile and section sits on.
 pub fn card_frame() -> egui::Frame {
     egui::Frame::new()
-        .fill(BG_SURFACE)
-        .stroke(Stroke::new(1.0, BORDER))
+        .fill(palette().bg_surface)
+        .stroke(Stroke::new(1.0, palette().border))
         .corner_radius(CornerRadius::same(RADIUS_L))
         .inner_margin(card_margin())
 }
@@ -122,14 +229,23 @@ pub fn card_frame() -> egui::Frame {
 /// The shell's side panels (rail, status bar, job tray): panel fill with a hairline border.
 pub fn panel_frame() -> egui::Frame {
     egui::Frame::new()
-        .fill(BG_PANEL)
-        .stroke(Stroke::new(1.0, BORDER))
+        .fill(palette().bg_panel)
+        .stroke(Stroke::new(1.0, palette().border))
 }
 
-/// Turn the tokens into egui's dark style. Call once at startup.
+/// Turn the tokens into egui's dark and light styles. Call once at startup; which of the
+/// two is shown follows `ctx`'s theme preference (see `ui::appearance`).
 pub fn apply_theme(ctx: &egui::Context) {
-    ctx.set_theme(egui::Theme::Dark);
-    ctx.style_mut_of(egui::Theme::Dark, |style| {
+    for theme in [egui::Theme::Dark, egui::Theme::Light] {
+        ctx.style_mut_of(theme, |style| style_from(style, theme));
+    }
+    use_theme_of(ctx);
+}
+
+fn style_from(style: &mut egui::Style, theme: egui::Theme) {
+    let p = Palette::of(theme);
+    let dark = theme == egui::Theme::Dark;
+    {
         style.text_styles = [
             (
                 TextStyle::Small,
@@ -164,72 +280,72 @@ pub fn apply_theme(ctx: &egui::Context) {
         spacing.icon_spacing = 6.0;
 
         let v = &mut style.visuals;
-        v.dark_mode = true;
+        v.dark_mode = dark;
         v.override_text_color = None;
-        v.panel_fill = BG_APP;
-        v.window_fill = BG_SURFACE;
-        v.window_stroke = Stroke::new(1.0, BORDER_STRONG);
+        v.panel_fill = p.bg_app;
+        v.window_fill = p.bg_surface;
+        v.window_stroke = Stroke::new(1.0, p.border_strong);
         v.window_corner_radius = CornerRadius::same(RADIUS_L);
         v.menu_corner_radius = CornerRadius::same(RADIUS_M);
         v.window_shadow = egui::Shadow {
             offset: [0, 8],
             blur: 28,
             spread: 0,
-            color: Color32::from_black_alpha(120),
+            color: Color32::from_black_alpha(if dark { 120 } else { 40 }),
         };
         v.popup_shadow = egui::Shadow {
             offset: [0, 4],
             blur: 16,
             spread: 0,
-            color: Color32::from_black_alpha(110),
+            color: Color32::from_black_alpha(if dark { 110 } else { 36 }),
         };
-        v.faint_bg_color = BG_SURFACE;
-        v.extreme_bg_color = BG_ELEVATED;
-        v.text_edit_bg_color = Some(BG_ELEVATED);
-        v.code_bg_color = BG_ELEVATED;
-        v.hyperlink_color = ACCENT_HOVER;
-        v.warn_fg_color = WARNING;
-        v.error_fg_color = DANGER;
+        v.faint_bg_color = p.bg_surface;
+        v.extreme_bg_color = p.bg_elevated;
+        v.text_edit_bg_color = Some(p.bg_elevated);
+        v.code_bg_color = p.bg_elevated;
+        v.hyperlink_color = p.accent_hover;
+        v.warn_fg_color = p.warning;
+        v.error_fg_color = p.danger;
         // Selected buttons and selected text: white on a dark accent. The same stroke
         // outlines a focused text field.
-        v.selection.bg_fill = ACCENT_PRESSED;
-        v.selection.stroke = Stroke::new(1.0, ON_ACCENT);
-        v.weak_text_color = Some(TEXT_MUTED);
+        v.selection.bg_fill = p.accent_pressed;
+        v.selection.stroke = Stroke::new(1.0, p.on_accent);
+        v.weak_text_color = Some(p.text_muted);
 
         let radius = CornerRadius::same(RADIUS_M);
         let w = &mut v.widgets;
-        w.noninteractive.bg_fill = BG_SURFACE;
-        w.noninteractive.weak_bg_fill = BG_SURFACE;
-        w.noninteractive.bg_stroke = Stroke::new(1.0, BORDER);
-        w.noninteractive.fg_stroke = Stroke::new(1.0, TEXT);
+        w.noninteractive.bg_fill = p.bg_surface;
+        w.noninteractive.weak_bg_fill = p.bg_surface;
+        w.noninteractive.bg_stroke = Stroke::new(1.0, p.border);
+        w.noninteractive.fg_stroke = Stroke::new(1.0, p.text);
         w.noninteractive.corner_radius = radius;
 
-        w.inactive.bg_fill = BG_ELEVATED;
-        w.inactive.weak_bg_fill = BG_ELEVATED;
-        w.inactive.bg_stroke = Stroke::new(1.0, BORDER_STRONG);
-        w.inactive.fg_stroke = Stroke::new(1.0, TEXT);
+        w.inactive.bg_fill = p.bg_elevated;
+        w.inactive.weak_bg_fill = p.bg_elevated;
+        w.inactive.bg_stroke = Stroke::new(1.0, p.border_strong);
+        w.inactive.fg_stroke = Stroke::new(1.0, p.text);
         w.inactive.corner_radius = radius;
 
-        w.hovered.bg_fill = BG_HOVER;
-        w.hovered.weak_bg_fill = BG_HOVER;
-        w.hovered.bg_stroke = Stroke::new(1.0, BORDER_HOVER);
-        w.hovered.fg_stroke = Stroke::new(1.5, TEXT);
+        w.hovered.bg_fill = p.bg_hover;
+        w.hovered.weak_bg_fill = p.bg_hover;
+        w.hovered.bg_stroke = Stroke::new(1.0, p.border_hover);
+        w.hovered.fg_stroke = Stroke::new(1.5, p.text);
         w.hovered.corner_radius = radius;
         w.hovered.expansion = 0.0;
 
-        w.active.bg_fill = BG_HOVER;
-        w.active.weak_bg_fill = BG_HOVER;
-        w.active.bg_stroke = Stroke::new(1.0, FOCUS_RING);
-        w.active.fg_stroke = Stroke::new(1.5, TEXT);
+        w.active.bg_fill = p.bg_hover;
+        w.active.weak_bg_fill = p.bg_hover;
+        w.active.bg_stroke = Stroke::new(1.0, p.focus_ring);
+        w.active.fg_stroke = Stroke::new(1.5, p.text);
         w.active.corner_radius = radius;
         w.active.expansion = 0.0;
 
-        w.open.bg_fill = BG_ELEVATED;
-        w.open.weak_bg_fill = BG_ELEVATED;
-        w.open.bg_stroke = Stroke::new(1.0, ACCENT);
-        w.open.fg_stroke = Stroke::new(1.0, TEXT);
+        w.open.bg_fill = p.bg_elevated;
+        w.open.weak_bg_fill = p.bg_elevated;
+        w.open.bg_stroke = Stroke::new(1.0, p.accent);
+        w.open.fg_stroke = Stroke::new(1.0, p.text);
         w.open.corner_radius = radius;
-    });
+    }
 }
 
 /// The keyboard focus ring: drawn around whichever widget has focus, on top of the
@@ -286,7 +402,7 @@ impl FocusRing {
             .rect_stroke(
                 ring,
                 CornerRadius::same(RADIUS_M),
-                Stroke::new(2.0, FOCUS_RING),
+                Stroke::new(2.0, palette().focus_ring),
                 egui::StrokeKind::Outside,
             );
     }
@@ -317,19 +433,35 @@ mod tests {
     const BODY: f32 = 4.5;
     const COMPONENT: f32 = 3.0;
 
-    const BACKGROUNDS: [(&str, Color32); 4] = [
-        ("app", BG_APP),
-        ("panel", BG_PANEL),
-        ("surface", BG_SURFACE),
-        ("elevated", BG_ELEVATED),
-    ];
+    const THEMES: [(&str, Palette); 2] = [("dark", DARK), ("light", LIGHT)];
 
-    fn check(pairs: &[(&str, Color32, &str, Color32, f32)]) {
+    fn backgrounds(p: &Palette) -> [(&'static str, Color32); 4] {
+        [
+            ("app", p.bg_app),
+            ("panel", p.bg_panel),
+            ("surface", p.bg_surface),
+            ("elevated", p.bg_elevated),
+        ]
+    }
+
+    /// A translucent (premultiplied) colour painted over an opaque one.
+    fn over(top: Color32, bottom: Color32) -> Color32 {
+        let keep = 1.0 - f32::from(top.a()) / 255.0;
+        let mix = |t: u8, b: u8| (f32::from(t) + keep * f32::from(b)).round().min(255.0) as u8;
+        Color32::from_rgb(
+            mix(top.r(), bottom.r()),
+            mix(top.g(), bottom.g()),
+            mix(top.b(), bottom.b()),
+        )
+    }
+
+    fn check(theme: &str, pairs: &[(&str, Color32, &str, Color32, f32)]) {
         let failures: Vec<String> = pairs
             .iter()
             .filter_map(|(fg_name, fg, bg_name, bg, min)| {
                 let ratio = contrast_ratio(*fg, *bg);
-                (ratio < *min).then(|| format!("{fg_name} on {bg_name}: {ratio:.2} < {min}"))
+                (ratio < *min)
+                    .then(|| format!("{theme}: {fg_name} on {bg_name}: {ratio:.2} < {min}"))
             })
             .collect();
         assert!(
@@ -342,56 +474,104 @@ mod tests {
     #[test]
     fn the_ratio_matches_known_values() {
         assert!((contrast_ratio(Color32::WHITE, Color32::BLACK) - 21.0).abs() < 0.01);
-        assert!((contrast_ratio(BG_APP, BG_APP) - 1.0).abs() < 1e-6);
+        assert!((contrast_ratio(DARK.bg_app, DARK.bg_app) - 1.0).abs() < 1e-6);
     }
 
     #[test]
     fn text_colours_are_readable_on_every_background() {
-        let mut pairs = Vec::new();
-        for (bg_name, bg) in BACKGROUNDS {
-            for (fg_name, fg) in [
-                ("text", TEXT),
-                ("muted", TEXT_MUTED),
-                ("faint", TEXT_FAINT),
-                ("accent text", ACCENT_HOVER),
-                ("danger", DANGER),
-                ("warning", WARNING),
-                ("success", SUCCESS),
-                ("info", INFO),
-                ("favourite", FAVOURITE),
-            ] {
-                pairs.push((fg_name, fg, bg_name, bg, BODY));
+        for (theme, p) in THEMES {
+            let mut pairs = Vec::new();
+            for (bg_name, bg) in backgrounds(&p) {
+                for (fg_name, fg) in [
+                    ("text", p.text),
+                    ("muted", p.text_muted),
+                    ("faint", p.text_faint),
+                    ("accent text", p.accent_hover),
+                    ("danger", p.danger),
+                    ("warning", p.warning),
+                    ("success", p.success),
+                    ("info", p.info),
+                    ("favourite", p.favourite),
+                ] {
+                    pairs.push((fg_name, fg, bg_name, bg, BODY));
+                }
             }
+            // Hovered rows and buttons, the selected chip and a refused input carry body text.
+            for (fg_name, fg) in [("text", p.text), ("muted", p.text_muted)] {
+                pairs.push((fg_name, fg, "hover", p.bg_hover, BODY));
+                pairs.push((fg_name, fg, "accent soft", p.accent_soft, BODY));
+                pairs.push((fg_name, fg, "danger soft", p.danger_soft, BODY));
+            }
+            check(theme, &pairs);
         }
-        // Hovered rows and buttons and the selected chip background carry body text.
-        for (fg_name, fg) in [("text", TEXT), ("muted", TEXT_MUTED)] {
-            pairs.push((fg_name, fg, "hover", BG_HOVER, BODY));
-            pairs.push((fg_name, fg, "accent soft", ACCENT_SOFT, BODY));
+    }
+
+    #[test]
+    fn text_on_scrims_is_readable_over_anything() {
+        // Badges and the play disc sit on images (any colour); the drop overlay's words sit
+        // on the backdrop over the studio.
+        for (theme, p) in THEMES {
+            let mut pairs = Vec::new();
+            for (under_name, under) in [("black", Color32::BLACK), ("white", Color32::WHITE)] {
+                pairs.push(("text", p.text, under_name, over(p.tile_scrim, under), BODY));
+            }
+            for (bg_name, bg) in backgrounds(&p) {
+                pairs.push(("text", p.text, bg_name, over(p.scrim, bg), BODY));
+                pairs.push(("muted", p.text_muted, bg_name, over(p.scrim, bg), BODY));
+            }
+            check(theme, &pairs);
         }
-        check(&pairs);
     }
 
     #[test]
     fn text_on_filled_buttons_and_selections_is_readable() {
-        check(&[
-            ("on-accent", ON_ACCENT, "accent", ACCENT, BODY),
-            ("on-accent", ON_ACCENT, "selection", ACCENT_PRESSED, BODY),
-            ("on-accent", ON_ACCENT, "danger fill", DANGER_FILL, BODY),
-            ("text", TEXT, "selection", ACCENT_PRESSED, BODY),
-        ]);
+        for (theme, p) in THEMES {
+            check(
+                theme,
+                &[
+                    ("on-accent", p.on_accent, "accent", p.accent, BODY),
+                    ("on-accent", p.on_accent, "selection", p.accent_pressed, BODY),
+                    ("on-accent", p.on_accent, "danger fill", p.danger_fill, BODY),
+                ],
+            );
+        }
+        // The dark theme's selected text keeps its own colour on the selection fill.
+        check(
+            "dark",
+            &[("text", DARK.text, "selection", DARK.accent_pressed, BODY)],
+        );
     }
 
     #[test]
     fn controls_borders_fills_and_the_focus_ring_stand_out() {
-        let mut pairs = Vec::new();
-        for (bg_name, bg) in BACKGROUNDS {
-            pairs.push(("control border", BORDER_STRONG, bg_name, bg, COMPONENT));
-            pairs.push(("hovered border", BORDER_HOVER, bg_name, bg, COMPONENT));
-            pairs.push(("focus ring", FOCUS_RING, bg_name, bg, COMPONENT));
-            pairs.push(("accent", ACCENT, bg_name, bg, COMPONENT));
+        for (theme, p) in THEMES {
+            let mut pairs = Vec::new();
+            for (bg_name, bg) in backgrounds(&p) {
+                pairs.push(("control border", p.border_strong, bg_name, bg, COMPONENT));
+                pairs.push(("hovered border", p.border_hover, bg_name, bg, COMPONENT));
+                pairs.push(("focus ring", p.focus_ring, bg_name, bg, COMPONENT));
+                pairs.push(("accent", p.accent, bg_name, bg, COMPONENT));
+            }
+            // A selected button's fill against the unselected ones beside it.
+            pairs.push(("selection", p.accent_pressed, "app", p.bg_app, COMPONENT));
+            check(theme, &pairs);
         }
-        // A selected button's fill against the unselected ones beside it.
-        pairs.push(("selection", ACCENT_PRESSED, "app", BG_APP, COMPONENT));
-        check(&pairs);
+    }
+
+    #[test]
+    fn egui_visuals_of_each_theme_are_built_from_its_palette() {
+        let ctx = egui::Context::default();
+        apply_theme(&ctx);
+        for (theme, p) in [(egui::Theme::Dark, &DARK), (egui::Theme::Light, &LIGHT)] {
+            ctx.set_theme(theme);
+            let visuals = ctx.global_style().visuals.clone();
+            assert_eq!(visuals.dark_mode, theme == egui::Theme::Dark);
+            assert_eq!(visuals.panel_fill, p.bg_app);
+            assert_eq!(visuals.window_fill, p.bg_surface);
+            assert_eq!(visuals.widgets.inactive.fg_stroke.color, p.text);
+            assert_eq!(visuals.selection.bg_fill, p.accent_pressed);
+            use_theme_of(&ctx);
+            assert_eq!(palette(), p);
+        }
     }
 }

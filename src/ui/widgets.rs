@@ -11,11 +11,11 @@ use egui::{
 pub fn primary_button(text: impl Into<String>) -> Button<'static> {
     Button::new(
         RichText::new(text.into())
-            .color(tokens::ON_ACCENT)
+            .color(tokens::palette().on_accent)
             .strong()
             .size(tokens::TEXT_BUTTON + 0.5),
     )
-    .fill(tokens::ACCENT)
+    .fill(tokens::palette().accent)
     .stroke(Stroke::NONE)
     .corner_radius(CornerRadius::same(tokens::RADIUS_M))
     .min_size(Vec2::new(0.0, 36.0))
@@ -23,8 +23,8 @@ pub fn primary_button(text: impl Into<String>) -> Button<'static> {
 
 /// The accent button at the height of the other toolbar buttons.
 pub fn small_primary_button(text: impl Into<String>) -> Button<'static> {
-    Button::new(RichText::new(text.into()).color(tokens::ON_ACCENT).strong())
-        .fill(tokens::ACCENT)
+    Button::new(RichText::new(text.into()).color(tokens::palette().on_accent).strong())
+        .fill(tokens::palette().accent)
         .stroke(Stroke::NONE)
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
 }
@@ -33,11 +33,11 @@ pub fn small_primary_button(text: impl Into<String>) -> Button<'static> {
 pub fn danger_button(text: impl Into<String>) -> Button<'static> {
     Button::new(
         RichText::new(text.into())
-            .color(tokens::ON_ACCENT)
+            .color(tokens::palette().on_accent)
             .strong()
             .size(tokens::TEXT_BUTTON + 0.5),
     )
-    .fill(tokens::DANGER_FILL)
+    .fill(tokens::palette().danger_fill)
     .stroke(Stroke::NONE)
     .corner_radius(CornerRadius::same(tokens::RADIUS_M))
     .min_size(Vec2::new(0.0, 36.0))
@@ -45,25 +45,25 @@ pub fn danger_button(text: impl Into<String>) -> Button<'static> {
 
 /// An outlined button with red text for irreversible actions in toolbars.
 pub fn danger_button_small(text: impl Into<String>) -> Button<'static> {
-    Button::new(RichText::new(text.into()).color(tokens::DANGER))
-        .fill(tokens::BG_ELEVATED)
-        .stroke(Stroke::new(1.0, tokens::BORDER_STRONG))
+    Button::new(RichText::new(text.into()).color(tokens::palette().danger))
+        .fill(tokens::palette().bg_elevated)
+        .stroke(Stroke::new(1.0, tokens::palette().border_strong))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
 }
 
 /// A quiet outlined button for secondary actions.
 pub fn secondary_button(text: impl Into<String>) -> Button<'static> {
-    Button::new(RichText::new(text.into()).color(tokens::TEXT))
-        .fill(tokens::BG_ELEVATED)
-        .stroke(Stroke::new(1.0, tokens::BORDER_STRONG))
+    Button::new(RichText::new(text.into()).color(tokens::palette().text))
+        .fill(tokens::palette().bg_elevated)
+        .stroke(Stroke::new(1.0, tokens::palette().border_strong))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
 }
 
 /// A two-state button (Fit / 100 %, loop) that reads clearly when on: white on accent.
 pub fn toggle_button(text: &str, on: bool) -> Button<'static> {
     if on {
-        Button::new(RichText::new(text).color(tokens::ON_ACCENT).strong())
-            .fill(tokens::ACCENT)
+        Button::new(RichText::new(text).color(tokens::palette().on_accent).strong())
+            .fill(tokens::palette().accent)
             .stroke(Stroke::NONE)
             .corner_radius(CornerRadius::same(tokens::RADIUS_M))
     } else {
@@ -75,7 +75,7 @@ pub fn toggle_button(text: &str, on: bool) -> Button<'static> {
 pub fn subtle_button(text: impl Into<String>) -> Button<'static> {
     Button::new(
         RichText::new(text.into())
-            .color(tokens::TEXT_MUTED)
+            .color(tokens::palette().text_muted)
             .size(12.5),
     )
     .frame_when_inactive(false)
@@ -112,16 +112,16 @@ fn paint_icon_button(ui: &Ui, rect: egui::Rect, icon: Icon, response: &Response,
     };
     if response.hovered() || filled {
         let fill = if response.hovered() {
-            tokens::BG_HOVER
+            tokens::palette().bg_hover
         } else {
-            tokens::BG_ELEVATED.gamma_multiply(0.9)
+            tokens::palette().bg_elevated.gamma_multiply(0.9)
         };
         painter.rect_filled(rect, radius, fill);
     }
     let color = if response.hovered() {
-        tokens::TEXT
+        tokens::palette().text
     } else {
-        tokens::TEXT_MUTED
+        tokens::palette().text_muted
     };
     let inner = egui::Rect::from_center_size(rect.center(), Vec2::splat(rect.width() * 0.46));
     paint_icon(painter, inner, icon, color);
@@ -142,14 +142,14 @@ pub fn section_label(ui: &mut Ui, text: &str) -> Response {
     ui.label(
         RichText::new(text.to_uppercase())
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_FAINT)
+            .color(tokens::palette().text_faint)
             .strong(),
     )
 }
 
 /// A red message directly under the field it is about.
 pub fn field_error(ui: &mut Ui, message: &str) {
-    notice(ui, message, tokens::DANGER);
+    notice(ui, message, tokens::palette().danger);
 }
 
 /// A rounded pill with a coloured dot and text (job states, badges).
@@ -202,7 +202,7 @@ pub fn name_widget(response: &Response, name: &str) {
 
 /// Muted body text.
 pub fn muted(ui: &mut Ui, text: impl Into<String>) -> Response {
-    ui.label(RichText::new(text.into()).color(tokens::TEXT_MUTED))
+    ui.label(RichText::new(text.into()).color(tokens::palette().text_muted))
 }
 
 /// A clickable colour square (swatches); `name` is its accessible name and tooltip.
@@ -213,9 +213,9 @@ pub fn swatch_button(ui: &mut Ui, color: Color32, size: Vec2, name: &str) -> Res
         let radius = CornerRadius::same(tokens::RADIUS_S);
         painter.rect_filled(rect, radius, color);
         let stroke = if response.hovered() {
-            Stroke::new(1.5, tokens::TEXT)
+            Stroke::new(1.5, tokens::palette().text)
         } else {
-            Stroke::new(1.0, tokens::BORDER_STRONG)
+            Stroke::new(1.0, tokens::palette().border_strong)
         };
         painter.rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
     }
@@ -239,7 +239,7 @@ pub fn paint_swatch_strip(painter: &egui::Painter, rect: egui::Rect, colors: &[C
         painter.rect_filled(
             rect,
             CornerRadius::same(tokens::RADIUS_S),
-            tokens::BG_ELEVATED,
+            tokens::palette().bg_elevated,
         );
         return;
     }
@@ -262,7 +262,7 @@ pub fn paint_swatch_strip(painter: &egui::Painter, rect: egui::Rect, colors: &[C
     painter.rect_stroke(
         rect,
         CornerRadius::same(tokens::RADIUS_S),
-        Stroke::new(1.0, tokens::BORDER),
+        Stroke::new(1.0, tokens::palette().border),
         egui::StrokeKind::Inside,
     );
 }
@@ -271,7 +271,7 @@ pub fn paint_swatch_strip(painter: &egui::Painter, rect: egui::Rect, colors: &[C
 pub fn hex_color(hex: &str) -> Color32 {
     crate::palette::Rgb::from_hex(hex)
         .map(|c| Color32::from_rgb(c.r, c.g, c.b))
-        .unwrap_or(tokens::TEXT_FAINT)
+        .unwrap_or(tokens::palette().text_faint)
 }
 
 /// A job's thin progress bar; it animates while no progress has been reported yet.
@@ -280,7 +280,7 @@ pub fn job_progress_bar(ui: &mut Ui, progress_percent: f32) -> Response {
     ui.add(
         egui::ProgressBar::new(fraction)
             .desired_height(6.0)
-            .fill(tokens::ACCENT)
+            .fill(tokens::palette().accent)
             .corner_radius(egui::CornerRadius::same(3))
             .animate(fraction <= 0.0),
     )
@@ -293,7 +293,7 @@ pub fn prompt_block(ui: &mut Ui, prompt: Option<&str>, size: f32) {
     match prompt {
         Some(prompt) => {
             ui.add(
-                egui::Label::new(egui::RichText::new(prompt).color(tokens::TEXT).size(size))
+                egui::Label::new(egui::RichText::new(prompt).color(tokens::palette().text).size(size))
                     .wrap()
                     .selectable(true),
             );
@@ -301,7 +301,7 @@ pub fn prompt_block(ui: &mut Ui, prompt: Option<&str>, size: f32) {
         None => {
             ui.label(
                 egui::RichText::new("No prompt (uploaded or not recorded)")
-                    .color(tokens::TEXT_FAINT),
+                    .color(tokens::palette().text_faint),
             );
         }
     }

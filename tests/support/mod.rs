@@ -30,7 +30,22 @@ pub fn studio(dir: &tempfile::TempDir, initial_view: View) -> Studio {
 /// As [`studio`], with the sandbox's jobs running `sandbox_speed` times faster than real
 /// (below 1: slower, so a job is still running when the test acts).
 pub fn studio_at_speed(dir: &tempfile::TempDir, initial_view: View, sandbox_speed: f64) -> Studio {
-    let session = Session::open_with(
+    studio_with(dir, initial_view, sandbox_speed, true)
+}
+
+/// As [`studio`], as a person starting the studio in `dir`: the first-run welcome shows
+/// unless it was answered before (the other helpers start with it answered).
+pub fn studio_as_new_user(dir: &tempfile::TempDir, initial_view: View) -> Studio {
+    studio_with(dir, initial_view, SANDBOX_SPEED, false)
+}
+
+fn studio_with(
+    dir: &tempfile::TempDir,
+    initial_view: View,
+    sandbox_speed: f64,
+    welcome_answered: bool,
+) -> Studio {
+    let mut session = Session::open_with(
         AppPaths::under(dir.path()),
         SessionOptions {
             sandbox_speed,
@@ -38,6 +53,9 @@ pub fn studio_at_speed(dir: &tempfile::TempDir, initial_view: View, sandbox_spee
         },
         Arc::new(|| {}),
     );
+    if welcome_answered {
+        session.set_welcome_seen(true);
+    }
     Harness::builder()
         .with_size(egui::vec2(1440.0, 900.0))
         .build_eframe(move |cc| {

@@ -31,12 +31,12 @@ pub fn composer_ui(
         actions.push(ChatAction::Stop);
     }
     if let Some(error) = &state.send_error {
-        widgets::notice(ui, error, tokens::DANGER);
+        widgets::notice(ui, error, tokens::palette().danger);
     }
     if !state.attachments.is_empty() {
         chips_ui(ui, state, textures, actions);
         if let Some(refusal) = state.current_model().and_then(|m| state.vision_refusal(m)) {
-            widgets::notice(ui, &refusal, tokens::WARNING);
+            widgets::notice(ui, &refusal, tokens::palette().warning);
         }
         ui.add_space(tokens::SPACE_XS);
     }
@@ -98,7 +98,7 @@ pub fn composer_ui(
             ui.label(
                 RichText::new(hint)
                     .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_MUTED),
+                    .color(tokens::palette().text_muted),
             );
         });
     });
@@ -118,17 +118,17 @@ fn attach_button_ui(ui: &mut Ui) -> egui::Response {
             rect,
             egui::CornerRadius::same(tokens::RADIUS_M),
             if hovered {
-                tokens::BG_HOVER
+                tokens::palette().bg_hover
             } else {
-                tokens::BG_ELEVATED
+                tokens::palette().bg_elevated
             },
-            egui::Stroke::new(1.0, tokens::BORDER_STRONG),
+            egui::Stroke::new(1.0, tokens::palette().border_strong),
             egui::StrokeKind::Inside,
         );
         let color = if hovered {
-            tokens::TEXT
+            tokens::palette().text
         } else {
-            tokens::TEXT_MUTED
+            tokens::palette().text_muted
         };
         crate::ui::icons::paint_icon(
             painter,
@@ -200,8 +200,8 @@ fn chip_ui(
     actions: &mut Vec<ChatAction>,
 ) {
     egui::Frame::new()
-        .fill(tokens::BG_ELEVATED)
-        .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_elevated)
+        .stroke(egui::Stroke::new(1.0, tokens::palette().border))
         .corner_radius(egui::CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::same(6))
         .show(ui, |ui| {
@@ -216,7 +216,7 @@ fn chip_ui(
                         &attachment.file_name,
                     ),
                     AttachmentStatus::Failed(_) => {
-                        crate::ui::icons::icon_ui(ui, Icon::BrokenImage, 24.0, tokens::DANGER);
+                        crate::ui::icons::icon_ui(ui, Icon::BrokenImage, 24.0, tokens::palette().danger);
                     }
                     _ => {
                         ui.add(egui::Spinner::new().size(18.0));
@@ -226,22 +226,22 @@ fn chip_ui(
                     ui.label(
                         RichText::new(format::excerpt(&attachment.file_name, 28))
                             .size(tokens::TEXT_SMALL)
-                            .color(tokens::TEXT),
+                            .color(tokens::palette().text),
                     );
                     let (line, color) = match &attachment.status {
-                        AttachmentStatus::Encoding => ("Preparing…".to_owned(), tokens::TEXT_MUTED),
+                        AttachmentStatus::Encoding => ("Preparing…".to_owned(), tokens::palette().text_muted),
                         AttachmentStatus::Uploading { .. } => (
                             format!(
                                 "Uploading {} %",
                                 (attachment.progress().unwrap_or(0.0) * 100.0).round()
                             ),
-                            tokens::TEXT_MUTED,
+                            tokens::palette().text_muted,
                         ),
                         AttachmentStatus::Ready(file) => {
-                            (byte_size(file.bytes), tokens::TEXT_FAINT)
+                            (byte_size(file.bytes), tokens::palette().text_faint)
                         }
                         AttachmentStatus::Failed(error) => {
-                            (format!("Upload failed: {error}"), tokens::DANGER)
+                            (format!("Upload failed: {error}"), tokens::palette().danger)
                         }
                     };
                     ui.label(RichText::new(line).size(tokens::TEXT_SMALL).color(color));
@@ -283,11 +283,11 @@ pub fn drop_hint_ui(ctx: &egui::Context) {
         egui::Order::Foreground,
         egui::Id::unique("chat_drop_hint"),
     ));
-    painter.rect_filled(rect, 0.0, tokens::SCRIM);
+    painter.rect_filled(rect, 0.0, tokens::palette().scrim);
     painter.rect_stroke(
         rect.shrink(tokens::SPACE_L),
         egui::CornerRadius::same(tokens::RADIUS_L),
-        egui::Stroke::new(2.0, tokens::ACCENT),
+        egui::Stroke::new(2.0, tokens::palette().accent),
         egui::StrokeKind::Inside,
     );
     painter.text(
@@ -295,13 +295,13 @@ pub fn drop_hint_ui(ctx: &egui::Context) {
         egui::Align2::CENTER_CENTER,
         "Drop images to attach them",
         egui::FontId::proportional(22.0),
-        tokens::TEXT,
+        tokens::palette().text,
     );
     painter.text(
         rect.center() + Vec2::new(0.0, 16.0),
         egui::Align2::CENTER_CENTER,
         "They are uploaded first and sent with your next message",
         egui::FontId::proportional(13.5),
-        tokens::TEXT_MUTED,
+        tokens::palette().text_muted,
     );
 }

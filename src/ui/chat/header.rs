@@ -46,7 +46,7 @@ pub fn header_ui(ui: &mut Ui, state: &ChatState, narrow: bool, actions: &mut Vec
                 }
             ))
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_MUTED),
+            .color(tokens::palette().text_muted),
         );
     }
 }
@@ -77,7 +77,7 @@ fn model_picker_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>
         widgets::notice(
             ui,
             &format!("The models could not be loaded: {error}"),
-            tokens::WARNING,
+            tokens::palette().warning,
         );
         if ui.add(widgets::secondary_button("Retry").small()).clicked() {
             actions.push(ChatAction::RetryModels);
@@ -92,7 +92,7 @@ fn model_picker_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>
     let current = state.current_model();
     let selected_text = current.map_or("Choose a model".to_owned(), |m| m.name.clone());
     let combo = egui::ComboBox::from_id_salt("chat_model_picker")
-        .selected_text(RichText::new(selected_text).color(tokens::TEXT))
+        .selected_text(RichText::new(selected_text).color(tokens::palette().text))
         .width(220.0)
         .height(480.0)
         .show_ui(ui, |ui| {
@@ -116,7 +116,7 @@ fn model_picker_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>
 /// The eye that marks a model that sees images.
 fn eye_marker_ui(ui: &mut Ui) -> egui::Response {
     let (rect, response) = ui.allocate_exact_size(Vec2::splat(18.0), Sense::hover());
-    paint_icon(ui.painter(), rect, Icon::Eye, tokens::INFO);
+    paint_icon(ui.painter(), rect, Icon::Eye, tokens::palette().info);
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, "Sees images"));
     response
 }
@@ -130,9 +130,9 @@ fn model_row_ui(ui: &mut Ui, model: &CodeModel, selected: bool) -> egui::Respons
         let painter = ui.painter();
         if selected || response.hovered() {
             let fill = if selected {
-                tokens::ACCENT_SOFT
+                tokens::palette().accent_soft
             } else {
-                tokens::BG_HOVER
+                tokens::palette().bg_hover
             };
             painter.rect_filled(rect, egui::CornerRadius::same(tokens::RADIUS_S), fill);
         }
@@ -142,14 +142,14 @@ fn model_row_ui(ui: &mut Ui, model: &CodeModel, selected: bool) -> egui::Respons
             egui::Align2::LEFT_TOP,
             &model.name,
             egui::FontId::proportional(tokens::TEXT_BODY),
-            tokens::TEXT,
+            tokens::palette().text,
         );
         if model.supports_vision {
             let eye = egui::Rect::from_min_size(
                 egui::pos2(name.right() + 6.0, name.top() + 1.0),
                 Vec2::splat(16.0),
             );
-            paint_icon(painter, eye, Icon::Eye, tokens::INFO);
+            paint_icon(painter, eye, Icon::Eye, tokens::palette().info);
         }
         painter.text(
             egui::pos2(left, rect.top() + 24.0),
@@ -163,7 +163,7 @@ fn model_row_ui(ui: &mut Ui, model: &CodeModel, selected: bool) -> egui::Respons
                 words::context_label(model.context_length)
             ),
             egui::FontId::proportional(tokens::TEXT_SMALL),
-            tokens::TEXT_MUTED,
+            tokens::palette().text_muted,
         );
     }
     let description = model_description(model);
@@ -187,7 +187,7 @@ fn balance_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>) {
             widgets::notice(
                 ui,
                 &format!("The balance could not be read: {error}"),
-                tokens::WARNING,
+                tokens::palette().warning,
             );
         }
         (Some(balance), None) => {
@@ -195,7 +195,7 @@ fn balance_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<ChatAction>) {
             ui.label(
                 RichText::new(line)
                     .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_MUTED),
+                    .color(tokens::palette().text_muted),
             )
             .on_hover_text(
                 "Credits: available to spend now, reserved by answers still streaming, and \

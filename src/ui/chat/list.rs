@@ -25,7 +25,7 @@ pub fn conversation_list_ui(
             RichText::new("Conversations")
                 .size(tokens::TEXT_BODY)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             if narrow && widgets::icon_button(ui, Icon::Close, "Hide conversations").clicked() {
@@ -59,7 +59,7 @@ pub fn conversation_list_ui(
         widgets::notice(
             ui,
             &format!("The conversations could not be read: {error}"),
-            tokens::WARNING,
+            tokens::palette().warning,
         );
         if ui.add(widgets::secondary_button("Retry").small()).clicked() {
             actions.push(ChatAction::SearchChanged);
@@ -82,7 +82,7 @@ pub fn conversation_list_ui(
         ui.label(
             RichText::new(text)
                 .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
         );
         return;
     }
@@ -142,9 +142,9 @@ fn row_ui(
     if ui.is_rect_visible(rect) {
         let painter = ui.painter();
         let fill = if selected {
-            Some(tokens::ACCENT_SOFT)
+            Some(tokens::palette().accent_soft)
         } else if response.hovered() {
-            Some(tokens::BG_HOVER)
+            Some(tokens::palette().bg_hover)
         } else {
             None
         };
@@ -157,28 +157,28 @@ fn row_ui(
             egui::Align2::RIGHT_TOP,
             words::relative_time(&conversation.updated_at, now),
             egui::FontId::proportional(tokens::TEXT_SMALL),
-            tokens::TEXT_FAINT,
+            tokens::palette().text_faint,
         );
         let title_width = (time.left() - inner.left() - 8.0).max(20.0);
         let title = one_line(
             ui,
             &conversation.title,
             tokens::TEXT_BODY,
-            tokens::TEXT,
+            tokens::palette().text,
             title_width,
         );
-        painter.galley(inner.left_top(), title, tokens::TEXT);
+        painter.galley(inner.left_top(), title, tokens::palette().text);
         let preview = one_line(
             ui,
             &format::excerpt(&conversation.preview, 120),
             tokens::TEXT_SMALL,
-            tokens::TEXT_MUTED,
+            tokens::palette().text_muted,
             inner.width() - buttons_width,
         );
         painter.galley(
             egui::pos2(inner.left(), inner.top() + 22.0),
             preview,
-            tokens::TEXT_MUTED,
+            tokens::palette().text_muted,
         );
     }
     if selected {
@@ -255,7 +255,7 @@ fn rename_field_ui(ui: &mut Ui, draft: &mut RenameDraft, actions: &mut Vec<ChatA
     ui.label(
         RichText::new("Enter saves · Esc cancels")
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_FAINT),
+            .color(tokens::palette().text_faint),
     );
 }
 
@@ -265,7 +265,7 @@ pub fn delete_confirm_ui(ctx: &egui::Context, state: &ChatState, actions: &mut V
         return;
     };
     let response = egui::Modal::new(egui::Id::unique("chat_delete_confirm"))
-        .backdrop_color(tokens::SCRIM)
+        .backdrop_color(tokens::palette().scrim)
         .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
         .show(ctx, |ui| {
             ui.set_width(400.0);
@@ -273,12 +273,12 @@ pub fn delete_confirm_ui(ctx: &egui::Context, state: &ChatState, actions: &mut V
                 RichText::new(format!("Delete “{title}”?"))
                     .size(tokens::TEXT_TITLE)
                     .strong()
-                    .color(tokens::TEXT),
+                    .color(tokens::palette().text),
             );
             ui.add_space(tokens::SPACE_XS);
             ui.label(
                 RichText::new("Its messages are removed from this computer. This can't be undone.")
-                    .color(tokens::TEXT_MUTED),
+                    .color(tokens::palette().text_muted),
             );
             ui.add_space(tokens::SPACE_M);
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {

@@ -50,7 +50,7 @@ pub fn messages_ui(
         widgets::notice(
             ui,
             &format!("This conversation could not be read: {error}"),
-            tokens::WARNING,
+            tokens::palette().warning,
         );
     }
     if state.messages_loading {
@@ -190,7 +190,7 @@ fn empty_ui(ui: &mut Ui) {
         ui.label(
             RichText::new("Ask the coding assistant")
                 .size(tokens::TEXT_HEADING)
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         ui.add_space(tokens::SPACE_S);
         ui.label(
@@ -198,7 +198,7 @@ fn empty_ui(ui: &mut Ui) {
                 "Answers stream in as formatted text with code you can copy. Attach images \
                  with the paperclip, by dropping them here or pasting them (Ctrl+V).",
             )
-            .color(tokens::TEXT_MUTED),
+            .color(tokens::palette().text_muted),
         );
     });
 }
@@ -235,7 +235,7 @@ fn row_ui(
                 ui.label(
                     RichText::new(text)
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_MUTED),
+                        .color(tokens::palette().text_muted),
                 );
             });
         }
@@ -245,7 +245,7 @@ fn row_ui(
                 ui.label(
                     RichText::new("Starting the conversation…")
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_MUTED),
+                        .color(tokens::palette().text_muted),
                 );
             });
         }
@@ -257,7 +257,7 @@ fn user_bubble_ui(ui: &mut Ui, message: &StoredMessage, textures: &TextureCache,
     let galley = (!message.text.is_empty()).then(|| {
         let mut job = egui::text::LayoutJob::single_section(
             message.text.clone(),
-            egui::TextFormat::simple(egui::FontId::proportional(tokens::TEXT_BODY), tokens::TEXT),
+            egui::TextFormat::simple(egui::FontId::proportional(tokens::TEXT_BODY), tokens::palette().text),
         );
         job.wrap.max_width = max_inner;
         ui.fonts_mut(|fonts| fonts.layout_job(job))
@@ -276,7 +276,7 @@ fn user_bubble_ui(ui: &mut Ui, message: &StoredMessage, textures: &TextureCache,
     );
     ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
         egui::Frame::new()
-            .fill(tokens::ACCENT_SOFT)
+            .fill(tokens::palette().accent_soft)
             .corner_radius(egui::CornerRadius::same(tokens::RADIUS_L))
             .inner_margin(egui::Margin::same(BUBBLE_PADDING))
             .show(ui, |ui| {
@@ -312,8 +312,8 @@ fn reply_ui(
 ) {
     let reply_width = width.min(REPLY_MAX_WIDTH);
     egui::Frame::new()
-        .fill(tokens::BG_SURFACE)
-        .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_surface)
+        .stroke(egui::Stroke::new(1.0, tokens::palette().border))
         .corner_radius(egui::CornerRadius::same(tokens::RADIUS_L))
         .inner_margin(egui::Margin::same(BUBBLE_PADDING))
         .show(ui, |ui| {
@@ -346,8 +346,8 @@ fn code_block_ui(
 ) {
     ui.add_space(4.0);
     egui::Frame::new()
-        .fill(tokens::BG_APP)
-        .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_app)
+        .stroke(egui::Stroke::new(1.0, tokens::palette().border))
         .corner_radius(egui::CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::symmetric(10, 8))
         .show(ui, |ui| {
@@ -356,7 +356,7 @@ fn code_block_ui(
                 ui.label(
                     RichText::new(lang.unwrap_or("code"))
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_FAINT),
+                        .color(tokens::palette().text_faint),
                 );
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     let copy = ui
@@ -376,7 +376,7 @@ fn code_block_ui(
                     RichText::new(code.strip_suffix('\n').unwrap_or(code))
                         .monospace()
                         .size(tokens::TEXT_MONO)
-                        .color(tokens::TEXT),
+                        .color(tokens::palette().text),
                 )
                 .wrap(),
             );
@@ -395,7 +395,7 @@ fn reply_footer_ui(ui: &mut Ui, shown: &ShownMessage, models: &[CodeModel]) {
                 ui.label(
                     RichText::new("Stopped — the answer was cut short here")
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::WARNING),
+                        .color(tokens::palette().warning),
                 );
             }
             MessageState::Failed => {
@@ -406,7 +406,7 @@ fn reply_footer_ui(ui: &mut Ui, shown: &ShownMessage, models: &[CodeModel]) {
                 ui.label(
                     RichText::new(format!("This answer failed: {reason}"))
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::DANGER),
+                        .color(tokens::palette().danger),
                 );
             }
         }
@@ -418,7 +418,7 @@ fn reply_footer_ui(ui: &mut Ui, shown: &ShownMessage, models: &[CodeModel]) {
             ui.label(
                 RichText::new(words::cost_label(cost))
                     .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_MUTED),
+                    .color(tokens::palette().text_muted),
             )
             .on_hover_text(tokens_text);
         }
@@ -430,7 +430,7 @@ fn reply_footer_ui(ui: &mut Ui, shown: &ShownMessage, models: &[CodeModel]) {
             ui.label(
                 RichText::new(name)
                     .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_FAINT),
+                    .color(tokens::palette().text_faint),
             );
         }
     });

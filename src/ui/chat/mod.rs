@@ -70,7 +70,7 @@ fn mode_switch_ui(ui: &mut Ui, state: &ChatState, actions: &mut Vec<state::ChatA
             RichText::new("Chat")
                 .size(tokens::TEXT_TITLE)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         ui.add_space(tokens::SPACE_M);
         let assistant = ui
@@ -112,8 +112,8 @@ fn assistant_ui(
         .show_separator_line(false)
         .frame(
             egui::Frame::new()
-                .fill(tokens::BG_PANEL)
-                .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+                .fill(tokens::palette().bg_panel)
+                .stroke(egui::Stroke::new(1.0, tokens::palette().border))
                 .corner_radius(egui::CornerRadius::same(tokens::RADIUS_M))
                 .inner_margin(egui::Margin::symmetric(10, 12)),
         )

@@ -123,7 +123,7 @@ pub fn canvas_ui(
             RichText::new("Results")
                 .size(tokens::TEXT_TITLE)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         if !outputs.is_empty() {
             widgets::muted(ui, format!("{} this session · newest first", outputs.len()));
@@ -332,7 +332,7 @@ fn status_frame(ui: &mut Ui, side: f32, border: egui::Color32, add: impl FnOnce(
     let square = Rect::from_min_size(rect.min, Vec2::splat(side));
     let radius = CornerRadius::same(tokens::RADIUS_M);
     ui.painter()
-        .rect_filled(square, radius, tokens::TILE_PLACEHOLDER);
+        .rect_filled(square, radius, tokens::palette().tile_placeholder);
     ui.painter().rect_stroke(
         square,
         radius,
@@ -371,7 +371,7 @@ fn running_tile_ui(
         );
         return;
     }
-    status_frame(ui, side, tokens::BORDER, |ui| {
+    status_frame(ui, side, tokens::palette().border, |ui| {
         let (title, detail) = match &job.phase {
             JobPhase::Submitting => ("Submitting…".to_owned(), "Sending the request"),
             JobPhase::Unconfirmed { .. } => (
@@ -395,9 +395,9 @@ fn running_tile_ui(
             RichText::new(title)
                 .size(tokens::TEXT_HEADING)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
-        ui.label(RichText::new(detail).color(tokens::TEXT_MUTED));
+        ui.label(RichText::new(detail).color(tokens::palette().text_muted));
         widgets::job_progress_bar(ui, job.progress_percent);
         ui.add_space(tokens::SPACE_S);
         prompt_excerpt_ui(ui, job);
@@ -413,7 +413,7 @@ fn queued_tile_ui(
     now_ms: i64,
     actions: &mut Vec<Action>,
 ) {
-    status_frame(ui, side, tokens::BORDER, |ui| {
+    status_frame(ui, side, tokens::palette().border, |ui| {
         let line = job_wording::queued_text(place, sends_at_unix_ms, reason, now_ms);
         // "Queued — sends in ~12 s · 3rd in line": the title, then the place under it.
         let (status, place_text) = line.split_once(" · ").unwrap_or((line.as_str(), ""));
@@ -421,15 +421,15 @@ fn queued_tile_ui(
             RichText::new(status)
                 .size(tokens::TEXT_HEADING)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         if !place_text.is_empty() {
-            ui.label(RichText::new(place_text).color(tokens::TEXT_MUTED));
+            ui.label(RichText::new(place_text).color(tokens::palette().text_muted));
         }
         ui.label(
             RichText::new("Not sent yet — nothing is billed.")
                 .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_FAINT),
+                .color(tokens::palette().text_faint),
         );
         let cancel = ui
             .add(widgets::subtle_button("Cancel"))
@@ -446,7 +446,7 @@ fn queued_tile_ui(
 }
 
 fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
-    status_frame(ui, side, tokens::DANGER, |ui| {
+    status_frame(ui, side, tokens::palette().danger, |ui| {
         let (title, message, note) = match &job.phase {
             JobPhase::Failed { failure } => (
                 "Failed",
@@ -479,10 +479,10 @@ fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
             RichText::new(title)
                 .size(tokens::TEXT_TITLE)
                 .strong()
-                .color(tokens::DANGER),
+                .color(tokens::palette().danger),
         );
         ui.add(
-            egui::Label::new(RichText::new(format::excerpt(&message, 160)).color(tokens::TEXT))
+            egui::Label::new(RichText::new(format::excerpt(&message, 160)).color(tokens::palette().text))
                 .wrap(),
         )
         .on_hover_text(message.clone());
@@ -490,7 +490,7 @@ fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
             ui.label(
                 RichText::new(note)
                     .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_MUTED),
+                    .color(tokens::palette().text_muted),
             );
         }
         ui.add_space(tokens::SPACE_S);
@@ -499,7 +499,7 @@ fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
         ui.label(
             RichText::new("Retry from the job tray.")
                 .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_FAINT),
+                .color(tokens::palette().text_faint),
         );
     });
 }
@@ -511,7 +511,7 @@ fn prompt_excerpt_ui(ui: &mut Ui, job: &JobRecord) {
             RichText::new(format::excerpt(prompt, 120))
                 .size(12.5)
                 .italics()
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
         )
         .wrap(),
     )
@@ -529,7 +529,7 @@ fn empty_state_ui(ui: &mut Ui, model: &Model, kind: crate::api::GenerationKind) 
         ui.label(
             RichText::new(title)
                 .size(tokens::TEXT_TITLE)
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
         );
         ui.label(
             RichText::new(if kind == crate::api::GenerationKind::VideoEdit {
@@ -541,7 +541,7 @@ fn empty_state_ui(ui: &mut Ui, model: &Model, kind: crate::api::GenerationKind) 
                  tiles, newest first, while they run and when they finish: videos play in \
                  the viewer, Creative Director batches fill a storyboard."
             })
-            .color(tokens::TEXT_FAINT),
+            .color(tokens::palette().text_faint),
         );
     });
 }

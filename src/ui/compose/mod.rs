@@ -199,7 +199,7 @@ fn header_ui(ui: &mut Ui, form: &mut ComposeForm) {
         RichText::new("Create")
             .size(tokens::TEXT_HEADING)
             .strong()
-            .color(tokens::TEXT),
+            .color(tokens::palette().text),
     );
     ui.add_space(tokens::SPACE_XS);
     segmented_kind_ui(ui, form);
@@ -245,8 +245,8 @@ const PICKER_KINDS: [GenerationKind; 6] = [
 /// The type picker: every kind, wrapping onto a second line in a narrow column.
 fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
     egui::Frame::new()
-        .fill(tokens::BG_PANEL)
-        .stroke(Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_panel)
+        .stroke(Stroke::new(1.0, tokens::palette().border))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::same(3))
         .show(ui, |ui| {
@@ -264,9 +264,9 @@ fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
 /// One segment of a segmented control: a selectable button with accent fill when chosen.
 fn segment(ui: &mut Ui, selected: bool, text: &str) -> egui::Response {
     let (fill, color) = if selected {
-        (tokens::ACCENT, tokens::ON_ACCENT)
+        (tokens::palette().accent, tokens::palette().on_accent)
     } else {
-        (egui::Color32::TRANSPARENT, tokens::TEXT_MUTED)
+        (egui::Color32::TRANSPARENT, tokens::palette().text_muted)
     };
     ui.add(
         egui::Button::selectable(selected, RichText::new(text).color(color))
@@ -296,7 +296,7 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, focus: boo
             .desired_width(f32::INFINITY)
             .margin(egui::Margin::same(10));
         if over {
-            edit = edit.background_color(egui::Color32::from_rgb(0x2c, 0x1c, 0x20));
+            edit = edit.background_color(tokens::palette().danger_soft);
         }
         // Long prompts scroll inside the box instead of pushing the form down.
         egui::ScrollArea::vertical()
@@ -316,9 +316,9 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, focus: boo
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let color = if over {
-                    tokens::DANGER
+                    tokens::palette().danger
                 } else {
-                    tokens::TEXT_FAINT
+                    tokens::palette().text_faint
                 };
                 ui.label(
                     RichText::new(format!(
@@ -353,7 +353,7 @@ fn model_card_ui(
             .and_then(|m| m.summary.clone())
             .filter(|s| !s.trim().is_empty())
         {
-            ui.label(RichText::new(summary).size(12.5).color(tokens::TEXT_MUTED));
+            ui.label(RichText::new(summary).size(12.5).color(tokens::palette().text_muted));
         }
         ui.add_space(tokens::SPACE_S);
 
@@ -435,8 +435,8 @@ fn model_card_ui(
 /// A compact segmented row of text choices.
 fn choice_row_ui(ui: &mut Ui, choices: &[String], current: &mut String) {
     egui::Frame::new()
-        .fill(tokens::BG_PANEL)
-        .stroke(Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_panel)
+        .stroke(Stroke::new(1.0, tokens::palette().border))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::same(3))
         .show(ui, |ui| {
@@ -513,7 +513,7 @@ fn visual_dna_ui(ui: &mut Ui, form: &mut ComposeForm) {
         ui.label(
             RichText::new("Visual DNA ids")
                 .size(12.5)
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
         );
         let response = ui.add(
             TextEdit::singleline(&mut form.visual_dna_input)
@@ -559,10 +559,10 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
                         form.model_id = Some(record.identifier.clone());
                     }
                     if record.recommended == Some(true) {
-                        widgets::badge(ui, "RECOMMENDED", tokens::SUCCESS);
+                        widgets::badge(ui, "RECOMMENDED", tokens::palette().success);
                     }
                     if record.new_model == Some(true) {
-                        widgets::badge(ui, "NEW", tokens::INFO);
+                        widgets::badge(ui, "NEW", tokens::palette().info);
                     }
                 });
             }
@@ -626,7 +626,7 @@ fn sources_card_ui(
             } else {
                 "or drop them here, or add a URL:"
             };
-            ui.label(RichText::new(hint).color(tokens::TEXT_FAINT));
+            ui.label(RichText::new(hint).color(tokens::palette().text_faint));
         });
         if url_row_ui(
             ui,
@@ -671,12 +671,12 @@ fn source_status(
                     "uploading… {:.0} %",
                     (done as f64 / total as f64 * 100.0).min(100.0)
                 ),
-                tokens::INFO,
+                tokens::palette().info,
             ),
-            _ => ("uploading…".to_owned(), tokens::INFO),
+            _ => ("uploading…".to_owned(), tokens::palette().info),
         },
-        SourceState::Ready { .. } => (ready_text.to_owned(), tokens::SUCCESS),
-        SourceState::Failed { error } => (format!("failed: {error}"), tokens::DANGER),
+        SourceState::Ready { .. } => (ready_text.to_owned(), tokens::palette().success),
+        SourceState::Failed { error } => (format!("failed: {error}"), tokens::palette().danger),
     }
 }
 
@@ -689,8 +689,8 @@ fn source_chip_ui(
 ) {
     let (status, color) = source_status(&source.state, source.upload_progress, "ready");
     egui::Frame::new()
-        .fill(tokens::BG_ELEVATED)
-        .stroke(Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_elevated)
+        .stroke(Stroke::new(1.0, tokens::palette().border))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::symmetric(6, 4))
         .show(ui, |ui| {
@@ -702,7 +702,7 @@ fn source_chip_ui(
                     ui.label(
                         RichText::new(format::excerpt(&source.label, 28))
                             .size(12.5)
-                            .color(tokens::TEXT),
+                            .color(tokens::palette().text),
                     );
                     ui.label(
                         RichText::new(format::excerpt(&status, 40))
@@ -752,9 +752,9 @@ fn cinematic_toggle_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
         "choose"
     };
     let color = if chosen.is_empty() {
-        tokens::TEXT_MUTED
+        tokens::palette().text_muted
     } else {
-        tokens::ACCENT_HOVER
+        tokens::palette().accent_hover
     };
     let response = ui.add(
         egui::Button::selectable(
@@ -818,7 +818,7 @@ fn project_palette_ui(
                 ui.label(
                     RichText::new("Colour grade (project): none")
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_MUTED),
+                        .color(tokens::palette().text_muted),
                 );
                 if ui
                     .add(widgets::subtle_button("Set one in Palettes"))
@@ -834,7 +834,7 @@ fn project_palette_ui(
         ui.label(
             RichText::new("Colour grade (project)")
                 .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
         );
         let colors: Vec<egui::Color32> = palette
             .colors
@@ -854,7 +854,7 @@ fn project_palette_ui(
             egui::Button::new(
                 RichText::new(crate::ui::format::excerpt(&palette.name, 28))
                     .size(12.5)
-                    .color(tokens::TEXT),
+                    .color(tokens::palette().text),
             )
             .frame_when_inactive(false),
         );
@@ -1021,14 +1021,14 @@ fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut
         ui.label(
             RichText::new(hint)
                 .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_FAINT),
+                .color(tokens::palette().text_faint),
         );
         if let Some(balance) = model.credits.value.as_ref().and_then(|c| c.spendable()) {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 ui.label(
                     RichText::new(format!("Balance {}", format::credits(balance)))
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_MUTED),
+                        .color(tokens::palette().text_muted),
                 );
             });
         }
@@ -1037,7 +1037,7 @@ fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut
         ui.label(
             RichText::new("Fix the highlighted fields to generate.")
                 .size(12.5)
-                .color(tokens::DANGER),
+                .color(tokens::palette().danger),
         );
     }
 }

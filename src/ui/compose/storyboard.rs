@@ -170,7 +170,7 @@ fn header_ui(ui: &mut Ui, job: &JobRecord, actions: &mut Vec<Action>) {
                 job.spec.priced_units()
             ))
             .strong()
-            .color(tokens::TEXT),
+            .color(tokens::palette().text),
         );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             let running = matches!(
@@ -193,19 +193,19 @@ fn header_ui(ui: &mut Ui, job: &JobRecord, actions: &mut Vec<Action>) {
                 (None, None) => String::new(),
             };
             if !cost.is_empty() {
-                ui.label(RichText::new(cost).color(tokens::TEXT_MUTED));
+                ui.label(RichText::new(cost).color(tokens::palette().text_muted));
             }
         });
     });
     ui.label(
         RichText::new(format::excerpt(&job.spec.request.prompt, 160))
             .size(12.5)
-            .color(tokens::TEXT_MUTED),
+            .color(tokens::palette().text_muted),
     );
     let status = batch_status_text(job);
     let color = match job.phase {
-        JobPhase::Failed { .. } | JobPhase::Rejected { .. } => tokens::DANGER,
-        _ => tokens::TEXT_MUTED,
+        JobPhase::Failed { .. } | JobPhase::Rejected { .. } => tokens::palette().danger,
+        _ => tokens::palette().text_muted,
     };
     ui.label(RichText::new(status).size(tokens::TEXT_SMALL).color(color));
     if matches!(job.phase, JobPhase::Running { .. }) {
@@ -260,21 +260,21 @@ fn scene_card_ui(
         ui.label(
             RichText::new(format::excerpt(title, 48))
                 .size(12.5)
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
     });
 }
 
 fn placeholder_ui(ui: &mut Ui, view: &SceneView, side: f32) {
     let (text, color) = match view {
-        SceneView::Waiting => ("Waiting".to_owned(), tokens::TEXT_FAINT),
-        SceneView::Running { percent } => (format!("{percent:.0} %"), tokens::TEXT),
-        SceneView::Failed => ("Failed".to_owned(), tokens::DANGER),
-        SceneView::Done { .. } => (String::new(), tokens::TEXT),
+        SceneView::Waiting => ("Waiting".to_owned(), tokens::palette().text_faint),
+        SceneView::Running { percent } => (format!("{percent:.0} %"), tokens::palette().text),
+        SceneView::Failed => ("Failed".to_owned(), tokens::palette().danger),
+        SceneView::Done { .. } => (String::new(), tokens::palette().text),
     };
     egui::Frame::new()
-        .fill(tokens::TILE_PLACEHOLDER)
-        .stroke(Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().tile_placeholder)
+        .stroke(Stroke::new(1.0, tokens::palette().border))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .show(ui, |ui| {
             ui.set_min_size(Vec2::splat(side - 2.0));

@@ -37,8 +37,8 @@ pub fn toolbar_ui(ui: &mut Ui, enabled: bool) -> Option<Format> {
             let response = ui
                 .add_enabled(
                     enabled,
-                    egui::Button::new(text.color(tokens::TEXT))
-                        .fill(tokens::BG_ELEVATED)
+                    egui::Button::new(text.color(tokens::palette().text))
+                        .fill(tokens::palette().bg_elevated)
                         .min_size(egui::vec2(30.0, 26.0)),
                 )
                 .on_hover_text(format.hint())
@@ -129,8 +129,8 @@ pub fn editor_and_preview_ui(
 
 fn pane_frame() -> egui::Frame {
     egui::Frame::new()
-        .fill(tokens::BG_SURFACE)
-        .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_surface)
+        .stroke(egui::Stroke::new(1.0, tokens::palette().border))
         .corner_radius(egui::CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::same(10))
 }
@@ -139,7 +139,7 @@ fn pane_caption(ui: &mut Ui, text: &str) {
     ui.label(
         RichText::new(text)
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_FAINT)
+            .color(tokens::palette().text_faint)
             .strong(),
     );
 }

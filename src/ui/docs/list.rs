@@ -27,7 +27,7 @@ pub fn list_ui(
             RichText::new("Docs")
                 .size(tokens::TEXT_TITLE)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             if ui
@@ -62,7 +62,7 @@ pub fn list_ui(
     ui.label(
         RichText::new(scope_line)
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_MUTED),
+            .color(tokens::palette().text_muted),
     );
     ui.add_space(tokens::SPACE_S);
 
@@ -141,9 +141,9 @@ fn row_ui(
         .map(|ms| updated_ago(ms, now_ms))
         .unwrap_or_default();
     let fill = if selected {
-        tokens::ACCENT_SOFT
+        tokens::palette().accent_soft
     } else {
-        tokens::BG_SURFACE
+        tokens::palette().bg_surface
     };
     let inner = egui::Frame::new()
         .fill(fill)
@@ -155,14 +155,14 @@ fn row_ui(
             ui.horizontal(|ui| {
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if doc.is_shared {
-                        widgets::badge(ui, "SHARED", tokens::SUCCESS);
+                        widgets::badge(ui, "SHARED", tokens::palette().success);
                     }
                     ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
                         ui.add(
                             egui::Label::new(
                                 RichText::new(doc.display_title())
                                     .strong()
-                                    .color(tokens::TEXT),
+                                    .color(tokens::palette().text),
                             )
                             .truncate()
                             .selectable(false),
@@ -179,7 +179,7 @@ fn row_ui(
                 egui::Label::new(
                     RichText::new(details)
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_MUTED),
+                        .color(tokens::palette().text_muted),
                 )
                 .truncate()
                 .selectable(false),
@@ -194,7 +194,7 @@ fn row_ui(
         ui.painter().rect_stroke(
             inner.response.rect,
             egui::CornerRadius::same(tokens::RADIUS_M),
-            egui::Stroke::new(1.0, tokens::BORDER_HOVER),
+            egui::Stroke::new(1.0, tokens::palette().border_hover),
             egui::StrokeKind::Inside,
         );
     }

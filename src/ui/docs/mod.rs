@@ -50,8 +50,8 @@ pub fn docs_ui(
         .show_separator_line(false)
         .frame(
             egui::Frame::new()
-                .fill(tokens::BG_PANEL)
-                .stroke(Stroke::new(1.0, tokens::BORDER))
+                .fill(tokens::palette().bg_panel)
+                .stroke(Stroke::new(1.0, tokens::palette().border))
                 .inner_margin(egui::Margin::symmetric(12, 14)),
         )
         .show(ui, |ui| {
@@ -103,7 +103,7 @@ fn editor_area_ui(
         EditorState::Failed { message, error, .. } => {
             match error {
                 Some(error) => offline::load_error_ui(ui, model, message, &error.to_string()),
-                None => widgets::notice(ui, message, tokens::WARNING),
+                None => widgets::notice(ui, message, tokens::palette().warning),
             }
             if ui.add(widgets::secondary_button("Try again")).clicked() {
                 actions.push(Action::Docs(DocsAction::RetryOpen));
@@ -143,11 +143,11 @@ fn editor_area_ui(
                  text; pictures, scripts and rules are left out.",
                 draft.unsupported.join(", ")
             ),
-            tokens::WARNING,
+            tokens::palette().warning,
         );
     }
     if let Some(error) = &draft.save_error {
-        widgets::notice(ui, error, tokens::DANGER);
+        widgets::notice(ui, error, tokens::palette().danger);
     }
     ui.add_space(tokens::SPACE_XS);
     if editor::editor_and_preview_ui(ui, draft, preview_cache, editable) {
@@ -193,20 +193,20 @@ fn header_ui(
                 }
             }
             let (marker, color) = if saving {
-                ("Saving…", tokens::TEXT_MUTED)
+                ("Saving…", tokens::palette().text_muted)
             } else if draft.is_dirty() {
-                ("Unsaved changes", tokens::WARNING)
+                ("Unsaved changes", tokens::palette().warning)
             } else if draft.meta.is_some() {
-                ("Saved", tokens::TEXT_MUTED)
+                ("Saved", tokens::palette().text_muted)
             } else {
-                ("Not saved yet", tokens::TEXT_MUTED)
+                ("Not saved yet", tokens::palette().text_muted)
             };
             ui.label(RichText::new(marker).size(tokens::TEXT_SMALL).color(color));
             if draft.is_dirty() && !saving {
                 // A dot before the words (right to left: added after them).
                 let (rect, _) = ui.allocate_exact_size(egui::vec2(8.0, 8.0), egui::Sense::hover());
                 ui.painter()
-                    .circle_filled(rect.center(), 3.5, tokens::WARNING);
+                    .circle_filled(rect.center(), 3.5, tokens::palette().warning);
             }
         });
     });
@@ -219,7 +219,7 @@ fn header_ui(
                 draft.title.chars().count()
             ))
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_MUTED),
+            .color(tokens::palette().text_muted),
         );
     }
 }
@@ -252,7 +252,7 @@ fn details_ui(
     ui.label(
         RichText::new(parts.join(" · "))
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_MUTED),
+            .color(tokens::palette().text_muted),
     );
 }
 
@@ -312,7 +312,7 @@ fn share_ui(
                         RichText::new(url)
                             .monospace()
                             .size(tokens::TEXT_MONO)
-                            .color(tokens::TEXT),
+                            .color(tokens::palette().text),
                     )
                     .wrap(),
                 )
@@ -339,7 +339,7 @@ fn share_ui(
                 widgets::muted(ui, "Only you and the project's members can open it.");
             }
             if let Some(error) = error {
-                widgets::notice(ui, error, tokens::DANGER);
+                widgets::notice(ui, error, tokens::palette().danger);
             }
         });
 }
@@ -357,7 +357,7 @@ fn empty_editor_ui(ui: &mut Ui, state: &DocsState, actions: &mut Vec<Action>) {
         ui.label(
             RichText::new(text)
                 .size(tokens::TEXT_TITLE)
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
         );
         ui.add_space(tokens::SPACE_S);
         widgets::muted(
@@ -389,7 +389,7 @@ fn guard_ui(ctx: &egui::Context, state: &DocsState, target: LeaveTarget) -> Vec<
     };
     let answer = |a| Action::Docs(DocsAction::Answer(a));
     let response = egui::Modal::new(egui::Id::unique("docs_unsaved_dialog"))
-        .backdrop_color(tokens::SCRIM)
+        .backdrop_color(tokens::palette().scrim)
         .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
         .show(ctx, |ui| {
             ui.set_width(420.0);
@@ -397,7 +397,7 @@ fn guard_ui(ctx: &egui::Context, state: &DocsState, target: LeaveTarget) -> Vec<
                 RichText::new(format!("Save changes to “{title}” {going}?"))
                     .size(tokens::TEXT_TITLE)
                     .strong()
-                    .color(tokens::TEXT),
+                    .color(tokens::palette().text),
             );
             ui.add_space(tokens::SPACE_XS);
             widgets::muted(ui, "Your edits to this document have not been saved.");

@@ -52,7 +52,7 @@ fn nothing_selected_ui(ui: &mut Ui, state: &LibraryState) {
         RichText::new("Nothing selected")
             .size(tokens::TEXT_TITLE)
             .strong()
-            .color(tokens::TEXT),
+            .color(tokens::palette().text),
     );
     let hint = if state.in_trash() {
         "Click an item to see its details, restore it or delete it forever. Ctrl+click \
@@ -61,7 +61,7 @@ fn nothing_selected_ui(ui: &mut Ui, state: &LibraryState) {
         "Click an item to see its details and act on it; double-click or Enter opens it. \
          Ctrl+click or Shift+click selects several; right-click for a menu."
     };
-    ui.add(egui::Label::new(RichText::new(hint).color(tokens::TEXT_MUTED)).wrap());
+    ui.add(egui::Label::new(RichText::new(hint).color(tokens::palette().text_muted)).wrap());
 }
 
 fn several_ui(ui: &mut Ui, state: &LibraryState, model: &Model) -> Vec<Action> {
@@ -82,7 +82,7 @@ fn several_ui(ui: &mut Ui, state: &LibraryState, model: &Model) -> Vec<Action> {
             RichText::new(status)
                 .size(tokens::TEXT_TITLE)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             if widgets::icon_button(ui, crate::ui::icons::Icon::Close, "Clear selection").clicked()
@@ -131,7 +131,7 @@ fn single_ui(
                 RichText::new(item.display_name())
                     .size(tokens::TEXT_TITLE)
                     .strong()
-                    .color(tokens::TEXT),
+                    .color(tokens::palette().text),
             )
             .truncate(),
         );
@@ -144,7 +144,7 @@ fn single_ui(
     if state.in_trash() {
         sub.push_str(" · in the trash");
     }
-    ui.label(RichText::new(sub).size(12.5).color(tokens::TEXT_FAINT));
+    ui.label(RichText::new(sub).size(12.5).color(tokens::palette().text_faint));
     ui.add_space(tokens::SPACE_XS);
 
     let index = state.items.index_of(&item.id).unwrap_or(0);
@@ -219,13 +219,13 @@ fn single_ui(
             ui.label(
                 RichText::new("Loading details…")
                     .size(12.0)
-                    .color(tokens::TEXT_FAINT),
+                    .color(tokens::palette().text_faint),
             );
         } else if let Some(error) = &requested.error {
             widgets::notice(
                 ui,
                 &format!("Details unavailable: {error}"),
-                tokens::WARNING,
+                tokens::palette().warning,
             );
         }
     }
@@ -263,7 +263,7 @@ fn preview_ui(ui: &mut Ui, item: &MediaItem, textures: &TextureCache) {
     let (rect, _) = ui.allocate_exact_size(box_size, egui::Sense::hover());
     let painter = ui.painter();
     let radius = CornerRadius::same(tokens::RADIUS_M);
-    painter.rect_filled(rect, radius, tokens::TILE_BG);
+    painter.rect_filled(rect, radius, tokens::palette().tile_bg);
     let lookup = item
         .thumbnail_source()
         .map(|url| textures.get(url, PREVIEW_PX));
@@ -280,7 +280,7 @@ fn preview_ui(ui: &mut Ui, item: &MediaItem, textures: &TextureCache) {
         Some(TextureLookup::Loading) => {
             egui::Spinner::new()
                 .size(20.0)
-                .color(tokens::TEXT_FAINT)
+                .color(tokens::palette().text_faint)
                 .paint_at(
                     ui,
                     egui::Rect::from_center_size(rect.center(), Vec2::splat(20.0)),
@@ -291,19 +291,19 @@ fn preview_ui(ui: &mut Ui, item: &MediaItem, textures: &TextureCache) {
                 painter,
                 egui::Rect::from_center_size(rect.center(), Vec2::splat(34.0)),
                 super::grid::kind_icon(item.kind()),
-                tokens::TEXT_FAINT,
+                tokens::palette().text_faint,
             );
         }
     }
 }
 
 fn field(ui: &mut Ui, label: &str, value: Option<String>) {
-    ui.label(RichText::new(label).size(12.5).color(tokens::TEXT_FAINT));
+    ui.label(RichText::new(label).size(12.5).color(tokens::palette().text_faint));
     match value {
         Some(value) => ui.add(
-            egui::Label::new(RichText::new(value).size(12.5).color(tokens::TEXT_MUTED)).truncate(),
+            egui::Label::new(RichText::new(value).size(12.5).color(tokens::palette().text_muted)).truncate(),
         ),
-        None => ui.label(RichText::new("–").size(12.5).color(tokens::TEXT_FAINT)),
+        None => ui.label(RichText::new("–").size(12.5).color(tokens::palette().text_faint)),
     };
     ui.end_row();
 }

@@ -176,7 +176,7 @@ fn tile_ui(
     if ui.is_rect_visible(rect) {
         let painter = ui.painter();
         let radius = CornerRadius::same(tokens::RADIUS_M);
-        painter.rect_filled(rect, radius, tokens::TILE_BG);
+        painter.rect_filled(rect, radius, tokens::palette().tile_bg);
         let lookup = item
             .thumbnail_source()
             .map(|url| textures.thumbnail(&item.id, url, px));
@@ -193,7 +193,7 @@ fn tile_ui(
                     painter,
                     Rect::from_center_size(rect.center(), Vec2::splat(26.0)),
                     Icon::BrokenImage,
-                    tokens::TEXT_FAINT,
+                    tokens::palette().text_faint,
                 );
             }
             _ => {
@@ -202,7 +202,7 @@ fn tile_ui(
                     painter,
                     Rect::from_center_size(rect.center(), Vec2::splat(24.0)),
                     icon,
-                    tokens::TILE_GLYPH,
+                    tokens::palette().tile_glyph,
                 );
             }
         }
@@ -225,7 +225,7 @@ fn tile_ui(
                     pos2(rect.left(), rect.bottom() - 3.0),
                     pos2(rect.left() + fraction * rect.width(), rect.bottom()),
                 );
-                painter.rect_filled(bar, CornerRadius::ZERO, tokens::ACCENT);
+                painter.rect_filled(bar, CornerRadius::ZERO, tokens::palette().accent);
             }
         }
 
@@ -238,8 +238,8 @@ fn tile_ui(
                 pos2(rect.right() - 15.0, rect.top() + 15.0),
                 Vec2::splat(20.0),
             );
-            painter.circle_filled(star.center(), 11.0, tokens::TILE_SCRIM);
-            paint_icon(painter, star.shrink(4.0), Icon::Star, tokens::FAVOURITE);
+            painter.circle_filled(star.center(), 11.0, tokens::palette().tile_scrim);
+            paint_icon(painter, star.shrink(4.0), Icon::Star, tokens::palette().favourite);
         }
 
         if focused {
@@ -247,31 +247,31 @@ fn tile_ui(
             painter.rect_stroke(
                 rect.expand(3.0),
                 CornerRadius::same(tokens::RADIUS_M + 3),
-                Stroke::new(2.0, tokens::ACCENT_HOVER),
+                Stroke::new(2.0, tokens::palette().accent_hover),
                 StrokeKind::Outside,
             );
         }
         if selected {
-            painter.rect_filled(rect, radius, tokens::SELECTION_TINT);
+            painter.rect_filled(rect, radius, tokens::palette().selection_tint);
             painter.rect_stroke(
                 rect,
                 radius,
-                Stroke::new(2.0, tokens::ACCENT),
+                Stroke::new(2.0, tokens::palette().accent),
                 StrokeKind::Inside,
             );
             let check = pos2(rect.left() + 15.0, rect.top() + 15.0);
-            painter.circle_filled(check, 9.0, tokens::ACCENT);
+            painter.circle_filled(check, 9.0, tokens::palette().accent);
             paint_icon(
                 painter,
                 Rect::from_center_size(check, Vec2::splat(11.0)),
                 Icon::Check,
-                tokens::ON_ACCENT,
+                tokens::palette().on_accent,
             );
         } else if response.hovered() && !drag_active {
             painter.rect_stroke(
                 rect,
                 radius,
-                Stroke::new(1.0, tokens::BORDER_STRONG),
+                Stroke::new(1.0, tokens::palette().border_strong),
                 StrokeKind::Inside,
             );
         }
@@ -353,7 +353,7 @@ fn paint_placeholder(ui: &Ui, rect: Rect) {
     ui.painter().rect_filled(
         rect,
         CornerRadius::same(tokens::RADIUS_M),
-        tokens::TILE_PLACEHOLDER,
+        tokens::palette().tile_placeholder,
     );
 }
 
@@ -367,20 +367,20 @@ fn paint_media_badge(painter: &egui::Painter, rect: Rect, kind: &str, duration: 
     painter.rect_filled(
         badge,
         CornerRadius::same(tokens::RADIUS_S),
-        tokens::TILE_SCRIM,
+        tokens::palette().tile_scrim,
     );
     let icon_rect = Rect::from_center_size(
         pos2(badge.left() + 10.0, badge.center().y),
         Vec2::splat(11.0),
     );
-    paint_icon(painter, icon_rect, kind_icon(kind), tokens::TEXT);
+    paint_icon(painter, icon_rect, kind_icon(kind), tokens::palette().text);
     if let Some(text) = text {
         painter.text(
             pos2(badge.left() + 19.0, badge.center().y),
             Align2::LEFT_CENTER,
             text,
             font,
-            tokens::TEXT,
+            tokens::palette().text,
         );
     }
 }
@@ -423,14 +423,14 @@ fn drag_preview_ui(ctx: &egui::Context) {
         egui::Id::unique("library_drag_preview"),
     ));
     let at = pointer + vec2(14.0, 10.0);
-    let galley = painter.layout_no_wrap(text, FontId::proportional(12.5), tokens::ON_ACCENT);
+    let galley = painter.layout_no_wrap(text, FontId::proportional(12.5), tokens::palette().on_accent);
     let rect = Rect::from_min_size(at, galley.size() + vec2(16.0, 8.0));
     painter.rect_filled(
         rect,
         CornerRadius::same(tokens::RADIUS_S + 2),
-        tokens::ACCENT,
+        tokens::palette().accent,
     );
-    painter.galley(rect.min + vec2(8.0, 4.0), galley, tokens::ON_ACCENT);
+    painter.galley(rect.min + vec2(8.0, 4.0), galley, tokens::palette().on_accent);
     ctx.set_cursor_icon(egui::CursorIcon::Grabbing);
 }
 
@@ -546,20 +546,20 @@ fn empty_ui(ui: &mut Ui, state: &LibraryState) {
     ui.vertical_centered(|ui| {
         ui.set_max_width(460.0);
         if !state.items.first_page_done() {
-            ui.add(egui::Spinner::new().size(22.0).color(tokens::TEXT_FAINT));
+            ui.add(egui::Spinner::new().size(22.0).color(tokens::palette().text_faint));
         } else {
-            crate::ui::icons::icon_ui(ui, Icon::Library, 44.0, tokens::TEXT_FAINT);
+            crate::ui::icons::icon_ui(ui, Icon::Library, 44.0, tokens::palette().text_faint);
         }
         ui.add_space(tokens::SPACE_S);
         ui.label(
             egui::RichText::new(title)
                 .size(tokens::TEXT_TITLE + 2.0)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         if !body.is_empty() {
             ui.add_space(tokens::SPACE_XS);
-            ui.label(egui::RichText::new(body).color(tokens::TEXT_MUTED));
+            ui.label(egui::RichText::new(body).color(tokens::palette().text_muted));
         }
     });
 }

@@ -178,7 +178,7 @@ fn add_to_folder_ui(
             ui.label(
                 RichText::new("No folders yet: create one in the sidebar.")
                     .size(12.5)
-                    .color(tokens::TEXT_MUTED),
+                    .color(tokens::palette().text_muted),
             );
         }
         for folder in folders {
@@ -257,7 +257,7 @@ fn danger(ui: &mut Ui, style: Style, label: &str, enabled: bool, why: &str) -> e
     let response = match style {
         Style::Menu => ui.add_enabled(
             enabled,
-            egui::Button::new(RichText::new(label).color(tokens::DANGER)),
+            egui::Button::new(RichText::new(label).color(tokens::palette().danger)),
         ),
         Style::Buttons => ui.add_enabled(enabled, widgets::danger_button_small(label)),
     };

@@ -1451,7 +1451,7 @@ pub fn folder_color(folder: &Folder) -> egui::Color32 {
         .color
         .as_deref()
         .and_then(|c| egui::Color32::from_hex(c.trim()).ok())
-        .unwrap_or(tokens::FOLDER_DEFAULT)
+        .unwrap_or(tokens::palette().folder_default)
 }
 
 /// Everything the Library panel draws, laid out in the central panel. Returns actions.
@@ -1473,8 +1473,8 @@ pub fn library_ui(
         .show_separator_line(false)
         .frame(
             egui::Frame::new()
-                .fill(tokens::BG_PANEL)
-                .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+                .fill(tokens::palette().bg_panel)
+                .stroke(egui::Stroke::new(1.0, tokens::palette().border))
                 .inner_margin(egui::Margin::symmetric(10, 12)),
         )
         .show(ui, |ui| {
@@ -1487,7 +1487,7 @@ pub fn library_ui(
         .show_separator_line(false)
         .frame(
             egui::Frame::new()
-                .fill(tokens::BG_APP)
+                .fill(tokens::palette().bg_app)
                 .inner_margin(egui::Margin::symmetric(16, 0)),
         )
         .show(ui, |ui| footer::footer_ui(ui, state));
@@ -1498,8 +1498,8 @@ pub fn library_ui(
             .show_separator_line(false)
             .frame(
                 egui::Frame::new()
-                    .fill(tokens::BG_PANEL)
-                    .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+                    .fill(tokens::palette().bg_panel)
+                    .stroke(egui::Stroke::new(1.0, tokens::palette().border))
                     .inner_margin(egui::Margin::symmetric(16, 8)),
             )
             .show(ui, |ui| {
@@ -1514,8 +1514,8 @@ pub fn library_ui(
             .show_separator_line(false)
             .frame(
                 egui::Frame::new()
-                    .fill(tokens::BG_PANEL)
-                    .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+                    .fill(tokens::palette().bg_panel)
+                    .stroke(egui::Stroke::new(1.0, tokens::palette().border))
                     .inner_margin(egui::Margin::same(14)),
             )
             .show(ui, |ui| {
@@ -1609,7 +1609,7 @@ fn dialogs_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<LibraryActio
             ),
         };
         let response = egui::Modal::new(egui::Id::unique("library_confirm"))
-            .backdrop_color(tokens::SCRIM)
+            .backdrop_color(tokens::palette().scrim)
             .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
             .show(ctx, |ui| {
                 ui.set_width(400.0);
@@ -1617,10 +1617,10 @@ fn dialogs_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<LibraryActio
                     egui::RichText::new(title)
                         .size(tokens::TEXT_TITLE)
                         .strong()
-                        .color(tokens::TEXT),
+                        .color(tokens::palette().text),
                 );
                 ui.add_space(tokens::SPACE_XS);
-                ui.label(egui::RichText::new(body).color(tokens::TEXT_MUTED));
+                ui.label(egui::RichText::new(body).color(tokens::palette().text_muted));
                 ui.add_space(tokens::SPACE_M);
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui.add(crate::ui::widgets::danger_button(yes)).clicked() {

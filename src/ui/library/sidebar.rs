@@ -28,7 +28,7 @@ pub fn sidebar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
         let response = row_ui(
             ui,
             icon,
-            tokens::TEXT_MUTED,
+            tokens::palette().text_muted,
             section.label(),
             count,
             selected,
@@ -75,7 +75,7 @@ pub fn sidebar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
                     egui::Label::new(
                         RichText::new(text)
                             .size(tokens::TEXT_SMALL + 0.5)
-                            .color(tokens::TEXT_FAINT),
+                            .color(tokens::palette().text_faint),
                     )
                     .wrap(),
                 );
@@ -172,7 +172,7 @@ fn folder_row_ui(
             }
             ui.separator();
             if ui
-                .button(RichText::new("Delete folder…").color(tokens::DANGER))
+                .button(RichText::new("Delete folder…").color(tokens::palette().danger))
                 .clicked()
             {
                 actions.push(LibraryAction::AskDeleteFolder(folder.id.clone()));
@@ -181,7 +181,7 @@ fn folder_row_ui(
             ui.label(
                 RichText::new("Shared with you: only the owner can change it.")
                     .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_MUTED),
+                    .color(tokens::palette().text_muted),
             );
         }
     });
@@ -204,15 +204,15 @@ fn row_ui(
         let painter = ui.painter();
         let radius = CornerRadius::same(tokens::RADIUS_M - 2);
         if selected {
-            painter.rect_filled(rect, radius, tokens::ACCENT_SOFT);
+            painter.rect_filled(rect, radius, tokens::palette().accent_soft);
         } else if response.hovered() {
-            painter.rect_filled(rect, radius, tokens::BG_ELEVATED);
+            painter.rect_filled(rect, radius, tokens::palette().bg_elevated);
         }
         if hovered_drop {
             painter.rect_stroke(
                 rect,
                 radius,
-                Stroke::new(1.5, tokens::ACCENT),
+                Stroke::new(1.5, tokens::palette().accent),
                 StrokeKind::Inside,
             );
         }
@@ -221,15 +221,15 @@ fn row_ui(
             Vec2::splat(15.0),
         );
         let color = if selected {
-            tokens::ACCENT_HOVER
+            tokens::palette().accent_hover
         } else {
             icon_color
         };
         paint_icon(painter, icon_rect, icon, color);
         let text_color = if selected {
-            tokens::TEXT
+            tokens::palette().text
         } else {
-            tokens::TEXT_MUTED
+            tokens::palette().text_muted
         };
         let right_pad = if count.is_some() { 44.0 } else { 8.0 };
         let galley = painter.layout(
@@ -253,7 +253,7 @@ fn row_ui(
                 Align2::RIGHT_CENTER,
                 count,
                 FontId::proportional(11.5),
-                tokens::TEXT_FAINT,
+                tokens::palette().text_faint,
             );
         }
     }
@@ -279,8 +279,8 @@ fn folder_form_ui(ui: &mut Ui, state: &mut LibraryState, actions: &mut Vec<Libra
     };
     let editing = form.editing.is_some();
     egui::Frame::new()
-        .fill(tokens::BG_SURFACE)
-        .stroke(Stroke::new(1.0, tokens::BORDER_STRONG))
+        .fill(tokens::palette().bg_surface)
+        .stroke(Stroke::new(1.0, tokens::palette().border_strong))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::same(8))
         .show(ui, |ui| {
@@ -310,13 +310,13 @@ fn folder_form_ui(ui: &mut Ui, state: &mut LibraryState, actions: &mut Vec<Libra
                         painter.rect_filled(
                             rect,
                             CornerRadius::same(tokens::RADIUS_S),
-                            tokens::ACCENT_SOFT,
+                            tokens::palette().accent_soft,
                         );
                     } else if response.hovered() {
                         painter.rect_filled(
                             rect,
                             CornerRadius::same(tokens::RADIUS_S),
-                            tokens::BG_HOVER,
+                            tokens::palette().bg_hover,
                         );
                     }
                     paint_icon(
@@ -324,9 +324,9 @@ fn folder_form_ui(ui: &mut Ui, state: &mut LibraryState, actions: &mut Vec<Libra
                         rect.shrink(4.0),
                         folder_icon(Some(icon_name)),
                         if selected {
-                            tokens::ACCENT_HOVER
+                            tokens::palette().accent_hover
                         } else {
-                            tokens::TEXT_MUTED
+                            tokens::palette().text_muted
                         },
                     );
                     let label = format!("Icon {icon_name}");
@@ -362,15 +362,15 @@ fn swatches_ui(ui: &mut Ui, form: &mut FolderForm) {
         ui.spacing_mut().item_spacing = vec2(4.0, 4.0);
         let current = normalise_hex(&form.color_hex);
         for hex in FOLDER_PALETTE {
-            let color = Color32::from_hex(hex).unwrap_or(tokens::FOLDER_DEFAULT);
+            let color = Color32::from_hex(hex).unwrap_or(tokens::palette().folder_default);
             let selected = current.as_deref() == Some(hex);
             let (rect, response) = ui.allocate_exact_size(Vec2::splat(18.0), Sense::click());
             let painter = ui.painter();
             painter.circle_filled(rect.center(), 7.0, color);
             if selected {
-                painter.circle_stroke(rect.center(), 8.5, Stroke::new(1.5, tokens::TEXT));
+                painter.circle_stroke(rect.center(), 8.5, Stroke::new(1.5, tokens::palette().text));
             } else if response.hovered() {
-                painter.circle_stroke(rect.center(), 8.5, Stroke::new(1.0, tokens::BORDER_STRONG));
+                painter.circle_stroke(rect.center(), 8.5, Stroke::new(1.0, tokens::palette().border_strong));
             }
             let label = format!("Colour {hex}");
             response.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, &label));
@@ -400,7 +400,7 @@ pub fn share_dialog_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<Lib
         return actions;
     };
     let response = egui::Modal::new(egui::Id::unique("library_share"))
-        .backdrop_color(tokens::SCRIM)
+        .backdrop_color(tokens::palette().scrim)
         .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
         .show(ctx, |ui| {
             ui.set_width(440.0);
@@ -409,7 +409,7 @@ pub fn share_dialog_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<Lib
                 RichText::new(format!("Share “{name}”"))
                     .size(tokens::TEXT_TITLE)
                     .strong()
-                    .color(tokens::TEXT),
+                    .color(tokens::palette().text),
             );
             ui.add_space(tokens::SPACE_XS);
             widgets::muted(
@@ -420,13 +420,13 @@ pub fn share_dialog_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<Lib
             widgets::section_label(ui, "Shared with");
             match folder.as_ref().map(|f| f.shared_with.as_slice()) {
                 Some([]) | None => {
-                    ui.label(RichText::new("Nobody yet").color(tokens::TEXT_FAINT));
+                    ui.label(RichText::new("Nobody yet").color(tokens::palette().text_faint));
                 }
                 Some(users) => {
                     for user in users {
                         let label = super::member_label(&state.known_members, user);
                         ui.horizontal(|ui| {
-                            ui.label(RichText::new(&label).color(tokens::TEXT_MUTED))
+                            ui.label(RichText::new(&label).color(tokens::palette().text_muted))
                                 .on_hover_text(format!("Account id {user}"));
                             ui.with_layout(
                                 egui::Layout::right_to_left(egui::Align::Center),
@@ -459,13 +459,13 @@ pub fn share_dialog_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<Lib
                 widgets::field_error(ui, error);
             }
             if let Some(note) = &dialog.note {
-                ui.label(RichText::new(note).size(12.5).color(tokens::SUCCESS));
+                ui.label(RichText::new(note).size(12.5).color(tokens::palette().success));
             }
             if !dialog.not_found.is_empty() {
                 widgets::notice(
                     ui,
                     &format!("No account for: {}", dialog.not_found.join(", ")),
-                    tokens::WARNING,
+                    tokens::palette().warning,
                 );
             }
             ui.add_space(tokens::SPACE_M);

@@ -60,7 +60,7 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
                 RichText::new(title)
                     .size(tokens::TEXT_TITLE + 3.0)
                     .strong()
-                    .color(tokens::TEXT),
+                    .color(tokens::palette().text),
             )
             .truncate(),
         );
@@ -74,7 +74,7 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
             if state.items.is_loading() {
                 text.push_str(" · loading");
             }
-            ui.label(RichText::new(text).size(12.5).color(tokens::TEXT_FAINT));
+            ui.label(RichText::new(text).size(12.5).color(tokens::palette().text_faint));
         }
         if !compact {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -197,13 +197,13 @@ fn size_slider_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryAc
     if response.changed() {
         actions.push(LibraryAction::SetThumbSize(size));
     }
-    crate::ui::icons::icon_ui(ui, crate::ui::icons::Icon::Image, 14.0, tokens::TEXT_FAINT);
+    crate::ui::icons::icon_ui(ui, crate::ui::icons::Icon::Image, 14.0, tokens::palette().text_faint);
 }
 
 fn type_filter_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryAction>) {
     egui::Frame::new()
-        .fill(tokens::BG_PANEL)
-        .stroke(Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_panel)
+        .stroke(Stroke::new(1.0, tokens::palette().border))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::same(2))
         .show(ui, |ui| {
@@ -211,9 +211,9 @@ fn type_filter_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryAc
             for (filter, label) in TYPES {
                 let selected = state.type_filter == filter;
                 let (fill, color) = if selected {
-                    (tokens::BG_HOVER, tokens::TEXT)
+                    (tokens::palette().bg_hover, tokens::palette().text)
                 } else {
-                    (egui::Color32::TRANSPARENT, tokens::TEXT_MUTED)
+                    (egui::Color32::TRANSPARENT, tokens::palette().text_muted)
                 };
                 let response = ui.add(
                     egui::Button::selectable(

@@ -28,7 +28,7 @@ pub fn transfers_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
             RichText::new(title)
                 .size(12.5)
                 .strong()
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
         );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             if running < state.transfers.len()
@@ -51,7 +51,7 @@ pub fn transfers_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
                     egui::Label::new(
                         RichText::new(&transfer.label)
                             .size(12.5)
-                            .color(tokens::TEXT),
+                            .color(tokens::palette().text),
                     )
                     .truncate(),
                 );
@@ -68,7 +68,7 @@ pub fn transfers_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
                         egui::ProgressBar::new(fraction)
                             .desired_width(bar_width)
                             .desired_height(6.0)
-                            .fill(tokens::ACCENT)
+                            .fill(tokens::palette().accent)
                             .corner_radius(CornerRadius::same(3))
                             .animate(fraction <= 0.0),
                     );
@@ -81,7 +81,7 @@ pub fn transfers_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
                     } else {
                         "starting…".to_owned()
                     };
-                    ui.label(RichText::new(size).size(11.5).color(tokens::TEXT_FAINT));
+                    ui.label(RichText::new(size).size(11.5).color(tokens::palette().text_faint));
                     let verb = if transfer.is_upload {
                         "upload"
                     } else {
@@ -103,13 +103,13 @@ pub fn transfers_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
                     } else {
                         "Saved"
                     };
-                    ui.label(RichText::new(text).size(12.0).color(tokens::SUCCESS));
+                    ui.label(RichText::new(text).size(12.0).color(tokens::palette().success));
                 }
                 TransferState::Cancelled => {
                     ui.label(
                         RichText::new("Cancelled")
                             .size(12.0)
-                            .color(tokens::TEXT_FAINT),
+                            .color(tokens::palette().text_faint),
                     );
                 }
                 TransferState::Failed(error) => {
@@ -117,7 +117,7 @@ pub fn transfers_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
                         egui::Label::new(
                             RichText::new(format!("Failed: {error}"))
                                 .size(12.0)
-                                .color(tokens::DANGER),
+                                .color(tokens::palette().danger),
                         )
                         .truncate(),
                     );
@@ -129,7 +129,7 @@ pub fn transfers_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
         ui.label(
             RichText::new(format!("and {} more", rows.len() - MAX_ROWS))
                 .size(11.5)
-                .color(tokens::TEXT_FAINT),
+                .color(tokens::palette().text_faint),
         );
     }
     actions

@@ -52,8 +52,8 @@ pub fn palettes_ui(
         .show_separator_line(false)
         .frame(
             egui::Frame::new()
-                .fill(tokens::BG_PANEL)
-                .stroke(Stroke::new(1.0, tokens::BORDER))
+                .fill(tokens::palette().bg_panel)
+                .stroke(Stroke::new(1.0, tokens::palette().border))
                 .inner_margin(egui::Margin::symmetric(12, 14)),
         )
         .show(ui, |ui| list_ui(ui, state, model, project, &mut actions));
@@ -101,7 +101,7 @@ fn list_ui(
             RichText::new("Palettes")
                 .size(tokens::TEXT_TITLE)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             if ui
@@ -120,7 +120,7 @@ fn list_ui(
     ui.label(
         RichText::new(project_line)
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_MUTED),
+            .color(tokens::palette().text_muted),
     );
     ui.add_space(tokens::SPACE_S);
 
@@ -172,17 +172,17 @@ fn palette_card_ui(
         let painter = ui.painter();
         let radius = CornerRadius::same(tokens::RADIUS_M);
         let fill = if selected {
-            tokens::ACCENT_SOFT
+            tokens::palette().accent_soft
         } else if response.hovered() {
-            tokens::BG_ELEVATED
+            tokens::palette().bg_elevated
         } else {
-            tokens::BG_SURFACE
+            tokens::palette().bg_surface
         };
         painter.rect_filled(rect, radius, fill);
         let stroke = if selected {
-            Stroke::new(1.0, tokens::ACCENT)
+            Stroke::new(1.0, tokens::palette().accent)
         } else {
-            Stroke::new(1.0, tokens::BORDER)
+            Stroke::new(1.0, tokens::palette().border)
         };
         painter.rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
         let inner = rect.shrink2(Vec2::new(10.0, 8.0));
@@ -192,7 +192,7 @@ fn palette_card_ui(
             egui::Align2::LEFT_TOP,
             name,
             egui::FontId::proportional(tokens::TEXT_BODY),
-            tokens::TEXT,
+            tokens::palette().text,
         );
         let colors: Vec<Color32> = palette
             .colors
@@ -233,12 +233,12 @@ fn card_note(palette: &ColorPalette, project_name: Option<&str>) -> (String, Col
     };
     if palette.is_active {
         let project = project_name.unwrap_or("this project");
-        return (format!("Active for {project}"), tokens::SUCCESS);
+        return (format!("Active for {project}"), tokens::palette().success);
     }
     if palette.is_organization() {
-        return (format!("Organisation · {colours}"), tokens::INFO);
+        return (format!("Organisation · {colours}"), tokens::palette().info);
     }
-    (colours, tokens::TEXT_FAINT)
+    (colours, tokens::palette().text_faint)
 }
 
 // ---- editor ------------------------------------------------------------------------------
@@ -270,14 +270,14 @@ fn editor_ui(
             RichText::new(title)
                 .size(tokens::TEXT_HEADING)
                 .strong()
-                .color(tokens::TEXT),
+                .color(tokens::palette().text),
         );
         if stored.as_ref().is_some_and(|p| p.is_active) {
             let project = project.map(|p| p.name.as_str()).unwrap_or("this project");
-            widgets::pill(ui, &format!("Active for {project}"), tokens::SUCCESS);
+            widgets::pill(ui, &format!("Active for {project}"), tokens::palette().success);
         }
         if read_only {
-            widgets::pill(ui, "Organisation · read-only", tokens::INFO)
+            widgets::pill(ui, "Organisation · read-only", tokens::palette().info)
                 .on_hover_text(ORG_READ_ONLY_NOTE);
         }
     });
@@ -339,16 +339,16 @@ fn images_card_ui(
         let hovering = ui.ctx().input(|i| !i.raw.hovered_files.is_empty());
         let zone = egui::Frame::new()
             .fill(if hovering {
-                tokens::ACCENT_SOFT
+                tokens::palette().accent_soft
             } else {
-                tokens::BG_ELEVATED
+                tokens::palette().bg_elevated
             })
             .stroke(Stroke::new(
                 1.0,
                 if hovering {
-                    tokens::ACCENT
+                    tokens::palette().accent
                 } else {
-                    tokens::BORDER_STRONG
+                    tokens::palette().border_strong
                 },
             ))
             .corner_radius(CornerRadius::same(tokens::RADIUS_M))
@@ -357,11 +357,11 @@ fn images_card_ui(
             ui.set_width(ui.available_width());
             if state.editor.images.is_empty() {
                 ui.horizontal(|ui| {
-                    crate::ui::icons::icon_ui(ui, Icon::Upload, 22.0, tokens::TEXT_FAINT);
+                    crate::ui::icons::icon_ui(ui, Icon::Upload, 22.0, tokens::palette().text_faint);
                     ui.vertical(|ui| {
                         ui.label(
                             RichText::new("Drop 1–5 photos here to extract their colours")
-                                .color(tokens::TEXT),
+                                .color(tokens::palette().text),
                         );
                         ui.label(
                             RichText::new(
@@ -369,7 +369,7 @@ fn images_card_ui(
                                  service's analysis replaces them.",
                             )
                             .size(tokens::TEXT_SMALL)
-                            .color(tokens::TEXT_MUTED),
+                            .color(tokens::palette().text_muted),
                         );
                     });
                 });
@@ -387,7 +387,7 @@ fn images_card_ui(
                 let clicked = ui
                     .add_enabled(can_add, widgets::secondary_button("Add images…"))
                     .clicked();
-                ui.label(RichText::new("or").color(tokens::TEXT_FAINT));
+                ui.label(RichText::new("or").color(tokens::palette().text_faint));
                 clicked
             };
             if compact && ui.horizontal(pick).inner {
@@ -429,11 +429,11 @@ fn images_card_ui(
 fn analysis_status_ui(ui: &mut Ui, state: &PalettesState) {
     let (text, color) = match (&state.analysis, state.editor.origin) {
         (AnalysisState::Running { .. }, SwatchOrigin::LocalPreview) => {
-            ("local preview · analysing…", tokens::INFO)
+            ("local preview · analysing…", tokens::palette().info)
         }
-        (AnalysisState::Running { .. }, _) => ("analysing…", tokens::INFO),
-        (_, SwatchOrigin::LocalPreview) => ("local preview", tokens::WARNING),
-        (_, SwatchOrigin::Service) => ("analysed by the service", tokens::SUCCESS),
+        (AnalysisState::Running { .. }, _) => ("analysing…", tokens::palette().info),
+        (_, SwatchOrigin::LocalPreview) => ("local preview", tokens::palette().warning),
+        (_, SwatchOrigin::Service) => ("analysed by the service", tokens::palette().success),
         _ => return,
     };
     if matches!(state.analysis, AnalysisState::Running { .. }) {
@@ -450,8 +450,8 @@ fn reference_chip_ui(
     actions: &mut Vec<Action>,
 ) {
     egui::Frame::new()
-        .fill(tokens::BG_SURFACE)
-        .stroke(Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_surface)
+        .stroke(Stroke::new(1.0, tokens::palette().border))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::symmetric(6, 4))
         .show(ui, |ui| {
@@ -465,14 +465,14 @@ fn reference_chip_ui(
                         &image.label,
                     ),
                     None => {
-                        crate::ui::icons::icon_ui(ui, Icon::Image, 20.0, tokens::TEXT_MUTED)
+                        crate::ui::icons::icon_ui(ui, Icon::Image, 20.0, tokens::palette().text_muted)
                             .on_hover_text("Uploading to your media library…");
                     }
                 }
                 ui.label(
                     RichText::new(crate::ui::format::excerpt(&image.label, 22))
                         .size(12.5)
-                        .color(tokens::TEXT),
+                        .color(tokens::palette().text),
                 );
                 if widgets::icon_button(ui, Icon::Close, &format!("Remove {}", image.label))
                     .clicked()
@@ -492,7 +492,7 @@ fn swatches_ui(ui: &mut Ui, state: &mut PalettesState, actions: &mut Vec<Action>
                 state.editor.swatches.len()
             ))
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_FAINT),
+            .color(tokens::palette().text_faint),
         );
     });
     if state.editor.swatches.is_empty() {
@@ -548,7 +548,7 @@ fn swatch_row_ui(
         ui.label(
             RichText::new(format!("{number}"))
                 .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_FAINT),
+                .color(tokens::palette().text_faint),
         );
         let mut rgb = [swatch.rgb.r, swatch.rgb.g, swatch.rgb.b];
         let picker = egui::color_picker::color_edit_button_srgb(ui, &mut rgb);
@@ -569,7 +569,7 @@ fn swatch_row_ui(
             .desired_width(HEX_FIELD_WIDTH)
             .font(egui::TextStyle::Monospace);
         if !hex_ok {
-            hex_edit = hex_edit.text_color(tokens::DANGER);
+            hex_edit = hex_edit.text_color(tokens::palette().danger);
         }
         let hex = ui.add(hex_edit);
         widgets::name_widget(&hex, &format!("Swatch {number} hex"));
@@ -675,7 +675,7 @@ fn directive_card_ui(ui: &mut Ui, state: &PalettesState) {
         ui.add_space(tokens::SPACE_XS);
         let directive = crate::palette::grading_directive(&colors);
         egui::Frame::new()
-            .fill(tokens::BG_ELEVATED)
+            .fill(tokens::palette().bg_elevated)
             .corner_radius(CornerRadius::same(tokens::RADIUS_M))
             .inner_margin(egui::Margin::same(10))
             .show(ui, |ui| {
@@ -684,7 +684,7 @@ fn directive_card_ui(ui: &mut Ui, state: &PalettesState) {
                     egui::Label::new(
                         RichText::new(directive)
                             .size(12.5)
-                            .color(tokens::TEXT_MUTED),
+                            .color(tokens::palette().text_muted),
                     )
                     .wrap(),
                 );
@@ -695,7 +695,7 @@ fn directive_card_ui(ui: &mut Ui, state: &PalettesState) {
                  project it's active for (unless a request skips it).",
             )
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_FAINT),
+            .color(tokens::palette().text_faint),
         );
     });
 }
@@ -710,7 +710,7 @@ fn action_row_ui(
     let busy = state.is_busy();
     let read_only = state.editor.read_only;
     if read_only {
-        widgets::notice(ui, ORG_READ_ONLY_NOTE, tokens::INFO);
+        widgets::notice(ui, ORG_READ_ONLY_NOTE, tokens::palette().info);
         return;
     }
     let is_new = state.editor.palette_id.is_none();

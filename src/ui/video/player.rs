@@ -326,7 +326,7 @@ impl VideoPlayerState {
             player.toggle_play();
         }
         let painter = ui.painter_at(area);
-        painter.rect_filled(area, CornerRadius::same(tokens::RADIUS_M), tokens::BG_APP);
+        painter.rect_filled(area, CornerRadius::same(tokens::RADIUS_M), tokens::palette().bg_app);
         let ppp = ui.ctx().pixels_per_point();
 
         let poster = self
@@ -364,7 +364,7 @@ impl VideoPlayerState {
                 let centre = area.center();
                 egui::Spinner::new()
                     .size(28.0)
-                    .color(tokens::TEXT)
+                    .color(tokens::palette().text)
                     .paint_at(ui, Rect::from_center_size(centre, Vec2::splat(28.0)));
                 caption(&painter, area, "Loading video…");
             }
@@ -374,8 +374,8 @@ impl VideoPlayerState {
                 } else if !self.is_playing() && response.hovered() {
                     // A big play glyph says a click plays.
                     let disc = Rect::from_center_size(area.center(), Vec2::splat(64.0));
-                    painter.circle_filled(disc.center(), 32.0, tokens::TILE_SCRIM);
-                    paint_icon(&painter, disc.shrink(20.0), Icon::Play, tokens::TEXT);
+                    painter.circle_filled(disc.center(), 32.0, tokens::palette().tile_scrim);
+                    paint_icon(&painter, disc.shrink(20.0), Icon::Play, tokens::palette().text);
                 }
             }
             Phase::Failed { message, details } => {
@@ -388,12 +388,12 @@ impl VideoPlayerState {
                 );
                 ui.scope_builder(egui::UiBuilder::new().max_rect(panel), |ui| {
                     egui::Frame::new()
-                        .fill(tokens::BG_ELEVATED)
+                        .fill(tokens::palette().bg_elevated)
                         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
                         .inner_margin(egui::Margin::same(10))
                         .show(ui, |ui| {
                             ui.vertical_centered(|ui| {
-                                ui.label(RichText::new(&message).color(tokens::TEXT));
+                                ui.label(RichText::new(&message).color(tokens::palette().text));
                                 ui.horizontal(|ui| {
                                     if !url.is_empty()
                                         && ui
@@ -416,7 +416,7 @@ impl VideoPlayerState {
                                         ui.label(
                                             RichText::new("Details")
                                                 .size(tokens::TEXT_SMALL)
-                                                .color(tokens::TEXT_FAINT),
+                                                .color(tokens::palette().text_faint),
                                         )
                                         .on_hover_text(details);
                                     }
@@ -433,7 +433,7 @@ impl VideoPlayerState {
             painter.rect_stroke(
                 area.shrink(1.0),
                 CornerRadius::same(tokens::RADIUS_M),
-                Stroke::new(1.5, tokens::ACCENT),
+                Stroke::new(1.5, tokens::palette().accent),
                 egui::StrokeKind::Inside,
             );
         }
@@ -449,7 +449,7 @@ impl VideoPlayerState {
         response.widget_info(|| WidgetInfo::slider(enabled, f64::from(current), "Seek (frame)"));
         let track = Rect::from_center_size(rect.center(), vec2(rect.width() - 12.0, 4.0));
         let painter = ui.painter();
-        painter.rect_filled(track, CornerRadius::same(2), tokens::BORDER_STRONG);
+        painter.rect_filled(track, CornerRadius::same(2), tokens::palette().border_strong);
         if !enabled {
             return;
         }
@@ -458,13 +458,13 @@ impl VideoPlayerState {
         painter.rect_filled(
             Rect::from_min_max(track.min, pos2(head_x, track.max.y)),
             CornerRadius::same(2),
-            tokens::ACCENT,
+            tokens::palette().accent,
         );
         let hot = response.hovered() || response.dragged();
         painter.circle_filled(
             pos2(head_x, track.center().y),
             if hot { 7.0 } else { 5.5 },
-            tokens::TEXT,
+            tokens::palette().text,
         );
         let frame_at = |x: f32| time::scrub_frame(x, track.left(), track.width(), frame_count);
         if let Some(pointer) = response.hover_pos() {
@@ -475,7 +475,7 @@ impl VideoPlayerState {
                     pos2(pointer.x, track.top() - 4.0),
                     pos2(pointer.x, track.bottom() + 4.0),
                 ],
-                Stroke::new(1.0, tokens::TEXT_MUTED),
+                Stroke::new(1.0, tokens::palette().text_muted),
             );
             response.clone().on_hover_text_at_pointer(format!(
                 "{} · frame {}",
@@ -559,7 +559,7 @@ impl VideoPlayerState {
                     RichText::new(readout)
                         .monospace()
                         .size(tokens::TEXT_SMALL + 1.0)
-                        .color(tokens::TEXT),
+                        .color(tokens::palette().text),
                 )
                 .on_hover_text("Minutes:seconds.frame — J back 1 s, K pause, L play");
                 // A small player (a canvas tile) keeps the picture fitted: no room for both
@@ -610,14 +610,14 @@ fn control_button(ui: &mut Ui, icon: Icon, name: &str, enabled: bool, on: bool) 
         let painter = ui.painter();
         let radius = CornerRadius::same(tokens::RADIUS_S + 2);
         if on {
-            painter.rect_filled(rect, radius, tokens::ACCENT);
+            painter.rect_filled(rect, radius, tokens::palette().accent);
         } else if response.hovered() && enabled {
-            painter.rect_filled(rect, radius, tokens::BG_HOVER);
+            painter.rect_filled(rect, radius, tokens::palette().bg_hover);
         }
         let color = match (enabled, on) {
-            (false, _) => tokens::TEXT_FAINT,
-            (true, true) => tokens::ON_ACCENT,
-            (true, false) => tokens::TEXT,
+            (false, _) => tokens::palette().text_faint,
+            (true, true) => tokens::palette().on_accent,
+            (true, false) => tokens::palette().text,
         };
         paint_icon(
             painter,
@@ -629,7 +629,7 @@ fn control_button(ui: &mut Ui, icon: Icon, name: &str, enabled: bool, on: bool) 
             painter.rect_stroke(
                 rect.expand(1.0),
                 radius,
-                Stroke::new(2.0, tokens::ACCENT),
+                Stroke::new(2.0, tokens::palette().accent),
                 egui::StrokeKind::Outside,
             );
         }
@@ -655,7 +655,7 @@ fn caption(painter: &egui::Painter, area: Rect, text: &str) {
     let galley = painter.layout_no_wrap(
         text.to_owned(),
         egui::FontId::proportional(14.0),
-        tokens::TEXT,
+        tokens::palette().text,
     );
     let back = Rect::from_center_size(
         at + vec2(0.0, galley.size().y / 2.0),
@@ -664,9 +664,9 @@ fn caption(painter: &egui::Painter, area: Rect, text: &str) {
     painter.rect_filled(
         back,
         CornerRadius::same(tokens::RADIUS_S),
-        tokens::TILE_SCRIM,
+        tokens::palette().tile_scrim,
     );
-    painter.galley(back.min + vec2(8.0, 4.0), galley, tokens::TEXT);
+    painter.galley(back.min + vec2(8.0, 4.0), galley, tokens::palette().text);
 }
 
 #[cfg(test)]

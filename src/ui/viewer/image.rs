@@ -96,7 +96,7 @@ pub(super) fn image_column_ui(
             ui.label(
                 RichText::new(readout)
                     .size(tokens::TEXT_SMALL + 1.0)
-                    .color(tokens::TEXT_MUTED),
+                    .color(tokens::palette().text_muted),
             )
             .on_hover_text("Wheel or +/- to zoom, drag to pan, 0 fit, 1 100 %");
         }
@@ -155,7 +155,7 @@ fn image_area_ui(
     painter.rect_filled(
         viewport,
         CornerRadius::same(tokens::RADIUS_M),
-        tokens::BG_APP,
+        tokens::palette().bg_app,
     );
 
     let pixels_per_point = ui.ctx().pixels_per_point();
@@ -207,14 +207,14 @@ fn image_area_ui(
                     Vec2::splat(40.0),
                 ),
                 Icon::BrokenImage,
-                tokens::TEXT_FAINT,
+                tokens::palette().text_faint,
             );
             painter.text(
                 viewport.center() + egui::vec2(0.0, 16.0),
                 egui::Align2::CENTER_TOP,
                 format!("The image could not be loaded\n{error}"),
                 egui::FontId::proportional(14.0),
-                tokens::TEXT_MUTED,
+                tokens::palette().text_muted,
             );
         }
     }
@@ -222,7 +222,7 @@ fn image_area_ui(
         painter.rect_stroke(
             viewport.shrink(1.0),
             CornerRadius::same(tokens::RADIUS_M),
-            Stroke::new(1.5, tokens::ACCENT),
+            Stroke::new(1.5, tokens::palette().accent),
             egui::StrokeKind::Inside,
         );
     }
@@ -376,7 +376,7 @@ fn zoom_and_pan_input(
 fn spinner_at(ui: &mut Ui, centre: egui::Pos2) {
     egui::Spinner::new()
         .size(28.0)
-        .color(tokens::TEXT_MUTED)
+        .color(tokens::palette().text_muted)
         .paint_at(ui, egui::Rect::from_center_size(centre, Vec2::splat(28.0)));
 }
 
@@ -386,7 +386,7 @@ fn caption(painter: &egui::Painter, viewport: egui::Rect, text: &str) {
         egui::Align2::CENTER_BOTTOM,
         text,
         egui::FontId::proportional(13.0),
-        tokens::TEXT_MUTED,
+        tokens::palette().text_muted,
     );
 }
 

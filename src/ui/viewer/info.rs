@@ -28,7 +28,7 @@ pub(super) fn info_column_ui(
                     RichText::new(&subject.title)
                         .size(tokens::TEXT_TITLE)
                         .strong()
-                        .color(tokens::TEXT),
+                        .color(tokens::palette().text),
                 )
                 .wrap(),
             );
@@ -79,9 +79,9 @@ fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mu
                 ui.label(
                     RichText::new(*key)
                         .size(tokens::TEXT_SMALL)
-                        .color(tokens::TEXT_FAINT),
+                        .color(tokens::palette().text_faint),
                 );
-                ui.add(egui::Label::new(RichText::new(value).color(tokens::TEXT)).wrap());
+                ui.add(egui::Label::new(RichText::new(value).color(tokens::palette().text)).wrap());
                 ui.end_row();
             }
         });
@@ -98,6 +98,6 @@ fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mu
     ui.label(
         RichText::new(keys)
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_FAINT),
+            .color(tokens::palette().text_faint),
     );
 }

@@ -288,11 +288,11 @@ impl ViewerState {
         let position = (open.index, open.list.len());
 
         let response = egui::Modal::new(egui::Id::unique("image_viewer"))
-            .backdrop_color(tokens::SCRIM)
+            .backdrop_color(tokens::palette().scrim)
             .frame(
                 egui::Frame::new()
-                    .fill(tokens::BG_PANEL)
-                    .stroke(Stroke::new(1.0, tokens::BORDER_STRONG))
+                    .fill(tokens::palette().bg_panel)
+                    .stroke(Stroke::new(1.0, tokens::palette().border_strong))
                     .corner_radius(CornerRadius::same(tokens::RADIUS_L))
                     .inner_margin(egui::Margin::same(12)),
             )
@@ -354,7 +354,7 @@ pub(crate) fn focus_ring(ui: &Ui, response: &egui::Response) {
         ui.painter().rect_stroke(
             response.rect.expand(2.0),
             CornerRadius::same(tokens::RADIUS_M),
-            Stroke::new(2.0, tokens::ACCENT),
+            Stroke::new(2.0, tokens::palette().accent),
             egui::StrokeKind::Outside,
         );
     }

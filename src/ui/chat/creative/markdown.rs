@@ -30,8 +30,8 @@ pub fn answer_ui(
 
 fn code_block_ui(ui: &mut Ui, language: &str, code: String, actions: &mut Vec<Action>) {
     egui::Frame::new()
-        .fill(tokens::BG_APP)
-        .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_app)
+        .stroke(egui::Stroke::new(1.0, tokens::palette().border))
         .corner_radius(egui::CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::symmetric(10, 8))
         .show(ui, |ui| {
@@ -41,7 +41,7 @@ fn code_block_ui(ui: &mut Ui, language: &str, code: String, actions: &mut Vec<Ac
                     ui.label(
                         RichText::new(language)
                             .size(tokens::TEXT_SMALL)
-                            .color(tokens::TEXT_FAINT),
+                            .color(tokens::palette().text_faint),
                     );
                 }
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -61,7 +61,7 @@ fn code_block_ui(ui: &mut Ui, language: &str, code: String, actions: &mut Vec<Ac
                     RichText::new(&code)
                         .monospace()
                         .size(tokens::TEXT_MONO)
-                        .color(tokens::TEXT),
+                        .color(tokens::palette().text),
                 )
                 .wrap(),
             );

@@ -260,8 +260,8 @@ pub fn creative_chat_ui(ui: &mut Ui, state: &mut CreativeChatState, model: &Mode
         .show_separator_line(false)
         .frame(
             egui::Frame::new()
-                .fill(tokens::BG_PANEL)
-                .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+                .fill(tokens::palette().bg_panel)
+                .stroke(egui::Stroke::new(1.0, tokens::palette().border))
                 .inner_margin(egui::Margin::symmetric(10, 12)),
         )
         .show(ui, |ui| {
@@ -440,7 +440,7 @@ fn transcript_ui(
         RichText::new(title)
             .size(tokens::TEXT_TITLE)
             .strong()
-            .color(tokens::TEXT),
+            .color(tokens::palette().text),
     );
     ui.add_space(tokens::SPACE_XS);
 
@@ -493,7 +493,7 @@ fn transcript_ui(
 fn user_bubble(ui: &mut Ui, text: &str) {
     ui.with_layout(egui::Layout::top_down(egui::Align::Max), |ui| {
         egui::Frame::new()
-            .fill(tokens::ACCENT_SOFT)
+            .fill(tokens::palette().accent_soft)
             .corner_radius(egui::CornerRadius::same(tokens::RADIUS_L))
             .inner_margin(egui::Margin::symmetric(12, 8))
             .show(ui, |ui| {
@@ -502,7 +502,7 @@ fn user_bubble(ui: &mut Ui, text: &str) {
                     egui::Label::new(
                         RichText::new(text)
                             .size(tokens::TEXT_BODY)
-                            .color(tokens::TEXT),
+                            .color(tokens::palette().text),
                     )
                     .wrap(),
                 );
@@ -518,7 +518,7 @@ fn answer_frame(ui: &mut Ui, byline: &str, body: impl FnOnce(&mut Ui)) {
             ui.label(
                 RichText::new(byline)
                     .size(tokens::TEXT_SMALL)
-                    .color(tokens::TEXT_FAINT),
+                    .color(tokens::palette().text_faint),
             );
         }
         body(ui);
@@ -578,7 +578,7 @@ fn said_ui(
                         .error
                         .as_deref()
                         .unwrap_or("The answer could not be written; nothing was billed.");
-                    widgets::notice(ui, reason, tokens::DANGER);
+                    widgets::notice(ui, reason, tokens::palette().danger);
                 }
                 JobState::Cancelled => {
                     widgets::muted(ui, "Cancelled before it was answered; nothing was billed.");
@@ -638,7 +638,7 @@ fn job_answer_ui(
             });
             widgets::job_progress_bar(ui, job.progress_percent);
             if let Some(problem) = &job.poll_problem {
-                widgets::notice(ui, problem, tokens::WARNING);
+                widgets::notice(ui, problem, tokens::palette().warning);
             }
         }
         JobPhase::Completed => {
@@ -666,18 +666,18 @@ fn job_answer_ui(
             } else {
                 failure.message.as_str()
             };
-            widgets::notice(ui, reason, tokens::DANGER);
+            widgets::notice(ui, reason, tokens::palette().danger);
             widgets::muted(ui, "Nothing was billed for it.");
             retry_button(ui, job, actions);
         }
         JobPhase::Rejected { error } => {
             let (headline, note) = job_wording::rejected_text(error);
-            widgets::notice(ui, &headline, tokens::DANGER);
+            widgets::notice(ui, &headline, tokens::palette().danger);
             widgets::muted(ui, note);
             retry_button(ui, job, actions);
         }
         JobPhase::Unconfirmed { note } => {
-            widgets::notice(ui, note, tokens::WARNING);
+            widgets::notice(ui, note, tokens::palette().warning);
         }
         JobPhase::Cancelled => {
             widgets::muted(ui, "Cancelled; nothing was billed.");
@@ -738,7 +738,7 @@ fn composer_ui(
         let label = ui.label(
             RichText::new(MODEL_PICKER_LABEL)
                 .size(tokens::TEXT_SMALL)
-                .color(tokens::TEXT_MUTED),
+                .color(tokens::palette().text_muted),
         );
         let selected_text = match &state.model_choice {
             None => auto_text.clone(),

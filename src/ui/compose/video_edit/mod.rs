@@ -57,7 +57,7 @@ fn source_card_ui(ui: &mut Ui, form: &mut VideoEditForm, actions: &mut Vec<Actio
             if ui.add(widgets::secondary_button("Choose video…")).clicked() {
                 actions.push(Action::PickSourceVideo);
             }
-            ui.label(RichText::new("or add a URL:").color(tokens::TEXT_FAINT));
+            ui.label(RichText::new("or add a URL:").color(tokens::palette().text_faint));
         });
         if super::url_row_ui(
             ui,
@@ -88,8 +88,8 @@ fn source_chip_ui(ui: &mut Ui, source: &VideoSource) -> bool {
     let (status, color) = super::source_status(&source.state, source.upload_progress, &ready);
     let mut removed = false;
     egui::Frame::new()
-        .fill(tokens::BG_ELEVATED)
-        .stroke(egui::Stroke::new(1.0, tokens::BORDER))
+        .fill(tokens::palette().bg_elevated)
+        .stroke(egui::Stroke::new(1.0, tokens::palette().border))
         .corner_radius(egui::CornerRadius::same(tokens::RADIUS_M))
         .inner_margin(egui::Margin::symmetric(8, 6))
         .show(ui, |ui| {
@@ -99,7 +99,7 @@ fn source_chip_ui(ui: &mut Ui, source: &VideoSource) -> bool {
                     ui.label(
                         RichText::new(format::excerpt(&source.label, 36))
                             .size(12.5)
-                            .color(tokens::TEXT),
+                            .color(tokens::palette().text),
                     )
                     .on_hover_text(source.label.clone());
                     ui.label(
@@ -147,9 +147,9 @@ fn choice_row_ui(ui: &mut Ui, selected: bool, choice: EditChoice) -> egui::Respo
     let width = ui.available_width();
     let text_width = width - 16.0;
     let title = egui::WidgetText::from(RichText::new(choice.label()).strong().color(if selected {
-        tokens::ON_ACCENT
+        tokens::palette().on_accent
     } else {
-        tokens::TEXT
+        tokens::palette().text
     }))
     .into_galley(
         ui,
@@ -171,9 +171,9 @@ fn choice_row_ui(ui: &mut Ui, selected: bool, choice: EditChoice) -> egui::Respo
     });
     if ui.is_rect_visible(rect) {
         let fill = if selected {
-            tokens::ACCENT
+            tokens::palette().accent
         } else if response.hovered() {
-            tokens::BG_ELEVATED
+            tokens::palette().bg_elevated
         } else {
             egui::Color32::TRANSPARENT
         };
@@ -183,17 +183,17 @@ fn choice_row_ui(ui: &mut Ui, selected: bool, choice: EditChoice) -> egui::Respo
             ui.painter().rect_stroke(
                 rect,
                 egui::CornerRadius::same(tokens::RADIUS_S),
-                egui::Stroke::new(1.5, tokens::FOCUS_RING),
+                egui::Stroke::new(1.5, tokens::palette().focus_ring),
                 egui::StrokeKind::Inside,
             );
         }
         let x = rect.min.x + 8.0;
         ui.painter()
-            .galley(egui::pos2(x, rect.min.y + 4.0), title.clone(), tokens::TEXT);
+            .galley(egui::pos2(x, rect.min.y + 4.0), title.clone(), tokens::palette().text);
         let line_color = if selected {
-            tokens::ON_ACCENT
+            tokens::palette().on_accent
         } else {
-            tokens::TEXT_MUTED
+            tokens::palette().text_muted
         };
         ui.painter().galley(
             egui::pos2(x, rect.min.y + 6.0 + title.size().y),
@@ -276,7 +276,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut VideoEditForm) {
             None => "Service default".to_owned(),
         },
     };
-    ui.label(RichText::new("Model").color(tokens::TEXT_MUTED));
+    ui.label(RichText::new("Model").color(tokens::palette().text_muted));
     let width = ui.available_width();
     let inner = ComboBox::from_id_salt(("edit_model", form.choice.label()))
         .selected_text(selected_text)
@@ -315,7 +315,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut VideoEditForm) {
 }
 
 fn prompt_ui(ui: &mut Ui, form: &mut VideoEditForm, name: &str, hint: &str, show_errors: bool) {
-    ui.label(RichText::new(name).color(tokens::TEXT_MUTED));
+    ui.label(RichText::new(name).color(tokens::palette().text_muted));
     let response = ui.add(
         TextEdit::multiline(&mut form.fields.prompt)
             .hint_text(hint)
@@ -332,7 +332,7 @@ fn prompt_ui(ui: &mut Ui, form: &mut VideoEditForm, name: &str, hint: &str, show
 }
 
 fn text_field_ui(ui: &mut Ui, value: &mut String, name: &str, hint: &str) {
-    ui.label(RichText::new(name).color(tokens::TEXT_MUTED));
+    ui.label(RichText::new(name).color(tokens::palette().text_muted));
     let response = ui.add(
         TextEdit::singleline(value)
             .hint_text(hint)
@@ -342,7 +342,7 @@ fn text_field_ui(ui: &mut Ui, value: &mut String, name: &str, hint: &str) {
 }
 
 fn chips_ui(ui: &mut Ui, name: &str, choices: &[String], current: &mut String) {
-    ui.label(RichText::new(name).color(tokens::TEXT_MUTED));
+    ui.label(RichText::new(name).color(tokens::palette().text_muted));
     ui.horizontal_wrapped(|ui| {
         for choice in choices {
             let selected = current.eq_ignore_ascii_case(choice);
@@ -373,7 +373,7 @@ fn operation_fields_ui(
             chips_ui(ui, "Resolution", &tiers, &mut form.fields.resolution);
             errors_ui(ui, form, Field::Resolution);
             ui.add_space(tokens::SPACE_XS);
-            ui.label(RichText::new("Frame rate").color(tokens::TEXT_MUTED));
+            ui.label(RichText::new("Frame rate").color(tokens::palette().text_muted));
             ui.horizontal_wrapped(|ui| {
                 let keep = ui.add(widgets::toggle_button(
                     "Keep",
@@ -398,7 +398,7 @@ fn operation_fields_ui(
             chips_ui(ui, "Aspect ratio", &ratios, &mut form.fields.aspect_ratio);
             errors_ui(ui, form, Field::AspectRatio);
             ui.add_space(tokens::SPACE_XS);
-            ui.label(RichText::new("Placement").color(tokens::TEXT_MUTED));
+            ui.label(RichText::new("Placement").color(tokens::palette().text_muted));
             placement_ui(ui, form);
             errors_ui(ui, form, Field::GridPosition);
         }
@@ -445,7 +445,7 @@ fn operation_fields_ui(
             errors_ui(ui, form, Field::FaceImage);
         }
         VideoEditOperationKind::Extend => {
-            ui.label(RichText::new("Add footage").color(tokens::TEXT_MUTED));
+            ui.label(RichText::new("Add footage").color(tokens::palette().text_muted));
             ui.horizontal(|ui| {
                 let start = ui.add(widgets::toggle_button(
                     "At the start",
@@ -545,7 +545,7 @@ fn operation_fields_ui(
                 "Optional: what should be there instead…",
                 true,
             );
-            ui.label(RichText::new("Closeness to the source").color(tokens::TEXT_MUTED));
+            ui.label(RichText::new("Closeness to the source").color(tokens::palette().text_muted));
             let mut strength = form.fields.video_strength.unwrap_or(0.5);
             let response = ui.add(egui::Slider::new(&mut strength, 0.0..=1.0).fixed_decimals(2));
             widgets::name_widget(&response, "Closeness to the source");
@@ -573,7 +573,7 @@ fn operation_fields_ui(
                 });
             errors_ui(ui, form, Field::StartTime);
             errors_ui(ui, form, Field::Duration);
-            ui.label(RichText::new("Redo").color(tokens::TEXT_MUTED));
+            ui.label(RichText::new("Redo").color(tokens::palette().text_muted));
             ui.horizontal_wrapped(|ui| {
                 for (mode, label) in [
                     (RetakeMode::ReplaceAudioAndVideo, "Picture and sound"),
@@ -634,7 +634,7 @@ fn placement_ui(ui: &mut Ui, form: &mut VideoEditForm) {
 }
 
 fn seconds_ui(ui: &mut Ui, name: &str, value: &mut f64, range: std::ops::RangeInclusive<f64>) {
-    ui.label(RichText::new(name).color(tokens::TEXT_MUTED));
+    ui.label(RichText::new(name).color(tokens::palette().text_muted));
     let response = ui.add(
         egui::DragValue::new(value)
             .range(range)
@@ -680,7 +680,7 @@ pub fn submit_row_ui(
     ui.label(
         RichText::new(hint)
             .size(tokens::TEXT_SMALL)
-            .color(tokens::TEXT_FAINT),
+            .color(tokens::palette().text_faint),
     );
     if form.show_validation && !form.errors.is_empty() {
         widgets::field_error(ui, "Fix the fields marked above.");

@@ -210,7 +210,7 @@ pub fn stage_ui(
         ui.set_width(ui.available_width());
         ui.horizontal(|ui| {
             widgets::section_label(ui, "Source");
-            ui.label(RichText::new(&label).color(tokens::TEXT_MUTED));
+            ui.label(RichText::new(&label).color(tokens::palette().text_muted));
         });
         let (rect, _) = ui.allocate_exact_size(
             Vec2::new(ui.available_width(), player_height),
@@ -277,7 +277,7 @@ fn empty_stage_ui(ui: &mut Ui, actions: &mut Vec<Action>) {
             ui.label(
                 RichText::new("No video chosen")
                     .size(tokens::TEXT_TITLE)
-                    .color(tokens::TEXT),
+                    .color(tokens::palette().text),
             );
             widgets::muted(
                 ui,

@@ -65,7 +65,7 @@ pub(super) fn paint(ui: &Ui, state: &TimelineState, layout: &Layout) {
         painter.rect_stroke(
             ring,
             CornerRadius::same(tokens::RADIUS_M),
-            Stroke::new(1.5, tokens::FOCUS_RING),
+            Stroke::new(1.5, tokens::palette().focus_ring),
             StrokeKind::Outside,
         );
     }
@@ -93,7 +93,7 @@ fn ruler(painter: &Painter, state: &TimelineState, rect: Rect) {
         let x = x_of(major_secs);
         painter.line_segment(
             [pos2(x, rect.bottom() - 7.0), pos2(x, rect.bottom())],
-            Stroke::new(1.0, tokens::BORDER_STRONG),
+            Stroke::new(1.0, tokens::palette().border_strong),
         );
         // A label that would run past the right end is left out (the end has its own).
         if x + 40.0 < rect.right() || k == 0 {
@@ -102,7 +102,7 @@ fn ruler(painter: &Painter, state: &TimelineState, rect: Rect) {
                 Align2::LEFT_BOTTOM,
                 ruler_label(major_secs, step),
                 font.clone(),
-                tokens::TEXT_FAINT,
+                tokens::palette().text_faint,
             );
         }
         let minor_secs = major_secs + step / 2.0;
@@ -110,7 +110,7 @@ fn ruler(painter: &Painter, state: &TimelineState, rect: Rect) {
             let x = x_of(minor_secs);
             painter.line_segment(
                 [pos2(x, rect.bottom() - 4.0), pos2(x, rect.bottom())],
-                Stroke::new(1.0, tokens::BORDER),
+                Stroke::new(1.0, tokens::palette().border),
             );
         }
         k += 1;
@@ -142,7 +142,7 @@ fn strip(painter: &Painter, state: &TimelineState, rect: Rect) {
     painter.rect_filled(
         rect,
         CornerRadius::same(tokens::RADIUS_M),
-        tokens::TILE_PLACEHOLDER,
+        tokens::palette().tile_placeholder,
     );
     let slots = state.strip.slots();
     let count = slots.len();
@@ -162,9 +162,9 @@ fn strip(painter: &Painter, state: &TimelineState, rect: Rect) {
             None => {
                 // Alternate shades so the slots read as frames still to come.
                 let fill = if i % 2 == 0 {
-                    tokens::TILE_BG
+                    tokens::palette().tile_bg
                 } else {
-                    tokens::TILE_PLACEHOLDER
+                    tokens::palette().tile_placeholder
                 };
                 painter.rect_filled(cell, corners, fill);
             }
@@ -178,13 +178,13 @@ fn strip(painter: &Painter, state: &TimelineState, rect: Rect) {
             Align2::CENTER_CENTER,
             error,
             FontId::proportional(tokens::TEXT_SMALL),
-            tokens::TEXT_MUTED,
+            tokens::palette().text_muted,
         );
     }
     painter.rect_stroke(
         rect,
         CornerRadius::same(tokens::RADIUS_M),
-        Stroke::new(1.0, tokens::BORDER),
+        Stroke::new(1.0, tokens::palette().border),
         StrokeKind::Inside,
     );
 }
@@ -222,7 +222,7 @@ fn selection(painter: &Painter, layout: &Layout) {
     for y in [selected.top(), selected.bottom()] {
         painter.line_segment(
             [pos2(in_x, y), pos2(out_x, y)],
-            Stroke::new(3.0, tokens::ACCENT),
+            Stroke::new(3.0, tokens::palette().accent),
         );
     }
     for (kind, edge_x) in [(HandleKind::In, in_x), (HandleKind::Out, out_x)] {
@@ -236,9 +236,9 @@ fn selection(painter: &Painter, layout: &Layout) {
         );
         let hot = layout.hot_handle == Some(kind);
         let fill = if hot {
-            tokens::ACCENT_HOVER
+            tokens::palette().accent_hover
         } else {
-            tokens::ACCENT
+            tokens::palette().accent
         };
         let r = tokens::RADIUS_S;
         let corners = if is_in {
@@ -265,7 +265,7 @@ fn selection(painter: &Painter, layout: &Layout) {
                     pos2(centre.x + dx, centre.y - 8.0),
                     pos2(centre.x + dx, centre.y + 8.0),
                 ],
-                Stroke::new(1.0, tokens::ON_ACCENT),
+                Stroke::new(1.0, tokens::palette().on_accent),
             );
         }
     }
@@ -280,7 +280,7 @@ fn point_marker(painter: &Painter, point: PointAnchor, strip: Rect) {
         pos2(x, strip.center().y),
         vec2(4.0, strip.height() + 2.0 * super::HANDLE_OVERHANG),
     );
-    painter.rect_filled(bar, CornerRadius::same(2), tokens::ACCENT);
+    painter.rect_filled(bar, CornerRadius::same(2), tokens::palette().accent);
     // An arrow pointing where the new footage goes (before the start, after the end).
     let direction = if point == PointAnchor::Start {
         -1.0
@@ -295,7 +295,7 @@ fn point_marker(painter: &Painter, point: PointAnchor, strip: Rect) {
             pos2(base, strip.center().y - 7.0),
             pos2(base, strip.center().y + 7.0),
         ],
-        tokens::ACCENT,
+        tokens::palette().accent,
         Stroke::NONE,
     ));
 }
@@ -311,14 +311,14 @@ fn playhead(painter: &Painter, layout: &Layout) {
     );
     painter.line_segment(
         [pos2(x, top), pos2(x, bottom)],
-        Stroke::new(1.5, tokens::ACCENT_HOVER),
+        Stroke::new(1.5, tokens::palette().accent_hover),
     );
     let radius = if layout.track_hot { 6.5 } else { 5.5 };
     painter.circle(
         pos2(x, top + radius - 2.0),
         radius,
-        tokens::ACCENT_HOVER,
-        Stroke::new(1.5, tokens::TEXT),
+        tokens::palette().accent_hover,
+        Stroke::new(1.5, tokens::palette().text),
     );
 }
 
@@ -332,14 +332,14 @@ fn labels(painter: &Painter, state: &TimelineState, rect: Rect) {
             Align2::LEFT_CENTER,
             name,
             FontId::proportional(tokens::TEXT_SMALL),
-            tokens::TEXT_MUTED,
+            tokens::palette().text_muted,
         );
         let value_rect = painter.text(
             pos2(name_rect.right() + 5.0, y),
             Align2::LEFT_CENTER,
             value,
             FontId::monospace(tokens::TEXT_MONO),
-            tokens::TEXT,
+            tokens::palette().text,
         );
         x = value_rect.right() + tokens::SPACE_M;
     };
@@ -371,7 +371,7 @@ fn labels(painter: &Painter, state: &TimelineState, rect: Rect) {
             clock_label(state.duration_secs, fps)
         ),
         FontId::monospace(tokens::TEXT_MONO),
-        tokens::TEXT,
+        tokens::palette().text,
     );
 }
 
