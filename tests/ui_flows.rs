@@ -423,9 +423,23 @@ fn the_welcome_leads_to_settings_where_theme_and_scale_apply_at_once_and_persist
     assert!(!harness.ctx.global_style().visuals.dark_mode);
     assert!((harness.ctx.zoom_factor() - 1.10).abs() < 1e-6);
 
+    // Ctrl+0: back to 100 % (kittest clicks by physical position, so reset before clicking).
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num0);
+    for _ in 0..3 {
+        harness.step();
+    }
+    assert!((harness.ctx.zoom_factor() - 1.0).abs() < 1e-6);
+    assert_eq!(
+        harness.state().session().settings().appearance.ui_scale_percent,
+        100
+    );
+
     // Help brings it back.
     harness.key_press(egui::Key::F1);
-    harness.step();
+    for _ in 0..4 {
+        harness.step();
+    }
+    assert!(harness.state().shortcuts_open());
     harness.get_by_label("Show welcome").click();
     for _ in 0..3 {
         harness.step();

@@ -33,8 +33,7 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
                 "Create, Library, Palettes, Presets, Docs, Chat, Settings",
             ),
             s("Ctrl+Q", "Quit (running jobs resume next time)"),
-            s("Ctrl+= / Ctrl+-", "Bigger / smaller (UI scale)"),
-            s("Ctrl+0", "UI scale back to 100 %"),
+            s("Ctrl+= / - / 0", "UI scale: bigger / smaller / 100 %"),
             s("F1 or ?", "Show these shortcuts"),
             s("Tab / Shift+Tab", "Move the keyboard focus"),
             s("Space or Enter", "Press the focused button"),
@@ -236,16 +235,22 @@ pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
             });
             ui.add_space(tokens::SPACE_S);
             if two_columns {
-                // Wide windows hold every group at once; no scrolling needed.
+                // Wide windows hold every group at once; short ones (or a large UI scale)
+                // scroll rather than push the title and Close off the screen.
                 let (left, right) = SHORTCUT_GROUPS.split_at(SHORTCUT_GROUPS.len() / 2);
-                ui.columns(2, |columns| {
-                    for group in left {
-                        group_ui(&mut columns[0], group);
-                    }
-                    for group in right {
-                        group_ui(&mut columns[1], group);
-                    }
-                });
+                egui::ScrollArea::vertical()
+                    .max_height(max_height)
+                    .auto_shrink([false, true])
+                    .show(ui, |ui| {
+                        ui.columns(2, |columns| {
+                            for group in left {
+                                group_ui(&mut columns[0], group);
+                            }
+                            for group in right {
+                                group_ui(&mut columns[1], group);
+                            }
+                        });
+                    });
             } else {
                 egui::ScrollArea::vertical()
                     .max_height(max_height)
