@@ -377,7 +377,10 @@ fn the_welcome_leads_to_settings_where_theme_and_scale_apply_at_once_and_persist
     let dir = tempfile::tempdir().expect("tempdir");
     let mut harness = support::studio_as_new_user(&dir, View::Create);
     harness.step();
-    assert!(harness.state().welcome_open(), "a fresh home shows the welcome");
+    assert!(
+        harness.state().welcome_open(),
+        "a fresh home shows the welcome"
+    );
     assert!(harness.query_by_label("Try the sandbox").is_some());
 
     harness.get_by_label("Connect an account").click();
@@ -391,7 +394,10 @@ fn the_welcome_leads_to_settings_where_theme_and_scale_apply_at_once_and_persist
     // Forced light: egui's visuals and the studio's panels change on the next frame.
     click_in_view(&mut harness, "Light");
     let visuals = harness.ctx.global_style().visuals.clone();
-    assert!(!visuals.dark_mode, "the Light setting shows the light theme");
+    assert!(
+        !visuals.dark_mode,
+        "the Light setting shows the light theme"
+    );
     assert_eq!(visuals.panel_fill, framewright::ui::tokens::LIGHT.bg_app);
     assert_eq!(
         framewright::ui::tokens::palette(),
@@ -430,7 +436,12 @@ fn the_welcome_leads_to_settings_where_theme_and_scale_apply_at_once_and_persist
     }
     assert!((harness.ctx.zoom_factor() - 1.0).abs() < 1e-6);
     assert_eq!(
-        harness.state().session().settings().appearance.ui_scale_percent,
+        harness
+            .state()
+            .session()
+            .settings()
+            .appearance
+            .ui_scale_percent,
         100
     );
 

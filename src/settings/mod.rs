@@ -297,15 +297,21 @@ mod tests {
     fn an_older_file_without_appearance_loads_with_its_defaults() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("settings.json");
-        std::fs::write(&path, br#"{"active_profile_id":"local-sandbox","appearance":{"theme":"light"}}"#)
-            .expect("write");
+        std::fs::write(
+            &path,
+            br#"{"active_profile_id":"local-sandbox","appearance":{"theme":"light"}}"#,
+        )
+        .expect("write");
         let loaded = Settings::load(&path);
         assert_eq!(loaded.appearance.theme, ThemeChoice::Light);
         assert_eq!(loaded.appearance.ui_scale_percent, 100);
         assert!(!loaded.welcome_seen);
         let mut odd = loaded.appearance;
         odd.ui_scale_percent = 900;
-        assert_eq!(odd.ui_scale_percent_clamped(), Appearance::MAX_UI_SCALE_PERCENT);
+        assert_eq!(
+            odd.ui_scale_percent_clamped(),
+            Appearance::MAX_UI_SCALE_PERCENT
+        );
     }
 
     #[test]

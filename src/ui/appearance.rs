@@ -25,9 +25,16 @@ pub enum AppearanceAction {
 pub fn step_scale(percent: u16, direction: i32) -> u16 {
     let steps = UI_SCALE_STEPS_PERCENT;
     if direction > 0 {
-        steps.into_iter().find(|s| *s > percent).unwrap_or(steps[steps.len() - 1])
+        steps
+            .into_iter()
+            .find(|s| *s > percent)
+            .unwrap_or(steps[steps.len() - 1])
     } else {
-        steps.into_iter().rev().find(|s| *s < percent).unwrap_or(steps[0])
+        steps
+            .into_iter()
+            .rev()
+            .find(|s| *s < percent)
+            .unwrap_or(steps[0])
     }
 }
 

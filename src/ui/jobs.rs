@@ -149,7 +149,9 @@ fn scene_rows_ui(ui: &mut Ui, job: &JobRecord) {
         for (title, view) in scene_views(job) {
             let (state, color) = match view {
                 SceneView::Waiting => ("waiting".to_owned(), tokens::palette().text_faint),
-                SceneView::Running { percent } => (format!("{percent:.0} %"), tokens::palette().info),
+                SceneView::Running { percent } => {
+                    (format!("{percent:.0} %"), tokens::palette().info)
+                }
                 SceneView::Done { .. } => ("done".to_owned(), tokens::palette().success),
                 SceneView::Failed => ("failed".to_owned(), tokens::palette().danger),
             };
@@ -198,8 +200,10 @@ fn job_card_ui(
                     widgets::pill(ui, job.phase.label(), phase_color(&job.phase));
                     ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
                         ui.add(
-                            egui::Label::new(RichText::new(title).strong().color(tokens::palette().text))
-                                .truncate(),
+                            egui::Label::new(
+                                RichText::new(title).strong().color(tokens::palette().text),
+                            )
+                            .truncate(),
                         )
                         .on_hover_text(prompt.clone());
                     });
@@ -299,17 +303,28 @@ fn job_card_ui(
                 } else {
                     failure.message.as_str()
                 };
-                ui.label(RichText::new(message).size(12.5).color(tokens::palette().danger));
+                ui.label(
+                    RichText::new(message)
+                        .size(12.5)
+                        .color(tokens::palette().danger),
+                );
                 let (retry, color) = match failure.retryable {
                     Some(true) => ("Retry is safe", tokens::palette().text_muted),
                     Some(false) => ("Retry may not help", tokens::palette().text_muted),
-                    None => ("Whether a retry helps is unknown", tokens::palette().text_faint),
+                    None => (
+                        "Whether a retry helps is unknown",
+                        tokens::palette().text_faint,
+                    ),
                 };
                 ui.label(RichText::new(retry).size(tokens::TEXT_SMALL).color(color));
             }
             JobPhase::Rejected { error } => {
                 let (headline, note) = job_wording::rejected_text(error);
-                ui.label(RichText::new(headline).size(12.5).color(tokens::palette().danger));
+                ui.label(
+                    RichText::new(headline)
+                        .size(12.5)
+                        .color(tokens::palette().danger),
+                );
                 ui.label(
                     RichText::new(note)
                         .size(tokens::TEXT_SMALL)
@@ -317,7 +332,11 @@ fn job_card_ui(
                 );
             }
             JobPhase::Unconfirmed { note } => {
-                ui.label(RichText::new(note).size(12.5).color(tokens::palette().warning));
+                ui.label(
+                    RichText::new(note)
+                        .size(12.5)
+                        .color(tokens::palette().warning),
+                );
                 ui.horizontal(|ui| {
                     let check = JobCommand::CheckAgain;
                     if ui.add(widgets::secondary_button(check.label())).clicked() {

@@ -80,11 +80,20 @@ pub fn chip_ui(
         let painter = ui.painter();
         let radius = CornerRadius::same(255);
         let (fill, stroke) = if selected {
-            (tokens::palette().accent_soft, Stroke::new(1.0, tokens::palette().accent))
+            (
+                tokens::palette().accent_soft,
+                Stroke::new(1.0, tokens::palette().accent),
+            )
         } else if response.hovered() {
-            (tokens::palette().bg_hover, Stroke::new(1.0, tokens::palette().border_strong))
+            (
+                tokens::palette().bg_hover,
+                Stroke::new(1.0, tokens::palette().border_strong),
+            )
         } else {
-            (tokens::palette().bg_elevated, Stroke::new(1.0, tokens::palette().border))
+            (
+                tokens::palette().bg_elevated,
+                Stroke::new(1.0, tokens::palette().border),
+            )
         };
         painter.rect_filled(rect, radius, fill);
         painter.rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
@@ -101,7 +110,11 @@ pub fn chip_ui(
                         .paint_at(ui, thumb);
                 }
                 TextureLookup::Loading | TextureLookup::Failed(_) => {
-                    painter.circle_filled(thumb.center(), thumb_side / 2.0, tokens::palette().tile_glyph);
+                    painter.circle_filled(
+                        thumb.center(),
+                        thumb_side / 2.0,
+                        tokens::palette().tile_glyph,
+                    );
                 }
             }
             x += thumb_space;
@@ -253,7 +266,11 @@ pub fn presets_ui(
                         .map(|p| p.display_name().to_owned());
                     match chosen_name {
                         Some(name) => {
-                            widgets::pill(ui, &format!("Selected: {name}"), tokens::palette().accent);
+                            widgets::pill(
+                                ui,
+                                &format!("Selected: {name}"),
+                                tokens::palette().accent,
+                            );
                             if ui
                                 .add(widgets::subtle_button("Reset to Auto"))
                                 .on_hover_text(chip_name(dimension, "Auto"))
@@ -306,11 +323,20 @@ fn gallery_card_ui(
     if ui.is_rect_visible(rect) {
         let radius = CornerRadius::same(tokens::RADIUS_L);
         let (fill, stroke) = if selected {
-            (tokens::palette().accent_soft, Stroke::new(2.0, tokens::palette().accent))
+            (
+                tokens::palette().accent_soft,
+                Stroke::new(2.0, tokens::palette().accent),
+            )
         } else if response.hovered() {
-            (tokens::palette().bg_elevated, Stroke::new(1.0, tokens::palette().border_strong))
+            (
+                tokens::palette().bg_elevated,
+                Stroke::new(1.0, tokens::palette().border_strong),
+            )
         } else {
-            (tokens::palette().bg_surface, Stroke::new(1.0, tokens::palette().border))
+            (
+                tokens::palette().bg_surface,
+                Stroke::new(1.0, tokens::palette().border),
+            )
         };
         ui.painter().rect_filled(rect, radius, fill);
         let thumb_rect =
@@ -332,8 +358,11 @@ fn gallery_card_ui(
                     .paint_at(ui, thumb_rect);
             }
             _ => {
-                ui.painter()
-                    .rect_filled(thumb_rect, thumb_radius, tokens::palette().tile_placeholder);
+                ui.painter().rect_filled(
+                    thumb_rect,
+                    thumb_radius,
+                    tokens::palette().tile_placeholder,
+                );
                 crate::ui::icons::paint_icon(
                     ui.painter(),
                     egui::Rect::from_center_size(thumb_rect.center(), Vec2::splat(28.0)),
@@ -361,9 +390,11 @@ fn gallery_card_ui(
             egui::pos2(text_left, text_top + 20.0),
             egui::pos2(rect.right() - 10.0, rect.bottom() - 6.0),
         );
-        ui.painter()
-            .with_clip_rect(clip)
-            .galley(clip.min, description, tokens::palette().text_muted);
+        ui.painter().with_clip_rect(clip).galley(
+            clip.min,
+            description,
+            tokens::palette().text_muted,
+        );
         ui.painter()
             .rect_stroke(rect, radius, stroke, egui::StrokeKind::Inside);
         if selected {

@@ -264,7 +264,11 @@ fn paint_video_badges(
     if rect.width() < 72.0 {
         return;
     }
-    let galley = painter.layout_no_wrap(text, egui::FontId::proportional(11.0), tokens::palette().text);
+    let galley = painter.layout_no_wrap(
+        text,
+        egui::FontId::proportional(11.0),
+        tokens::palette().text,
+    );
     let badge = Rect::from_min_size(
         pos2(rect.left() + 6.0, rect.bottom() - 6.0 - 18.0),
         Vec2::new(galley.size().x + 10.0, 18.0),

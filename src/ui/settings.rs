@@ -134,13 +134,21 @@ pub fn settings_ui(
                         ui.add_space(tokens::SPACE_S);
                     }
                     if let Some(note) = &form.saved_note {
-                        ui.label(RichText::new(note).size(12.5).color(tokens::palette().success));
+                        ui.label(
+                            RichText::new(note)
+                                .size(12.5)
+                                .color(tokens::palette().success),
+                        );
                     }
                     ui.add_space(tokens::SPACE_S);
                     add_profile_ui(ui, form, &mut actions);
                     ui.add_space(tokens::SPACE_L);
                     storage_ui(ui, snapshot);
-                    super::settings_appearance::appearance_section_ui(ui, snapshot.appearance, &mut actions);
+                    super::settings_appearance::appearance_section_ui(
+                        ui,
+                        snapshot.appearance,
+                        &mut actions,
+                    );
                     ui.add_space(tokens::SPACE_XL);
                 });
             });
@@ -221,9 +229,17 @@ fn profile_card_ui(
                 format!("{base_url}  ·  key {key}")
             }
         };
-        ui.label(RichText::new(detail).size(12.5).color(tokens::palette().text_muted));
+        ui.label(
+            RichText::new(detail)
+                .size(12.5)
+                .color(tokens::palette().text_muted),
+        );
         if let Some(error) = snapshot.connection_error.as_ref().filter(|_| active) {
-            ui.label(RichText::new(error).size(12.5).color(tokens::palette().danger));
+            ui.label(
+                RichText::new(error)
+                    .size(12.5)
+                    .color(tokens::palette().danger),
+            );
         }
         if let Some(error) = form.profile_errors.get(&profile.id) {
             widgets::field_error(ui, error);

@@ -48,7 +48,10 @@ pub fn appearance_section_ui(ui: &mut Ui, current: Appearance, actions: &mut Vec
                 }
             }
         });
-        widgets::muted(ui, "Ctrl+= and Ctrl+- change the scale anywhere; Ctrl+0 resets it.");
+        widgets::muted(
+            ui,
+            "Ctrl+= and Ctrl+- change the scale anywhere; Ctrl+0 resets it.",
+        );
     });
 
     ui.add_space(tokens::SPACE_L);
@@ -62,7 +65,10 @@ pub fn appearance_section_ui(ui: &mut Ui, current: Appearance, actions: &mut Vec
             {
                 actions.push(Action::Appearance(AppearanceAction::ShowWelcome));
             }
-            if ui.add(widgets::secondary_button("Keyboard shortcuts")).clicked() {
+            if ui
+                .add(widgets::secondary_button("Keyboard shortcuts"))
+                .clicked()
+            {
                 actions.push(Action::ShowShortcuts(true));
             }
         });

@@ -12,8 +12,11 @@ pub fn rail_ui(ui: &mut Ui, current: View, running_jobs: usize) -> Vec<Action> {
     ui.vertical_centered(|ui| {
         // Monogram.
         let (rect, _) = ui.allocate_exact_size(Vec2::splat(36.0), Sense::hover());
-        ui.painter()
-            .rect_filled(rect, CornerRadius::same(tokens::RADIUS_M), tokens::palette().accent);
+        ui.painter().rect_filled(
+            rect,
+            CornerRadius::same(tokens::RADIUS_M),
+            tokens::palette().accent,
+        );
         ui.painter().text(
             rect.center(),
             egui::Align2::CENTER_CENTER,
@@ -78,7 +81,11 @@ fn rail_item_ui(ui: &mut Ui, view: View, selected: bool, badge: Option<usize>) -
             egui::Align2::CENTER_CENTER,
             view.label(),
             egui::FontId::proportional(11.5),
-            if selected { tokens::palette().text } else { color },
+            if selected {
+                tokens::palette().text
+            } else {
+                color
+            },
         );
         if let Some(count) = badge {
             let center = egui::pos2(rect.center().x + 16.0, rect.top() + 10.0);
@@ -121,20 +128,26 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
         };
         let (rect, _) = ui.allocate_exact_size(Vec2::splat(8.0), Sense::hover());
         ui.painter().circle_filled(rect.center(), 4.0, dot_color);
-        ui.label(small(info.service_label.to_owned(), tokens::palette().text_muted))
-            .on_hover_text(match (offline, connected) {
-                (Some(_), _) => "Not answering",
-                (None, true) => "Connected",
-                (None, false) => "Connecting…",
-            });
+        ui.label(small(
+            info.service_label.to_owned(),
+            tokens::palette().text_muted,
+        ))
+        .on_hover_text(match (offline, connected) {
+            (Some(_), _) => "Not answering",
+            (None, true) => "Connected",
+            (None, false) => "Connecting…",
+        });
         if let Some(error) = info.connection_error {
             ui.label(small(error.to_owned(), tokens::palette().danger));
         } else if let Some(unreachable) = offline {
-            ui.label(small("Offline — retrying".to_owned(), tokens::palette().danger))
-                .on_hover_text(format!(
-                    "Can't reach {}\n{}",
-                    unreachable.base_url, unreachable.error
-                ));
+            ui.label(small(
+                "Offline — retrying".to_owned(),
+                tokens::palette().danger,
+            ))
+            .on_hover_text(format!(
+                "Can't reach {}\n{}",
+                unreachable.base_url, unreachable.error
+            ));
             let retry = ui.add(
                 egui::Button::new(small("Retry".to_owned(), tokens::palette().text))
                     .min_size(Vec2::new(0.0, 20.0)),
@@ -189,5 +202,9 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
 }
 
 fn separator(ui: &mut Ui) {
-    ui.label(RichText::new("·").size(12.0).color(tokens::palette().text_faint));
+    ui.label(
+        RichText::new("·")
+            .size(12.0)
+            .color(tokens::palette().text_faint),
+    );
 }

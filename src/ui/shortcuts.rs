@@ -277,9 +277,16 @@ fn group_ui(ui: &mut egui::Ui, group: &ShortcutGroup) {
         .spacing(egui::vec2(tokens::SPACE_M, tokens::SPACE_XS))
         .show(ui, |ui| {
             for shortcut in group.shortcuts {
-                ui.label(RichText::new(shortcut.keys).monospace().color(tokens::palette().text));
+                ui.label(
+                    RichText::new(shortcut.keys)
+                        .monospace()
+                        .color(tokens::palette().text),
+                );
                 ui.add(
-                    egui::Label::new(RichText::new(shortcut.does).color(tokens::palette().text_muted)).wrap(),
+                    egui::Label::new(
+                        RichText::new(shortcut.does).color(tokens::palette().text_muted),
+                    )
+                    .wrap(),
                 );
                 ui.end_row();
             }

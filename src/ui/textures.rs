@@ -85,8 +85,13 @@ pub fn small_thumbnail_ui(
             ui.add(egui::Spinner::new().size(16.0));
         }
         TextureLookup::Failed(error) => {
-            icons::icon_ui(ui, icons::Icon::BrokenImage, 20.0, tokens::palette().warning)
-                .on_hover_text(error);
+            icons::icon_ui(
+                ui,
+                icons::Icon::BrokenImage,
+                20.0,
+                tokens::palette().warning,
+            )
+            .on_hover_text(error);
         }
     }
 }

@@ -25,6 +25,8 @@ pub struct Palette {
     pub bg_elevated: Color32,
     /// Hovered inputs and buttons.
     pub bg_hover: Color32,
+    /// Slider rails and checkbox wells (egui's inactive `bg_fill`; no text on it).
+    pub track: Color32,
     /// Hairlines between regions and around cards.
     pub border: Color32,
     /// Outline of controls (buttons, inputs, dialogs): 3:1 against the backgrounds around them.
@@ -84,6 +86,7 @@ pub const DARK: Palette = Palette {
     bg_surface: Color32::from_rgb(0x1b, 0x1f, 0x28),
     bg_elevated: Color32::from_rgb(0x23, 0x28, 0x33),
     bg_hover: Color32::from_rgb(0x2b, 0x31, 0x3e),
+    track: Color32::from_rgb(0x23, 0x28, 0x33),
     border: Color32::from_rgb(0x2a, 0x30, 0x3c),
     border_strong: Color32::from_rgb(0x6b, 0x73, 0x83),
     border_hover: Color32::from_rgb(0x8a, 0x93, 0xa3),
@@ -120,6 +123,7 @@ pub const LIGHT: Palette = Palette {
     bg_surface: Color32::from_rgb(0xff, 0xff, 0xff),
     bg_elevated: Color32::from_rgb(0xf0, 0xf2, 0xf6),
     bg_hover: Color32::from_rgb(0xe2, 0xe6, 0xee),
+    track: Color32::from_rgb(0xd3, 0xd8, 0xe1),
     border: Color32::from_rgb(0xd3, 0xd8, 0xe1),
     border_strong: Color32::from_rgb(0x7b, 0x83, 0x93),
     border_hover: Color32::from_rgb(0x5a, 0x62, 0x72),
@@ -320,7 +324,7 @@ fn style_from(style: &mut egui::Style, theme: egui::Theme) {
         w.noninteractive.fg_stroke = Stroke::new(1.0, p.text);
         w.noninteractive.corner_radius = radius;
 
-        w.inactive.bg_fill = p.bg_elevated;
+        w.inactive.bg_fill = p.track;
         w.inactive.weak_bg_fill = p.bg_elevated;
         w.inactive.bg_stroke = Stroke::new(1.0, p.border_strong);
         w.inactive.fg_stroke = Stroke::new(1.0, p.text);
@@ -530,7 +534,13 @@ mod tests {
                 theme,
                 &[
                     ("on-accent", p.on_accent, "accent", p.accent, BODY),
-                    ("on-accent", p.on_accent, "selection", p.accent_pressed, BODY),
+                    (
+                        "on-accent",
+                        p.on_accent,
+                        "selection",
+                        p.accent_pressed,
+                        BODY,
+                    ),
                     ("on-accent", p.on_accent, "danger fill", p.danger_fill, BODY),
                 ],
             );

@@ -82,6 +82,8 @@ fn choice_ui(ui: &mut Ui, title: &str, body: &str) {
                     .strong()
                     .color(tokens::palette().text),
             );
-            ui.add(egui::Label::new(RichText::new(body).color(tokens::palette().text_muted)).wrap());
+            ui.add(
+                egui::Label::new(RichText::new(body).color(tokens::palette().text_muted)).wrap(),
+            );
         });
 }

@@ -23,10 +23,14 @@ pub fn primary_button(text: impl Into<String>) -> Button<'static> {
 
 /// The accent button at the height of the other toolbar buttons.
 pub fn small_primary_button(text: impl Into<String>) -> Button<'static> {
-    Button::new(RichText::new(text.into()).color(tokens::palette().on_accent).strong())
-        .fill(tokens::palette().accent)
-        .stroke(Stroke::NONE)
-        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+    Button::new(
+        RichText::new(text.into())
+            .color(tokens::palette().on_accent)
+            .strong(),
+    )
+    .fill(tokens::palette().accent)
+    .stroke(Stroke::NONE)
+    .corner_radius(CornerRadius::same(tokens::RADIUS_M))
 }
 
 /// A red-filled button for irreversible actions (in confirmations).
@@ -62,10 +66,14 @@ pub fn secondary_button(text: impl Into<String>) -> Button<'static> {
 /// A two-state button (Fit / 100 %, loop) that reads clearly when on: white on accent.
 pub fn toggle_button(text: &str, on: bool) -> Button<'static> {
     if on {
-        Button::new(RichText::new(text).color(tokens::palette().on_accent).strong())
-            .fill(tokens::palette().accent)
-            .stroke(Stroke::NONE)
-            .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+        Button::new(
+            RichText::new(text)
+                .color(tokens::palette().on_accent)
+                .strong(),
+        )
+        .fill(tokens::palette().accent)
+        .stroke(Stroke::NONE)
+        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
     } else {
         secondary_button(text)
     }
@@ -293,9 +301,13 @@ pub fn prompt_block(ui: &mut Ui, prompt: Option<&str>, size: f32) {
     match prompt {
         Some(prompt) => {
             ui.add(
-                egui::Label::new(egui::RichText::new(prompt).color(tokens::palette().text).size(size))
-                    .wrap()
-                    .selectable(true),
+                egui::Label::new(
+                    egui::RichText::new(prompt)
+                        .color(tokens::palette().text)
+                        .size(size),
+                )
+                .wrap()
+                .selectable(true),
             );
         }
         None => {

@@ -216,7 +216,12 @@ fn chip_ui(
                         &attachment.file_name,
                     ),
                     AttachmentStatus::Failed(_) => {
-                        crate::ui::icons::icon_ui(ui, Icon::BrokenImage, 24.0, tokens::palette().danger);
+                        crate::ui::icons::icon_ui(
+                            ui,
+                            Icon::BrokenImage,
+                            24.0,
+                            tokens::palette().danger,
+                        );
                     }
                     _ => {
                         ui.add(egui::Spinner::new().size(18.0));
@@ -229,7 +234,9 @@ fn chip_ui(
                             .color(tokens::palette().text),
                     );
                     let (line, color) = match &attachment.status {
-                        AttachmentStatus::Encoding => ("Preparing…".to_owned(), tokens::palette().text_muted),
+                        AttachmentStatus::Encoding => {
+                            ("Preparing…".to_owned(), tokens::palette().text_muted)
+                        }
                         AttachmentStatus::Uploading { .. } => (
                             format!(
                                 "Uploading {} %",

@@ -257,7 +257,10 @@ fn user_bubble_ui(ui: &mut Ui, message: &StoredMessage, textures: &TextureCache,
     let galley = (!message.text.is_empty()).then(|| {
         let mut job = egui::text::LayoutJob::single_section(
             message.text.clone(),
-            egui::TextFormat::simple(egui::FontId::proportional(tokens::TEXT_BODY), tokens::palette().text),
+            egui::TextFormat::simple(
+                egui::FontId::proportional(tokens::TEXT_BODY),
+                tokens::palette().text,
+            ),
         );
         job.wrap.max_width = max_inner;
         ui.fonts_mut(|fonts| fonts.layout_job(job))

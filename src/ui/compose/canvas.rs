@@ -482,8 +482,10 @@ fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
                 .color(tokens::palette().danger),
         );
         ui.add(
-            egui::Label::new(RichText::new(format::excerpt(&message, 160)).color(tokens::palette().text))
-                .wrap(),
+            egui::Label::new(
+                RichText::new(format::excerpt(&message, 160)).color(tokens::palette().text),
+            )
+            .wrap(),
         )
         .on_hover_text(message.clone());
         if !note.is_empty() {

@@ -353,7 +353,11 @@ fn model_card_ui(
             .and_then(|m| m.summary.clone())
             .filter(|s| !s.trim().is_empty())
         {
-            ui.label(RichText::new(summary).size(12.5).color(tokens::palette().text_muted));
+            ui.label(
+                RichText::new(summary)
+                    .size(12.5)
+                    .color(tokens::palette().text_muted),
+            );
         }
         ui.add_space(tokens::SPACE_S);
 

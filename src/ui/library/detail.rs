@@ -144,7 +144,11 @@ fn single_ui(
     if state.in_trash() {
         sub.push_str(" · in the trash");
     }
-    ui.label(RichText::new(sub).size(12.5).color(tokens::palette().text_faint));
+    ui.label(
+        RichText::new(sub)
+            .size(12.5)
+            .color(tokens::palette().text_faint),
+    );
     ui.add_space(tokens::SPACE_XS);
 
     let index = state.items.index_of(&item.id).unwrap_or(0);
@@ -298,12 +302,25 @@ fn preview_ui(ui: &mut Ui, item: &MediaItem, textures: &TextureCache) {
 }
 
 fn field(ui: &mut Ui, label: &str, value: Option<String>) {
-    ui.label(RichText::new(label).size(12.5).color(tokens::palette().text_faint));
+    ui.label(
+        RichText::new(label)
+            .size(12.5)
+            .color(tokens::palette().text_faint),
+    );
     match value {
         Some(value) => ui.add(
-            egui::Label::new(RichText::new(value).size(12.5).color(tokens::palette().text_muted)).truncate(),
+            egui::Label::new(
+                RichText::new(value)
+                    .size(12.5)
+                    .color(tokens::palette().text_muted),
+            )
+            .truncate(),
         ),
-        None => ui.label(RichText::new("–").size(12.5).color(tokens::palette().text_faint)),
+        None => ui.label(
+            RichText::new("–")
+                .size(12.5)
+                .color(tokens::palette().text_faint),
+        ),
     };
     ui.end_row();
 }

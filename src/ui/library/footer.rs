@@ -11,7 +11,11 @@ use egui::{RichText, Ui};
 pub fn footer_ui(ui: &mut Ui, state: &LibraryState) {
     ui.horizontal_centered(|ui| {
         ui.spacing_mut().item_spacing.x = tokens::SPACE_S;
-        let small = |text: String| RichText::new(text).size(12.0).color(tokens::palette().text_faint);
+        let small = |text: String| {
+            RichText::new(text)
+                .size(12.0)
+                .color(tokens::palette().text_faint)
+        };
         let counts = counts(state).join("  ");
         ui.add(egui::Label::new(small(counts)).truncate());
         // The hints only where they fit beside the counts; the counts come first.

@@ -239,7 +239,12 @@ fn tile_ui(
                 Vec2::splat(20.0),
             );
             painter.circle_filled(star.center(), 11.0, tokens::palette().tile_scrim);
-            paint_icon(painter, star.shrink(4.0), Icon::Star, tokens::palette().favourite);
+            paint_icon(
+                painter,
+                star.shrink(4.0),
+                Icon::Star,
+                tokens::palette().favourite,
+            );
         }
 
         if focused {
@@ -423,14 +428,22 @@ fn drag_preview_ui(ctx: &egui::Context) {
         egui::Id::unique("library_drag_preview"),
     ));
     let at = pointer + vec2(14.0, 10.0);
-    let galley = painter.layout_no_wrap(text, FontId::proportional(12.5), tokens::palette().on_accent);
+    let galley = painter.layout_no_wrap(
+        text,
+        FontId::proportional(12.5),
+        tokens::palette().on_accent,
+    );
     let rect = Rect::from_min_size(at, galley.size() + vec2(16.0, 8.0));
     painter.rect_filled(
         rect,
         CornerRadius::same(tokens::RADIUS_S + 2),
         tokens::palette().accent,
     );
-    painter.galley(rect.min + vec2(8.0, 4.0), galley, tokens::palette().on_accent);
+    painter.galley(
+        rect.min + vec2(8.0, 4.0),
+        galley,
+        tokens::palette().on_accent,
+    );
     ctx.set_cursor_icon(egui::CursorIcon::Grabbing);
 }
 
@@ -546,7 +559,11 @@ fn empty_ui(ui: &mut Ui, state: &LibraryState) {
     ui.vertical_centered(|ui| {
         ui.set_max_width(460.0);
         if !state.items.first_page_done() {
-            ui.add(egui::Spinner::new().size(22.0).color(tokens::palette().text_faint));
+            ui.add(
+                egui::Spinner::new()
+                    .size(22.0)
+                    .color(tokens::palette().text_faint),
+            );
         } else {
             crate::ui::icons::icon_ui(ui, Icon::Library, 44.0, tokens::palette().text_faint);
         }

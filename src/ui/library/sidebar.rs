@@ -370,7 +370,11 @@ fn swatches_ui(ui: &mut Ui, form: &mut FolderForm) {
             if selected {
                 painter.circle_stroke(rect.center(), 8.5, Stroke::new(1.5, tokens::palette().text));
             } else if response.hovered() {
-                painter.circle_stroke(rect.center(), 8.5, Stroke::new(1.0, tokens::palette().border_strong));
+                painter.circle_stroke(
+                    rect.center(),
+                    8.5,
+                    Stroke::new(1.0, tokens::palette().border_strong),
+                );
             }
             let label = format!("Colour {hex}");
             response.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, &label));
@@ -459,7 +463,11 @@ pub fn share_dialog_ui(ctx: &egui::Context, state: &mut LibraryState) -> Vec<Lib
                 widgets::field_error(ui, error);
             }
             if let Some(note) = &dialog.note {
-                ui.label(RichText::new(note).size(12.5).color(tokens::palette().success));
+                ui.label(
+                    RichText::new(note)
+                        .size(12.5)
+                        .color(tokens::palette().success),
+                );
             }
             if !dialog.not_found.is_empty() {
                 widgets::notice(

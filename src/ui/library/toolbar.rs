@@ -74,7 +74,11 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
             if state.items.is_loading() {
                 text.push_str(" · loading");
             }
-            ui.label(RichText::new(text).size(12.5).color(tokens::palette().text_faint));
+            ui.label(
+                RichText::new(text)
+                    .size(12.5)
+                    .color(tokens::palette().text_faint),
+            );
         }
         if !compact {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -197,7 +201,12 @@ fn size_slider_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryAc
     if response.changed() {
         actions.push(LibraryAction::SetThumbSize(size));
     }
-    crate::ui::icons::icon_ui(ui, crate::ui::icons::Icon::Image, 14.0, tokens::palette().text_faint);
+    crate::ui::icons::icon_ui(
+        ui,
+        crate::ui::icons::Icon::Image,
+        14.0,
+        tokens::palette().text_faint,
+    );
 }
 
 fn type_filter_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryAction>) {

@@ -81,7 +81,11 @@ pub fn transfers_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
                     } else {
                         "starting…".to_owned()
                     };
-                    ui.label(RichText::new(size).size(11.5).color(tokens::palette().text_faint));
+                    ui.label(
+                        RichText::new(size)
+                            .size(11.5)
+                            .color(tokens::palette().text_faint),
+                    );
                     let verb = if transfer.is_upload {
                         "upload"
                     } else {
@@ -103,7 +107,11 @@ pub fn transfers_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
                     } else {
                         "Saved"
                     };
-                    ui.label(RichText::new(text).size(12.0).color(tokens::palette().success));
+                    ui.label(
+                        RichText::new(text)
+                            .size(12.0)
+                            .color(tokens::palette().success),
+                    );
                 }
                 TransferState::Cancelled => {
                     ui.label(

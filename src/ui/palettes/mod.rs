@@ -274,7 +274,11 @@ fn editor_ui(
         );
         if stored.as_ref().is_some_and(|p| p.is_active) {
             let project = project.map(|p| p.name.as_str()).unwrap_or("this project");
-            widgets::pill(ui, &format!("Active for {project}"), tokens::palette().success);
+            widgets::pill(
+                ui,
+                &format!("Active for {project}"),
+                tokens::palette().success,
+            );
         }
         if read_only {
             widgets::pill(ui, "Organisation · read-only", tokens::palette().info)
@@ -465,8 +469,13 @@ fn reference_chip_ui(
                         &image.label,
                     ),
                     None => {
-                        crate::ui::icons::icon_ui(ui, Icon::Image, 20.0, tokens::palette().text_muted)
-                            .on_hover_text("Uploading to your media library…");
+                        crate::ui::icons::icon_ui(
+                            ui,
+                            Icon::Image,
+                            20.0,
+                            tokens::palette().text_muted,
+                        )
+                        .on_hover_text("Uploading to your media library…");
                     }
                 }
                 ui.label(

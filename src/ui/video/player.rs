@@ -326,7 +326,11 @@ impl VideoPlayerState {
             player.toggle_play();
         }
         let painter = ui.painter_at(area);
-        painter.rect_filled(area, CornerRadius::same(tokens::RADIUS_M), tokens::palette().bg_app);
+        painter.rect_filled(
+            area,
+            CornerRadius::same(tokens::RADIUS_M),
+            tokens::palette().bg_app,
+        );
         let ppp = ui.ctx().pixels_per_point();
 
         let poster = self
@@ -375,7 +379,12 @@ impl VideoPlayerState {
                     // A big play glyph says a click plays.
                     let disc = Rect::from_center_size(area.center(), Vec2::splat(64.0));
                     painter.circle_filled(disc.center(), 32.0, tokens::palette().tile_scrim);
-                    paint_icon(&painter, disc.shrink(20.0), Icon::Play, tokens::palette().text);
+                    paint_icon(
+                        &painter,
+                        disc.shrink(20.0),
+                        Icon::Play,
+                        tokens::palette().text,
+                    );
                 }
             }
             Phase::Failed { message, details } => {
@@ -449,7 +458,11 @@ impl VideoPlayerState {
         response.widget_info(|| WidgetInfo::slider(enabled, f64::from(current), "Seek (frame)"));
         let track = Rect::from_center_size(rect.center(), vec2(rect.width() - 12.0, 4.0));
         let painter = ui.painter();
-        painter.rect_filled(track, CornerRadius::same(2), tokens::palette().border_strong);
+        painter.rect_filled(
+            track,
+            CornerRadius::same(2),
+            tokens::palette().border_strong,
+        );
         if !enabled {
             return;
         }

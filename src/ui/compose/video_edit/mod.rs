@@ -188,8 +188,11 @@ fn choice_row_ui(ui: &mut Ui, selected: bool, choice: EditChoice) -> egui::Respo
             );
         }
         let x = rect.min.x + 8.0;
-        ui.painter()
-            .galley(egui::pos2(x, rect.min.y + 4.0), title.clone(), tokens::palette().text);
+        ui.painter().galley(
+            egui::pos2(x, rect.min.y + 4.0),
+            title.clone(),
+            tokens::palette().text,
+        );
         let line_color = if selected {
             tokens::palette().on_accent
         } else {
