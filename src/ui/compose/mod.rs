@@ -205,6 +205,16 @@ fn header_ui(ui: &mut Ui, form: &mut ComposeForm) {
     segmented_kind_ui(ui, form);
     ui.add_space(tokens::SPACE_XS);
     widgets::muted(ui, kind_description(form.kind));
+    let reset = ui
+        .add(widgets::subtle_button("Reset to defaults"))
+        .on_hover_text(if form.has_kind_defaults() {
+            "Use the model, resolution and duration set for this type in Settings"
+        } else {
+            "Use Auto and the service's defaults (set your own per type in Settings)"
+        });
+    if reset.clicked() {
+        form.apply_kind_defaults();
+    }
 }
 
 fn kind_description(kind: GenerationKind) -> &'static str {
@@ -1033,6 +1043,21 @@ fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut
             });
         }
     });
+    // Warn, but keep Generate enabled: the balance shown may be stale (a top-up, a job
+    // ending) and the service decides; a refusal bills nothing and says what is missing.
+    let spendable = model.credits.value.as_ref().and_then(|c| c.spendable());
+    if let Some(short) = crate::ui::account::shortfall_before_submit(estimate.for_job(), spendable)
+    {
+        ui.label(
+            RichText::new(format!(
+                "This costs more than your balance: {} short. The service will refuse it \
+                 unless credits were added.",
+                format::credits(short)
+            ))
+            .size(12.5)
+            .color(tokens::WARNING),
+        );
+    }
     if !form.errors.is_empty() {
         ui.label(
             RichText::new("Fix the highlighted fields to generate.")

@@ -52,10 +52,25 @@ pub struct CreateState {
 }
 
 impl CreateState {
-    /// Create as remembered from the last run.
-    pub fn new(memory: CreateMemory) -> Self {
-        let mut form = ComposeForm::default();
-        memory.restore_into(&mut form);
+    /// Create as remembered from the last run. Settings' defaults (`kind_defaults`) start
+    /// the form only when nothing was remembered (a first run): remembered choices restore
+    /// the work in progress; a later type switch uses the defaults (see `set_kind`).
+    pub fn new(
+        memory: CreateMemory,
+        kind_defaults: std::collections::BTreeMap<String, crate::settings::GenerationDefaults>,
+    ) -> Self {
+        let mut form = ComposeForm {
+            kind_defaults,
+            ..ComposeForm::default()
+        };
+        if memory == CreateMemory::default() {
+            form.apply_kind_defaults();
+            if form.resolution.is_empty() {
+                form.resolution = ComposeForm::default().resolution;
+            }
+        } else {
+            memory.restore_into(&mut form);
+        }
         Self {
             saved_memory: CreateMemory::of(&form),
             form,
@@ -557,7 +572,7 @@ mod tests {
 
     #[test]
     fn memory_is_written_when_changed_and_at_most_once_a_second() {
-        let mut state = CreateState::new(CreateMemory::default());
+        let mut state = CreateState::new(CreateMemory::default(), Default::default());
         assert_eq!(state.memory_to_save(10.0), None, "nothing changed");
         state.form.prompt = "a harbour".into();
         assert!(state.memory_to_save(10.0).is_some());
@@ -569,7 +584,7 @@ mod tests {
 
     #[test]
     fn a_second_change_waits_for_the_same_lookup() {
-        let mut state = CreateState::new(CreateMemory::default());
+        let mut state = CreateState::new(CreateMemory::default(), Default::default());
         let first = state.change_job_result("http://x/1.png", None, None, Some(true));
         assert!(matches!(first.as_slice(), [Action::Send(_)]));
         let second = state.change_job_result("http://x/1.png", None, None, None);
