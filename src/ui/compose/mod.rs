@@ -36,6 +36,8 @@ pub const FORM_MAX_WIDTH: f32 = 440.0;
 const OUTPUT_ROW_MIN_WIDTH: f32 = 440.0;
 /// Height kept under the form for the Generate button, its hint and the error line.
 const GENERATE_FOOTER_HEIGHT: f32 = 96.0;
+/// Extra height under Generate while the "more than your balance" warning shows.
+const SHORTFALL_NOTE_HEIGHT: f32 = 36.0;
 /// Space between the form column and the results.
 const COLUMN_GAP: f32 = 16.0;
 
@@ -67,7 +69,12 @@ pub fn create_ui(
     } else {
         full.width()
     };
-    let room_height = (full.height() - GENERATE_FOOTER_HEIGHT).max(0.0);
+    let footer_height = if balance_shortfall(model, &state.form).is_some() {
+        GENERATE_FOOTER_HEIGHT + SHORTFALL_NOTE_HEIGHT
+    } else {
+        GENERATE_FOOTER_HEIGHT
+    };
+    let room_height = (full.height() - footer_height).max(0.0);
     let scroll_height = if side_by_side {
         room_height.min(state.form_content_height_pt)
     } else {
@@ -1015,6 +1022,12 @@ fn estimate_breakdown(model: &Model, form: &ComposeForm) -> String {
     }
 }
 
+/// How far the estimate exceeds the spendable balance, when it does.
+fn balance_shortfall(model: &Model, form: &ComposeForm) -> Option<f64> {
+    let spendable = model.credits.value.as_ref().and_then(|c| c.spendable());
+    crate::ui::account::shortfall_before_submit(form.estimate(model).for_job(), spendable)
+}
+
 fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut Vec<Action>) {
     let estimate = form.estimate(model);
     let button = widgets::primary_button(estimate.button_text())
@@ -1045,13 +1058,11 @@ fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut
     });
     // Warn, but keep Generate enabled: the balance shown may be stale (a top-up, a job
     // ending) and the service decides; a refusal bills nothing and says what is missing.
-    let spendable = model.credits.value.as_ref().and_then(|c| c.spendable());
-    if let Some(short) = crate::ui::account::shortfall_before_submit(estimate.for_job(), spendable)
-    {
+    if let Some(short) = balance_shortfall(model, form) {
         ui.label(
             RichText::new(format!(
-                "This costs more than your balance: {} short. The service will refuse it \
-                 unless credits were added.",
+                "{} more than your balance: the service will refuse it unless credits \
+                 were added since.",
                 format::credits(short)
             ))
             .size(12.5)

@@ -34,6 +34,14 @@ pub fn defaults_ui(
         .num_columns(4)
         .spacing(egui::vec2(tokens::SPACE_S, tokens::SPACE_S))
         .show(ui, |ui| {
+            for heading in ["Type", "Model", "Resolution", "Duration"] {
+                ui.label(
+                    RichText::new(heading)
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::TEXT_FAINT),
+                );
+            }
+            ui.end_row();
             for kind in GenerationKind::ALL {
                 let key = defaults_key(kind);
                 let current = defaults.get(&key).cloned().unwrap_or_default();

@@ -130,58 +130,71 @@ pub fn storage_ui(
     widgets::section_label(ui, "Storage");
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
-        egui::Grid::new("storage_grid")
-            .num_columns(3)
-            .spacing(egui::vec2(tokens::SPACE_M, tokens::SPACE_S))
-            .show(ui, |ui| {
-                let folders: [(&str, &str, Option<&std::path::Path>); 5] = [
-                    ("API keys", &snapshot.secret_store, None),
-                    ("Settings", &snapshot.config_dir, None),
-                    (
-                        "Data & journal",
-                        &snapshot.data_dir,
-                        Some(&snapshot.paths.data_dir),
-                    ),
-                    (
-                        "Cache",
-                        &snapshot.cache_dir,
-                        Some(&snapshot.paths.cache_dir),
-                    ),
-                    ("Logs", &snapshot.log_dir, Some(&snapshot.paths.log_dir)),
-                ];
-                for (key, value, folder) in folders {
-                    ui.label(
-                        RichText::new(key)
-                            .size(tokens::TEXT_SMALL)
-                            .color(tokens::TEXT_FAINT),
-                    );
-                    ui.add(
-                        egui::Label::new(
-                            RichText::new(value).monospace().color(tokens::TEXT_MUTED),
-                        )
-                        .wrap(),
-                    );
-                    match folder {
-                        Some(path) => {
-                            let name = format!("Open the {} folder", key.to_lowercase());
-                            let button =
-                                ui.add(widgets::subtle_button("Open")).on_hover_text(&name);
-                            widgets::name_widget(&button, &name);
-                            if button.clicked() {
-                                actions.push(open_action(path));
-                            }
-                        }
-                        None => {
-                            ui.label("");
-                        }
-                    }
-                    ui.end_row();
-                }
-            });
+        let folders: [(&str, &str, Option<&std::path::Path>); 5] = [
+            ("API keys", &snapshot.secret_store, None),
+            ("Settings", &snapshot.config_dir, None),
+            (
+                "Data & journal",
+                &snapshot.data_dir,
+                Some(&snapshot.paths.data_dir),
+            ),
+            (
+                "Cache",
+                &snapshot.cache_dir,
+                Some(&snapshot.paths.cache_dir),
+            ),
+            ("Logs", &snapshot.log_dir, Some(&snapshot.paths.log_dir)),
+        ];
+        for (key, value, folder) in folders {
+            folder_row_ui(ui, key, value, folder, actions);
+        }
         ui.add_space(tokens::SPACE_S);
         ui.separator();
         cache_row_ui(ui, form, actions);
     });
+}
+
+/// Height of the log's scroll area (about 20 lines).
+const LOG_VIEW_HEIGHT_PT: f32 = 300.0;
+/// Width of the row names ("Data & journal") and of the Open button's column.
+const KEY_WIDTH_PT: f32 = 110.0;
+const OPEN_WIDTH_PT: f32 = 56.0;
+
+/// "Cache   /home/…/cache   Open": the path wraps in the middle at any window width.
+fn folder_row_ui(
+    ui: &mut Ui,
+    key: &str,
+    value: &str,
+    folder: Option<&std::path::Path>,
+    actions: &mut Vec<Action>,
+) {
+    ui.horizontal_top(|ui| {
+        let spacing = ui.spacing().item_spacing.x;
+        ui.allocate_ui(egui::vec2(KEY_WIDTH_PT, 0.0), |ui| {
+            ui.set_min_width(KEY_WIDTH_PT);
+            ui.label(
+                RichText::new(key)
+                    .size(tokens::TEXT_SMALL)
+                    .color(tokens::TEXT_FAINT),
+            );
+        });
+        let path_width = (ui.available_width() - OPEN_WIDTH_PT - spacing).max(80.0);
+        ui.allocate_ui(egui::vec2(path_width, 0.0), |ui| {
+            ui.set_min_width(path_width);
+            ui.add(
+                egui::Label::new(RichText::new(value).monospace().color(tokens::TEXT_MUTED)).wrap(),
+            );
+        });
+        if let Some(path) = folder {
+            let name = format!("Open the {} folder", key.to_lowercase());
+            let button = ui.add(widgets::subtle_button("Open")).on_hover_text(&name);
+            widgets::name_widget(&button, &name);
+            if button.clicked() {
+                actions.push(open_action(path));
+            }
+        }
+    });
+    ui.add_space(tokens::SPACE_XS);
 }
 
 fn cache_row_ui(ui: &mut Ui, form: &SettingsForm, actions: &mut Vec<Action>) {
@@ -270,7 +283,8 @@ pub fn log_ui(
                 ui.set_width(ui.available_width());
                 egui::ScrollArea::both()
                     .id_salt("settings_log_lines")
-                    .max_height(320.0)
+                    .max_height(LOG_VIEW_HEIGHT_PT)
+                    .min_scrolled_height(LOG_VIEW_HEIGHT_PT)
                     .stick_to_bottom(true)
                     .auto_shrink([false, true])
                     .show(ui, |ui| {
