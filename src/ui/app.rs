@@ -367,10 +367,8 @@ impl StudioApp {
             Event::Catalog(result) => self.model.catalog.set(result.map_err(|e| e.to_string())),
             Event::Credits(result) => self.credits_updated(result),
             event @ (Event::Account(_) | Event::Storage(_)) => {
-                if let Ok(actions) = self.settings_form.handle_event(event) {
-                    for action in actions {
-                        self.apply(ctx, action);
-                    }
+                for action in self.settings_form.handle_event(event) {
+                    self.apply(ctx, action);
                 }
             }
             Event::Projects(result) => {

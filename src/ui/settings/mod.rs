@@ -140,16 +140,19 @@ pub struct SettingsForm {
 }
 
 impl SettingsForm {
-    /// Settings' own engine answers (connection tests, cache, log); other events are
-    /// returned untouched.
-    pub fn handle_event(&mut self, event: Event) -> Result<Vec<Action>, Event> {
+    /// Settings' own engine answers (connection tests, cache, log); the shell routes only
+    /// these here.
+    pub fn handle_event(&mut self, event: Event) -> Vec<Action> {
         match event {
             Event::Account(event) => {
                 self.handle_account_event(event);
-                Ok(Vec::new())
+                Vec::new()
             }
-            Event::Storage(event) => Ok(self.handle_storage_event(event)),
-            other => Err(other),
+            Event::Storage(event) => self.handle_storage_event(event),
+            other => {
+                tracing::debug!("settings ignored an event: {other:?}");
+                Vec::new()
+            }
         }
     }
 }
