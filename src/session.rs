@@ -344,7 +344,7 @@ impl Session {
         let (base_url, api_key) = match &profile.kind {
             ProfileKind::LocalSandbox => {
                 let sandbox = self.local_sandbox().ok_or_else(|| {
-                    "The local sandbox runs only while its profile is active: activate it                      first."
+                    "The local sandbox runs only while its profile is active: activate it first."
                         .to_owned()
                 })?;
                 (sandbox.base_url().to_owned(), sandbox.api_key().to_owned())
