@@ -233,7 +233,7 @@ fn init_logging(paths: Option<&AppPaths>) {
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(paths.log_dir.join("framewright.log"))
+            .open(paths.log_file())
             .ok()?;
         Some(
             fmt::layer()

@@ -313,6 +313,60 @@ impl Session {
         }
     }
 
+    /// Change the studio's own preferences (Create defaults, the low-balance threshold…)
+    /// and save them. Profiles and keys change only through the profile methods above.
+    pub fn update_preferences(&mut self, change: impl FnOnce(&mut Settings)) {
+        let mut settings = self.settings.clone();
+        change(&mut settings);
+        // Whatever `change` did, profiles stay as they were.
+        settings.profiles = self.settings.profiles.clone();
+        settings.active_profile_id = self.settings.active_profile_id.clone();
+        if settings != self.settings {
+            self.settings = settings;
+            if let Err(err) = self.save_settings() {
+                tracing::warn!("{err}");
+            }
+        }
+    }
+
+    /// The engine command that tests `profile_id`'s connection (its address and stored
+    /// key; the key stays out of the UI). The local sandbox can be tested only while it
+    /// runs, that is while its profile is active.
+    pub fn test_connection_command(
+        &self,
+        request_id: u64,
+        profile_id: &str,
+    ) -> Result<Command, String> {
+        let profile = self
+            .settings
+            .profile(profile_id)
+            .ok_or_else(|| SessionError::UnknownProfile.to_string())?;
+        let (base_url, api_key) = match &profile.kind {
+            ProfileKind::LocalSandbox => {
+                let sandbox = self.local_sandbox().ok_or_else(|| {
+                    "The local sandbox runs only while its profile is active: activate it first."
+                        .to_owned()
+                })?;
+                (sandbox.base_url().to_owned(), sandbox.api_key().to_owned())
+            }
+            ProfileKind::Remote { base_url } => {
+                let key = self.secrets.get(profile_id).ok_or_else(|| {
+                    format!(
+                        "No API key is stored for “{}”: edit the profile to add one.",
+                        profile.name
+                    )
+                })?;
+                (base_url.clone(), key)
+            }
+        };
+        Ok(Command::Account(engine::AccountCommand::TestConnection {
+            request_id,
+            profile_id: profile_id.to_owned(),
+            base_url,
+            api_key: engine::ApiKey(api_key),
+        }))
+    }
+
     /// Stops the engine (jobs keep running on the service and resume next start) and the
     /// embedded sandbox.
     pub fn shutdown(&mut self) {

@@ -2,6 +2,7 @@
 //! (job tracker, journal, catalog/credits/projects fetches, image loading, uploads).
 //! The UI talks to it only through [`Command`]s in and [`Event`]s out.
 
+pub mod account;
 pub mod chat;
 pub mod conversations;
 pub mod creative_chat;
@@ -18,11 +19,13 @@ pub mod rate_limit;
 pub mod reachability;
 mod reconcile;
 pub mod runtime;
+pub mod storage;
 mod submit_queue;
 pub mod tracker;
 pub mod transfers;
 pub mod video;
 
+pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};
 pub use docs::{DocsCommand, DocsEvent};
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;
@@ -31,3 +34,4 @@ pub use protocol::{
     QueueReason,
 };
 pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};
+pub use storage::{CacheCleared, CacheSize, StorageCommand, StorageEvent};

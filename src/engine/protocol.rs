@@ -179,6 +179,11 @@ pub enum Command {
     RefreshPresets,
     /// Project documents; each answered by one `Event::Docs` with the same `op_id`.
     Docs(super::docs::DocsCommand),
+    /// Account checks (Test connection); answered by `Event::Account`.
+    Account(super::account::AccountCommand),
+    /// The studio's folders (cache size and clearing, the log's tail, opening a folder);
+    /// answered by `Event::Storage`.
+    Storage(super::storage::StorageCommand),
     // ---- Creative chat (generation-side chat; messages are sent with `Submit`) ----
     /// GET /v1/chat/conversations (first page, newest activity first); answered by
     /// `ChatConversations`.
@@ -548,6 +553,10 @@ pub enum Event {
     },
     /// The answer to a `Command::Docs`.
     Docs(super::docs::DocsEvent),
+    /// The answer to a `Command::Account`.
+    Account(super::account::AccountEvent),
+    /// The answer to a `Command::Storage`.
+    Storage(super::storage::StorageEvent),
     /// The creative chat conversations, most recently active first.
     ChatConversations(Result<Vec<ChatConversation>, ApiError>),
     /// One conversation's messages, oldest first (each user message, then its answer).

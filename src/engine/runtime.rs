@@ -291,6 +291,8 @@ async fn run(
                 break;
             }
             Command::Docs(command) => docs.handle(command),
+            Command::Account(command) => super::account::handle(&ctx, command),
+            Command::Storage(command) => super::storage::handle(&ctx, command),
             Command::RetryConnection => ctx.reachability.retry_now(),
             Command::Chat(command) => match &chat {
                 Some(chat) => chat.handle(command),

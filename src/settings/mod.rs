@@ -56,6 +56,12 @@ pub struct Settings {
     pub last_sandbox_port: Option<u16>,
     /// Where the artist was: window, view, the panels' remembered choices.
     pub ui: UiMemory,
+    /// Create's starting model, resolution and duration per generation type, keyed by the
+    /// type's wire name (`"image"`, `"text_to_video"`…). A type without an entry (or a
+    /// field left `None`) uses the service's own default (Auto).
+    pub generation_defaults: std::collections::BTreeMap<String, GenerationDefaults>,
+    /// Warn when the spendable balance drops below this many credits; 0 turns it off.
+    pub low_balance_threshold_credits: f64,
     /// Theme and UI scale.
     pub appearance: Appearance,
     /// The first-run welcome was answered (shown again only when asked from Help).
@@ -102,6 +108,26 @@ impl Default for Appearance {
     }
 }
 
+/// What Create starts from for one generation type (see `Settings::generation_defaults`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GenerationDefaults {
+    /// `None` = Auto (the service picks).
+    pub model_id: Option<String>,
+    pub resolution: Option<String>,
+    /// Video types only.
+    pub duration_secs: Option<f64>,
+}
+
+impl GenerationDefaults {
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+}
+
+/// The low-balance threshold a fresh install starts with.
+pub const DEFAULT_LOW_BALANCE_THRESHOLD_CREDITS: f64 = 100.0;
+
 /// What the studio's screens remember between runs. Each panel keeps its own part as a
 /// JSON value under its name (`"create"`, `"library"`), so settings need not know UI
 /// types and a panel's unreadable part falls back to that panel's defaults alone.
@@ -132,6 +158,8 @@ impl Default for Settings {
             last_project_id: None,
             last_sandbox_port: None,
             ui: UiMemory::default(),
+            generation_defaults: Default::default(),
+            low_balance_threshold_credits: DEFAULT_LOW_BALANCE_THRESHOLD_CREDITS,
             appearance: Appearance::default(),
             welcome_seen: false,
         }
@@ -368,6 +396,25 @@ mod tests {
             let (_, again) = Settings::load_or_recover(&path);
             assert_eq!(again, None);
         }
+    }
+
+    #[test]
+    fn an_older_file_without_defaults_or_threshold_loads_with_their_defaults() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.json");
+        std::fs::write(
+            &path,
+            br#"{"active_profile_id":"local-sandbox","last_sandbox_port":4242}"#,
+        )
+        .expect("write");
+        let (settings, notice) = Settings::load_or_recover(&path);
+        assert_eq!(notice, None);
+        assert_eq!(settings.last_sandbox_port, Some(4242));
+        assert!(settings.generation_defaults.is_empty());
+        assert_eq!(
+            settings.low_balance_threshold_credits,
+            DEFAULT_LOW_BALANCE_THRESHOLD_CREDITS
+        );
     }
 
     #[test]

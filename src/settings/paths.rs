@@ -51,6 +51,10 @@ impl AppPaths {
     pub fn journal_file(&self) -> PathBuf {
         self.data_dir.join("journal.sqlite3")
     }
+    /// The studio's log (appended to by every run; see `init_logging` in main.rs).
+    pub fn log_file(&self) -> PathBuf {
+        self.log_dir.join("framewright.log")
+    }
     pub fn sandbox_dir(&self) -> PathBuf {
         self.data_dir.join("sandbox")
     }

@@ -26,6 +26,7 @@ use egui::{RichText, Stroke};
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod account;
 mod appearance;
 mod capture;
 mod dialogs;
@@ -78,6 +79,8 @@ pub struct StudioApp {
     keys: keyboard::KeyboardState,
     /// The staged screenshot scene's progress (`--view video|storyboard`).
     screenshot_scene: Option<capture::SceneStage>,
+    /// Whether the balance is below the Settings threshold (toast once per crossing).
+    low_balance: crate::ui::account::LowBalanceWatch,
     /// Theme, UI scale and the first-run welcome.
     appearance: appearance::AppearanceState,
 }
@@ -90,6 +93,7 @@ impl StudioApp {
             session.ui_memory().panels.get(compose::memory::PANEL_KEY),
         );
         let session_window = session.ui_memory().window;
+        let generation_defaults = session.settings().generation_defaults.clone();
         let screenshot_run = options.screenshot_to.is_some();
         let appearance = appearance::AppearanceState::new(&session, screenshot_run);
         let mut app = Self {
@@ -97,7 +101,7 @@ impl StudioApp {
             session,
             view: options.initial_view,
             model: Model::default(),
-            create: CreateState::new(create_memory),
+            create: CreateState::new(create_memory, generation_defaults),
             settings_form: SettingsForm::default(),
             settings_snapshot,
             textures: TextureCache::default(),
@@ -117,6 +121,7 @@ impl StudioApp {
             chat: ChatState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
+            low_balance: Default::default(),
             appearance,
         };
         let remembered = app
@@ -131,6 +136,9 @@ impl StudioApp {
         }
         app.show_startup_notices();
         app.request_service_data();
+        if app.view == View::Settings {
+            app.settings_shown();
+        }
         app
     }
 
@@ -288,6 +296,7 @@ impl StudioApp {
         self.docs.reset();
         self.chat = ChatState::default();
         self.settings_snapshot = SettingsSnapshot::of(&self.session);
+        self.low_balance.reset();
         self.request_service_data();
     }
 
@@ -361,7 +370,12 @@ impl StudioApp {
                 self.model.presets.set(result.map_err(|e| e.to_string()));
             }
             Event::Catalog(result) => self.model.catalog.set(result.map_err(|e| e.to_string())),
-            Event::Credits(result) => self.model.credits.set(result.map_err(|e| e.to_string())),
+            Event::Credits(result) => self.credits_updated(result),
+            event @ (Event::Account(_) | Event::Storage(_)) => {
+                for action in self.settings_form.handle_event(event) {
+                    self.apply(ctx, action);
+                }
+            }
             Event::Projects(result) => {
                 self.model.projects.set(result.map_err(|e| e.to_string()));
                 self.choose_project();
@@ -512,8 +526,8 @@ impl StudioApp {
             Action::ActivateProfile(id)
                 if !self.docs_may_leave(LeaveTarget::SwitchProfile(id.clone())) => {}
             Action::Navigate(view) => {
-                if view == View::Settings {
-                    self.settings_snapshot = SettingsSnapshot::of(&self.session);
+                if view == View::Settings && self.view != View::Settings {
+                    self.settings_shown();
                 }
                 if view == View::Create && self.view != View::Create {
                     self.create.on_shown();
@@ -584,6 +598,11 @@ impl StudioApp {
                 self.confirm = None;
                 self.apply(ctx, Action::RemoveProfile(id));
             }
+            Action::Confirmed(Confirm::ClearCache { .. }) => {
+                self.confirm = None;
+                self.clear_cache();
+            }
+            Action::Settings(action) => self.apply_settings(action),
             Action::Confirmed(Confirm::Quit { .. }) => {
                 self.confirm = None;
                 self.quit_now(ctx);
@@ -714,6 +733,10 @@ impl StudioApp {
                         connection_error: connection_error.as_deref(),
                         project_name: project_name.as_deref(),
                         tray_open: self.tray.expanded,
+                        low_balance_threshold: self
+                            .low_balance
+                            .is_low()
+                            .then_some(self.session.settings().low_balance_threshold_credits),
                     },
                 ));
             });
@@ -780,6 +803,7 @@ impl StudioApp {
                     ui,
                     &self.settings_snapshot,
                     &mut self.settings_form,
+                    &self.model,
                 )),
                 View::Palettes => actions.extend(palettes::palettes_ui(
                     ui,
@@ -989,6 +1013,10 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Acti
             delete_body = settings::remove_profile_body(name);
             (title_text.as_str(), delete_body.as_str(), "Remove profile")
         }
+        Confirm::ClearCache { bytes } => {
+            delete_body = settings::storage::clear_cache_body(*bytes);
+            ("Clear the cache?", delete_body.as_str(), "Clear cache")
+        }
         Confirm::Quit { running_jobs } => {
             delete_body = crate::ui::shortcuts::quit_body(*running_jobs);
             ("Quit Framewright?", delete_body.as_str(), "Quit")
@@ -1017,7 +1045,9 @@ fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Acti
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let button = if matches!(
                     confirm,
-                    Confirm::DeletePalette { .. } | Confirm::RemoveProfile { .. }
+                    Confirm::DeletePalette { .. }
+                        | Confirm::RemoveProfile { .. }
+                        | Confirm::ClearCache { .. }
                 ) {
                     widgets::danger_button(yes)
                 } else {

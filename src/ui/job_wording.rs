@@ -184,6 +184,24 @@ pub fn rejected_text(error: &ApiError) -> (String, &'static str) {
     }
 }
 
+/// [`rejected_text`] for a job: a refusal for credits says how many were missing (the
+/// job's estimate or the service's minimum, less the balance the service named or
+/// `known_available`).
+pub fn rejected_job_text(
+    job: &JobRecord,
+    error: &ApiError,
+    known_available: Option<f64>,
+) -> (String, &'static str) {
+    match crate::ui::account::missing_credits(error, job.credits_estimate, known_available) {
+        Some(missing) => (
+            crate::ui::account::missing_credits_text(&missing),
+            "No job was created and nothing was billed. Add credits, or pick a cheaper model \
+             or setting.",
+        ),
+        None => rejected_text(error),
+    }
+}
+
 /// The retry confirmation's body: the new job's cost and what happened to the failed one.
 pub fn retry_body(job: Option<&JobRecord>) -> String {
     let Some(job) = job else {

@@ -319,7 +319,8 @@ fn job_card_ui(
                 ui.label(RichText::new(retry).size(tokens::TEXT_SMALL).color(color));
             }
             JobPhase::Rejected { error } => {
-                let (headline, note) = job_wording::rejected_text(error);
+                let balance = model.credits.value.as_ref().and_then(|c| c.spendable());
+                let (headline, note) = job_wording::rejected_job_text(job, error, balance);
                 ui.label(
                     RichText::new(headline)
                         .size(12.5)

@@ -3,6 +3,7 @@
 //! the [`model::Model`] and return [`model::Action`]s; the shell applies them after layout
 //! and sends engine commands through the session. No panel does I/O.
 
+pub mod account;
 pub mod app;
 pub mod appearance;
 pub mod chat;

@@ -131,6 +131,8 @@ pub enum Confirm {
     RemoveProfile { id: String, name: String },
     /// Quit while jobs are running (they resume next start).
     Quit { running_jobs: usize },
+    /// Delete the cache's files (`bytes`: its size as last measured).
+    ClearCache { bytes: Option<u64> },
 }
 
 /// One finished result, wherever it is shown (Create canvas, viewer, tray, library).
@@ -218,6 +220,8 @@ pub enum Action {
     Confirmed(Confirm),
     CancelConfirm,
     ActivateProfile(String),
+    /// A Settings change or check the shell applies (it owns the session).
+    Settings(crate::ui::settings::SettingsAction),
     AddProfile,
     SaveProfile(String),
     RemoveProfile(String),

@@ -1,9 +1,11 @@
 //! The shell's fixed chrome: the left navigation rail and the bottom status bar.
 
 use crate::engine::Command;
+use crate::ui::account;
 use crate::ui::format;
 use crate::ui::model::{Action, Model, View};
 use crate::ui::tokens;
+use crate::ui::widgets;
 use egui::{CornerRadius, RichText, Role, Sense, Ui, Vec2, WidgetInfo};
 
 pub fn rail_ui(ui: &mut Ui, current: View, running_jobs: usize) -> Vec<Action> {
@@ -110,6 +112,8 @@ pub struct StatusInfo<'a> {
     pub connection_error: Option<&'a str>,
     pub project_name: Option<&'a str>,
     pub tray_open: bool,
+    /// The warning threshold, while the balance is below it.
+    pub low_balance_threshold: Option<f64>,
 }
 
 pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<Action> {
@@ -165,12 +169,7 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
             tokens::palette().text_muted,
         ));
         separator(ui);
-        let credits = match model.credits.value.as_ref().and_then(|c| c.spendable()) {
-            Some(v) => format::credits(v),
-            None if model.credits.error.is_some() => "credits unavailable".to_owned(),
-            None => "credits …".to_owned(),
-        };
-        ui.label(small(credits, tokens::palette().text_muted));
+        actions.extend(credits_ui(ui, model, info.low_balance_threshold));
         separator(ui);
         let running = model.running_count();
         ui.label(small(
@@ -198,6 +197,73 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
             }
         });
     });
+    actions
+}
+
+/// The balance, a "Low balance" badge while it is below the threshold, and a popover with
+/// the credit buckets when clicked.
+fn credits_ui(ui: &mut Ui, model: &Model, low_threshold: Option<f64>) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let small = |text: String, color| RichText::new(text).size(12.0).color(color);
+    let credits = match model.credits.value.as_ref().and_then(|c| c.spendable()) {
+        Some(v) => format::credits(v),
+        None if model.credits.error.is_some() => "credits unavailable".to_owned(),
+        None => "credits …".to_owned(),
+    };
+    let color = if low_threshold.is_some() {
+        tokens::palette().warning
+    } else {
+        tokens::palette().text_muted
+    };
+    let button = ui
+        .add(
+            egui::Button::new(small(credits, color))
+                .frame_when_inactive(false)
+                .min_size(Vec2::new(0.0, 20.0)),
+        )
+        .on_hover_text("Credit balance: click for the buckets");
+    if let Some(threshold) = low_threshold {
+        widgets::pill(ui, "Low balance", tokens::palette().warning).on_hover_text(format!(
+            "Below your warning threshold of {} (Settings › Account)",
+            format::credits(threshold)
+        ));
+    }
+    egui::Popup::from_toggle_button_response(&button)
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
+        .show(|ui| {
+            ui.set_min_width(260.0);
+            ui.label(
+                RichText::new("Credits")
+                    .size(tokens::TEXT_TITLE)
+                    .strong()
+                    .color(tokens::palette().text),
+            );
+            match model.credits.value.as_ref() {
+                Some(credits) => account::buckets_ui(
+                    ui,
+                    "status_credit_buckets",
+                    credits,
+                    account::reserved_by_running_jobs(model),
+                ),
+                None => {
+                    ui.label(
+                        model
+                            .credits
+                            .error
+                            .as_deref()
+                            .unwrap_or("The balance has not loaded yet."),
+                    );
+                }
+            }
+            ui.horizontal(|ui| {
+                if ui.add(widgets::subtle_button("Refresh")).clicked() {
+                    actions.push(Action::Send(Box::new(Command::RefreshCredits)));
+                }
+                if ui.add(widgets::subtle_button("Account settings")).clicked() {
+                    actions.push(Action::Navigate(View::Settings));
+                }
+            });
+        });
     actions
 }
 

@@ -23,6 +23,8 @@ pub const TOAST_WIDTH: f32 = tokens::TRAY_WIDTH - 2.0 * tokens::SPACE_M;
 pub enum ToastKind {
     Info,
     Success,
+    /// Needs attention but nothing failed (a low balance).
+    Warning,
     Error,
 }
 
@@ -31,6 +33,7 @@ impl ToastKind {
         match self {
             ToastKind::Info => tokens::palette().info,
             ToastKind::Success => tokens::palette().success,
+            ToastKind::Warning => tokens::palette().warning,
             ToastKind::Error => tokens::palette().danger,
         }
     }

@@ -458,8 +458,11 @@ fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
                 "A failed job is refunded.",
             ),
             JobPhase::Rejected { error } => {
-                let (_, note) = job_wording::rejected_text(error);
+                let (headline, note) = job_wording::rejected_job_text(job, error, None);
                 match error {
+                    _ if crate::ui::account::is_insufficient_credits(error) => {
+                        ("Not enough credits", headline, note)
+                    }
                     crate::api::ApiError::Connect(_) => (
                         "Not sent",
                         "The service could not be reached.".to_owned(),

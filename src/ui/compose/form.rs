@@ -134,6 +134,18 @@ pub struct ComposeForm {
     pub workflow: WorkflowType,
     /// Visual DNA ids as typed: separated by commas or spaces.
     pub visual_dna_input: String,
+    /// Settings' starting choices per type (keyed by [`defaults_key`]), kept current by
+    /// the shell; applied by [`ComposeForm::set_kind`] and "Reset to defaults".
+    pub kind_defaults: BTreeMap<String, crate::settings::GenerationDefaults>,
+}
+
+/// The key of a type in `Settings::generation_defaults`: its wire name (`"image"`,
+/// `"text_to_video"`…), so the settings file stays readable and independent of the UI.
+pub fn defaults_key(kind: GenerationKind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{kind:?}"))
 }
 
 impl Default for ComposeForm {
@@ -166,6 +178,7 @@ impl Default for ComposeForm {
             scene_count: DEFAULT_SCENE_COUNT,
             workflow: WorkflowType::Image,
             visual_dna_input: String::new(),
+            kind_defaults: BTreeMap::new(),
         }
     }
 }
@@ -190,6 +203,40 @@ impl ComposeForm {
         self.errors.clear();
         self.server_errors.clear();
         self.show_validation = false;
+        // A fresh type selection starts from the Settings default for that type (when one
+        // is set): that is what an artist set it for. The choices remembered from the last
+        // run win only at start-up, where they restore the work in progress. Without a
+        // default the choices carry over as before.
+        if self.has_kind_defaults() {
+            self.apply_kind_defaults();
+        }
+    }
+
+    /// Put the Settings default model, resolution and duration of the current type into
+    /// the form. Without a default for the type: Auto and the service's defaults (the
+    /// form's "Reset to defaults"). `normalize` then fits them to the model's limits.
+    pub fn apply_kind_defaults(&mut self) {
+        let defaults = self
+            .kind_defaults
+            .get(&defaults_key(self.kind))
+            .cloned()
+            .unwrap_or_default();
+        self.model_id = defaults.model_id;
+        // An empty resolution is replaced by the model's (or Auto's) first choice.
+        self.resolution = defaults.resolution.unwrap_or_default();
+        if let Some(secs) = defaults.duration_secs.filter(|d| d.is_finite() && *d > 0.0) {
+            self.duration_secs = secs;
+        } else if self.makes_video() {
+            // Normalize picks the model's default length when it does not offer this one.
+            self.duration_secs = DEFAULT_VIDEO_DURATION_SECS;
+        }
+    }
+
+    /// Whether a Settings default exists for the current type.
+    pub fn has_kind_defaults(&self) -> bool {
+        self.kind_defaults
+            .get(&defaults_key(self.kind))
+            .is_some_and(|d| !d.is_empty())
     }
 
     /// The catalog type whose models the form offers (Creative Director: per workflow).

@@ -36,6 +36,8 @@ pub const FORM_MAX_WIDTH: f32 = 440.0;
 const OUTPUT_ROW_MIN_WIDTH: f32 = 440.0;
 /// Height kept under the form for the Generate button, its hint and the error line.
 const GENERATE_FOOTER_HEIGHT: f32 = 96.0;
+/// Extra height under Generate while the "more than your balance" warning shows.
+const SHORTFALL_NOTE_HEIGHT: f32 = 36.0;
 /// Space between the form column and the results.
 const COLUMN_GAP: f32 = 16.0;
 
@@ -67,7 +69,12 @@ pub fn create_ui(
     } else {
         full.width()
     };
-    let room_height = (full.height() - GENERATE_FOOTER_HEIGHT).max(0.0);
+    let footer_height = if balance_shortfall(model, &state.form).is_some() {
+        GENERATE_FOOTER_HEIGHT + SHORTFALL_NOTE_HEIGHT
+    } else {
+        GENERATE_FOOTER_HEIGHT
+    };
+    let room_height = (full.height() - footer_height).max(0.0);
     let scroll_height = if side_by_side {
         room_height.min(state.form_content_height_pt)
     } else {
@@ -205,6 +212,16 @@ fn header_ui(ui: &mut Ui, form: &mut ComposeForm) {
     segmented_kind_ui(ui, form);
     ui.add_space(tokens::SPACE_XS);
     widgets::muted(ui, kind_description(form.kind));
+    let reset = ui
+        .add(widgets::subtle_button("Reset to defaults"))
+        .on_hover_text(if form.has_kind_defaults() {
+            "Use the model, resolution and duration set for this type in Settings"
+        } else {
+            "Use Auto and the service's defaults (set your own per type in Settings)"
+        });
+    if reset.clicked() {
+        form.apply_kind_defaults();
+    }
 }
 
 fn kind_description(kind: GenerationKind) -> &'static str {
@@ -1009,6 +1026,12 @@ fn estimate_breakdown(model: &Model, form: &ComposeForm) -> String {
     }
 }
 
+/// How far the estimate exceeds the spendable balance, when it does.
+fn balance_shortfall(model: &Model, form: &ComposeForm) -> Option<f64> {
+    let spendable = model.credits.value.as_ref().and_then(|c| c.spendable());
+    crate::ui::account::shortfall_before_submit(form.estimate(model).for_job(), spendable)
+}
+
 fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut Vec<Action>) {
     let estimate = form.estimate(model);
     let button = widgets::primary_button(estimate.button_text())
@@ -1037,6 +1060,19 @@ fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut
             });
         }
     });
+    // Warn, but keep Generate enabled: the balance shown may be stale (a top-up, a job
+    // ending) and the service decides; a refusal bills nothing and says what is missing.
+    if let Some(short) = balance_shortfall(model, form) {
+        ui.label(
+            RichText::new(format!(
+                "{} more than your balance: the service will refuse it unless credits \
+                 were added since.",
+                format::credits(short)
+            ))
+            .size(12.5)
+            .color(tokens::palette().warning),
+        );
+    }
     if !form.errors.is_empty() {
         ui.label(
             RichText::new("Fix the highlighted fields to generate.")

@@ -52,10 +52,25 @@ pub struct CreateState {
 }
 
 impl CreateState {
-    /// Create as remembered from the last run.
-    pub fn new(memory: CreateMemory) -> Self {
-        let mut form = ComposeForm::default();
-        memory.restore_into(&mut form);
+    /// Create as remembered from the last run. Settings' defaults (`kind_defaults`) start
+    /// the form only when nothing was remembered (a first run): remembered choices restore
+    /// the work in progress; a later type switch uses the defaults (see `set_kind`).
+    pub fn new(
+        memory: CreateMemory,
+        kind_defaults: std::collections::BTreeMap<String, crate::settings::GenerationDefaults>,
+    ) -> Self {
+        let mut form = ComposeForm {
+            kind_defaults,
+            ..ComposeForm::default()
+        };
+        if memory == CreateMemory::default() {
+            form.apply_kind_defaults();
+            if form.resolution.is_empty() {
+                form.resolution = ComposeForm::default().resolution;
+            }
+        } else {
+            memory.restore_into(&mut form);
+        }
         Self {
             saved_memory: CreateMemory::of(&form),
             form,
@@ -557,7 +572,7 @@ mod tests {
 
     #[test]
     fn memory_is_written_when_changed_and_at_most_once_a_second() {
-        let mut state = CreateState::new(CreateMemory::default());
+        let mut state = CreateState::new(CreateMemory::default(), Default::default());
         assert_eq!(state.memory_to_save(10.0), None, "nothing changed");
         state.form.prompt = "a harbour".into();
         assert!(state.memory_to_save(10.0).is_some());
@@ -569,7 +584,7 @@ mod tests {
 
     #[test]
     fn a_second_change_waits_for_the_same_lookup() {
-        let mut state = CreateState::new(CreateMemory::default());
+        let mut state = CreateState::new(CreateMemory::default(), Default::default());
         let first = state.change_job_result("http://x/1.png", None, None, Some(true));
         assert!(matches!(first.as_slice(), [Action::Send(_)]));
         let second = state.change_job_result("http://x/1.png", None, None, None);
@@ -598,5 +613,59 @@ mod tests {
             true,
         );
         assert!(state.is_trashed("http://x/1.png"));
+    }
+
+    #[test]
+    fn settings_defaults_start_a_fresh_type_but_not_the_remembered_work() {
+        use crate::settings::GenerationDefaults;
+        use crate::ui::compose::form::defaults_key;
+        let mut defaults = std::collections::BTreeMap::new();
+        defaults.insert(
+            defaults_key(GenerationKind::Image),
+            GenerationDefaults {
+                model_id: Some("flux".into()),
+                resolution: Some("2K".into()),
+                duration_secs: None,
+            },
+        );
+        defaults.insert(
+            defaults_key(GenerationKind::TextToVideo),
+            GenerationDefaults {
+                model_id: None,
+                resolution: Some("1080p".into()),
+                duration_secs: Some(10.0),
+            },
+        );
+        // A first run (nothing remembered): the defaults of the starting type.
+        let fresh = CreateState::new(CreateMemory::default(), defaults.clone());
+        assert_eq!(fresh.form.model_id.as_deref(), Some("flux"));
+        assert_eq!(fresh.form.resolution, "2K");
+
+        // Remembered work wins at start-up…
+        let memory = CreateMemory {
+            kind: Some(GenerationKind::Image),
+            model_id: Some("other".into()),
+            resolution: Some("4K".into()),
+            ..CreateMemory::default()
+        };
+        let mut state = CreateState::new(memory, defaults);
+        assert_eq!(state.form.model_id.as_deref(), Some("other"));
+        // …and picking a type starts from its Settings default.
+        state.form.set_kind(GenerationKind::TextToVideo);
+        assert_eq!(state.form.model_id, None);
+        assert_eq!(state.form.resolution, "1080p");
+        assert_eq!(state.form.duration_secs, 10.0);
+        // A type without defaults keeps the choices as before.
+        state.form.resolution = "720p".into();
+        state.form.set_kind(GenerationKind::ImageToVideo);
+        assert_eq!(state.form.resolution, "720p");
+        // Reset to defaults on a type without any: Auto and the model's own choices.
+        state.form.model_id = Some("kling".into());
+        state.form.apply_kind_defaults();
+        assert_eq!(state.form.model_id, None);
+        assert!(
+            state.form.resolution.is_empty(),
+            "normalize picks the model's"
+        );
     }
 }

@@ -1,17 +1,41 @@
 //! The Settings view: service profiles (the local sandbox and remote services), switching
-//! between them, adding/editing/removing remote profiles, and where keys and data live.
+//! between them, adding/editing/removing remote profiles and testing their connection;
+//! the account's credits and low-balance warning; Create's defaults per type; where keys
+//! and data live (with the cache's size and Clear) and the log. Each section is its own
+//! module; `settings_ui` lists them in order.
 
+pub mod account;
+pub mod defaults;
+pub mod storage;
+
+use crate::engine::Event;
 use crate::session::{Session, SessionError};
-use crate::settings::{ProfileKind, ServiceProfile};
-use crate::ui::model::{Action, Confirm};
+use crate::settings::{AppPaths, GenerationDefaults, ProfileKind, ServiceProfile};
+use crate::ui::model::{Action, Confirm, Model};
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{RichText, Stroke, TextEdit, Ui};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+/// What Settings asks the shell to do (it owns the session and the settings file).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SettingsAction {
+    /// Test this profile's connection (the shell adds the stored key).
+    TestConnection {
+        profile_id: String,
+    },
+    /// Save Create's defaults for one type (`kind_key`: see `compose::form::defaults_key`).
+    SetDefaults {
+        kind_key: String,
+        defaults: GenerationDefaults,
+    },
+    SetLowBalanceThreshold(f64),
+}
 
 /// What the view shows about the session; rebuilt after every profile change so layout
 /// never touches the secret store.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct SettingsSnapshot {
     pub profiles: Vec<ServiceProfile>,
     pub active_profile_id: String,
@@ -23,6 +47,10 @@ pub struct SettingsSnapshot {
     pub data_dir: String,
     pub cache_dir: String,
     pub log_dir: String,
+    pub paths: AppPaths,
+    pub log_file: PathBuf,
+    pub generation_defaults: BTreeMap<String, GenerationDefaults>,
+    pub low_balance_threshold_credits: f64,
     pub appearance: crate::settings::Appearance,
 }
 
@@ -46,6 +74,10 @@ impl SettingsSnapshot {
             data_dir: paths.data_dir.display().to_string(),
             cache_dir: paths.cache_dir.display().to_string(),
             log_dir: paths.log_dir.display().to_string(),
+            log_file: paths.log_file(),
+            paths: paths.clone(),
+            generation_defaults: settings.generation_defaults.clone(),
+            low_balance_threshold_credits: settings.low_balance_threshold_credits,
             appearance: settings.appearance,
         }
     }
@@ -99,12 +131,39 @@ pub struct SettingsForm {
     /// Errors from activate/remove, per profile id.
     pub profile_errors: HashMap<String, String>,
     pub saved_note: Option<String>,
+    /// "Test connection" per profile id.
+    pub tests: HashMap<String, account::TestState>,
+    pub next_request_id: u64,
+    pub cache: storage::CacheState,
+    pub log: storage::LogState,
+    /// The low-balance threshold as typed (`None`: show the saved value).
+    pub threshold_input: Option<String>,
+    pub threshold_error: Option<String>,
+}
+
+impl SettingsForm {
+    /// Settings' own engine answers (connection tests, cache, log); the shell routes only
+    /// these here.
+    pub fn handle_event(&mut self, event: Event) -> Vec<Action> {
+        match event {
+            Event::Account(event) => {
+                self.handle_account_event(event);
+                Vec::new()
+            }
+            Event::Storage(event) => self.handle_storage_event(event),
+            other => {
+                tracing::debug!("settings ignored an event: {other:?}");
+                Vec::new()
+            }
+        }
+    }
 }
 
 pub fn settings_ui(
     ui: &mut Ui,
     snapshot: &SettingsSnapshot,
     form: &mut SettingsForm,
+    model: &Model,
 ) -> Vec<Action> {
     let mut actions = Vec::new();
     egui::ScrollArea::vertical()
@@ -127,33 +186,74 @@ pub fn settings_ui(
                     );
                     widgets::muted(ui, "Choose which Generation Service the studio talks to.");
                     ui.add_space(tokens::SPACE_M);
-
-                    widgets::section_label(ui, "Service profiles");
-                    for profile in &snapshot.profiles {
-                        profile_card_ui(ui, snapshot, profile, form, &mut actions);
-                        ui.add_space(tokens::SPACE_S);
-                    }
-                    if let Some(note) = &form.saved_note {
-                        ui.label(
-                            RichText::new(note)
-                                .size(12.5)
-                                .color(tokens::palette().success),
-                        );
-                    }
-                    ui.add_space(tokens::SPACE_S);
-                    add_profile_ui(ui, form, &mut actions);
+                    // The sections, top to bottom. Each is one call; add new ones here.
+                    profiles_ui(ui, snapshot, form, &mut actions);
                     ui.add_space(tokens::SPACE_L);
-                    storage_ui(ui, snapshot);
-                    super::settings_appearance::appearance_section_ui(
+                    account::account_ui(
+                        ui,
+                        model,
+                        snapshot.low_balance_threshold_credits,
+                        form,
+                        &mut actions,
+                    );
+                    ui.add_space(tokens::SPACE_L);
+                    section(ui, "Create defaults", "settings_defaults", |ui| {
+                        defaults::defaults_ui(
+                            ui,
+                            model,
+                            &snapshot.generation_defaults,
+                            &mut actions,
+                        )
+                    });
+                    crate::ui::settings_appearance::appearance_section_ui(
                         ui,
                         snapshot.appearance,
                         &mut actions,
                     );
+                    ui.add_space(tokens::SPACE_L);
+                    storage::storage_ui(ui, snapshot, form, &mut actions);
+                    ui.add_space(tokens::SPACE_L);
+                    storage::log_ui(ui, snapshot, form, &mut actions);
                     ui.add_space(tokens::SPACE_XL);
                 });
             });
         });
     actions
+}
+
+/// A titled section that folds away (long ones, so Settings stays short at 1024×700).
+pub fn section(ui: &mut Ui, title: &str, id: &str, body: impl FnOnce(&mut Ui)) {
+    egui::CollapsingHeader::new(RichText::new(title).strong().color(tokens::palette().text))
+        .id_salt(id)
+        .default_open(true)
+        .show(ui, |ui| {
+            tokens::card_frame().show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                body(ui);
+            });
+        });
+}
+
+fn profiles_ui(
+    ui: &mut Ui,
+    snapshot: &SettingsSnapshot,
+    form: &mut SettingsForm,
+    actions: &mut Vec<Action>,
+) {
+    widgets::section_label(ui, "Service profiles");
+    for profile in &snapshot.profiles {
+        profile_card_ui(ui, snapshot, profile, form, actions);
+        ui.add_space(tokens::SPACE_S);
+    }
+    if let Some(note) = &form.saved_note {
+        ui.label(
+            RichText::new(note)
+                .size(12.5)
+                .color(tokens::palette().success),
+        );
+    }
+    ui.add_space(tokens::SPACE_S);
+    add_profile_ui(ui, form, actions);
 }
 
 fn profile_card_ui(
@@ -244,6 +344,7 @@ fn profile_card_ui(
         if let Some(error) = form.profile_errors.get(&profile.id) {
             widgets::field_error(ui, error);
         }
+        account::test_connection_ui(ui, &profile.id, form, actions);
         if let Some((id, edit)) = form.editing.as_mut().filter(|(id, _)| *id == profile.id) {
             {
                 ui.add_space(tokens::SPACE_S);
@@ -342,40 +443,6 @@ fn add_profile_ui(ui: &mut Ui, form: &mut SettingsForm, actions: &mut Vec<Action
             form.add_open = false;
             form.add = ProfileForm::default();
         }
-    });
-}
-
-fn storage_ui(ui: &mut Ui, snapshot: &SettingsSnapshot) {
-    widgets::section_label(ui, "Storage");
-    tokens::card_frame().show(ui, |ui| {
-        ui.set_width(ui.available_width());
-        egui::Grid::new("storage_grid")
-            .num_columns(2)
-            .spacing(egui::vec2(tokens::SPACE_M, tokens::SPACE_S))
-            .show(ui, |ui| {
-                for (key, value) in [
-                    ("API keys", &snapshot.secret_store),
-                    ("Settings", &snapshot.config_dir),
-                    ("Data & journal", &snapshot.data_dir),
-                    ("Cache", &snapshot.cache_dir),
-                    ("Logs", &snapshot.log_dir),
-                ] {
-                    ui.label(
-                        RichText::new(key)
-                            .size(tokens::TEXT_SMALL)
-                            .color(tokens::palette().text_faint),
-                    );
-                    ui.add(
-                        egui::Label::new(
-                            RichText::new(value.as_str())
-                                .monospace()
-                                .color(tokens::palette().text_muted),
-                        )
-                        .wrap(),
-                    );
-                    ui.end_row();
-                }
-            });
     });
 }
 
