@@ -362,10 +362,19 @@ fn retrying_a_failed_job_needs_confirmation_and_submits_exactly_once() {
     assert_eq!(sandbox_jobs(&harness), 2, "exactly one new submission");
 }
 
-/// Clicks the button named `label` after scrolling it into view (the Settings page scrolls).
+/// Clicks the button named `label` after scrolling it into view (the Settings page scrolls)
+/// and waiting until it stops moving (scrolling animates; sections fill in as data loads).
 fn click_in_view(harness: &mut Harness<'static, StudioApp>, label: &str) {
-    harness.get_by_label(label).scroll_to_me();
-    harness.step();
+    let mut last = None;
+    for _ in 0..60 {
+        let rect = harness.get_by_label(label).rect();
+        if rect.max.y < 880.0 && last == Some(rect) {
+            break;
+        }
+        last = Some(rect);
+        harness.get_by_label(label).scroll_to_me();
+        harness.step();
+    }
     harness.get_by_label(label).click();
     for _ in 0..3 {
         harness.step();
@@ -376,7 +385,7 @@ fn click_in_view(harness: &mut Harness<'static, StudioApp>, label: &str) {
 fn the_welcome_leads_to_settings_where_theme_and_scale_apply_at_once_and_persist() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut harness = support::studio_as_new_user(&dir, View::Create);
-    harness.step();
+    wait_for_service_data(&mut harness);
     assert!(
         harness.state().welcome_open(),
         "a fresh home shows the welcome"
