@@ -32,6 +32,7 @@ mod docs;
 mod keyboard;
 mod library_view;
 mod notices;
+mod open_files;
 mod results;
 mod service;
 pub use capture::ScreenshotScene;
@@ -44,6 +45,8 @@ pub struct StartupOptions {
     pub screenshot_to: Option<PathBuf>,
     /// Stage a scene for the screenshot (`--view video|storyboard`).
     pub screenshot_scene: Option<ScreenshotScene>,
+    /// Files named on the command line (images to edit, videos), checked.
+    pub open_files: crate::desktop::single_instance::LaunchRequest,
 }
 
 pub struct StudioApp {
@@ -77,6 +80,8 @@ pub struct StudioApp {
     keys: keyboard::KeyboardState,
     /// The staged screenshot scene's progress (`--view video|storyboard`).
     screenshot_scene: Option<capture::SceneStage>,
+    /// Files from the command line and from later launches, still to open.
+    launches: open_files::Launches,
 }
 
 impl StudioApp {
@@ -113,6 +118,7 @@ impl StudioApp {
             chat: ChatState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
+            launches: open_files::Launches::new(options.open_files),
         };
         let remembered = app
             .session
@@ -864,6 +870,7 @@ impl eframe::App for StudioApp {
             self.handle_event(ctx, event);
         }
         self.poll_dialogs(ctx);
+        self.open_launched_files(ctx);
         if let Some(pipeline) = self.thumbnails.as_ref() {
             while let Some(done) = pipeline.try_recv() {
                 match done.result {
