@@ -141,10 +141,7 @@ fn the_listener_refuses_strangers_and_serves_launches_in_process() {
     )
     .unwrap();
     assert!(matches!(outcome, Startup::HandedOver));
-    assert_eq!(
-        incoming.recv_timeout(Duration::from_secs(10)),
-        Some(wanted)
-    );
+    assert_eq!(incoming.recv_timeout(Duration::from_secs(10)), Some(wanted));
 }
 
 #[cfg(unix)]
@@ -206,9 +203,15 @@ fn oversize_is_refused_before_parsing() {
 #[test]
 fn a_wrong_token_is_refused() {
     let line = encode_request(&LaunchRequest::default(), "guess");
-    assert_eq!(parse_request(&line, "secret"), Err(MessageError::WrongToken));
+    assert_eq!(
+        parse_request(&line, "secret"),
+        Err(MessageError::WrongToken)
+    );
     let line = encode_request(&LaunchRequest::default(), "");
-    assert_eq!(parse_request(&line, "secret"), Err(MessageError::WrongToken));
+    assert_eq!(
+        parse_request(&line, "secret"),
+        Err(MessageError::WrongToken)
+    );
 }
 
 #[test]

@@ -446,7 +446,12 @@ mod tests {
             parse_instance_file(r#"{"port":4242,"token":"abc"}"#),
             Some((4242, "abc".to_owned()))
         );
-        for bad in ["", "{", r#"{"port":0,"token":"a"}"#, r#"{"port":70000,"token":"a"}"#] {
+        for bad in [
+            "",
+            "{",
+            r#"{"port":0,"token":"a"}"#,
+            r#"{"port":70000,"token":"a"}"#,
+        ] {
             assert_eq!(parse_instance_file(bad), None, "{bad}");
         }
     }

@@ -292,6 +292,7 @@ async fn run(
             }
             Command::Docs(command) => docs.handle(command),
             Command::RetryConnection => ctx.reachability.retry_now(),
+            Command::FileOut(command) => super::file_out::handle(&ctx, &transfers, command),
             Command::Chat(command) => match &chat {
                 Some(chat) => chat.handle(command),
                 None => tracing::error!("the chat could not start; command dropped"),

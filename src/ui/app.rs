@@ -29,6 +29,9 @@ use std::time::Duration;
 mod capture;
 mod dialogs;
 mod docs;
+#[cfg(any(target_os = "macos", target_os = "windows"))]
+mod drag_out;
+mod file_out;
 mod keyboard;
 mod library_view;
 mod notices;
@@ -82,6 +85,10 @@ pub struct StudioApp {
     screenshot_scene: Option<capture::SceneStage>,
     /// Files from the command line and from later launches, still to open.
     launches: open_files::Launches,
+    /// Results being prepared as files (reveal, copy, drag out).
+    file_out: file_out::FileOutState,
+    #[cfg(any(target_os = "macos", target_os = "windows"))]
+    drag_out: drag_out::DragOut,
 }
 
 impl StudioApp {
@@ -119,6 +126,9 @@ impl StudioApp {
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
             launches: open_files::Launches::new(options.open_files),
+            file_out: file_out::FileOutState::default(),
+            #[cfg(any(target_os = "macos", target_os = "windows"))]
+            drag_out: drag_out::DragOut::default(),
         };
         let remembered = app
             .session
@@ -433,6 +443,7 @@ impl StudioApp {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
             Event::Docs(event) => self.docs_event(ctx, event),
+            Event::FileOut(event) => self.file_out_event(ctx, event),
             event @ (Event::ChatConversations(_) | Event::ChatMessages { .. }) => {
                 for action in self.chat.creative.handle_event(&event) {
                     self.apply(ctx, action);
@@ -914,6 +925,8 @@ impl eframe::App for StudioApp {
         for action in actions {
             self.apply(&ctx, action);
         }
+        #[cfg(any(target_os = "macos", target_os = "windows"))]
+        self.start_pending_drag(_frame);
         if self.view == View::Library {
             for command in self.library.page_commands() {
                 self.send(command);
