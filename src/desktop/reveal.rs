@@ -11,38 +11,44 @@ use std::path::{Path, PathBuf};
 pub enum Revealed {
     /// The file manager shows the file selected.
     Selected,
-    /// No file manager answered the request to select it; its folder was opened instead
-    /// (`why`: what the file manager request said).
-    FolderOpened { folder: PathBuf, why: String },
+    /// No file manager answered the request to select it; its folder was opened instead.
+    FolderOpened { folder: PathBuf },
 }
 
+/// Neither the file manager nor the folder could be opened.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct RevealError(pub String);
+#[error("{message}")]
+pub struct RevealError {
+    /// For the person: what failed and where the file is.
+    pub message: String,
+    /// The raw errors (logged).
+    pub details: String,
+}
 
 /// Show `path` in the file manager.
 pub async fn reveal(path: &Path) -> Result<Revealed, RevealError> {
-    match select_in_file_manager(path).await {
-        Ok(()) => Ok(Revealed::Selected),
-        Err(why) => {
-            tracing::info!("reveal {}: {why}; opening its folder", path.display());
-            let folder = path
-                .parent()
-                .map(Path::to_path_buf)
-                .ok_or_else(|| RevealError(format!("{} has no folder", path.display())))?;
-            let to_open = folder.clone();
-            tokio::task::spawn_blocking(move || open::that_detached(&to_open))
-                .await
-                .map_err(|e| RevealError(format!("the opener stopped: {e}")))?
-                .map_err(|e| {
-                    RevealError(format!(
-                        "{why}, and no application could open the folder {} ({e})",
-                        folder.display()
-                    ))
-                })?;
-            Ok(Revealed::FolderOpened { folder, why })
-        }
-    }
+    let why = match select_in_file_manager(path).await {
+        Ok(()) => return Ok(Revealed::Selected),
+        Err(why) => why,
+    };
+    tracing::info!("reveal {}: {why}; opening its folder", path.display());
+    let failed = |details: String| RevealError {
+        message: format!(
+            "no file manager answered and the folder could not be opened. The file is at {}",
+            path.display()
+        ),
+        details: format!("{why}; {details}"),
+    };
+    let folder = path
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| failed("the file has no folder".to_owned()))?;
+    let to_open = folder.clone();
+    tokio::task::spawn_blocking(move || open::that_detached(&to_open))
+        .await
+        .map_err(|e| failed(format!("the opener stopped: {e}")))?
+        .map_err(|e| failed(format!("opening {}: {e}", folder.display())))?;
+    Ok(Revealed::FolderOpened { folder })
 }
 
 #[cfg(not(any(target_os = "macos", target_os = "windows")))]

@@ -10,11 +10,13 @@ use super::runtime::Ctx;
 use super::transfers::Transfers;
 use crate::api::TransferCounter;
 use crate::desktop::reveal::{Revealed, reveal};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+/// Folder under the cache for files handed out under their own names.
+const OUT_FOLDER: &str = "out";
 /// How often a download reports its progress.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -31,10 +33,12 @@ pub enum FileOutPurpose {
 
 #[derive(Debug)]
 pub enum FileOutCommand {
-    /// Make output `url` a local file for `purpose`; answered by `Progress`… (only while
-    /// downloading) then one `Finished`.
+    /// Make output `url` a local file named `file_name` (made safe; the extension is the
+    /// file's own) for `purpose`; answered by `Progress`… (only while downloading) then
+    /// one `Finished`.
     Prepare {
         url: String,
+        file_name: String,
         purpose: FileOutPurpose,
     },
 }
@@ -65,16 +69,30 @@ pub struct FileOutcome {
 
 pub(crate) fn handle(ctx: &Arc<Ctx>, transfers: &Transfers, command: FileOutCommand) {
     match command {
-        FileOutCommand::Prepare { url, purpose } => spawn_reported(
+        FileOutCommand::Prepare {
+            url,
+            file_name,
+            purpose,
+        } => spawn_reported(
             ctx,
             "preparing a file",
-            prepare(ctx.clone(), transfers.clone(), url, purpose),
+            prepare(ctx.clone(), transfers.clone(), url, file_name, purpose),
         ),
     };
 }
 
-async fn prepare(ctx: Arc<Ctx>, transfers: Transfers, url: String, purpose: FileOutPurpose) {
-    let outcome = match download_reporting(&ctx, &transfers, &url, purpose).await {
+async fn prepare(
+    ctx: Arc<Ctx>,
+    transfers: Transfers,
+    url: String,
+    file_name: String,
+    purpose: FileOutPurpose,
+) {
+    let local = match download_reporting(&ctx, &transfers, &url, purpose).await {
+        Ok(cached) => named_copy(&ctx.cache_dir, &cached, &file_name).await,
+        Err(error) => Err(error),
+    };
+    let outcome = match local {
         Err(error) => {
             tracing::warn!("preparing {url} for {purpose:?}: {error}");
             Err(format!("it could not be downloaded ({error})"))
@@ -88,8 +106,8 @@ async fn prepare(ctx: Arc<Ctx>, transfers: Transfers, url: String, purpose: File
                 })
             }
             Err(error) => {
-                tracing::warn!("reveal {}: {error}", path.display());
-                Err(error.to_string())
+                tracing::warn!("reveal {}: {}", path.display(), error.details);
+                Err(error.message)
             }
         },
         Ok(path) => Ok(FileOutcome {
@@ -133,4 +151,39 @@ async fn download_reporting(
             }
         }
     }
+}
+
+/// The cached download under a name a person recognises (the cache's own name is a hash):
+/// `<cache>/out/<hash>/<name>.<ext>`, a hard link where possible, else a copy.
+async fn named_copy(cache_dir: &Path, cached: &Path, file_name: &str) -> Result<PathBuf, String> {
+    /// Long prompts make long labels; file systems allow 255 bytes.
+    const MAX_NAME_CHARS: usize = 80;
+    let hash = cached
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = cached
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let safe = super::library_transfers::file_name_for(&super::protocol::DownloadItem {
+        url: String::new(),
+        file_name: file_name.chars().take(MAX_NAME_CHARS).collect(),
+    });
+    let name = if ext.is_empty() || safe.to_lowercase().ends_with(&format!(".{ext}")) {
+        safe
+    } else {
+        format!("{safe}.{ext}")
+    };
+    let folder = cache_dir.join(OUT_FOLDER).join(hash);
+    let target = folder.join(name);
+    if tokio::fs::metadata(&target).await.is_ok() {
+        return Ok(target);
+    }
+    let cannot = |e: std::io::Error| format!("could not name the file {}: {e}", target.display());
+    tokio::fs::create_dir_all(&folder).await.map_err(cannot)?;
+    if tokio::fs::hard_link(cached, &target).await.is_err() {
+        tokio::fs::copy(cached, &target).await.map_err(cannot)?;
+    }
+    Ok(target)
 }

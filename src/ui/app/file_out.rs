@@ -51,9 +51,10 @@ impl StudioApp {
         if self.file_out.pending.contains_key(&key) {
             return; // Already under way; its toast tells how far.
         }
-        self.file_out.pending.insert(key, (output.label, None));
+        self.file_out.pending.insert(key, (output.label.clone(), None));
         self.send(Command::FileOut(FileOutCommand::Prepare {
             url: output.url,
+            file_name: output.label,
             purpose,
         }));
     }
@@ -116,12 +117,11 @@ impl StudioApp {
     ) {
         let file = file_name(&done.path);
         match (purpose, done.revealed) {
-            (FileOutPurpose::Reveal, Some(Revealed::FolderOpened { folder, why })) => {
+            (FileOutPurpose::Reveal, Some(Revealed::FolderOpened { folder })) => {
                 self.toasts.push(
                     ToastKind::Info,
                     format!(
-                        "Opened the folder {} ({file} is in it): the file manager could not \
-                         select it ({why}).",
+                        "Opened the folder holding {file} ({}): no file manager could select it",
                         folder.display()
                     ),
                 )
