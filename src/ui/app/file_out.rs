@@ -99,10 +99,9 @@ impl StudioApp {
                         self.file_out.ready.insert(url, done.path.clone());
                         self.file_out_done(ctx, purpose, &name, done);
                     }
-                    Err(why) => self.toasts.push(
-                        ToastKind::Error,
-                        format!("Could not {} {name}: {why}", verb(purpose)),
-                    ),
+                    Err(why) => self
+                        .toasts
+                        .push(ToastKind::Error, failure_text(purpose, &name, &why)),
                 }
             }
         }
@@ -151,10 +150,10 @@ impl StudioApp {
     }
 }
 
-fn verb(purpose: FileOutPurpose) -> &'static str {
+fn failure_text(purpose: FileOutPurpose, name: &str, why: &str) -> String {
     match purpose {
-        FileOutPurpose::Reveal => "show in the file manager",
-        FileOutPurpose::Copy => "copy",
-        FileOutPurpose::Drag => "prepare for dragging",
+        FileOutPurpose::Reveal => format!("Could not show {name} in the file manager: {why}"),
+        FileOutPurpose::Copy => format!("Could not copy {name} as a file: {why}"),
+        FileOutPurpose::Drag => format!("Could not get {name} ready to drag: {why}"),
     }
 }
