@@ -51,7 +51,9 @@ impl StudioApp {
         if self.file_out.pending.contains_key(&key) {
             return; // Already under way; its toast tells how far.
         }
-        self.file_out.pending.insert(key, (output.label.clone(), None));
+        self.file_out
+            .pending
+            .insert(key, (output.label.clone(), None));
         self.send(Command::FileOut(FileOutCommand::Prepare {
             url: output.url,
             file_name: output.label,
@@ -116,15 +118,13 @@ impl StudioApp {
     ) {
         let file = file_name(&done.path);
         match (purpose, done.revealed) {
-            (FileOutPurpose::Reveal, Some(Revealed::FolderOpened { folder })) => {
-                self.toasts.push(
-                    ToastKind::Info,
-                    format!(
-                        "Opened the folder holding {file} ({}): no file manager could select it",
-                        folder.display()
-                    ),
-                )
-            }
+            (FileOutPurpose::Reveal, Some(Revealed::FolderOpened { folder })) => self.toasts.push(
+                ToastKind::Info,
+                format!(
+                    "Opened the folder holding {file} ({}): no file manager could select it",
+                    folder.display()
+                ),
+            ),
             (FileOutPurpose::Reveal, _) => self.toasts.push(
                 ToastKind::Success,
                 format!("Shown in the file manager: {file}"),
