@@ -72,10 +72,9 @@ impl StudioApp {
                 let Some((name, toast)) = self.file_out.pending.get_mut(&(url, purpose)) else {
                     return;
                 };
-                let amount = if bytes_total > 0 {
-                    format!("{} %", bytes_done.saturating_mul(100) / bytes_total)
-                } else {
-                    human_bytes(bytes_done)
+                let amount = match bytes_done.saturating_mul(100).checked_div(bytes_total) {
+                    Some(percent) => format!("{percent} %"),
+                    None => human_bytes(bytes_done),
                 };
                 let text = format!("Downloading {name}… {amount}");
                 match toast {
