@@ -46,8 +46,7 @@ pub fn studio_at_speed(dir: &tempfile::TempDir, initial_view: View, sandbox_spee
                 session,
                 StartupOptions {
                     initial_view,
-                    screenshot_to: None,
-                    screenshot_scene: None,
+                    ..StartupOptions::default()
                 },
             )
         })
