@@ -6,6 +6,7 @@
 //! `palette` and `video_codec`).
 
 pub mod api;
+pub mod desktop;
 pub mod engine;
 pub mod markup;
 pub mod media;

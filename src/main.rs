@@ -1,5 +1,6 @@
 //! `framewright` opens the studio; `framewright sandbox` runs the local service alone.
 
+use framewright::desktop::single_instance::{self, LaunchRequest, Startup};
 use framewright::session::{SANDBOX_SPEED_ENV, Session, SessionOptions};
 use framewright::settings::{AppPaths, Settings};
 use framewright::ui::{ScreenshotScene, StartupOptions, StudioApp, View, window};
@@ -20,6 +21,10 @@ USAGE:
                                                  docs: a shared call sheet with a table)
                                                  chat: a question and its streamed answer)
   framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
+  framewright [--] FILE…                        open images as edit sources in Create and videos as
+                                                the source of a video edit; when Framewright is
+                                                already running (same data folder), the files go
+                                                to that window, which comes to the front
   framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]
                                                 run the local service alone on 127.0.0.1
   framewright --help | --version
@@ -66,6 +71,8 @@ struct StudioArgs {
     /// `--view video|storyboard|video-edit`: stage that scene on the local sandbox
     /// (screenshots).
     screenshot_scene: Option<ScreenshotScene>,
+    /// Files to open (absolute; a running studio is handed them).
+    files: Vec<PathBuf>,
 }
 
 fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
@@ -109,7 +116,15 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                     format!("--size “{size}” is not WIDTHxHEIGHT (e.g. 1024x700)")
                 })?);
             }
-            other => return Err(format!("unknown argument “{other}”")),
+            "--" => {
+                for file in iter.by_ref() {
+                    options.files.push(absolute_path(file)?);
+                }
+            }
+            other if other.starts_with('-') && other.len() > 1 => {
+                return Err(format!("unknown argument “{other}”"));
+            }
+            file => options.files.push(absolute_path(file)?),
         }
     }
     // A screenshot of Docs stages a saved, shared document with a table.
@@ -117,6 +132,11 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
         options.screenshot_scene = Some(ScreenshotScene::Docs);
     }
     Ok(options)
+}
+
+/// A file argument as an absolute path (a running studio has another working folder).
+fn absolute_path(file: &str) -> Result<PathBuf, String> {
+    std::path::absolute(file).map_err(|e| format!("cannot use the file “{file}”: {e}"))
 }
 
 /// `1024x700` → `[1024.0, 700.0]`.
@@ -145,16 +165,46 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     init_logging(Some(&paths));
+
+    // One studio per data folder: a second launch hands its files to the first and exits.
+    // Screenshot runs (CI, in parallel with fresh homes) stay out of it.
+    let mut instance = None;
+    if cli.screenshot_to.is_none() {
+        let request = LaunchRequest {
+            focus: true,
+            files: cli.files.clone(),
+            missing: Vec::new(),
+        };
+        match single_instance::claim_or_hand_over(&paths.data_dir, &request) {
+            Ok(Startup::HandedOver) => {
+                tracing::info!("handed over to the Framewright already running");
+                return ExitCode::SUCCESS;
+            }
+            Ok(Startup::First(first)) => instance = Some(first),
+            Err(error) => {
+                tracing::info!("single instance: {error}");
+                eprintln!("framewright: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let launches = instance.as_mut().and_then(|i| i.take_incoming());
     tracing::info!("starting; data in {}", paths.data_dir.display());
 
     // Where the studio was left: window and view. A screenshot run uses the defaults so
     // its pictures do not depend on the last session.
     let memory = Settings::load(&paths.settings_file()).ui;
-    let options = StartupOptions {
+    let mut options = StartupOptions {
         initial_view: window::startup_view(cli.view, &memory),
         screenshot_to: cli.screenshot_to,
         screenshot_scene: cli.screenshot_scene,
+        open_files: LaunchRequest {
+            focus: false,
+            files: cli.files,
+            missing: Vec::new(),
+        },
     };
+    options.open_files.check_files();
     let saved_window = memory.window.filter(|_| options.screenshot_to.is_none());
     // A staged scene waits for real jobs: unless the sandbox speed is set, run them fast
     // enough to finish within the screenshot's timeout.
@@ -190,9 +240,15 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
             let ctx = cc.egui_ctx.clone();
             let repaint = Arc::new(move || ctx.request_repaint());
             let session = Session::open_with(paths, session_options, repaint);
-            Ok(Box::new(StudioApp::new(&cc.egui_ctx, session, options)))
+            let mut app = StudioApp::new(&cc.egui_ctx, session, options);
+            if let Some(launches) = launches {
+                app.listen_for_launches(&cc.egui_ctx, launches);
+            }
+            Ok(Box::new(app))
         }),
     );
+    // The lock is held until the window has closed and the engine has stopped.
+    drop(instance);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

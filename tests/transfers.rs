@@ -438,3 +438,54 @@ fn an_upload_into_a_folder_lands_in_that_folder() {
     assert_eq!(contents.items.len(), 1);
     assert_eq!(contents.items[0].url, media.url);
 }
+
+#[test]
+fn copy_file_gets_a_local_copy_under_the_results_name() {
+    use framewright::engine::{FileOutCommand, FileOutEvent, FileOutPurpose};
+    let mut env = env(TransferTuning::default());
+    let source = env.dir.path().join("source.png");
+    write_png(&source, 11);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let media = runtime
+        .block_on(client(&env).upload_file(&source, None))
+        .expect("upload");
+    let prepare = |engine: &mut EngineHandle| {
+        engine
+            .send(Command::FileOut(FileOutCommand::Prepare {
+                url: media.url.clone(),
+                file_name: "harbour at dawn · result 1".into(),
+                purpose: FileOutPurpose::Copy,
+            }))
+            .expect("send");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            assert!(Instant::now() < deadline, "timed out waiting for the file");
+            if let Some(Event::FileOut(FileOutEvent::Finished {
+                url,
+                purpose,
+                outcome,
+            })) = engine.recv_timeout(Duration::from_millis(100))
+            {
+                assert_eq!(
+                    (url.as_str(), purpose),
+                    (media.url.as_str(), FileOutPurpose::Copy)
+                );
+                break outcome.expect("the file is ready");
+            }
+        }
+    };
+    let first = prepare(&mut env.engine);
+    assert_eq!(
+        first.path.file_name().unwrap().to_string_lossy(),
+        "harbour at dawn · result 1.png"
+    );
+    assert!(first.path.starts_with(env.dir.path().join("cache")));
+    assert_eq!(
+        std::fs::read(&first.path).expect("copy"),
+        std::fs::read(&source).expect("source")
+    );
+    assert_eq!(first.revealed, None);
+    // Asked again (another Copy, a drag): the same file, not a second download.
+    let again = prepare(&mut env.engine);
+    assert_eq!(again.path, first.path);
+}

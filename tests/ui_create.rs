@@ -303,3 +303,57 @@ fn the_create_form_is_restored_after_a_restart() {
         "still there once the catalog is in"
     );
 }
+
+/// `framewright photo.png` while the studio runs: the running window takes the photo as
+/// the source of an image edit, whatever view it was on, and names a missing file.
+#[test]
+fn a_second_launch_hands_its_image_to_create_as_the_edit_source() {
+    use framewright::desktop::single_instance::{self, LaunchRequest, Startup};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Library);
+    wait_for_service_data(&mut harness);
+    let data_dir = framewright::settings::AppPaths::under(dir.path()).data_dir;
+    let mut first = single_instance::claim(&data_dir)
+        .expect("claim")
+        .expect("the data folder is free");
+    let ctx = harness.ctx.clone();
+    let incoming = first.take_incoming().expect("incoming");
+    harness.state_mut().listen_for_launches(&ctx, incoming);
+
+    let photo = support::fixture_photo("astronaut.png");
+    let gone = dir.path().join("gone.png");
+    let request = LaunchRequest {
+        focus: true,
+        files: vec![photo, gone],
+        missing: Vec::new(),
+    };
+    let outcome = single_instance::claim_or_hand_over_within(
+        &data_dir,
+        &request,
+        std::time::Duration::from_secs(30),
+    )
+    .expect("hand over");
+    assert!(matches!(outcome, Startup::HandedOver));
+
+    step_until(&mut harness, "the photo to become a source", |h| {
+        h.state().compose_source_count() == 1
+    });
+    assert_eq!(harness.state().view(), View::Create);
+    assert_eq!(
+        harness.state().compose_form().kind,
+        GenerationKind::ImageEdit
+    );
+    step_until(&mut harness, "the photo to upload", |h| {
+        h.state()
+            .compose_form()
+            .sources
+            .iter()
+            .all(|s| matches!(s.state, SourceState::Ready { .. }))
+    });
+    assert!(
+        harness
+            .query_by_label_contains("Could not open “gone.png”: there is no such file")
+            .is_some(),
+        "the missing file is named"
+    );
+}

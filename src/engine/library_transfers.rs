@@ -374,7 +374,7 @@ fn same_url(a: &str, b: &str) -> bool {
 }
 
 /// A safe file name for the item: the requested one without any path, else from the URL.
-fn file_name_for(item: &DownloadItem) -> String {
+pub(crate) fn file_name_for(item: &DownloadItem) -> String {
     let requested = item
         .file_name
         .rsplit(['/', '\\'])

@@ -7,6 +7,7 @@ pub mod chat;
 pub mod conversations;
 pub mod creative_chat;
 pub mod docs;
+pub mod file_out;
 pub mod guard;
 mod job_guard;
 pub mod journal;
@@ -27,6 +28,7 @@ pub mod video;
 
 pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};
 pub use docs::{DocsCommand, DocsEvent};
+pub use file_out::{FileOutCommand, FileOutEvent, FileOutPurpose, FileOutcome};
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;
 pub use protocol::{

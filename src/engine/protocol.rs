@@ -198,6 +198,9 @@ pub enum Command {
     Notify(super::notices::Notice),
     /// The coding-assistant chat (see `engine::chat`).
     Chat(super::chat::ChatCommand),
+    /// A result as a local file for the desktop (reveal, copy, drag out); answered by
+    /// `Event::FileOut`.
+    FileOut(super::file_out::FileOutCommand),
     /// The service is unreachable and the user asked to try now (cuts the back-off short).
     RetryConnection,
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
@@ -617,6 +620,8 @@ pub enum Event {
     },
     /// The coding-assistant chat's answers (see `engine::chat`).
     Chat(super::chat::ChatEvent),
+    /// The answers to a `Command::FileOut`.
+    FileOut(super::file_out::FileOutEvent),
     /// An engine task panicked (a bug) and was stopped; `doing` says what it was doing,
     /// e.g. "loading a library page". Logged already; the shell shows it once.
     TaskPanicked {

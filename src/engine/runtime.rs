@@ -294,6 +294,7 @@ async fn run(
             Command::Account(command) => super::account::handle(&ctx, command),
             Command::Storage(command) => super::storage::handle(&ctx, command),
             Command::RetryConnection => ctx.reachability.retry_now(),
+            Command::FileOut(command) => super::file_out::handle(&ctx, &transfers, command),
             Command::Chat(command) => match &chat {
                 Some(chat) => chat.handle(command),
                 None => tracing::error!("the chat could not start; command dropped"),

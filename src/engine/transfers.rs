@@ -176,6 +176,15 @@ impl Transfers {
 
     /// A local copy of an output URL under the cache (downloaded once, then reused).
     pub(crate) async fn cached_output(&self, url: &str) -> Result<PathBuf, String> {
+        self.cached_output_tracked(url, None).await
+    }
+
+    /// [`Self::cached_output`], counting a download's bytes into `counter`.
+    pub(crate) async fn cached_output_tracked(
+        &self,
+        url: &str,
+        counter: Option<Arc<TransferCounter>>,
+    ) -> Result<PathBuf, String> {
         let folder = self.ctx.cache_dir.join(OPEN_CACHE_FOLDER);
         tokio::fs::create_dir_all(&folder)
             .await
@@ -192,7 +201,7 @@ impl Transfers {
                 let content_type = self
                     .ctx
                     .client
-                    .download_output_typed(url, &target)
+                    .download_output_tracked(url, &target, counter)
                     .await
                     .map_err(|e| e.to_string())?;
                 if url_ext.is_some() {

@@ -31,9 +31,13 @@ mod appearance;
 mod capture;
 mod dialogs;
 mod docs;
+#[cfg(any(target_os = "macos", target_os = "windows"))]
+mod drag_out;
+mod file_out;
 mod keyboard;
 mod library_view;
 mod notices;
+mod open_files;
 mod results;
 mod service;
 pub use capture::ScreenshotScene;
@@ -46,6 +50,8 @@ pub struct StartupOptions {
     pub screenshot_to: Option<PathBuf>,
     /// Stage a scene for the screenshot (`--view video|storyboard`).
     pub screenshot_scene: Option<ScreenshotScene>,
+    /// Files named on the command line (images to edit, videos), checked.
+    pub open_files: crate::desktop::single_instance::LaunchRequest,
 }
 
 pub struct StudioApp {
@@ -81,6 +87,12 @@ pub struct StudioApp {
     screenshot_scene: Option<capture::SceneStage>,
     /// Whether the balance is below the Settings threshold (toast once per crossing).
     low_balance: crate::ui::account::LowBalanceWatch,
+    /// Files from the command line and from later launches, still to open.
+    launches: open_files::Launches,
+    /// Results being prepared as files (reveal, copy, drag out).
+    file_out: file_out::FileOutState,
+    #[cfg(any(target_os = "macos", target_os = "windows"))]
+    drag_out: drag_out::DragOut,
     /// Theme, UI scale and the first-run welcome.
     appearance: appearance::AppearanceState,
 }
@@ -122,6 +134,10 @@ impl StudioApp {
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
             low_balance: Default::default(),
+            launches: open_files::Launches::new(options.open_files),
+            file_out: file_out::FileOutState::default(),
+            #[cfg(any(target_os = "macos", target_os = "windows"))]
+            drag_out: drag_out::DragOut::default(),
             appearance,
         };
         let remembered = app
@@ -446,6 +462,7 @@ impl StudioApp {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
             Event::Docs(event) => self.docs_event(ctx, event),
+            Event::FileOut(event) => self.file_out_event(ctx, event),
             event @ (Event::ChatConversations(_) | Event::ChatMessages { .. }) => {
                 for action in self.chat.creative.handle_event(&event) {
                     self.apply(ctx, action);
@@ -895,6 +912,7 @@ impl eframe::App for StudioApp {
             self.handle_event(ctx, event);
         }
         self.poll_dialogs(ctx);
+        self.open_launched_files(ctx);
         if let Some(pipeline) = self.thumbnails.as_ref() {
             while let Some(done) = pipeline.try_recv() {
                 match done.result {
@@ -939,6 +957,8 @@ impl eframe::App for StudioApp {
         for action in actions {
             self.apply(&ctx, action);
         }
+        #[cfg(any(target_os = "macos", target_os = "windows"))]
+        self.start_pending_drag(_frame);
         if self.view == View::Library {
             for command in self.library.page_commands() {
                 self.send(command);

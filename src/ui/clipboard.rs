@@ -36,15 +36,7 @@ pub struct AppClipboard {
 impl AppClipboard {
     /// Put `text` on the clipboard.
     pub fn copy(&mut self, ctx: &egui::Context, text: &str) -> Result<CopyRoute, ClipboardError> {
-        if self.system.is_none() && self.unavailable.is_none() {
-            match arboard::Clipboard::new() {
-                Ok(clipboard) => self.system = Some(clipboard),
-                Err(error) => {
-                    tracing::info!("system clipboard unavailable, using the window's: {error}");
-                    self.unavailable = Some(error.to_string());
-                }
-            }
-        }
+        self.open_system();
         let route = match self.system.as_mut() {
             Some(clipboard) => {
                 clipboard.set_text(text).map_err(|error| {
@@ -60,6 +52,48 @@ impl AppClipboard {
         };
         self.last_copied = Some(text.to_owned());
         Ok(route)
+    }
+
+    /// Put files on the clipboard as files (`text/uri-list` on Linux, file references on
+    /// macOS and Windows), so pasting in a file manager or a chat app pastes the file.
+    /// There is no window-system fallback for files: without a system clipboard this fails.
+    pub fn copy_files(
+        &mut self,
+        _ctx: &egui::Context,
+        paths: &[std::path::PathBuf],
+    ) -> Result<(), ClipboardError> {
+        self.open_system();
+        let Some(clipboard) = self.system.as_mut() else {
+            return Err(ClipboardError(
+                self.unavailable
+                    .clone()
+                    .unwrap_or_else(|| "no system clipboard".to_owned()),
+            ));
+        };
+        clipboard.set().file_list(paths).map_err(|error| {
+            tracing::warn!("copying files to the clipboard failed: {error}");
+            ClipboardError(error.to_string())
+        })?;
+        self.last_copied = Some(
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        Ok(())
+    }
+
+    fn open_system(&mut self) {
+        if self.system.is_none() && self.unavailable.is_none() {
+            match arboard::Clipboard::new() {
+                Ok(clipboard) => self.system = Some(clipboard),
+                Err(error) => {
+                    tracing::info!("system clipboard unavailable, using the window's: {error}");
+                    self.unavailable = Some(error.to_string());
+                }
+            }
+        }
     }
 
     /// Record what text fields copied or cut this frame (egui's own clipboard output).

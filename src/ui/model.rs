@@ -174,6 +174,12 @@ pub enum ResultAction {
     },
     /// Move to the library's Trash (with Undo).
     Trash(ResultRef),
+    /// The result as a local file for the desktop: reveal it in the file manager, copy it
+    /// to the clipboard as a file, or drag it out (downloaded first when needed).
+    FileOut {
+        result: ResultRef,
+        purpose: crate::engine::FileOutPurpose,
+    },
 }
 
 /// Everything a panel can ask for. Applied by the shell after layout.

@@ -175,7 +175,13 @@ pub fn result_tile_ui(
     let mut event = None;
     ui.vertical(|ui| {
         ui.spacing_mut().item_spacing.y = 2.0;
-        let (rect, response) = ui.allocate_exact_size(Vec2::splat(tile.side), Sense::click());
+        // On macOS and Windows a result can be dragged out of the window as a file.
+        let sense = if cfg!(any(target_os = "macos", target_os = "windows")) {
+            Sense::click_and_drag()
+        } else {
+            Sense::click()
+        };
+        let (rect, response) = ui.allocate_exact_size(Vec2::splat(tile.side), sense);
         let max_side_px = (tile.side * ui.ctx().pixels_per_point()).ceil() as u32;
         let video = tile.video;
         // A video without a poster: the file itself is no picture to fetch.
@@ -202,6 +208,13 @@ pub fn result_tile_ui(
             }
             _ => response.on_hover_text(tile.name),
         };
+        #[cfg(any(target_os = "macos", target_os = "windows"))]
+        if response.drag_started() {
+            event = Some(TileEvent::Action(ResultAction::FileOut {
+                result: tile.result.clone(),
+                purpose: crate::engine::FileOutPurpose::Drag,
+            }));
+        }
         if response.clicked() {
             event = Some(if tile.video.is_some() {
                 TileEvent::Play
@@ -222,6 +235,11 @@ pub fn result_tile_ui(
                     ui.close();
                 }
             }
+            ui.separator();
+            if let Some(action) = file_out_menu_ui(ui, tile.result) {
+                event = Some(TileEvent::Action(action));
+                ui.close();
+            }
         });
         if tile.buttons
             && let Some(clicked) = tile_buttons_ui(ui, tile)
@@ -231,6 +249,60 @@ pub fn result_tile_ui(
     });
     event
 }
+
+/// The result as a file for the desktop: reveal it, copy it as a file (downloaded first
+/// when needed). Shared with the library's item actions.
+pub fn file_out_menu_ui(ui: &mut Ui, result: &ResultRef) -> Option<ResultAction> {
+    let mut chosen = None;
+    for (label, hint, purpose) in FILE_OUT_ENTRIES {
+        if ui.button(label).on_hover_text(hint).clicked() {
+            chosen = Some(ResultAction::FileOut {
+                result: result.clone(),
+                purpose,
+            });
+        }
+    }
+    chosen
+}
+
+/// A library tile dragged past the window's edge (its in-window drag goes to folders):
+/// drag the item out as a file, once per drag (macOS, Windows).
+#[cfg(any(target_os = "macos", target_os = "windows"))]
+pub fn drag_out_when_leaving(
+    ui: &Ui,
+    response: &egui::Response,
+    result: &ResultRef,
+) -> Option<crate::ui::model::Action> {
+    let flag = response.id.with("dragged_out");
+    if !response.dragged() {
+        ui.ctx().data_mut(|d| d.remove::<bool>(flag));
+        return None;
+    }
+    let outside = ui.ctx().input(|i| i.pointer.hover_pos().is_none());
+    let already = ui.ctx().data(|d| d.get_temp::<bool>(flag)).unwrap_or(false);
+    if !outside || already {
+        return None;
+    }
+    ui.ctx().data_mut(|d| d.insert_temp(flag, true));
+    Some(crate::ui::model::Action::Result(ResultAction::FileOut {
+        result: result.clone(),
+        purpose: crate::engine::FileOutPurpose::Drag,
+    }))
+}
+
+/// (label, hover text, purpose) of the file-out actions, in menu order.
+pub const FILE_OUT_ENTRIES: [(&str, &str, crate::engine::FileOutPurpose); 2] = [
+    (
+        "Reveal in file manager",
+        "Show the file in the file manager (downloaded first if needed)",
+        crate::engine::FileOutPurpose::Reveal,
+    ),
+    (
+        "Copy file",
+        "Put the file itself on the clipboard, to paste into a folder or another app",
+        crate::engine::FileOutPurpose::Copy,
+    ),
+];
 
 /// A play disc in the middle (it opens and plays in the viewer) and the length bottom-left.
 fn paint_video_badges(

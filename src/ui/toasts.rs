@@ -104,6 +104,24 @@ impl Toasts {
         }
     }
 
+    /// A toast that stays until dismissed or changed, e.g. a download's progress; its id
+    /// for [`Self::set_text`] and [`Self::dismiss`].
+    pub fn push_progress(&mut self, text: impl Into<String>) -> u64 {
+        self.push_sticky(ToastKind::Info, text);
+        self.items.last().map_or(0, |toast| toast.id)
+    }
+
+    /// Change a toast's text (false when it is gone, e.g. dismissed).
+    pub fn set_text(&mut self, id: u64, text: impl Into<String>) -> bool {
+        match self.items.iter_mut().find(|toast| toast.id == id) {
+            Some(toast) => {
+                toast.text = text.into();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// A toast with a button that runs `action` (and dismisses the toast).
     pub fn push_with_action(
         &mut self,

@@ -64,8 +64,7 @@ fn studio_with(
                 session,
                 StartupOptions {
                     initial_view,
-                    screenshot_to: None,
-                    screenshot_scene: None,
+                    ..StartupOptions::default()
                 },
             )
         })

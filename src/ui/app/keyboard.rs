@@ -13,7 +13,7 @@ use crate::ui::{shortcuts, tokens, window};
 /// Runtime-only state (nothing here is persisted as is).
 pub(super) struct KeyboardState {
     pub(super) shortcuts_open: bool,
-    clipboard: AppClipboard,
+    pub(super) clipboard: AppClipboard,
     /// The artist confirmed quitting (or nothing was running): let the window close.
     quitting: bool,
     window: window::WindowTracker,

@@ -21,9 +21,9 @@ struct VideoOutput {
 }
 
 /// One output of a result: its url and a short label (for source chips).
-struct Output {
-    url: String,
-    label: String,
+pub(super) struct Output {
+    pub(super) url: String,
+    pub(super) label: String,
 }
 
 impl StudioApp {
@@ -116,6 +116,7 @@ impl StudioApp {
                 self.change_in_library(ctx, result, Some(favourite));
             }
             ResultAction::Trash(result) => self.change_in_library(ctx, result, None),
+            ResultAction::FileOut { result, purpose } => self.start_file_out(&result, purpose),
         }
     }
 
@@ -195,7 +196,7 @@ impl StudioApp {
     }
 
     /// The output `result` stands for.
-    fn output_of(&self, result: &ResultRef) -> Option<Output> {
+    pub(super) fn output_of(&self, result: &ResultRef) -> Option<Output> {
         match result {
             ResultRef::Job { local_id, index } => {
                 let job = self.model.jobs.get(local_id)?;

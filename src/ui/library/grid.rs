@@ -301,6 +301,12 @@ fn tile_ui(
         };
         response.dnd_set_drag_payload(DraggedMedia(ids));
     }
+    #[cfg(any(target_os = "macos", target_os = "windows"))]
+    actions.extend(crate::ui::result_tile::drag_out_when_leaving(
+        ui,
+        &response,
+        &crate::ui::model::ResultRef::Media(Box::new(item.clone())),
+    ));
     if response.double_clicked() {
         actions.push(Action::Library(LibraryAction::OpenViewer(index)));
     } else if response.clicked() {

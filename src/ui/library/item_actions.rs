@@ -114,6 +114,7 @@ pub fn item_actions_ui(
                 url: item.url.clone(),
             });
         }
+        file_out_ui(ui, style, item, &mut out);
     } else if button(ui, style, "Save to folder…", enabled, wait).clicked() {
         out.push(lib(LibraryAction::SaveToDisk(ids())));
     }
@@ -157,6 +158,22 @@ pub fn item_actions_ui(
         out.push(lib(LibraryAction::Trash(ids())));
     }
     out
+}
+
+/// Reveal in file manager and Copy file (the item is downloaded first when needed).
+fn file_out_ui(ui: &mut Ui, style: Style, item: &MediaItem, out: &mut Vec<Action>) {
+    let has_url = !item.url.is_empty();
+    for (label, hint, purpose) in crate::ui::result_tile::FILE_OUT_ENTRIES {
+        if button(ui, style, label, has_url, "This item has no file URL")
+            .on_hover_text(hint)
+            .clicked()
+        {
+            out.push(Action::Result(ResultAction::FileOut {
+                result: ResultRef::Media(Box::new(item.clone())),
+                purpose,
+            }));
+        }
+    }
 }
 
 fn add_to_folder_ui(

@@ -31,6 +31,8 @@ enum Entry {
     CopyUrl,
     Save,
     OpenOutside,
+    Reveal,
+    CopyFile,
 }
 
 const COLUMN_GROUPS: [&[Entry]; 3] = [
@@ -44,7 +46,13 @@ const COLUMN_GROUPS: [&[Entry]; 3] = [
         Entry::Vary,
     ],
     &[Entry::Favourite, Entry::Trash],
-    &[Entry::CopyUrl, Entry::Save, Entry::OpenOutside],
+    &[
+        Entry::CopyUrl,
+        Entry::Save,
+        Entry::OpenOutside,
+        Entry::Reveal,
+        Entry::CopyFile,
+    ],
 ];
 
 pub fn result_actions_ui(
@@ -161,6 +169,14 @@ fn entry_ui(
             NO_URL,
             "Open the file in the system's viewer",
         ),
+        Entry::Reveal | Entry::CopyFile => {
+            let purpose = file_out_purpose(entry);
+            let (label, hint) = crate::ui::result_tile::FILE_OUT_ENTRIES
+                .into_iter()
+                .find(|(_, _, p)| Some(*p) == purpose)
+                .map_or(("", ""), |(label, hint, _)| (label, hint));
+            (label, has_url, NO_URL, hint)
+        }
     };
     let button = match (placement, entry) {
         (Placement::Column, Entry::Reuse) => widgets::small_primary_button(label),
@@ -198,5 +214,20 @@ fn entry_ui(
         Entry::CopyUrl => Action::CopyUrl(url),
         Entry::Save => Action::SaveAs { url },
         Entry::OpenOutside => Action::Send(Box::new(Command::OpenInSystemViewer { url })),
+        Entry::Reveal | Entry::CopyFile => match file_out_purpose(entry) {
+            Some(purpose) => Action::Result(ResultAction::FileOut {
+                result: result.clone(),
+                purpose,
+            }),
+            None => return,
+        },
     });
+}
+
+fn file_out_purpose(entry: Entry) -> Option<crate::engine::FileOutPurpose> {
+    match entry {
+        Entry::Reveal => Some(crate::engine::FileOutPurpose::Reveal),
+        Entry::CopyFile => Some(crate::engine::FileOutPurpose::Copy),
+        _ => None,
+    }
 }
