@@ -51,7 +51,15 @@ pub fn welcome_ui(ctx: &egui::Context) -> Vec<Action> {
             );
             ui.add_space(tokens::SPACE_M);
             ui.horizontal(|ui| {
-                if ui.add(widgets::primary_button("Try the sandbox")).clicked() {
+                let try_sandbox = ui.add(widgets::primary_button("Try the sandbox"));
+                // Keyboard first: the welcome opens with its main button focused (once,
+                // so Tab can move on), so Enter or Space answers it.
+                let focus_given = focus_given_id();
+                if !ui.data(|d| d.get_temp::<bool>(focus_given).unwrap_or(false)) {
+                    try_sandbox.request_focus();
+                    ui.data_mut(|d| d.insert_temp(focus_given, true));
+                }
+                if try_sandbox.clicked() {
                     actions.push(close(false));
                 }
                 if ui
@@ -66,7 +74,15 @@ pub fn welcome_ui(ctx: &egui::Context) -> Vec<Action> {
     if response.should_close() && actions.is_empty() {
         actions.push(close(false));
     }
+    if !actions.is_empty() {
+        // Shown again from Help, it focuses its main button again.
+        ctx.data_mut(|d| d.remove::<bool>(focus_given_id()));
+    }
     actions
+}
+
+fn focus_given_id() -> egui::Id {
+    egui::Id::unique("welcome-focus-given")
 }
 
 fn choice_ui(ui: &mut Ui, title: &str, body: &str) {
