@@ -13,6 +13,7 @@ pub mod library;
 pub mod library_transfers;
 pub mod notices;
 pub mod palettes;
+pub mod projects;
 pub mod protocol;
 pub mod rate_limit;
 pub mod reachability;
@@ -26,6 +27,7 @@ pub mod video;
 pub use docs::{DocsCommand, DocsEvent};
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;
+pub use projects::{ProjectsCommand, ProjectsEvent};
 pub use protocol::{
     Command, Event, JobPhase, JobRecord, LocalJobId, PaletteOpKind, PaletteSource, PresetsOrigin,
     QueueReason,

@@ -179,6 +179,9 @@ pub enum Command {
     RefreshPresets,
     /// Project documents; each answered by one `Event::Docs` with the same `op_id`.
     Docs(super::docs::DocsCommand),
+    /// Rename, archive and unarchive projects, and prompt presets; answered by
+    /// `Event::ProjectOps`.
+    ProjectOps(super::projects::ProjectsCommand),
     // ---- Creative chat (generation-side chat; messages are sent with `Submit`) ----
     /// GET /v1/chat/conversations (first page, newest activity first); answered by
     /// `ChatConversations`.
@@ -548,6 +551,8 @@ pub enum Event {
     },
     /// The answer to a `Command::Docs`.
     Docs(super::docs::DocsEvent),
+    /// The answer to a `Command::ProjectOps`.
+    ProjectOps(super::projects::ProjectsEvent),
     /// The creative chat conversations, most recently active first.
     ChatConversations(Result<Vec<ChatConversation>, ApiError>),
     /// One conversation's messages, oldest first (each user message, then its answer).

@@ -291,6 +291,7 @@ async fn run(
                 break;
             }
             Command::Docs(command) => docs.handle(command),
+            Command::ProjectOps(command) => super::projects::handle(&ctx, command),
             Command::RetryConnection => ctx.reachability.retry_now(),
             Command::Chat(command) => match &chat {
                 Some(chat) => chat.handle(command),

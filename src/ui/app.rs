@@ -32,6 +32,7 @@ mod docs;
 mod keyboard;
 mod library_view;
 mod notices;
+mod projects;
 mod results;
 mod service;
 pub use capture::ScreenshotScene;
@@ -77,6 +78,8 @@ pub struct StudioApp {
     keys: keyboard::KeyboardState,
     /// The staged screenshot scene's progress (`--view video|storyboard`).
     screenshot_scene: Option<capture::SceneStage>,
+    /// The projects dialog (rename, archive).
+    projects: crate::ui::projects::ProjectsState,
 }
 
 impl StudioApp {
@@ -113,6 +116,7 @@ impl StudioApp {
             chat: ChatState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
+            projects: Default::default(),
         };
         let remembered = app
             .session
@@ -361,6 +365,7 @@ impl StudioApp {
                 self.model.projects.set(result.map_err(|e| e.to_string()));
                 self.choose_project();
             }
+            Event::ProjectOps(event) => self.project_ops_event(ctx, event),
             Event::ProjectCreated(result) => {
                 if let Ok(project) = &result {
                     let list = self.model.projects.value.get_or_insert_with(Vec::new);
@@ -475,7 +480,8 @@ impl StudioApp {
         let Some(projects) = self.model.projects.value.as_ref() else {
             return;
         };
-        let exists = |id: &str| projects.iter().any(|p| p.id == id);
+        // An archived project is no longer offered: Create falls back to the default.
+        let exists = |id: &str| projects.iter().any(|p| p.id == id && !p.archived);
         if self.create.form.project_id.as_deref().is_some_and(exists) {
             return;
         }
@@ -650,6 +656,7 @@ impl StudioApp {
                 self.apply_toast(ctx, action)
             }
             Action::Docs(action) => self.apply_docs(ctx, action),
+            Action::Projects(action) => self.apply_projects(ctx, action),
             Action::Library(action) => {
                 for follow_up in self.library.apply(action) {
                     self.apply(ctx, follow_up);
@@ -806,7 +813,8 @@ impl StudioApp {
         if self.keys.shortcuts_open {
             actions.extend(crate::ui::shortcuts::shortcuts_overlay_ui(&ctx));
         }
-        let over_dialog = self.viewer.is_open() || self.confirm.is_some();
+        actions.extend(self.projects_dialog_layout(&ctx));
+        let over_dialog = self.viewer.is_open() || self.confirm.is_some() || self.projects.open;
         actions.extend(toasts::toasts_ui(&ctx, &self.toasts, over_dialog));
         actions
     }

@@ -41,6 +41,7 @@ impl ToastKind {
 pub enum ToastAction {
     Library(LibraryAction),
     Docs(crate::ui::docs::DocsAction),
+    Projects(crate::ui::projects::ProjectsAction),
 }
 
 impl From<ToastAction> for Action {
@@ -48,6 +49,7 @@ impl From<ToastAction> for Action {
         match action {
             ToastAction::Library(action) => Action::Library(action),
             ToastAction::Docs(action) => Action::Docs(action),
+            ToastAction::Projects(action) => Action::Projects(action),
         }
     }
 }

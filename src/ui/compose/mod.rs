@@ -6,6 +6,7 @@
 pub mod canvas;
 pub mod form;
 pub mod memory;
+pub mod prompt_presets;
 pub mod state;
 pub mod storyboard;
 pub mod video_edit;
@@ -168,6 +169,7 @@ fn form_ui(
     }
     let focus = std::mem::take(&mut state.focus_prompt);
     prompt_card_ui(ui, model, &mut state.form, focus);
+    prompt_presets::prompt_presets_ui(ui, &mut state.prompt_presets, &mut state.form, actions);
     let form = &mut state.form;
     // What is edited or animated comes right after the prompt; Creative Director's
     // optional references come after its model.
@@ -902,7 +904,8 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                     .truncate()
                     .show_ui(ui, |ui| {
                         ui.set_min_width(width - 8.0);
-                        for project in projects {
+                        // Archived projects leave the picker (the projects dialog shows them).
+                        for project in projects.iter().filter(|p| !p.archived) {
                             let mut text = if project.name.is_empty() {
                                 project.id.clone()
                             } else {
@@ -918,6 +921,11 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                         }
                         if projects.is_empty() {
                             widgets::muted(ui, "No projects yet.");
+                        }
+                        ui.separator();
+                        if ui.selectable_label(false, "Manage projects…").clicked() {
+                            actions
+                                .push(Action::Projects(crate::ui::projects::ProjectsAction::Open));
                         }
                     });
                 widgets::name_widget(&inner.response, "Project");
