@@ -92,7 +92,7 @@ pub fn prompt_presets_ui(
     let mut retry = false;
     ui.horizontal(|ui| {
         let entry = state.by_type.entry(kind).or_default();
-        let menu = egui::containers::menu::MenuButton::new("Prompt presets ▾");
+        let menu = egui::containers::menu::MenuButton::new("Prompt presets…");
         let (response, _) = menu.ui(ui, |ui| {
             ui.set_min_width(260.0);
             match (&entry.value, &entry.error) {
