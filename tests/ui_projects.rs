@@ -200,6 +200,25 @@ fn rename_and_archive_a_project_from_the_projects_dialog() {
         "archived projects are hidden in the dialog until asked for"
     );
 
+    // The toast's Undo (a pointer click over the dialog) unarchives it and gives Create the
+    // project back; then archive it again for the rest of the flow.
+    harness.get_by_role_and_label(Role::Button, "Undo").click();
+    step_until(&mut harness, "the undone archive", |h| {
+        project_named(h, "Spring lookbook").is_some_and(|p| !p.archived)
+            && h.state().compose_project_id() == Some(project.id.as_str())
+    });
+    assert!(
+        harness.state().projects_dialog().open,
+        "Undo on the toast keeps the dialog"
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Archive Spring lookbook")
+        .click();
+    step_until(&mut harness, "archived once more", |h| {
+        project_named(h, "Spring lookbook").is_some_and(|p| p.archived)
+    });
+    steps(&mut harness, 2);
+
     // "Show archived" brings it back; unarchive it.
     harness
         .get_by_role_and_label(Role::CheckBox, "Show archived")

@@ -846,7 +846,9 @@ impl StudioApp {
                     self.apply(ctx, action);
                 }
             } else if library {
-                let project = self.create.form.project_id.clone();
+                // Into the project the Library shows, else the one Create uses.
+                let project = (self.library.project_filter.clone())
+                    .or_else(|| self.create.form.project_id.clone());
                 for action in self.library.upload_paths(dropped, project) {
                     self.apply(ctx, action);
                 }

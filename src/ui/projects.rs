@@ -273,7 +273,7 @@ impl ProjectsState {
         if let Some(default_id) = default_id.filter(|_| was_current) {
             actions.push(Action::SelectProject(default_id.to_owned()));
             text.push_str(&format!(
-                ". Create now uses “{}”",
+                ". Create now uses “{}”.",
                 project_name(projects, default_id)
             ));
         }
@@ -351,6 +351,14 @@ pub fn projects_dialog_ui(
                     }
                     if projects.is_empty() {
                         widgets::muted(ui, "No projects yet.");
+                    }
+                    let hidden = projects.iter().filter(|p| p.archived).count();
+                    if !show_archived && hidden > 0 {
+                        let noun = if hidden == 1 { "project" } else { "projects" };
+                        widgets::muted(
+                            ui,
+                            format!("{hidden} archived {noun} hidden: tick “Show archived”."),
+                        );
                     }
                 });
             ui.add_space(tokens::SPACE_S);

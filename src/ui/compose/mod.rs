@@ -168,8 +168,7 @@ fn form_ui(
         return;
     }
     let focus = std::mem::take(&mut state.focus_prompt);
-    prompt_card_ui(ui, model, &mut state.form, focus);
-    prompt_presets::prompt_presets_ui(ui, &mut state.prompt_presets, &mut state.form, actions);
+    prompt_card_ui(ui, model, state, focus, actions);
     let form = &mut state.form;
     // What is edited or animated comes right after the prompt; Creative Director's
     // optional references come after its model.
@@ -279,7 +278,15 @@ fn segment(ui: &mut Ui, selected: bool, text: &str) -> egui::Response {
     )
 }
 
-fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, focus: bool) {
+fn prompt_card_ui(
+    ui: &mut Ui,
+    model: &Model,
+    state: &mut CreateState,
+    focus: bool,
+    actions: &mut Vec<Action>,
+) {
+    let presets = &mut state.prompt_presets;
+    let form = &mut state.form;
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         let label = widgets::section_label(ui, "Prompt");
@@ -313,6 +320,7 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, focus: boo
             });
         let _ = label;
         ui.horizontal(|ui| {
+            prompt_presets::prompt_presets_ui(ui, presets, form, actions);
             for message in form.messages_for(&Field::Prompt) {
                 widgets::field_error(ui, message);
             }

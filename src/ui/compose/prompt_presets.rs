@@ -9,7 +9,6 @@ use super::form::ComposeForm;
 use crate::api::{GenerationKind, PromptPreset, PromptPresetType};
 use crate::engine::{Command, ProjectsCommand};
 use crate::ui::model::{Action, Requested};
-use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::Ui;
 
@@ -77,7 +76,7 @@ impl PromptPresetsState {
     }
 }
 
-/// The picker row under the prompt.
+/// The picker (and its "Undo preset") in the prompt card's bottom row.
 pub fn prompt_presets_ui(
     ui: &mut Ui,
     state: &mut PromptPresetsState,
@@ -90,9 +89,11 @@ pub fn prompt_presets_ui(
     state.ensure_requested(kind, actions);
     let mut picked: Option<PromptPreset> = None;
     let mut retry = false;
-    ui.horizontal(|ui| {
+    {
         let entry = state.by_type.entry(kind).or_default();
-        let menu = egui::containers::menu::MenuButton::new("Prompt presets…");
+        let menu = egui::containers::menu::MenuButton::from_button(widgets::subtle_button(
+            "Prompt presets…",
+        ));
         let (response, _) = menu.ui(ui, |ui| {
             ui.set_min_width(260.0);
             match (&entry.value, &entry.error) {
@@ -145,8 +146,7 @@ pub fn prompt_presets_ui(
         {
             form.prompt = before;
         }
-    });
-    ui.add_space(tokens::SPACE_XS);
+    }
     if retry && let Some(entry) = state.by_type.get_mut(&kind) {
         entry.error = None;
         state.ensure_requested(kind, actions);
