@@ -7,7 +7,7 @@ mod support;
 use support::{Studio, step_until, steps, studio, type_prompt, wait_for_service_data};
 
 use egui::accesskit::Role;
-use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use egui_kittest::kittest::Queryable as _;
 use framewright::api::{ApiClient, ClientConfig, GenerationKind, Project, PromptPresetType};
 use framewright::ui::View;
 
