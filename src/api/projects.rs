@@ -63,3 +63,34 @@ impl ApiClient {
             .ok_or_else(|| ApiError::Decode("the project was missing from the answer".into()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_as_the_service_checks_them() {
+        assert_eq!(checked_project_name("  Lookbook "), Ok("Lookbook"));
+        assert_eq!(checked_project_name("   "), Err(ProjectNameError::Empty));
+        assert_eq!(
+            checked_project_name(&"é".repeat(101)),
+            Err(ProjectNameError::TooLong)
+        );
+        assert!(checked_project_name(&"é".repeat(100)).is_ok());
+    }
+
+    #[test]
+    fn archived_is_read_leniently_and_absent_means_not_archived() {
+        let decode = |v: serde_json::Value| Project::from(v).archived;
+        assert!(!decode(serde_json::json!({"id": "a", "name": "x"})));
+        assert!(decode(serde_json::json!({"id": "a", "archived": true})));
+        assert!(decode(serde_json::json!({"id": "a", "isArchived": true})));
+        assert!(decode(
+            serde_json::json!({"id": "a", "archived_at": "2026-01-01T00:00:00Z"})
+        ));
+        assert!(!decode(serde_json::json!({"id": "a", "archived_at": null})));
+        assert!(!decode(
+            serde_json::json!({"id": "a", "archived": false, "archived_at": "2026-01-01"})
+        ));
+    }
+}
