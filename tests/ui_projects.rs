@@ -141,8 +141,11 @@ fn rename_and_archive_a_project_from_the_projects_dialog() {
         .expect("still renaming");
     assert_eq!(field.error.as_deref(), Some("A project needs a name."));
     assert!(field.op_id.is_none(), "nothing was sent");
-    harness.get_by_label("New name for Lookbook").click();
-    harness.step();
+    steps(&mut harness, 2);
+    assert!(
+        harness.get_by_label("New name for Lookbook").is_focused(),
+        "the field keeps the keyboard to fix the name"
+    );
     harness
         .get_by_label("New name for Lookbook")
         .type_text("Spring lookbook");

@@ -42,7 +42,9 @@ pub struct RenameField {
     pub error: Option<String>,
     /// The rename in flight, if sent.
     pub op_id: Option<u64>,
-    focus: bool,
+    /// Frames left in which the field asks for keyboard focus: a pointer click on
+    /// "Rename" ends on the frame the field appears, which can clear a single request.
+    focus_frames: u8,
 }
 
 /// The dialog's state; the project list itself is the model's.
@@ -109,7 +111,7 @@ impl ProjectsState {
                     text,
                     error: None,
                     op_id: None,
-                    focus: true,
+                    focus_frames: 3,
                 });
             }
             ProjectsAction::CancelRename => self.rename = None,
@@ -159,6 +161,8 @@ impl ProjectsState {
             Ok(name) => name.to_owned(),
             Err(error) => {
                 field.error = Some(error.to_string());
+                // Back to the field so the name can be fixed without the pointer.
+                field.focus_frames = 3;
                 return Vec::new();
             }
         };
@@ -211,6 +215,7 @@ impl ProjectsState {
                             Some(field) => {
                                 field.op_id = None;
                                 field.error = Some(message);
+                                field.focus_frames = 3;
                                 Vec::new()
                             }
                             None => vec![Action::Toast(ToastKind::Error, message)],
@@ -368,9 +373,13 @@ pub fn projects_dialog_ui(
                 }
             });
         });
-    // Esc closes the dialog unless it is cancelling a rename.
-    if response.should_close() && state.rename.is_none() && actions.is_empty() {
-        actions.push(ProjectsAction::Close);
+    // Esc (or a click outside) first cancels a rename in progress, then closes.
+    if response.should_close() && actions.is_empty() {
+        actions.push(if state.rename.is_some() {
+            ProjectsAction::CancelRename
+        } else {
+            ProjectsAction::Close
+        });
     }
     actions
 }
@@ -452,8 +461,15 @@ fn rename_field_ui(
                 .desired_width(ui.available_width() - 150.0),
         );
         widgets::name_widget(&response, &format!("New name for {name}"));
-        if std::mem::take(&mut field.focus) {
-            response.request_focus();
+        if field.focus_frames > 0 {
+            field.focus_frames -= 1;
+            if response.has_focus() {
+                field.focus_frames = 0;
+            } else {
+                response.request_focus();
+                // The next frames must come now, not at the next input event.
+                ui.ctx().request_repaint();
+            }
         }
         let (enter, escape) = ui.input(|i| (i.key_pressed(Key::Enter), i.key_pressed(Key::Escape)));
         if response.changed() {
