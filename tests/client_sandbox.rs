@@ -434,3 +434,73 @@ async fn key_goes_only_to_the_service() {
     assert!(!requests[1].contains("x-api-key"), "{}", requests[1]);
     assert!(!requests[1].contains("kolbo_live_secret"));
 }
+
+#[tokio::test]
+async fn projects_rename_archive_and_prompt_presets() {
+    use framewright::api::PromptPresetType;
+    let env = env();
+    let client = client(&env);
+    let project = client.create_project("Lookbook").await.expect("created");
+    assert!(!project.archived);
+    let renamed = client
+        .rename_project(&project.id, "Lookbook 2026")
+        .await
+        .expect("renamed");
+    assert_eq!(renamed.name, "Lookbook 2026");
+    let archived = client
+        .set_project_archived(&project.id, true)
+        .await
+        .expect("archived");
+    assert!(archived.archived);
+    // The studio's list holds archived projects too, flagged, so pickers can hide them.
+    let listed = client.projects().await.expect("projects");
+    let found = listed.iter().find(|p| p.id == project.id).expect("listed");
+    assert!(found.archived && found.name == "Lookbook 2026");
+    assert!(
+        listed
+            .iter()
+            .any(|p| p.is_default == Some(true) && !p.archived)
+    );
+    let back = client
+        .set_project_archived(&project.id, false)
+        .await
+        .expect("unarchived");
+    assert!(!back.archived);
+    assert_eq!(
+        client.project(&project.id).await.expect("one").name,
+        "Lookbook 2026"
+    );
+    match client.rename_project(&project.id, "   ").await {
+        Err(ApiError::Status {
+            status: 400, code, ..
+        }) => {
+            assert_eq!(code.as_deref(), Some("INVALID_NAME"))
+        }
+        other => panic!("a blank name is refused: {other:?}"),
+    }
+
+    let images = client
+        .prompt_presets(PromptPresetType::Image)
+        .await
+        .expect("presets");
+    assert!(images.len() >= 12);
+    assert!(
+        images
+            .iter()
+            .all(|p| p.kind.as_deref() == Some("image") && p.prompt.is_some())
+    );
+    assert!(
+        images
+            .iter()
+            .any(|p| p.label() == "Product shot on seamless")
+    );
+    let videos = client
+        .prompt_presets(PromptPresetType::Video)
+        .await
+        .expect("presets");
+    assert!(
+        videos
+            .iter()
+            .any(|p| p.label() == "Drone establishing shot")
+    );
+}

@@ -726,3 +726,290 @@ async fn without_h264_video_jobs_fail_with_the_reason() {
         "{done}"
     );
 }
+
+// ---- Projects: GET/PUT /v1/projects/:id, archive and unarchive (docs/SANDBOX.md) ----
+
+impl Harness {
+    /// One request with `key` (any method); the body is JSON (or a JSON string if not).
+    async fn call(
+        &self,
+        key: &str,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut request = self
+            .http
+            .request(method, self.url(path))
+            .header("X-API-Key", key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("request");
+        let status = response.status();
+        let text = response.text().await.expect("body");
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    async fn put(&self, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let key = self.sandbox.api_key().to_owned();
+        self.call(&key, reqwest::Method::PUT, path, body).await
+    }
+
+    async fn listed_ids(&self, path: &str) -> Vec<String> {
+        let (status, body) = self.get(path).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body["projects"]
+            .as_array()
+            .expect("projects")
+            .iter()
+            .map(|p| p["id"].as_str().expect("id").to_owned())
+            .collect()
+    }
+}
+
+#[tokio::test]
+async fn projects_get_rename_archive_and_unarchive() {
+    let h = harness();
+    let (_, created) = h.post("/v1/projects", &json!({"name": "Moodboards"})).await;
+    let id = created["project"]["id"].as_str().expect("id").to_owned();
+    assert_eq!(created["project"]["archived"], false);
+    assert!(created["project"]["archived_at"].is_null());
+    let path = format!("/v1/projects/{id}");
+
+    let (status, one) = h.get(&path).await;
+    assert_eq!(status, StatusCode::OK, "{one}");
+    assert_eq!(one["success"], true);
+    assert_eq!(one["project"]["name"], "Moodboards");
+    assert_eq!(one["project"]["is_owner"], true);
+    assert!(one["project"]["updated_at"].is_string());
+
+    // Rename: trimmed, the same 1-100 rule and error as create. Not rate limited like
+    // POST /projects (10/min): twelve renames in a row all succeed.
+    for round in 0..12 {
+        let name = format!("  Spring campaign {round}  ");
+        let (status, renamed) = h.put(&path, Some(json!({"name": name}))).await;
+        assert_eq!(status, StatusCode::OK, "{renamed}");
+        assert_eq!(
+            renamed["project"]["name"],
+            format!("Spring campaign {round}")
+        );
+    }
+    let (_, one) = h.get(&path).await;
+    assert_eq!(one["project"]["name"], "Spring campaign 11");
+    assert!(one["project"]["updated_at"].as_str() >= one["project"]["created_at"].as_str());
+    for bad in [
+        json!({"name": "   "}),
+        json!({"name": "x".repeat(101)}),
+        json!({}),
+        json!({"name": 7}),
+    ] {
+        let (status, body) = h.put(&path, Some(bad.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad} → {body}");
+        assert_eq!(body["code"], "INVALID_NAME", "{body}");
+        assert_eq!(body["success"], false);
+    }
+    let (_, one) = h.get(&path).await;
+    assert_eq!(
+        one["project"]["name"], "Spring campaign 11",
+        "a refused rename changes nothing"
+    );
+
+    // Archive: idempotent, hidden from the list unless asked for, still readable by id.
+    let (status, archived) = h.put(&format!("{path}/archive"), None).await;
+    assert_eq!(status, StatusCode::OK, "{archived}");
+    assert_eq!(archived["project"]["archived"], true);
+    let archived_at = archived["project"]["archived_at"]
+        .as_str()
+        .expect("archived_at")
+        .to_owned();
+    let (status, again) = h.put(&format!("{path}/archive"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        again["project"]["archived_at"],
+        archived_at.as_str(),
+        "archiving twice keeps the first time"
+    );
+    assert!(!h.listed_ids("/v1/projects").await.contains(&id));
+    assert!(
+        h.listed_ids("/v1/projects?include_archived=true")
+            .await
+            .contains(&id)
+    );
+    let (status, body) = h.get("/v1/projects?include_archived=maybe").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let (_, one) = h.get(&path).await;
+    assert_eq!(one["project"]["archived"], true);
+
+    // Work can still be routed into an archived project (the studio hides it from pickers).
+    let (status, routed) = h
+        .post(
+            "/v1/generate/image",
+            &json!({"prompt": "still works", "project_id": id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{routed}");
+
+    // Unarchive: back in the list; idempotent too.
+    for _ in 0..2 {
+        let (status, back) = h.put(&format!("{path}/unarchive"), None).await;
+        assert_eq!(status, StatusCode::OK, "{back}");
+        assert_eq!(back["project"]["archived"], false);
+        assert!(back["project"]["archived_at"].is_null());
+    }
+    assert!(h.listed_ids("/v1/projects").await.contains(&id));
+
+    // The default project cannot be archived (generations without project_id land there),
+    // but can be renamed.
+    let (_, list) = h.get("/v1/projects").await;
+    let default_id = list["projects"]
+        .as_array()
+        .expect("projects")
+        .iter()
+        .find(|p| p["is_default"] == true)
+        .and_then(|p| p["id"].as_str())
+        .expect("default project")
+        .to_owned();
+    let (status, body) = h
+        .put(&format!("/v1/projects/{default_id}/archive"), None)
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["code"], "DEFAULT_PROJECT");
+    let (status, body) = h
+        .put(
+            &format!("/v1/projects/{default_id}"),
+            Some(json!({"name": "Inbox"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["project"]["is_default"], true);
+}
+
+#[tokio::test]
+async fn project_routes_answer_404_403_and_400_like_the_media_routes() {
+    let h = harness();
+    let (_, created) = h.post("/v1/projects", &json!({"name": "Private"})).await;
+    let id = created["project"]["id"].as_str().expect("id").to_owned();
+    let unknown = "0123456789abcdef01234567";
+    for (method, suffix, request_body) in [
+        (reqwest::Method::GET, "", None),
+        (reqwest::Method::PUT, "", Some(json!({"name": "x"}))),
+        (reqwest::Method::PUT, "/archive", None),
+        (reqwest::Method::PUT, "/unarchive", None),
+    ] {
+        let key = h.sandbox.api_key().to_owned();
+        let (status, body) = h
+            .call(
+                &key,
+                method.clone(),
+                &format!("/v1/projects/{unknown}{suffix}"),
+                request_body.clone(),
+            )
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{method} {suffix}: {body}");
+        assert_eq!(body["code"], "NOT_FOUND");
+        let (status, body) = h
+            .call(
+                &key,
+                method.clone(),
+                &format!("/v1/projects/nope{suffix}"),
+                request_body.clone(),
+            )
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{method} {suffix}: {body}");
+        assert_eq!(body["message"], "Invalid project ID format");
+    }
+
+    // Another account: the project does not exist for it (404), until it is a member;
+    // a member reads it (is_owner false) but only the owner changes it (403).
+    let ana = h
+        .sandbox
+        .create_api_key_for_user("ana@studio.test", false)
+        .expect("ana's key");
+    let path = format!("/v1/projects/{id}");
+    let (status, _) = h.call(&ana, reqwest::Method::GET, &path, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = h
+        .call(&ana, reqwest::Method::PUT, &format!("{path}/archive"), None)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(h.sandbox.add_project_member(&id, "ana@studio.test"));
+    let (status, body) = h.call(&ana, reqwest::Method::GET, &path, None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["project"]["is_owner"], false);
+    let (status, body) = h
+        .call(
+            &ana,
+            reqwest::Method::PUT,
+            &path,
+            Some(json!({"name": "Mine now"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(body["code"], "FORBIDDEN");
+    let (status, _) = h
+        .call(&ana, reqwest::Method::PUT, &format!("{path}/archive"), None)
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (_, one) = h.get(&path).await;
+    assert_eq!(one["project"]["name"], "Private");
+    assert_eq!(one["project"]["archived"], false);
+
+    // A read-only key cannot change a project.
+    let read_only = h.sandbox.create_api_key(true);
+    let (status, body) = h
+        .call(
+            &read_only,
+            reqwest::Method::PUT,
+            &format!("{path}/archive"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(body["code"], "API_KEY_READ_ONLY");
+}
+
+#[tokio::test]
+async fn prompt_presets_list_by_type() {
+    let h = harness();
+    let (status, all) = h.get("/v1/presets").await;
+    assert_eq!(status, StatusCode::OK, "{all}");
+    assert_eq!(all["success"], true);
+    let presets = all["presets"].as_array().expect("presets");
+    assert_eq!(all["count"].as_u64(), Some(presets.len() as u64));
+    for preset in presets {
+        for field in ["id", "name", "type", "prompt", "description"] {
+            assert!(
+                preset[field].as_str().is_some_and(|v| !v.is_empty()),
+                "{field}: {preset}"
+            );
+        }
+    }
+    for kind in ["image", "video", "music", "text_to_video", "shorts"] {
+        let (status, body) = h.get(&format!("/v1/presets?type={kind}")).await;
+        assert_eq!(status, StatusCode::OK);
+        let list = body["presets"].as_array().expect("presets");
+        assert!(!list.is_empty(), "{kind} has presets");
+        assert!(list.iter().all(|p| p["type"] == kind), "{body}");
+        if kind == "image" || kind == "video" {
+            assert!(list.len() >= 12, "a dozen {kind} presets");
+        }
+    }
+    let (status, body) = h.get("/v1/presets?type=cinematic").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["code"], "INVALID_TYPE");
+    assert!(
+        body["error"]
+            .as_str()
+            .expect("error")
+            .contains("text_to_video")
+    );
+    // No per-endpoint limiter: well past any 10/min or 30/min group.
+    for _ in 0..35 {
+        let (status, _) = h.get("/v1/presets?type=image").await;
+        assert_eq!(status, StatusCode::OK);
+    }
+}

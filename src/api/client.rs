@@ -188,11 +188,14 @@ impl ApiClient {
         result.map(|response| (response.credits, service_time_unix_ms))
     }
 
-    /// GET /v1/projects.
+    /// GET /v1/projects, archived ones included (each carries `archived`; the studio
+    /// hides them from pickers unless asked).
     pub async fn projects(&self) -> Result<Vec<Project>, ApiError> {
-        let response: ProjectsResponse = self
-            .json(self.service.get(self.url("/v1/projects")))
-            .await?;
+        let request = self
+            .service
+            .get(self.url("/v1/projects"))
+            .query(&[("include_archived", "true")]);
+        let response: ProjectsResponse = self.json(request).await?;
         Ok(response.projects)
     }
 

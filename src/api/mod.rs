@@ -13,6 +13,8 @@ pub mod media;
 pub mod media_client;
 pub mod palettes;
 pub mod pricing;
+pub mod projects;
+pub mod prompt_presets;
 pub mod types;
 pub mod validate;
 pub mod video_edit;
@@ -33,5 +35,6 @@ pub use pricing::{
     PriceInputs, PriceUnit, VideoPrice, estimate_credits, estimate_range_for_auto,
     estimate_video_job, price,
 };
+pub use prompt_presets::{PromptPreset, PromptPresetType};
 pub use types::*;
 pub use validate::{Field, FieldError, validate, validate_with_source};

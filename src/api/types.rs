@@ -947,6 +947,9 @@ pub struct Project {
     pub id: String,
     pub name: String,
     pub is_default: Option<bool>,
+    /// Archived projects are hidden from pickers unless asked for. Read leniently:
+    /// `archived`/`is_archived`/`isArchived` true, or a non-null `archived_at`; absent = false.
+    pub archived: bool,
 }
 
 /// First of `keys` that holds a non-blank string or a number, as text.
@@ -967,8 +970,20 @@ impl From<serde_json::Value> for Project {
                 .get("is_default")
                 .or_else(|| value.get("isDefault"))
                 .and_then(serde_json::Value::as_bool),
+            archived: project_archived(&value),
         }
     }
+}
+
+fn project_archived(value: &serde_json::Value) -> bool {
+    let flag = ["archived", "is_archived", "isArchived"]
+        .iter()
+        .find_map(|key| value.get(*key).and_then(serde_json::Value::as_bool));
+    flag.unwrap_or_else(|| {
+        ["archived_at", "archivedAt"]
+            .iter()
+            .any(|key| value.get(*key).is_some_and(|v| !v.is_null()))
+    })
 }
 
 /// The first array found at one of `paths` (each a list of nested keys).

@@ -15,6 +15,7 @@ pub mod library;
 pub mod library_transfers;
 pub mod notices;
 pub mod palettes;
+pub mod projects;
 pub mod protocol;
 pub mod rate_limit;
 pub mod reachability;
@@ -31,6 +32,7 @@ pub use docs::{DocsCommand, DocsEvent};
 pub use file_out::{FileOutCommand, FileOutEvent, FileOutPurpose, FileOutcome};
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;
+pub use projects::{ProjectsCommand, ProjectsEvent};
 pub use protocol::{
     Command, Event, JobPhase, JobRecord, LocalJobId, PaletteOpKind, PaletteSource, PresetsOrigin,
     QueueReason,

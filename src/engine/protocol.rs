@@ -184,6 +184,9 @@ pub enum Command {
     /// The studio's folders (cache size and clearing, the log's tail, opening a folder);
     /// answered by `Event::Storage`.
     Storage(super::storage::StorageCommand),
+    /// Rename, archive and unarchive projects, and prompt presets; answered by
+    /// `Event::ProjectOps`.
+    ProjectOps(super::projects::ProjectsCommand),
     // ---- Creative chat (generation-side chat; messages are sent with `Submit`) ----
     /// GET /v1/chat/conversations (first page, newest activity first); answered by
     /// `ChatConversations`.
@@ -560,6 +563,8 @@ pub enum Event {
     Account(super::account::AccountEvent),
     /// The answer to a `Command::Storage`.
     Storage(super::storage::StorageEvent),
+    /// The answer to a `Command::ProjectOps`.
+    ProjectOps(super::projects::ProjectsEvent),
     /// The creative chat conversations, most recently active first.
     ChatConversations(Result<Vec<ChatConversation>, ApiError>),
     /// One conversation's messages, oldest first (each user message, then its answer).

@@ -293,6 +293,7 @@ async fn run(
             Command::Docs(command) => docs.handle(command),
             Command::Account(command) => super::account::handle(&ctx, command),
             Command::Storage(command) => super::storage::handle(&ctx, command),
+            Command::ProjectOps(command) => super::projects::handle(&ctx, command),
             Command::RetryConnection => ctx.reachability.retry_now(),
             Command::FileOut(command) => super::file_out::handle(&ctx, &transfers, command),
             Command::Chat(command) => match &chat {

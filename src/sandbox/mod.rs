@@ -37,6 +37,7 @@ mod palette_cache;
 mod palette_store;
 mod preset_thumbs;
 mod pricing;
+mod project_store;
 mod rate_limit;
 mod render;
 mod retention;

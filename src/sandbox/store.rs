@@ -88,6 +88,10 @@ pub(crate) struct ProjectRow {
     pub name: String,
     pub is_default: bool,
     pub created_at: String,
+    /// When it was last renamed, archived or unarchived (its creation time until then).
+    pub updated_at: String,
+    /// Set while the project is archived (docs/SANDBOX.md, "Projects").
+    pub archived_at: Option<String>,
 }
 
 /// Everything needed to create a generation; the row is inserted with state `processing`.
@@ -240,12 +244,18 @@ fn generation_from_row(row: &Row<'_>) -> rusqlite::Result<GenerationRow> {
     })
 }
 
-fn project_from_row(row: &Row<'_>) -> rusqlite::Result<ProjectRow> {
+pub(super) fn project_from_row(row: &Row<'_>) -> rusqlite::Result<ProjectRow> {
     Ok(ProjectRow {
         id: row.get("id")?,
         name: row.get("name")?,
         is_default: row.get::<_, i64>("is_default")? != 0,
         created_at: row.get("created_at")?,
+        // Rows from before renames existed have no `updated_at`: they were never changed.
+        updated_at: match row.get::<_, Option<String>>("updated_at")? {
+            Some(updated_at) => updated_at,
+            None => row.get("created_at")?,
+        },
+        archived_at: row.get("archived_at")?,
     })
 }
 
@@ -360,6 +370,7 @@ impl Store {
         conn.execute_batch(super::creative_chat_store::CHAT_SCHEMA)?;
         super::users::migrate(&conn)?;
         migrate_generations(&conn)?;
+        super::project_store::migrate(&conn)?;
         Ok(Self {
             conn: Mutex::new(conn),
         })
@@ -550,20 +561,26 @@ impl Store {
         Ok(())
     }
 
-    pub(crate) fn list_projects(&self, user_id: &str) -> rusqlite::Result<Vec<ProjectRow>> {
+    /// The caller's own projects, default first; archived ones only when asked.
+    pub(crate) fn list_projects(
+        &self,
+        user_id: &str,
+        include_archived: bool,
+    ) -> rusqlite::Result<Vec<ProjectRow>> {
         let conn = self.lock();
         let mut stmt = conn.prepare(
-            "SELECT id, name, is_default, created_at FROM projects WHERE user_id = ?1
+            "SELECT id, name, is_default, created_at, updated_at, archived_at FROM projects
+             WHERE user_id = ?1 AND (?2 OR archived_at IS NULL)
              ORDER BY is_default DESC, created_at, id",
         )?;
-        let rows = stmt.query_map(params![user_id], project_from_row)?;
+        let rows = stmt.query_map(params![user_id, include_archived], project_from_row)?;
         rows.collect()
     }
 
     fn default_project_in(conn: &Connection, user_id: &str) -> rusqlite::Result<ProjectRow> {
         if let Some(project) = conn
             .query_row(
-                "SELECT id, name, is_default, created_at FROM projects
+                "SELECT id, name, is_default, created_at, updated_at, archived_at FROM projects
                  WHERE user_id = ?1 AND is_default = 1",
                 params![user_id],
                 project_from_row,
@@ -572,14 +589,18 @@ impl Store {
         {
             return Ok(project);
         }
+        let now = now_iso();
         let project = ProjectRow {
             id: new_object_id(),
             name: "API Generations".to_owned(),
             is_default: true,
-            created_at: now_iso(),
+            created_at: now.clone(),
+            updated_at: now,
+            archived_at: None,
         };
         conn.execute(
-            "INSERT INTO projects (id, user_id, name, is_default, created_at) VALUES (?1, ?2, ?3, 1, ?4)",
+            "INSERT INTO projects (id, user_id, name, is_default, created_at, updated_at)
+             VALUES (?1, ?2, ?3, 1, ?4, ?4)",
             params![project.id, user_id, project.name, project.created_at],
         )?;
         Ok(project)
@@ -591,14 +612,18 @@ impl Store {
     }
 
     pub(crate) fn create_project(&self, user_id: &str, name: &str) -> rusqlite::Result<ProjectRow> {
+        let now = now_iso();
         let project = ProjectRow {
             id: new_object_id(),
             name: name.to_owned(),
             is_default: false,
-            created_at: now_iso(),
+            created_at: now.clone(),
+            updated_at: now,
+            archived_at: None,
         };
         self.lock().execute(
-            "INSERT INTO projects (id, user_id, name, is_default, created_at) VALUES (?1, ?2, ?3, 0, ?4)",
+            "INSERT INTO projects (id, user_id, name, is_default, created_at, updated_at)
+             VALUES (?1, ?2, ?3, 0, ?4, ?4)",
             params![project.id, user_id, project.name, project.created_at],
         )?;
         Ok(project)
@@ -613,7 +638,7 @@ impl Store {
             .query_row(
                 // Owner or member with edit-level access (`edit` or `full`; `view` members
                 // cannot route work into the project).
-                "SELECT id, name, is_default, created_at FROM projects WHERE id = ?2 AND (user_id = ?1
+                "SELECT id, name, is_default, created_at, updated_at, archived_at FROM projects WHERE id = ?2 AND (user_id = ?1
                     OR EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = projects.id
                         AND pm.user_id = ?1 AND pm.permission IN ('edit', 'full')))",
                 params![user_id, id],

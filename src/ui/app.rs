@@ -38,6 +38,7 @@ mod keyboard;
 mod library_view;
 mod notices;
 mod open_files;
+mod projects;
 mod results;
 mod service;
 pub use capture::ScreenshotScene;
@@ -95,6 +96,8 @@ pub struct StudioApp {
     drag_out: drag_out::DragOut,
     /// Theme, UI scale and the first-run welcome.
     appearance: appearance::AppearanceState,
+    /// The projects dialog (rename, archive).
+    projects: crate::ui::projects::ProjectsState,
 }
 
 impl StudioApp {
@@ -139,6 +142,7 @@ impl StudioApp {
             #[cfg(any(target_os = "macos", target_os = "windows"))]
             drag_out: drag_out::DragOut::default(),
             appearance,
+            projects: Default::default(),
         };
         let remembered = app
             .session
@@ -396,6 +400,7 @@ impl StudioApp {
                 self.model.projects.set(result.map_err(|e| e.to_string()));
                 self.choose_project();
             }
+            Event::ProjectOps(event) => self.project_ops_event(ctx, event),
             Event::ProjectCreated(result) => {
                 if let Ok(project) = &result {
                     let list = self.model.projects.value.get_or_insert_with(Vec::new);
@@ -511,7 +516,8 @@ impl StudioApp {
         let Some(projects) = self.model.projects.value.as_ref() else {
             return;
         };
-        let exists = |id: &str| projects.iter().any(|p| p.id == id);
+        // An archived project is no longer offered: Create falls back to the default.
+        let exists = |id: &str| projects.iter().any(|p| p.id == id && !p.archived);
         if self.create.form.project_id.as_deref().is_some_and(exists) {
             return;
         }
@@ -692,6 +698,7 @@ impl StudioApp {
                 self.apply_toast(ctx, action)
             }
             Action::Docs(action) => self.apply_docs(ctx, action),
+            Action::Projects(action) => self.apply_projects(ctx, action),
             Action::Library(action) => {
                 for follow_up in self.library.apply(action) {
                     self.apply(ctx, follow_up);
@@ -854,7 +861,8 @@ impl StudioApp {
             actions.extend(crate::ui::shortcuts::shortcuts_overlay_ui(&ctx));
         }
         actions.extend(self.welcome_ui(&ctx));
-        let over_dialog = self.viewer.is_open() || self.confirm.is_some();
+        actions.extend(self.projects_dialog_layout(&ctx));
+        let over_dialog = self.viewer.is_open() || self.confirm.is_some() || self.projects.open;
         actions.extend(toasts::toasts_ui(&ctx, &self.toasts, over_dialog));
         actions
     }
@@ -886,7 +894,9 @@ impl StudioApp {
                     self.apply(ctx, action);
                 }
             } else if library {
-                let project = self.create.form.project_id.clone();
+                // Into the project the Library shows, else the one Create uses.
+                let project = (self.library.project_filter.clone())
+                    .or_else(|| self.create.form.project_id.clone());
                 for action in self.library.upload_paths(dropped, project) {
                     self.apply(ctx, action);
                 }

@@ -20,6 +20,7 @@ pub mod model;
 pub mod offline;
 pub mod palettes;
 pub mod presets;
+pub mod projects;
 pub mod result_tile;
 pub mod screenshot;
 pub mod settings;

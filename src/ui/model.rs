@@ -257,6 +257,8 @@ pub enum Action {
     Palette(crate::ui::palettes::PaletteAction),
     /// A Docs panel action, applied by [`crate::ui::docs::DocsState::apply`].
     Docs(crate::ui::docs::DocsAction),
+    /// The projects dialog, applied by [`crate::ui::projects::ProjectsState::apply`].
+    Projects(crate::ui::projects::ProjectsAction),
     /// Open the file dialog for palette reference images.
     PickPaletteImages,
     /// Open the file dialog for images to attach to a chat message.

@@ -44,6 +44,7 @@ impl ToastKind {
 pub enum ToastAction {
     Library(LibraryAction),
     Docs(crate::ui::docs::DocsAction),
+    Projects(crate::ui::projects::ProjectsAction),
 }
 
 impl From<ToastAction> for Action {
@@ -51,6 +52,7 @@ impl From<ToastAction> for Action {
         match action {
             ToastAction::Library(action) => Action::Library(action),
             ToastAction::Docs(action) => Action::Docs(action),
+            ToastAction::Projects(action) => Action::Projects(action),
         }
     }
 }

@@ -13,6 +13,7 @@ mod palette_body;
 mod palettes;
 mod presets;
 mod projects;
+mod prompt_presets;
 mod status;
 mod ticket;
 mod trim;
@@ -46,6 +47,13 @@ pub(crate) fn router(state: AppState) -> Router {
             get(projects::list)
                 .merge(post(projects::create).route_layer(limit(Group::ProjectCreation))),
         )
+        // Project update and archive are in no per-endpoint limiter (contract, rate limits).
+        .route(
+            "/v1/projects/{id}",
+            get(projects::get_one).put(projects::update),
+        )
+        .route("/v1/projects/{id}/archive", put(projects::archive))
+        .route("/v1/projects/{id}/unarchive", put(projects::unarchive))
         .route(
             "/v1/generate/image",
             post(generate::image).route_layer(limit(Group::ImageGeneration)),
@@ -99,6 +107,8 @@ pub(crate) fn router(state: AppState) -> Router {
                 .layer(DefaultBodyLimit::disable()),
         )
         .route("/v1/cinematic-presets", get(presets::list))
+        // Prompt presets: no per-endpoint limiter (contract, rate limits).
+        .route("/v1/presets", get(prompt_presets::list))
         .merge(creative_chat_routes(&state))
         .merge(media_routes(&state))
         .merge(palette_routes(&state))

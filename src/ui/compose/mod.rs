@@ -6,6 +6,7 @@
 pub mod canvas;
 pub mod form;
 pub mod memory;
+pub mod prompt_presets;
 pub mod state;
 pub mod storyboard;
 pub mod video_edit;
@@ -174,7 +175,7 @@ fn form_ui(
         return;
     }
     let focus = std::mem::take(&mut state.focus_prompt);
-    prompt_card_ui(ui, model, &mut state.form, focus);
+    prompt_card_ui(ui, model, state, focus, actions);
     let form = &mut state.form;
     // What is edited or animated comes right after the prompt; Creative Director's
     // optional references come after its model.
@@ -294,7 +295,15 @@ fn segment(ui: &mut Ui, selected: bool, text: &str) -> egui::Response {
     )
 }
 
-fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, focus: bool) {
+fn prompt_card_ui(
+    ui: &mut Ui,
+    model: &Model,
+    state: &mut CreateState,
+    focus: bool,
+    actions: &mut Vec<Action>,
+) {
+    let presets = &mut state.prompt_presets;
+    let form = &mut state.form;
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         let label = widgets::section_label(ui, "Prompt");
@@ -328,6 +337,7 @@ fn prompt_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, focus: boo
             });
         let _ = label;
         ui.horizontal(|ui| {
+            prompt_presets::prompt_presets_ui(ui, presets, form, actions);
             for message in form.messages_for(&Field::Prompt) {
                 widgets::field_error(ui, message);
             }
@@ -923,7 +933,8 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                     .truncate()
                     .show_ui(ui, |ui| {
                         ui.set_min_width(width - 8.0);
-                        for project in projects {
+                        // Archived projects leave the picker (the projects dialog shows them).
+                        for project in projects.iter().filter(|p| !p.archived) {
                             let mut text = if project.name.is_empty() {
                                 project.id.clone()
                             } else {
@@ -939,6 +950,11 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                         }
                         if projects.is_empty() {
                             widgets::muted(ui, "No projects yet.");
+                        }
+                        ui.separator();
+                        if ui.selectable_label(false, "Manage projects…").clicked() {
+                            actions
+                                .push(Action::Projects(crate::ui::projects::ProjectsAction::Open));
                         }
                     });
                 widgets::name_widget(&inner.response, "Project");

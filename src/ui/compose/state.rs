@@ -35,6 +35,8 @@ pub struct CreateState {
     pub playing_on_canvas: Option<(crate::engine::LocalJobId, usize)>,
     /// Give the prompt keyboard focus on the next frame (start, switching to Create).
     pub focus_prompt: bool,
+    /// The prompt presets picker's cache (per type) and its Undo.
+    pub prompt_presets: super::prompt_presets::PromptPresetsState,
     /// Height of the form column's content last frame, so Generate can sit right under a
     /// short form instead of at the bottom of a tall window.
     pub form_content_height_pt: f32,
@@ -79,6 +81,7 @@ impl CreateState {
             canvas_player: VideoPlayerState::default(),
             playing_on_canvas: None,
             focus_prompt: true,
+            prompt_presets: Default::default(),
             form_content_height_pt: f32::INFINITY,
             located: HashMap::new(),
             awaiting_location: HashMap::new(),

@@ -551,6 +551,11 @@ fn empty_ui(ui: &mut Ui, state: &LibraryState) {
             "No favourites yet",
             "Select an item and press F to star it.",
         )
+    } else if state.project_filter.is_some() && state.place == super::Place::Section(Section::All) {
+        (
+            "Nothing in this project yet",
+            "Generate into it from Create, or choose “All projects” above the sections.",
+        )
     } else if state.type_filter != crate::api::media::MediaTypeFilter::All
         || state.place != super::Place::Section(Section::All)
     {

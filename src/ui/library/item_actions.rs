@@ -234,7 +234,8 @@ fn move_to_project_ui(
     }
     submenu(ui, style, "Move to project…", |ui| {
         ui.set_min_width(180.0);
-        for project in projects {
+        // Archived projects are hidden from pickers (unarchive one to move items into it).
+        for project in projects.iter().filter(|p| !p.archived) {
             if ui.button(&project.name).clicked() {
                 out.push(Action::Library(LibraryAction::MoveToProject {
                     ids: ids(),

@@ -15,6 +15,7 @@ pub mod grid;
 pub mod item_actions;
 pub mod memory;
 pub mod model;
+pub mod project_filter;
 pub mod sidebar;
 pub mod toolbar;
 pub mod uploads;
@@ -113,6 +114,8 @@ impl Default for Place {
 #[derive(Clone, Debug, PartialEq)]
 pub enum LibraryAction {
     Open(Place),
+    /// Show one project's items (`None`: every project).
+    SetProjectFilter(Option<String>),
     SetType(MediaTypeFilter),
     SetSort(MediaSort),
     /// Apply the (debounced) search text.
@@ -253,6 +256,8 @@ pub struct LibraryState {
     pub items: LibraryModel,
     pub selection: Selection,
     pub place: Place,
+    /// The project the sections are narrowed to (`None`: all projects); folders ignore it.
+    pub project_filter: Option<String>,
     pub type_filter: MediaTypeFilter,
     pub sort: MediaSort,
     /// The search box's text (edited in place); applied after the debounce.
@@ -311,6 +316,7 @@ impl Default for LibraryState {
             items: LibraryModel::default(),
             selection: Selection::default(),
             place: Place::default(),
+            project_filter: None,
             type_filter: MediaTypeFilter::All,
             sort: MediaSort::CreatedDesc,
             search_text: String::new(),
@@ -430,6 +436,7 @@ impl LibraryState {
                 ..Default::default()
             },
             Place::Section(section) => MediaQuery {
+                project_id: self.project_filter.clone(),
                 media_type: self.type_filter,
                 category: section.category(),
                 search,
@@ -638,6 +645,12 @@ impl LibraryState {
             LibraryAction::Open(place) => {
                 if self.place != place {
                     self.place = place;
+                    self.requery();
+                }
+            }
+            LibraryAction::SetProjectFilter(project_id) => {
+                if self.project_filter != project_id {
+                    self.project_filter = project_id;
                     self.requery();
                 }
             }
@@ -1478,6 +1491,9 @@ pub fn library_ui(
                 .inner_margin(egui::Margin::symmetric(10, 12)),
         )
         .show(ui, |ui| {
+            let projects = model.projects.value.as_deref().unwrap_or_default();
+            let filter = project_filter::project_filter_ui(ui, state, projects);
+            actions.extend(filter.into_iter().map(wrap));
             actions.extend(sidebar::sidebar_ui(ui, state).into_iter().map(wrap));
         });
 
