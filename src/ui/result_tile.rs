@@ -222,11 +222,23 @@ pub fn result_tile_ui(
                     ui.close();
                 }
             }
+            if tile.video.is_none() {
+                ui.separator();
+                if let Some(action) = crate::ui::image_tools::menu_entries_ui(ui, tile.result) {
+                    event = Some(TileEvent::Action(action));
+                }
+            }
         });
         if tile.buttons
             && let Some(clicked) = tile_buttons_ui(ui, tile)
         {
             event = Some(clicked);
+        }
+        if tile.buttons
+            && tile.video.is_none()
+            && let Some(action) = image_tools_row_ui(ui, tile)
+        {
+            event = Some(TileEvent::Action(action));
         }
     });
     event
@@ -302,6 +314,19 @@ pub fn tile_buttons_ui(ui: &mut Ui, tile: &ResultTile) -> Option<TileEvent> {
         },
     );
     event
+}
+
+/// The image tools under an image tile, as wide as the tile (they wrap when narrow).
+fn image_tools_row_ui(ui: &mut Ui, tile: &ResultTile) -> Option<ResultAction> {
+    ui.allocate_ui_with_layout(
+        Vec2::new(tile.side, 0.0),
+        egui::Layout::top_down(egui::Align::Min),
+        |ui| {
+            ui.set_max_width(tile.side);
+            crate::ui::image_tools::buttons_ui(ui, tile.result)
+        },
+    )
+    .inner
 }
 
 fn paint_image(ui: &Ui, rect: Rect, lookup: &TextureLookup, fit: Fit, hovered: bool) {

@@ -116,6 +116,29 @@ impl StudioApp {
                 self.change_in_library(ctx, result, Some(favourite));
             }
             ResultAction::Trash(result) => self.change_in_library(ctx, result, None),
+            ResultAction::ImageTool { result, tool } => match self.output_of(&result) {
+                Some(output) => {
+                    let project_id = match &result {
+                        ResultRef::Media(item) => item.project_id.clone(),
+                        ResultRef::Job { .. } => {
+                            self.request_of(&result).and_then(|(_, r)| r.project_id)
+                        }
+                    };
+                    self.send(crate::ui::image_tools::submit_command(
+                        tool,
+                        &output.url,
+                        &output.label,
+                        project_id,
+                    ));
+                    self.toasts.push(
+                        ToastKind::Info,
+                        format!("{} started: follow it in the tray", tool.label()),
+                    );
+                }
+                None => self
+                    .toasts
+                    .push(ToastKind::Error, "This result's image is no longer known."),
+            },
         }
     }
 

@@ -228,6 +228,7 @@ fn kind_description(kind: GenerationKind) -> &'static str {
             "Cut a source video to a span; free, and the original is kept."
         }
         GenerationKind::Chat => "Chat messages are written in the Chat view.",
+        GenerationKind::ImageTool => "Upscale or remove the background from a result or a library image.",
     }
 }
 
