@@ -20,10 +20,7 @@ pub fn avatar_url(api_base_url: &str, avatar: &str) -> Option<String> {
     }
     let base = api_base_url.trim().trim_end_matches('/');
     let service = base.strip_suffix("/api").unwrap_or(base);
-    Some(format!(
-        "{service}/assets/{}",
-        urlencoding_segment(avatar)
-    ))
+    Some(format!("{service}/assets/{}", urlencoding_segment(avatar)))
 }
 
 /// Percent-encodes what may not appear in one path segment.

@@ -161,7 +161,13 @@ impl ApiClient {
         if let Some(filter) = type_filter.map(str::trim).filter(|f| !f.is_empty()) {
             request = request.query(&[("type", filter)]);
         }
-        let response: ModelsResponse = self.json(request).await?;
+        let mut response: ModelsResponse = self.json(request).await?;
+        for record in &mut response.models {
+            record.avatar_url = record
+                .avatar
+                .as_deref()
+                .and_then(|avatar| super::avatars::avatar_url(&self.base_url, avatar));
+        }
         Ok(response.models)
     }
 

@@ -130,8 +130,8 @@ mod tests {
 
     #[test]
     fn bodies_carry_the_operation_and_its_scale() {
-        let body = submit_body(&ImageTool::Upscale4x.spec("https://cdn.test/a.png", None))
-            .expect("body");
+        let body =
+            submit_body(&ImageTool::Upscale4x.spec("https://cdn.test/a.png", None)).expect("body");
         assert_eq!(body["operation"], "upscale");
         assert_eq!(body["scale"], 4);
         assert_eq!(body["image_url"], "https://cdn.test/a.png");

@@ -7,9 +7,9 @@ pub mod code_assistant;
 pub mod creative_chat;
 pub mod docs;
 pub mod error;
-pub mod image_tools;
 #[doc(hidden)]
 pub mod fuzz_entry;
+pub mod image_tools;
 pub mod lenient;
 pub mod media;
 pub mod media_client;

@@ -109,6 +109,11 @@ pub struct ModelRecord {
     pub nsfw_only: Option<bool>,
     #[serde(deserialize_with = "lenient_bool")]
     pub requires_nsfw_consent: Option<bool>,
+
+    /// Not from the wire: where `avatar` is fetched from (a bare filename resolved against
+    /// the service's `/assets/`, see `api::avatars`), filled in by the client.
+    #[serde(skip)]
+    pub avatar_url: Option<String>,
 }
 
 /// Contract defaults for prompt limits when the record leaves them out.

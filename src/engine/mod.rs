@@ -30,5 +30,5 @@ pub use protocol::{
     Command, Event, JobPhase, JobRecord, LocalJobId, PaletteOpKind, PaletteSource, PresetsOrigin,
     QueueReason,
 };
-pub use submit_queue::{FOLLOWED_SUFFIX, followed_label};
 pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};
+pub use submit_queue::{FOLLOWED_SUFFIX, followed_label};

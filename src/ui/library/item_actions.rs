@@ -89,7 +89,8 @@ pub fn item_actions_ui(
         if item.kind() == "image"
             && has_url
             && !state.in_trash()
-            && let Some(tool) = crate::ui::image_tools::inline_buttons_ui(ui, style == Style::Buttons)
+            && let Some(tool) =
+                crate::ui::image_tools::inline_buttons_ui(ui, style == Style::Buttons)
         {
             out.push(Action::Result(ResultAction::ImageTool {
                 result: ResultRef::Media(Box::new(item.clone())),
