@@ -28,15 +28,24 @@ pub fn hover_text(tool: ImageTool) -> String {
     )
 }
 
-/// The three tools as small buttons that wrap; returns the one clicked.
-pub fn buttons_ui(ui: &mut Ui, result: &ResultRef) -> Option<ResultAction> {
+/// The three tools as buttons that wrap (`compact`: small text, under a tile); returns the
+/// one clicked.
+pub fn buttons_ui(ui: &mut Ui, result: &ResultRef, compact: bool) -> Option<ResultAction> {
     let mut clicked = None;
     ui.horizontal_wrapped(|ui| {
-        ui.spacing_mut().item_spacing = egui::vec2(4.0, 4.0);
+        let gap = if compact { 4.0 } else { 6.0 };
+        ui.spacing_mut().item_spacing = egui::vec2(gap, gap);
         for tool in ImageTool::ALL {
-            let text = RichText::new(button_label(tool)).size(12.0);
+            // Under a tile the cost is abbreviated (the accessible name stays in full).
+            let button = if compact {
+                let text = format!("{} · {} cr", tool.label(), tool.credits());
+                Button::new(RichText::new(text).size(12.0)).small()
+            } else {
+                crate::ui::widgets::secondary_button(button_label(tool))
+            };
             let response = ui
-                .add(Button::new(text).small())
+                .add(button)
+                .accessible_name(button_label(tool))
                 .on_hover_text(hover_text(tool));
             if response.clicked() {
                 clicked = Some(action(result, tool));

@@ -318,14 +318,10 @@ pub fn tile_buttons_ui(ui: &mut Ui, tile: &ResultTile) -> Option<TileEvent> {
 
 /// The image tools under an image tile, as wide as the tile (they wrap when narrow).
 fn image_tools_row_ui(ui: &mut Ui, tile: &ResultTile) -> Option<ResultAction> {
-    ui.allocate_ui_with_layout(
-        Vec2::new(tile.side, 0.0),
-        egui::Layout::top_down(egui::Align::Min),
-        |ui| {
-            ui.set_max_width(tile.side);
-            crate::ui::image_tools::buttons_ui(ui, tile.result)
-        },
-    )
+    ui.scope(|ui| {
+        ui.set_max_width(tile.side);
+        crate::ui::image_tools::buttons_ui(ui, tile.result, true)
+    })
     .inner
 }
 

@@ -96,7 +96,7 @@ fn image_tools_ui(
         return;
     }
     let clicked = match placement {
-        Placement::Column => crate::ui::image_tools::buttons_ui(ui, result),
+        Placement::Column => crate::ui::image_tools::buttons_ui(ui, result, false),
         Placement::Menu => {
             ui.separator();
             crate::ui::image_tools::menu_entries_ui(ui, result)
