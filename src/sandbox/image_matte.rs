@@ -2,10 +2,11 @@
 //! background-removal matte. Pure functions on decoded images, run on the blocking pool.
 //!
 //! The matte is a classical one (no model): the background is whatever colours the image's
-//! border shows (clustered into a few representative colours), a pixel's distance to the
-//! nearest of them says how background-like it is, a flood fill from the border keeps only
-//! background-like regions connected to the edge (so a subject's own dark or pale parts are
-//! not punched out), and a small blur feathers the edge.
+//! border shows (clustered into a few representative colours; small groups are the subject
+//! touching the edge and are dropped), a pixel's distance to the nearest of them says how
+//! background-like it is, a flood fill from the border keeps only background-like regions
+//! connected to the edge without crossing a colour edge (so a subject's own dark or pale
+//! parts are not punched out), and a small blur feathers the edge.
 
 use image::imageops::{self, FilterType};
 use image::{DynamicImage, GrayImage, Luma, RgbaImage};
@@ -42,6 +43,12 @@ const BORDER_BAND_SHARE: f32 = 0.02;
 const BACKGROUND_DISTANCE: f32 = 38.0;
 /// …and at or above which it is plainly subject; in between the alpha ramps.
 const SUBJECT_DISTANCE: f32 = 70.0;
+/// A border colour group smaller than this share of the border is the subject touching the
+/// edge, not background.
+const MIN_CLUSTER_SHARE: f32 = 0.08;
+/// The flood fill does not step between neighbours further apart in colour than this: it
+/// stops at edges instead of leaking into a subject of a similar colour.
+const EDGE_STEP_DISTANCE: f32 = 28.0;
 /// Feather radius as a share of the short side (at least 1 px).
 const FEATHER_SHARE: f32 = 0.004;
 
@@ -54,12 +61,16 @@ pub(crate) fn remove_background(source: &DynamicImage) -> RgbaImage {
         return rgba;
     }
     let border = border_colours(&rgba);
-    let centres = cluster(&border, BORDER_CLUSTERS);
+    let centres = dominant(&border, cluster(&border, BORDER_CLUSTERS));
     let distance: Vec<f32> = rgba
         .pixels()
         .map(|p| nearest_distance(&centres, [p[0], p[1], p[2]]))
         .collect();
-    let reached = flood_from_border(w, h, &distance, SUBJECT_DISTANCE);
+    let colours: Vec<[f32; 3]> = rgba
+        .pixels()
+        .map(|p| [f32::from(p[0]), f32::from(p[1]), f32::from(p[2])])
+        .collect();
+    let reached = flood_from_border(w, h, &distance, &colours);
     let mut alpha = GrayImage::new(w, h);
     for (index, value) in alpha.pixels_mut().enumerate() {
         let a = if reached[index] {
@@ -131,6 +142,23 @@ fn cluster(samples: &[[f32; 3]], k: usize) -> Vec<[f32; 3]> {
     centres
 }
 
+/// The cluster centres that hold at least [`MIN_CLUSTER_SHARE`] of the border (all of them
+/// if none does).
+fn dominant(samples: &[[f32; 3]], centres: Vec<[f32; 3]>) -> Vec<[f32; 3]> {
+    let mut counts = vec![0usize; centres.len()];
+    for sample in samples {
+        counts[nearest_index(&centres, *sample)] += 1;
+    }
+    let minimum = (samples.len() as f32 * MIN_CLUSTER_SHARE) as usize;
+    let kept: Vec<[f32; 3]> = centres
+        .iter()
+        .zip(&counts)
+        .filter(|(_, count)| **count >= minimum.max(1))
+        .map(|(centre, _)| *centre)
+        .collect();
+    if kept.is_empty() { centres } else { kept }
+}
+
 fn squared(a: [f32; 3], b: [f32; 3]) -> f32 {
     (0..3).map(|c| (a[c] - b[c]).powi(2)).sum()
 }
@@ -155,39 +183,46 @@ fn nearest_distance(centres: &[[f32; 3]], pixel: [u8; 3]) -> f32 {
         .sqrt()
 }
 
-/// Pixels reachable from the border through pixels whose distance stays below `limit`
-/// (4-neighbourhood, breadth first).
-fn flood_from_border(w: u32, h: u32, distance: &[f32], limit: f32) -> Vec<bool> {
+/// Pixels reachable from the border through background-like pixels (distance below
+/// [`SUBJECT_DISTANCE`]) without crossing an edge (a neighbour step above
+/// [`EDGE_STEP_DISTANCE`]); 4-neighbourhood, breadth first.
+fn flood_from_border(w: u32, h: u32, distance: &[f32], colours: &[[f32; 3]]) -> Vec<bool> {
     let (w, h) = (w as usize, h as usize);
     let mut reached = vec![false; w * h];
     let mut queue = VecDeque::new();
-    let visit = |index: usize, queue: &mut VecDeque<usize>, reached: &mut Vec<bool>| {
-        if !reached[index] && distance[index] < limit {
+    let edge_step = EDGE_STEP_DISTANCE * EDGE_STEP_DISTANCE;
+    let visit = |from: Option<usize>,
+                 index: usize,
+                 queue: &mut VecDeque<usize>,
+                 reached: &mut Vec<bool>| {
+        let smooth = from.is_none_or(|from| squared(colours[from], colours[index]) < edge_step);
+        if !reached[index] && distance[index] < SUBJECT_DISTANCE && smooth {
             reached[index] = true;
             queue.push_back(index);
         }
     };
     for x in 0..w {
-        visit(x, &mut queue, &mut reached);
-        visit((h - 1) * w + x, &mut queue, &mut reached);
+        visit(None, x, &mut queue, &mut reached);
+        visit(None, (h - 1) * w + x, &mut queue, &mut reached);
     }
     for y in 0..h {
-        visit(y * w, &mut queue, &mut reached);
-        visit(y * w + w - 1, &mut queue, &mut reached);
+        visit(None, y * w, &mut queue, &mut reached);
+        visit(None, y * w + w - 1, &mut queue, &mut reached);
     }
     while let Some(index) = queue.pop_front() {
         let (x, y) = (index % w, index / w);
+        let from = Some(index);
         if x > 0 {
-            visit(index - 1, &mut queue, &mut reached);
+            visit(from, index - 1, &mut queue, &mut reached);
         }
         if x + 1 < w {
-            visit(index + 1, &mut queue, &mut reached);
+            visit(from, index + 1, &mut queue, &mut reached);
         }
         if y > 0 {
-            visit(index - w, &mut queue, &mut reached);
+            visit(from, index - w, &mut queue, &mut reached);
         }
         if y + 1 < h {
-            visit(index + w, &mut queue, &mut reached);
+            visit(from, index + w, &mut queue, &mut reached);
         }
     }
     reached
