@@ -324,8 +324,7 @@ fn image_size(url: &str) -> (u32, u32) {
 fn click_last(harness: &mut Studio, label: &str) {
     let last = |h: &Studio| {
         h.query_all_by_role(Role::Button)
-            .filter(|node| node.accesskit_node().label().as_deref() == Some(label))
-            .last()
+            .rfind(|node| node.accesskit_node().label().as_deref() == Some(label))
             .unwrap_or_else(|| panic!("a button named {label}"))
             .accesskit_node()
             .id()

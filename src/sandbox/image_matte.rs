@@ -234,7 +234,7 @@ const CHECKER_PX: u32 = 8;
 /// `image` composited over a light checkerboard (for JPEG thumbnails, which have no alpha).
 pub(crate) fn over_checkerboard(image: &RgbaImage) -> image::RgbImage {
     image::RgbImage::from_fn(image.width(), image.height(), |x, y| {
-        let light = ((x / CHECKER_PX) + (y / CHECKER_PX)) % 2 == 0;
+        let light = ((x / CHECKER_PX) + (y / CHECKER_PX)).is_multiple_of(2);
         let back = if light { 236.0 } else { 204.0 };
         let p = image.get_pixel(x, y);
         let a = f32::from(p[3]) / 255.0;
@@ -262,7 +262,7 @@ mod tests {
         // connected to the border, so it stays opaque.
         let image = RgbImage::from_fn(100, 100, |x, y| {
             let d = ((x as f32 - 50.0).powi(2) + (y as f32 - 50.0).powi(2)).sqrt();
-            if d < 10.0 || d >= 30.0 {
+            if !(10.0..30.0).contains(&d) {
                 Rgb([30, 160, 40])
             } else {
                 Rgb([200, 30, 30])

@@ -121,11 +121,14 @@ fn parse_scale(value: Option<&Value>) -> Result<u32, (&'static str, String)> {
 /// key is stored hashed; entries older than the window are dropped as new ones arrive.
 #[derive(Default)]
 pub(crate) struct DuplicateGuard {
-    recent: Mutex<HashMap<(u64, String, String), (String, i64)>>,
+    recent: Mutex<HashMap<GuardKey, (String, i64)>>,
 }
 
+/// (hashed API key, image_url, operation name).
+type GuardKey = (u64, String, String);
+
 impl DuplicateGuard {
-    fn key(api_key: &str, image_url: &str, operation: ImageOperation) -> (u64, String, String) {
+    fn key(api_key: &str, image_url: &str, operation: ImageOperation) -> GuardKey {
         (
             fnv1a(api_key.as_bytes()),
             image_url.to_owned(),

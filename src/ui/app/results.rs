@@ -45,6 +45,12 @@ impl StudioApp {
                 }
             }
             ResultAction::Reuse(result) => match self.request_of(&result) {
+                // An upscale or cut-out has no prompt or settings of its own to reuse.
+                Some((GenerationKind::ImageTool, _)) => self.toasts.push(
+                    ToastKind::Info,
+                    "An upscale or background removal has no prompt to reuse; its tools are \
+                     on the image.",
+                ),
                 Some((kind, request)) => {
                     self.create.reuse(kind, &request);
                     self.show_create(ctx);
