@@ -357,3 +357,140 @@ fn a_second_launch_hands_its_image_to_create_as_the_edit_source() {
         "the missing file is named"
     );
 }
+
+/// The pixel size of the image at `url` (a sandbox output, fetched without the key).
+fn image_size(url: &str) -> (u32, u32) {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let bytes = runtime.block_on(async {
+        reqwest::get(url)
+            .await
+            .expect("download")
+            .bytes()
+            .await
+            .expect("bytes")
+    });
+    let image = image::load_from_memory(&bytes).expect("an image");
+    (image.width(), image.height())
+}
+
+/// Clicks the last button named exactly `label` (several tiles may carry it; the canvas
+/// lists the oldest result last).
+fn click_last(harness: &mut Studio, label: &str) {
+    let last = |h: &Studio| {
+        h.query_all_by_role(Role::Button)
+            .rfind(|node| node.accesskit_node().label().as_deref() == Some(label))
+            .unwrap_or_else(|| panic!("a button named {label}"))
+            .accesskit_node()
+            .id()
+    };
+    // It may be below the canvas's fold.
+    let id = last(harness);
+    harness.get_by(|node| node.id() == id).scroll_to_me();
+    steps(harness, 2);
+    let id = last(harness);
+    harness.get_by(|node| node.id() == id).click_accesskit();
+    steps(harness, 2);
+}
+
+#[test]
+fn upscale_from_a_result_makes_a_double_size_image_and_a_repeat_follows_the_running_job() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    let source = generate(&mut harness, "A brass telescope on a windowsill");
+    let source_size = image_size(&output_url(&source));
+
+    // One click: the tool's job is journalled, tracked and shown like any other.
+    let upscale = format!("Upscale 2× · {}", framewright::ui::format::credits(2.0));
+    click_last(&mut harness, &upscale);
+    step_until(&mut harness, "the upscale to finish", |h| {
+        let jobs = h.state().jobs();
+        jobs.len() == 2 && jobs[0].phase.is_finished()
+    });
+    let tool = harness.state().jobs()[0].clone();
+    assert_eq!(tool.spec.kind, GenerationKind::ImageTool);
+    assert_eq!(
+        tool.phase,
+        framewright::engine::JobPhase::Completed,
+        "{tool:?}"
+    );
+    assert_eq!(tool.credits_estimate, Some(2.0));
+    assert_eq!(
+        image_size(&output_url(&tool)),
+        (source_size.0 * 2, source_size.1 * 2),
+        "twice the width and height"
+    );
+    step_until(&mut harness, "the upscaled result on the canvas", |h| {
+        h.query_all_by_role(Role::Button).any(|node| {
+            node.accesskit_node()
+                .label()
+                .is_some_and(|l| l.starts_with("Result") && l.contains("Upscale 2× of"))
+        })
+    });
+    // The tray may already be open (it opens with the first job).
+    if harness.query_by_label("Show jobs (2)").is_some() {
+        click_button(&mut harness, "Show jobs (2)");
+    }
+    assert!(
+        harness
+            .query_by_label_contains("Image tool · Upscale 2× of")
+            .is_some(),
+        "the tray shows the job"
+    );
+
+    // The same tool on the same image twice within 30 s: the service answers 409
+    // DUPLICATE_REQUEST for the second, which opens the first job instead of failing.
+    let sent_before = harness
+        .state()
+        .session()
+        .local_sandbox()
+        .expect("local profile")
+        .generation_count();
+    let remove = format!(
+        "Remove background · {}",
+        framewright::ui::format::credits(2.0)
+    );
+    click_last(&mut harness, &remove);
+    click_last(&mut harness, &remove);
+    step_until(&mut harness, "both background jobs to finish", |h| {
+        let jobs = h.state().jobs();
+        jobs.len() == 4 && jobs[0].phase.is_finished() && jobs[1].phase.is_finished()
+    });
+    let jobs: Vec<JobRecord> = harness.state().jobs()[..2]
+        .iter()
+        .map(|j| (*j).clone())
+        .collect();
+    for job in &jobs {
+        assert_eq!(
+            job.phase,
+            framewright::engine::JobPhase::Completed,
+            "{job:?}"
+        );
+    }
+    assert_eq!(
+        jobs[0].generation_id, jobs[1].generation_id,
+        "the repeat follows the job already running"
+    );
+    // Both may be on their way at once: whichever the service saw second follows the other.
+    let followers = jobs
+        .iter()
+        .filter(|job| {
+            job.model_label
+                .ends_with(framewright::engine::FOLLOWED_SUFFIX)
+        })
+        .count();
+    assert_eq!(followers, 1, "{jobs:?}");
+    let sent_after = harness
+        .state()
+        .session()
+        .local_sandbox()
+        .expect("local profile")
+        .generation_count();
+    assert_eq!(sent_after, sent_before + 1, "only one job was started");
+    assert!(
+        harness
+            .query_by_label_contains(framewright::engine::FOLLOWED_SUFFIX)
+            .is_some(),
+        "the tray says the repeat follows the running job"
+    );
+}

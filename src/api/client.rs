@@ -161,7 +161,13 @@ impl ApiClient {
         if let Some(filter) = type_filter.map(str::trim).filter(|f| !f.is_empty()) {
             request = request.query(&[("type", filter)]);
         }
-        let response: ModelsResponse = self.json(request).await?;
+        let mut response: ModelsResponse = self.json(request).await?;
+        for record in &mut response.models {
+            record.avatar_url = record
+                .avatar
+                .as_deref()
+                .and_then(|avatar| super::avatars::avatar_url(&self.base_url, avatar));
+        }
         Ok(response.models)
     }
 
@@ -241,7 +247,7 @@ impl ApiClient {
             .post(self.url(spec.kind.submit_path()))
             .json(&body)
             .timeout(self.request_timeout);
-        let (result, headers) = self.json_and_headers::<SubmitResponse>(request).await;
+        let (result, headers) = self.submit_and_headers(request).await;
         let rate_limit = headers.as_ref().and_then(RateLimitInfo::from_headers);
         let result = result.and_then(|response| {
             // A chat may answer the older synchronous way: the content, no handle.
@@ -474,6 +480,43 @@ impl ApiClient {
             Ok(body) => body,
             Err(e) => return (Err(classify(e)), Some(headers)),
         };
+        if let Some(error) = ApiError::from_response(status, &headers, &body) {
+            tracing::debug!(
+                status,
+                code = error.code(),
+                "service answered with an error"
+            );
+            return (Err(error), Some(headers));
+        }
+        (decode_body(&body), Some(headers))
+    }
+
+    /// [`Self::json_and_headers`] for a submit, where a 409 `DUPLICATE_REQUEST` naming the
+    /// job a same request already started (/edit/image) reads as that job accepted.
+    async fn submit_and_headers(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> (Result<SubmitResponse, ApiError>, Option<HeaderMap>) {
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(e) => return (Err(classify(e)), None),
+        };
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = match response.bytes().await {
+            Ok(body) => body,
+            Err(e) => return (Err(classify(e)), Some(headers)),
+        };
+        if let Some(existing) = super::image_tools::duplicate_of(status, &body) {
+            tracing::info!("submit was a duplicate; following the job already started");
+            let answer = SubmitResponse {
+                success: Some(true),
+                generation_id: Some(existing),
+                existing_job: true,
+                ..SubmitResponse::default()
+            };
+            return (Ok(answer), Some(headers));
+        }
         if let Some(error) = ApiError::from_response(status, &headers, &body) {
             tracing::debug!(
                 status,

@@ -1,6 +1,7 @@
 //! The service contract as Rust: request/response types, the error type, pricing and the
 //! HTTP client. No egui and no UI state here.
 
+pub mod avatars;
 pub mod client;
 pub mod code_assistant;
 pub mod creative_chat;
@@ -8,6 +9,7 @@ pub mod docs;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz_entry;
+pub mod image_tools;
 pub mod lenient;
 pub mod media;
 pub mod media_client;
@@ -27,6 +29,7 @@ pub use creative_chat::{
 };
 pub use docs::{Doc, DocMeta, DocPage, DocPagination, DocUpdate, NewDoc};
 pub use error::{ApiError, RateLimitInfo};
+pub use image_tools::{ImageTool, ImageToolOperation};
 pub use palettes::{
     AnalyzedColors, CinematicPreset, CinematicPresets, ColorPalette, ColorSpec, NewPalette,
     PalettePage, PalettePagination, PaletteUpdate, PresetsFetch,

@@ -109,6 +109,11 @@ pub struct ModelRecord {
     pub nsfw_only: Option<bool>,
     #[serde(deserialize_with = "lenient_bool")]
     pub requires_nsfw_consent: Option<bool>,
+
+    /// Not from the wire: where `avatar` is fetched from (a bare filename resolved against
+    /// the service's `/assets/`, see `api::avatars`), filled in by the client.
+    #[serde(skip)]
+    pub avatar_url: Option<String>,
 }
 
 /// Contract defaults for prompt limits when the record leaves them out.
@@ -200,6 +205,9 @@ pub enum GenerationKind {
     /// POST /v1/chat/conversations: one creative chat message; its answer (`message_id`)
     /// is polled like a generation and completes with `result.content` (Markdown).
     Chat,
+    /// POST /v1/edit/image: upscale or remove the background of an existing image
+    /// (`image_url`, `operation`, `scale` in the request; see `api::image_tools`).
+    ImageTool,
 }
 
 impl GenerationKind {
@@ -233,6 +241,7 @@ impl GenerationKind {
             GenerationKind::VideoToVideo => "/v1/generate/video-from-video",
             GenerationKind::VideoTrim => "/v1/video/trim",
             GenerationKind::Chat => "/v1/chat/conversations",
+            GenerationKind::ImageTool => "/v1/edit/image",
         }
     }
     /// Catalog type name used to filter GET /v1/models. Creative Director has no type of
@@ -249,16 +258,20 @@ impl GenerationKind {
             GenerationKind::VideoToVideo => "video_to_video",
             GenerationKind::VideoTrim => "",
             GenerationKind::Chat => CHAT_CATALOG_TYPE,
+            GenerationKind::ImageTool => "",
         }
     }
-    /// Whether this kind is sent with a model from the catalog (a trim is not).
+    /// Whether this kind is sent with a model from the catalog (a trim and the image
+    /// tools are not).
     pub fn uses_model(self) -> bool {
-        self != GenerationKind::VideoTrim
+        !matches!(self, GenerationKind::VideoTrim | GenerationKind::ImageTool)
     }
     /// The service's rate-limit group of this kind's submit route (contract, Limits).
     pub fn rate_limit_group(self) -> RateLimitGroup {
         match self {
-            GenerationKind::Image | GenerationKind::ImageEdit => RateLimitGroup::ImageGeneration,
+            GenerationKind::Image | GenerationKind::ImageEdit | GenerationKind::ImageTool => {
+                RateLimitGroup::ImageGeneration
+            }
             GenerationKind::TextToVideo
             | GenerationKind::ImageToVideo
             | GenerationKind::CreativeDirector
@@ -279,6 +292,7 @@ impl GenerationKind {
             GenerationKind::VideoToVideo => "Video to video",
             GenerationKind::VideoTrim => "Trim",
             GenerationKind::Chat => "Chat",
+            GenerationKind::ImageTool => "Image tool",
         }
     }
     /// Contract defaults: image-edit and Creative Director 1:1, video 16:9; image is not
@@ -309,7 +323,10 @@ impl GenerationKind {
     pub fn requires_prompt(self) -> bool {
         !matches!(
             self,
-            GenerationKind::ImageToVideo | GenerationKind::VideoEdit | GenerationKind::VideoTrim
+            GenerationKind::ImageToVideo
+                | GenerationKind::VideoEdit
+                | GenerationKind::VideoTrim
+                | GenerationKind::ImageTool
         )
     }
     /// Whether a running job of this kind can be cancelled: a trim has no cancel route
@@ -394,6 +411,12 @@ pub struct GenerationRequest {
     /// Image-to-video: the image to animate (an http(s) URL; local files are uploaded first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_url: Option<String>,
+    /// Image tools: the operation (`upscale`, `remove_background`) on `image_url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<super::image_tools::ImageToolOperation>,
+    /// Image tools, upscale: the factor (2 or 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<u32>,
     /// Colour DNA ids (at most [`MAX_VISUAL_DNA_IDS`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub visual_dna_ids: Vec<String>,
@@ -507,6 +530,10 @@ pub struct SubmitResponse {
     pub content: Option<String>,
     /// The synchronous chat answer's charge.
     pub credits_used: Option<f64>,
+    /// Not from the wire: the answer was a 409 `DUPLICATE_REQUEST` (/edit/image) and
+    /// `generation_id` is the job the same request started moments ago.
+    #[serde(skip)]
+    pub existing_job: bool,
 }
 
 impl SubmitResponse {
@@ -598,6 +625,7 @@ impl From<SubmitWire> for SubmitResponse {
             scene_count: w.scene_count.or(w.scene_count_camel),
             content: w.content,
             credits_used: w.credits_used.or(w.credits_used_camel),
+            existing_job: false,
         }
     }
 }

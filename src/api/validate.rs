@@ -358,6 +358,7 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
         GenerationKind::VideoToVideo => "video-to-video",
         GenerationKind::VideoTrim => "trims",
         GenerationKind::Chat => "chat",
+        GenerationKind::ImageTool => "image tools",
     }
 }
 

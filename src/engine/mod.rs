@@ -39,3 +39,4 @@ pub use protocol::{
 };
 pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};
 pub use storage::{CacheCleared, CacheSize, StorageCommand, StorageEvent};
+pub use submit_queue::{FOLLOWED_SUFFIX, followed_label};

@@ -418,7 +418,7 @@ impl Tracker {
         };
         let estimate = estimate.unwrap_or(match kind {
             GenerationKind::Image | GenerationKind::Chat => FALLBACK_IMAGE_SECS,
-            GenerationKind::ImageEdit => FALLBACK_IMAGE_EDIT_SECS,
+            GenerationKind::ImageEdit | GenerationKind::ImageTool => FALLBACK_IMAGE_EDIT_SECS,
             GenerationKind::TextToVideo
             | GenerationKind::ImageToVideo
             | GenerationKind::VideoEdit

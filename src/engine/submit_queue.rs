@@ -404,6 +404,12 @@ impl Tracker {
             let r = &mut entry.record;
             interval_secs = poll_interval_secs(r.spec.kind, answer.poll_interval_hint);
             learn_conversation(r, &answer);
+            if answer.existing_job {
+                // 409 DUPLICATE_REQUEST (/edit/image): nothing new was started; this job
+                // follows the one the same request started moments ago.
+                tracing::info!("job {local_id}: a duplicate; following the job already running");
+                r.model_label = followed_label(&r.model_label);
+            }
             r.generation_id = generation_id;
             r.poll_interval_secs = interval_secs;
             r.phase = JobPhase::Running {
@@ -462,6 +468,14 @@ impl Tracker {
         }
     }
 }
+
+/// What a job that follows an existing one (409 DUPLICATE_REQUEST) is called in the tray.
+pub fn followed_label(label: &str) -> String {
+    format!("{label} {FOLLOWED_SUFFIX}")
+}
+
+/// Appended to the label of a job that a duplicate submit opened instead of starting anew.
+pub const FOLLOWED_SUFFIX: &str = "(already running: following that job)";
 
 /// A chat message sent without a conversation learns the one the service opened for it,
 /// so the Chat view files it there and a Retry continues that conversation.

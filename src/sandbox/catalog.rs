@@ -221,6 +221,14 @@ impl Catalog {
             .collect()
     }
 
+    /// The provider of the first served model whose `avatar` is the bare filename `file`.
+    pub(crate) fn avatar_provider(&self, file: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|entry| entry.record.get("avatar").and_then(Value::as_str) == Some(file))
+            .map(|entry| entry.spec.provider.as_str())
+    }
+
     /// A served model by identifier that has the given raw type.
     pub(crate) fn find(&self, identifier: &str, raw_type: &str) -> Option<&ModelSpec> {
         self.entries

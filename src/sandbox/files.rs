@@ -188,6 +188,15 @@ pub(crate) fn write_png(path: &Path, image: &RgbImage) -> Result<(), String> {
     })
 }
 
+/// An RGBA PNG (image tools' outputs keep their transparency).
+pub(crate) fn write_png_rgba(path: &Path, image: &image::RgbaImage) -> Result<(), String> {
+    write_atomically(path, |writer| {
+        let encoder =
+            PngEncoder::new_with_quality(writer, CompressionType::Fast, PngFilter::Adaptive);
+        image.write_with_encoder(encoder)
+    })
+}
+
 pub(crate) fn write_jpeg(path: &Path, image: &RgbImage) -> Result<(), String> {
     write_atomically(path, |writer| {
         image.write_with_encoder(JpegEncoder::new_with_quality(writer, 85))

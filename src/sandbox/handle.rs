@@ -394,6 +394,7 @@ async fn serve(
             file_requests: Default::default(),
             faults: Faults::new(config.faults.clone()),
             admin_token: new_admin_token(),
+            image_tool_guard: Default::default(),
         });
         shared
             .controls

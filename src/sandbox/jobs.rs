@@ -253,6 +253,9 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
     if super::edit_jobs::is_edit_kind(&row.kind) {
         return super::edit_jobs::produce(state, row).await;
     }
+    if row.kind == super::image_tools::IMAGE_TOOL_KIND {
+        return super::image_tools::produce(state, row).await;
+    }
     if super::creative_chat_job::is_chat_kind(&row.kind) {
         return super::creative_chat_job::produce(row);
     }
@@ -513,7 +516,9 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
             .map(str::to_owned)
     };
     let (category, generation_type, catalog_type) = match row.kind.as_str() {
-        "image_edit" => ("edited-image", "image_editing", "image_editing"),
+        "image_edit" | super::image_tools::IMAGE_TOOL_KIND => {
+            ("edited-image", "image_editing", "image_editing")
+        }
         "video_from_image" => ("image-to-video", "img_to_video", "img_to_video"),
         "video" => ("text-to-video", "text_to_video", "text_to_video"),
         super::edit_jobs::EDIT_KIND => ("edited-video", "video_edit", "video_edit"),

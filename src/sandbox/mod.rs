@@ -8,6 +8,7 @@
 mod analyze_fetch;
 mod assistant;
 mod auth;
+mod avatars;
 mod catalog;
 mod cinematic;
 mod cli;
@@ -30,6 +31,8 @@ mod handle;
 mod http_error;
 mod http_log;
 mod ids;
+mod image_matte;
+mod image_tools;
 mod jobs;
 mod look;
 mod media_store;

@@ -22,7 +22,7 @@ const RETRY_AFTER_SECS: u64 = 60;
 pub(crate) enum Group {
     /// 5000/min per API key, every /api route.
     Global,
-    /// 30/min per user: /generate/image, /generate/image-edit.
+    /// 30/min per user: /generate/image, /generate/image-edit, /edit/image.
     ImageGeneration,
     /// 10/min per user: other generation routes, cancel, media upload.
     OtherGeneration,

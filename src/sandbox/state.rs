@@ -40,6 +40,8 @@ pub(crate) struct Shared {
     pub faults: Faults,
     /// Bearer token of the `/admin` control surface, new at each start.
     pub admin_token: String,
+    /// POST /v1/edit/image's 30-second duplicate guard.
+    pub image_tool_guard: super::image_tools::DuplicateGuard,
 }
 
 impl Shared {

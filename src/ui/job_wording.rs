@@ -23,6 +23,10 @@ pub fn job_title(kind_label: &str, model_name: &str, prompt: &str) -> String {
 /// The model a job ran on (or was asked for) as the catalog names it; "Auto" when the
 /// service chose and has not said which yet.
 pub fn model_name(job: &JobRecord, model: &Model) -> String {
+    // An image tool runs no catalog model: its label says what it does to which image.
+    if job.spec.kind == crate::api::GenerationKind::ImageTool {
+        return job.model_label.clone();
+    }
     let ran = job
         .result
         .as_ref()
@@ -230,6 +234,9 @@ pub fn retry_body(job: Option<&JobRecord>) -> String {
 /// was done to which video ("Upscale of clip.mp4").
 pub fn job_subject(job: &JobRecord) -> String {
     use crate::api::video_edit::VideoJobRequest;
+    if job.spec.kind == crate::api::GenerationKind::ImageTool {
+        return job.model_label.clone();
+    }
     let Some(video) = job.spec.video.as_ref() else {
         return job.spec.request.prompt.clone();
     };

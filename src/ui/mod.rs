@@ -13,6 +13,7 @@ pub mod dialogs;
 pub mod docs;
 pub mod format;
 pub mod icons;
+pub mod image_tools;
 pub mod job_wording;
 pub mod jobs;
 pub mod library;

@@ -180,6 +180,12 @@ pub enum ResultAction {
         result: ResultRef,
         purpose: crate::engine::FileOutPurpose,
     },
+    /// Upscale or remove the background of an image result: a new job at once (the
+    /// button shows its cost).
+    ImageTool {
+        result: ResultRef,
+        tool: crate::api::ImageTool,
+    },
 }
 
 /// Everything a panel can ask for. Applied by the shell after layout.

@@ -240,11 +240,23 @@ pub fn result_tile_ui(
                 event = Some(TileEvent::Action(action));
                 ui.close();
             }
+            if tile.video.is_none() {
+                ui.separator();
+                if let Some(action) = crate::ui::image_tools::menu_entries_ui(ui, tile.result) {
+                    event = Some(TileEvent::Action(action));
+                }
+            }
         });
         if tile.buttons
             && let Some(clicked) = tile_buttons_ui(ui, tile)
         {
             event = Some(clicked);
+        }
+        if tile.buttons
+            && tile.video.is_none()
+            && let Some(action) = image_tools_row_ui(ui, tile)
+        {
+            event = Some(TileEvent::Action(action));
         }
     });
     event
@@ -378,6 +390,15 @@ pub fn tile_buttons_ui(ui: &mut Ui, tile: &ResultTile) -> Option<TileEvent> {
         },
     );
     event
+}
+
+/// The image tools under an image tile, as wide as the tile (they wrap when narrow).
+fn image_tools_row_ui(ui: &mut Ui, tile: &ResultTile) -> Option<ResultAction> {
+    ui.scope(|ui| {
+        ui.set_max_width(tile.side);
+        crate::ui::image_tools::buttons_ui(ui, tile.result, true)
+    })
+    .inner
 }
 
 fn paint_image(ui: &Ui, rect: Rect, lookup: &TextureLookup, fit: Fit, hovered: bool) {

@@ -3,6 +3,7 @@
 mod account;
 mod admin;
 mod creative_chat;
+mod edit_image;
 mod folders;
 mod generate;
 mod media;
@@ -61,6 +62,10 @@ pub(crate) fn router(state: AppState) -> Router {
         .route(
             "/v1/generate/image-edit",
             post(generate::image_edit).route_layer(limit(Group::ImageGeneration)),
+        )
+        .route(
+            "/v1/edit/image",
+            post(edit_image::edit_image).route_layer(limit(Group::ImageGeneration)),
         )
         .route(
             "/v1/generate/video",
@@ -123,6 +128,12 @@ pub(crate) fn router(state: AppState) -> Router {
         .route(
             "/files/{*path}",
             get(files::serve).layer(from_fn_with_state(state.clone(), files::record_request)),
+        )
+        // Model avatars: the contract resolves bare filenames against {base_url}/assets/.
+        .route(
+            "/assets/{file}",
+            get(models::avatar_file)
+                .layer(from_fn_with_state(state.clone(), files::record_request)),
         )
         .route(
             "/assets/presets/{file}",

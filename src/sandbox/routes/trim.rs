@@ -55,7 +55,7 @@ fn is_internal_v6(ip: Ipv6Addr) -> bool {
 
 /// Loopback, private, link-local, unique-local, unspecified and `localhost` hosts (the URL
 /// parser has already normalised numeric forms such as `http://2130706433/`).
-fn is_internal_host(url: &Url) -> bool {
+pub(super) fn is_internal_host(url: &Url) -> bool {
     let Some(host) = url.host_str() else {
         return true;
     };

@@ -45,6 +45,12 @@ impl StudioApp {
                 }
             }
             ResultAction::Reuse(result) => match self.request_of(&result) {
+                // An upscale or cut-out has no prompt or settings of its own to reuse.
+                Some((GenerationKind::ImageTool, _)) => self.toasts.push(
+                    ToastKind::Info,
+                    "An upscale or background removal has no prompt to reuse; its tools are \
+                     on the image.",
+                ),
                 Some((kind, request)) => {
                     self.create.reuse(kind, &request);
                     self.show_create(ctx);
@@ -117,6 +123,29 @@ impl StudioApp {
             }
             ResultAction::Trash(result) => self.change_in_library(ctx, result, None),
             ResultAction::FileOut { result, purpose } => self.start_file_out(&result, purpose),
+            ResultAction::ImageTool { result, tool } => match self.output_of(&result) {
+                Some(output) => {
+                    let project_id = match &result {
+                        ResultRef::Media(item) => item.project_id.clone(),
+                        ResultRef::Job { .. } => {
+                            self.request_of(&result).and_then(|(_, r)| r.project_id)
+                        }
+                    };
+                    self.send(crate::ui::image_tools::submit_command(
+                        tool,
+                        &output.url,
+                        &output.label,
+                        project_id,
+                    ));
+                    self.toasts.push(
+                        ToastKind::Info,
+                        format!("{} started: follow it in the tray", tool.label()),
+                    );
+                }
+                None => self
+                    .toasts
+                    .push(ToastKind::Error, "This result's image is no longer known."),
+            },
         }
     }
 

@@ -387,6 +387,7 @@ fn running_tile_ui(
                     crate::api::GenerationKind::VideoTrim => "Trimming",
                     crate::api::GenerationKind::VideoEdit => "Editing",
                     crate::api::GenerationKind::VideoToVideo => "Restyling",
+                    crate::api::GenerationKind::ImageTool => "Working on the image",
                     _ => "Generating",
                 },
             ),

@@ -6,6 +6,7 @@
 pub mod canvas;
 pub mod form;
 pub mod memory;
+pub mod model_avatar;
 pub mod prompt_presets;
 pub mod state;
 pub mod storyboard;
@@ -246,6 +247,9 @@ fn kind_description(kind: GenerationKind) -> &'static str {
             "Cut a source video to a span; free, and the original is kept."
         }
         GenerationKind::Chat => "Chat messages are written in the Chat view.",
+        GenerationKind::ImageTool => {
+            "Upscale or remove the background from a result or a library image."
+        }
     }
 }
 
@@ -371,7 +375,7 @@ fn model_card_ui(
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         widgets::section_label(ui, "Model");
-        model_picker_ui(ui, model, form);
+        model_picker_ui(ui, model, form, textures);
         for message in form.messages_for(&Field::Model) {
             widgets::field_error(ui, message);
         }
@@ -558,7 +562,7 @@ fn visual_dna_ui(ui: &mut Ui, form: &mut ComposeForm) {
     }
 }
 
-fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
+fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, textures: &TextureCache) {
     let models = model.models_of_kind(form.catalog_type());
     let selected_text = match form.selected_model(model) {
         Some(record) => model_line(record),
@@ -585,6 +589,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
             }
             for record in &models {
                 ui.horizontal(|ui| {
+                    model_avatar::avatar_ui(ui, textures, record);
                     let selected = form.model_id.as_deref() == Some(record.identifier.as_str());
                     if ui.selectable_label(selected, model_line(record)).clicked() {
                         form.model_id = Some(record.identifier.clone());

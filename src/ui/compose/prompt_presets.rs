@@ -29,7 +29,10 @@ pub fn preset_type_for(kind: GenerationKind) -> Option<PromptPresetType> {
         | GenerationKind::ImageToVideo
         | GenerationKind::VideoToVideo
         | GenerationKind::CreativeDirector => Some(PromptPresetType::Video),
-        GenerationKind::VideoEdit | GenerationKind::VideoTrim | GenerationKind::Chat => None,
+        GenerationKind::VideoEdit
+        | GenerationKind::VideoTrim
+        | GenerationKind::ImageTool
+        | GenerationKind::Chat => None,
     }
 }
 

@@ -93,7 +93,9 @@ impl CreateState {
 
     /// Job kinds whose results the canvas shows.
     pub fn makes(kind: GenerationKind) -> bool {
-        GenerationKind::ALL.contains(&kind) || GenerationKind::VIDEO_SOURCED.contains(&kind)
+        GenerationKind::ALL.contains(&kind)
+            || GenerationKind::VIDEO_SOURCED.contains(&kind)
+            || kind == GenerationKind::ImageTool
     }
 
     pub fn is_favourite(&self, url: &str) -> bool {

@@ -86,6 +86,17 @@ pub fn item_actions_ui(
                 Box::new(item.clone()),
             ))));
         }
+        if item.kind() == "image"
+            && has_url
+            && !state.in_trash()
+            && let Some(tool) =
+                crate::ui::image_tools::inline_buttons_ui(ui, style == Style::Buttons)
+        {
+            out.push(Action::Result(ResultAction::ImageTool {
+                result: ResultRef::Media(Box::new(item.clone())),
+                tool,
+            }));
+        }
         if item.kind() == "video" {
             if button(ui, style, "Edit video", has_url, no_url)
                 .on_hover_text("Edit this video in Create (Video edit)")

@@ -64,13 +64,16 @@ pub fn result_actions_ui(
 ) {
     match placement {
         Placement::Column => {
-            for group in COLUMN_GROUPS {
+            for (index, group) in COLUMN_GROUPS.iter().enumerate() {
                 ui.horizontal_wrapped(|ui| {
                     ui.spacing_mut().item_spacing = egui::vec2(6.0, 6.0);
-                    for entry in group {
+                    for entry in *group {
                         entry_ui(ui, *entry, result, subject, placement, actions);
                     }
                 });
+                if index == 0 {
+                    image_tools_ui(ui, result, subject, placement, actions);
+                }
             }
         }
         Placement::Menu => {
@@ -81,8 +84,34 @@ pub fn result_actions_ui(
                 for entry in *group {
                     entry_ui(ui, *entry, result, subject, placement, actions);
                 }
+                if index == 0 {
+                    image_tools_ui(ui, result, subject, placement, actions);
+                }
             }
         }
+    }
+}
+
+/// Upscale and Remove background, on images with an address (ui/image_tools.rs).
+fn image_tools_ui(
+    ui: &mut Ui,
+    result: &ResultRef,
+    subject: &Subject,
+    placement: Placement,
+    actions: &mut Vec<Action>,
+) {
+    if !subject.is_image || subject.is_video || subject.url.is_empty() {
+        return;
+    }
+    let clicked = match placement {
+        Placement::Column => crate::ui::image_tools::buttons_ui(ui, result, false),
+        Placement::Menu => {
+            ui.separator();
+            crate::ui::image_tools::menu_entries_ui(ui, result)
+        }
+    };
+    if let Some(action) = clicked {
+        actions.push(Action::Result(action));
     }
 }
 

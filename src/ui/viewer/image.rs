@@ -176,6 +176,10 @@ fn image_area_ui(
             }
             let zoom = if *preview { Zoom::default() } else { open.zoom };
             let rect = zoom.image_rect(&geometry);
+            if subject.is_image && !preview {
+                // Transparent parts (a removed background) read as transparent.
+                paint_checkerboard(&painter, rect.intersect(viewport));
+            }
             painter.image(
                 texture.id(),
                 rect,
@@ -370,6 +374,28 @@ fn zoom_and_pan_input(
     }
     if response.clicked() || response.drag_started() {
         response.request_focus();
+    }
+}
+
+/// Side of a checkerboard square behind images, in points.
+const CHECKER_SIDE: f32 = 12.0;
+
+/// A light grey checkerboard filling `rect`, shown through an image's transparent pixels
+/// (an opaque image covers it entirely).
+fn paint_checkerboard(painter: &egui::Painter, rect: egui::Rect) {
+    if !rect.is_positive() {
+        return;
+    }
+    painter.rect_filled(rect, 0.0, egui::Color32::from_gray(236));
+    let dark = egui::Color32::from_gray(204);
+    let columns = (rect.width() / CHECKER_SIDE).ceil() as usize;
+    let rows = (rect.height() / CHECKER_SIDE).ceil() as usize;
+    for row in 0..rows {
+        for column in (row % 2..columns).step_by(2) {
+            let min = rect.min + egui::vec2(column as f32, row as f32) * CHECKER_SIDE;
+            let square = egui::Rect::from_min_size(min, Vec2::splat(CHECKER_SIDE)).intersect(rect);
+            painter.rect_filled(square, 0.0, dark);
+        }
     }
 }
 
