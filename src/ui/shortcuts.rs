@@ -29,7 +29,7 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
         title: "Anywhere",
         shortcuts: &[
             s(
-                "Ctrl+1 … Ctrl+6",
+                "Ctrl+1 … Ctrl+7",
                 "Create, Library, Palettes, Presets, Docs, Chat, Settings",
             ),
             s("Ctrl+Q", "Quit (running jobs resume next time)"),
