@@ -49,6 +49,19 @@ fn studio_editing_the_fixture(dir: &tempfile::TempDir) -> Studio {
 }
 
 /// Whether some text on screen starts with `prefix` (a label's text is its value).
+/// Clicks an operation, scrolled into view first: the list runs under the pinned Apply
+/// button, and a click at a hidden row would land on the button.
+fn choose_operation(harness: &mut Studio, operation: &str) {
+    harness
+        .get_by_role_and_label(Role::RadioButton, operation)
+        .scroll_to_me();
+    // The scroll is animated: let it settle before aiming the click.
+    steps(harness, 30);
+    harness
+        .get_by_role_and_label(Role::RadioButton, operation)
+        .click();
+}
+
 fn shows_text(harness: &Studio, prefix: &str) -> bool {
     harness
         .query_by(|n| {
@@ -93,9 +106,7 @@ fn a_dropped_video_is_reframed_once_its_aspect_ratio_is_chosen() {
     let source_secs = harness.state().create_state().video_edit.source_secs();
     assert_eq!(source_secs, Some(2.0));
 
-    harness
-        .get_by_role_and_label(Role::RadioButton, "Reframe")
-        .click();
+    choose_operation(&mut harness, "Reframe");
     steps(&mut harness, 2);
     // Priced on the operation's default model for the 2-s source: luma/reframe 3/s.
     assert_eq!(submit_label(&harness), "Apply edit · 6 credits");
@@ -139,9 +150,7 @@ fn magic_edit_and_face_swap_ask_for_their_own_fields() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut harness = studio_editing_the_fixture(&dir);
 
-    harness
-        .get_by_role_and_label(Role::RadioButton, "Magic edit")
-        .click();
+    choose_operation(&mut harness, "Magic edit");
     steps(&mut harness, 2);
     press_submit(&mut harness);
     assert!(harness.state().jobs().is_empty());
@@ -156,9 +165,7 @@ fn magic_edit_and_face_swap_ask_for_their_own_fields() {
         prompt_error.message
     );
 
-    harness
-        .get_by_role_and_label(Role::RadioButton, "Face swap")
-        .click();
+    choose_operation(&mut harness, "Face swap");
     steps(&mut harness, 2);
     // Only the face swap's own field is shown: no prompt box.
     assert!(
