@@ -470,25 +470,10 @@ impl ApiClient {
         &self,
         request: reqwest::RequestBuilder,
     ) -> (Result<T, ApiError>, Option<HeaderMap>) {
-        let response = match request.send().await {
-            Ok(response) => response,
-            Err(e) => return (Err(classify(e)), None),
-        };
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = match response.bytes().await {
-            Ok(body) => body,
-            Err(e) => return (Err(classify(e)), Some(headers)),
-        };
-        if let Some(error) = ApiError::from_response(status, &headers, &body) {
-            tracing::debug!(
-                status,
-                code = error.code(),
-                "service answered with an error"
-            );
-            return (Err(error), Some(headers));
+        match read_answer(request).await {
+            Ok((status, headers, body)) => (checked_body(status, &headers, &body), Some(headers)),
+            Err((error, headers)) => (Err(error), headers),
         }
-        (decode_body(&body), Some(headers))
     }
 
     /// [`Self::json_and_headers`] for a submit, where a 409 `DUPLICATE_REQUEST` naming the
@@ -497,15 +482,9 @@ impl ApiClient {
         &self,
         request: reqwest::RequestBuilder,
     ) -> (Result<SubmitResponse, ApiError>, Option<HeaderMap>) {
-        let response = match request.send().await {
-            Ok(response) => response,
-            Err(e) => return (Err(classify(e)), None),
-        };
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = match response.bytes().await {
-            Ok(body) => body,
-            Err(e) => return (Err(classify(e)), Some(headers)),
+        let (status, headers, body) = match read_answer(request).await {
+            Ok(answer) => answer,
+            Err((error, headers)) => return (Err(error), headers),
         };
         if let Some(existing) = super::image_tools::duplicate_of(status, &body) {
             tracing::info!("submit was a duplicate; following the job already started");
@@ -517,15 +496,7 @@ impl ApiClient {
             };
             return (Ok(answer), Some(headers));
         }
-        if let Some(error) = ApiError::from_response(status, &headers, &body) {
-            tracing::debug!(
-                status,
-                code = error.code(),
-                "service answered with an error"
-            );
-            return (Err(error), Some(headers));
-        }
-        (decode_body(&body), Some(headers))
+        (checked_body(status, &headers, &body), Some(headers))
     }
 
     pub(super) async fn json<T: DeserializeOwned>(
@@ -804,6 +775,38 @@ pub(crate) async fn send_for_json<T: DeserializeOwned>(
         return Err(error);
     }
     decode_body(&body)
+}
+
+/// Sends `request` and reads the whole answer: status, headers and body. A failure after
+/// the headers arrived still returns them (wait hints live there).
+async fn read_answer(
+    request: reqwest::RequestBuilder,
+) -> Result<(u16, HeaderMap, Vec<u8>), (ApiError, Option<HeaderMap>)> {
+    let response = request.send().await.map_err(|e| (classify(e), None))?;
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    match response.bytes().await {
+        // JSON answers are small; owning them keeps this signature free of `bytes`.
+        Ok(body) => Ok((status, headers, body.to_vec())),
+        Err(e) => Err((classify(e), Some(headers))),
+    }
+}
+
+/// The service's error for an error answer, else the decoded body.
+fn checked_body<T: DeserializeOwned>(
+    status: u16,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<T, ApiError> {
+    if let Some(error) = ApiError::from_response(status, headers, body) {
+        tracing::debug!(
+            status,
+            code = error.code(),
+            "service answered with an error"
+        );
+        return Err(error);
+    }
+    decode_body(body)
 }
 
 #[cfg(test)]

@@ -130,12 +130,7 @@ pub(crate) async fn archive(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let id = checked_id(&id)?;
-    owner_change_response(
-        state
-            .store
-            .set_project_archived(&caller.user_id, id, true)?,
-    )
+    set_archived(&state, &caller, &id, true)
 }
 
 /// PUT /v1/projects/{id}/unarchive: idempotent; owner only.
@@ -144,11 +139,21 @@ pub(crate) async fn unarchive(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let id = checked_id(&id)?;
+    set_archived(&state, &caller, &id, false)
+}
+
+/// Archive or unarchive `id` for its owner; idempotent.
+fn set_archived(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    archived: bool,
+) -> ApiResult<Json<Value>> {
+    let id = checked_id(id)?;
     owner_change_response(
         state
             .store
-            .set_project_archived(&caller.user_id, id, false)?,
+            .set_project_archived(&caller.user_id, id, archived)?,
     )
 }
 
