@@ -232,10 +232,12 @@ fn cancel_mid_upload_and_while_queued_leaves_no_library_item() {
         })
         .expect("queue upload");
     let mut seen = Seen::default();
+    // Generous: beside the twelve-file test (a minute of rate-limited uploads in the other
+    // test thread) this upload has been seen to start only after that test ended.
     drain_until(
         &mut env.engine,
         &mut seen,
-        Duration::from_secs(60),
+        Duration::from_secs(150),
         "the big upload to start moving",
         |s| {
             s.progress
