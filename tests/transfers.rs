@@ -153,7 +153,15 @@ fn drain_until(
 ) {
     let deadline = Instant::now() + limit;
     while !done(seen) {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; progress {:?}, finished {:?}",
+            seen.progress
+                .iter()
+                .map(|(id, p)| (id, p.len(), p.last().map(|e| (e.1, e.2))))
+                .collect::<Vec<_>>(),
+            seen.finished
+        );
         if let Some(event) = engine.recv_timeout(Duration::from_millis(100)) {
             seen.take(event);
         }
