@@ -231,6 +231,21 @@ fn flood_from_border(w: u32, h: u32, distance: &[f32], colours: &[[f32; 3]]) -> 
 /// Side of one square of the checkerboard a cut-out's thumbnail is shown on.
 const CHECKER_PX: u32 = 8;
 
+/// The JPEG thumbnail of a cut-out or an upscale: scaled down first (an upscale can be
+/// 8192 px on its long side; compositing that whole image only to shrink it would take
+/// seconds), then shown over a checkerboard, since JPEG has no alpha.
+pub(crate) fn thumbnail_over_checkerboard(image: &RgbaImage) -> image::RgbImage {
+    let (w, h) = image.dimensions();
+    let long_side = w.max(h).max(1);
+    let long_target = super::render::THUMBNAIL_LONG_SIDE_PX;
+    if long_side <= long_target {
+        return over_checkerboard(image);
+    }
+    let scale = f64::from(long_target) / f64::from(long_side);
+    let side = |s: u32| ((f64::from(s) * scale).round() as u32).max(1);
+    over_checkerboard(&imageops::thumbnail(image, side(w), side(h)))
+}
+
 /// `image` composited over a light checkerboard (for JPEG thumbnails, which have no alpha).
 pub(crate) fn over_checkerboard(image: &RgbaImage) -> image::RgbImage {
     image::RgbImage::from_fn(image.width(), image.height(), |x, y| {

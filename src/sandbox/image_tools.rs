@@ -10,9 +10,8 @@ use serde_json::{Map, Value, json};
 use super::fetch::{decode_image, fetch_source_bytes};
 use super::files::{write_jpeg, write_png_rgba};
 use super::ids::fnv1a;
-use super::image_matte::{over_checkerboard, remove_background, upscale};
+use super::image_matte::{remove_background, thumbnail_over_checkerboard, upscale};
 use super::jobs::StoredResult;
-use super::render::thumbnail;
 use super::state::AppState;
 use super::store::{GenerationRow, now_iso};
 
@@ -252,7 +251,7 @@ fn render_and_write(
     let thumb_rel = format!("{rel_dir}/0_thumb.jpg");
     write_jpeg(
         &files_dir.join(&thumb_rel),
-        &thumbnail(&over_checkerboard(&output)),
+        &thumbnail_over_checkerboard(&output),
     )
     .map_err(internal)?;
     tracing::debug!(id = %row.id, operation = operation.name(), width = output.width(), height = output.height(), "image tool rendered");

@@ -7,10 +7,9 @@ use rusqlite::OptionalExtension;
 use serde_json::json;
 
 use super::clock::Clock;
-use super::files::{write_jpeg, write_png};
+use super::files::{write_bytes, write_jpeg};
 use super::ids::new_object_id;
 use super::media_store::{NewMedia, insert_media_in};
-use super::render::{RenderSpec, render_art, thumbnail};
 use super::state::AppState;
 
 pub(crate) const NSFW_PLACEHOLDER: &str = "placeholders/nsfw.jpg";
@@ -51,9 +50,61 @@ const MODELS: [(&str, &str); 4] = [
     ("suno-v4", "Suno v4"),
 ];
 
-fn variant_prompt(n: usize) -> String {
-    format!("seed still {n}")
+/// The shared stills (PNG) and their thumbnails (JPEG), as the sandbox's renderer draws
+/// them (`render_art`: prompt "seed still N", seed N, 640×400). They are shipped rather than
+/// drawn at every start: drawing them took most of a sandbox's start (about 3 s in a debug
+/// build, paid by every test sandbox). A unit test checks them against the renderer.
+const SEED_STILLS: [(&[u8], &[u8]); SEED_VARIANTS] = [
+    (
+        include_bytes!("../../assets/sandbox-seed/still_0.png"),
+        include_bytes!("../../assets/sandbox-seed/still_0_thumb.jpg"),
+    ),
+    (
+        include_bytes!("../../assets/sandbox-seed/still_1.png"),
+        include_bytes!("../../assets/sandbox-seed/still_1_thumb.jpg"),
+    ),
+    (
+        include_bytes!("../../assets/sandbox-seed/still_2.png"),
+        include_bytes!("../../assets/sandbox-seed/still_2_thumb.jpg"),
+    ),
+    (
+        include_bytes!("../../assets/sandbox-seed/still_3.png"),
+        include_bytes!("../../assets/sandbox-seed/still_3_thumb.jpg"),
+    ),
+    (
+        include_bytes!("../../assets/sandbox-seed/still_4.png"),
+        include_bytes!("../../assets/sandbox-seed/still_4_thumb.jpg"),
+    ),
+    (
+        include_bytes!("../../assets/sandbox-seed/still_5.png"),
+        include_bytes!("../../assets/sandbox-seed/still_5_thumb.jpg"),
+    ),
+];
+
+/// One stock-library import: file name, prompt (its title), the JPEG and its thumbnail,
+/// drawn by `render_art` at 960×540 with seed 900 + its index.
+struct StockStill {
+    file_name: &'static str,
+    prompt: &'static str,
+    jpeg: &'static [u8],
+    thumb: &'static [u8],
 }
+
+const STOCK_STILLS: [StockStill; 2] = [
+    StockStill {
+        file_name: "city-skyline-dusk.jpg",
+        prompt: "city skyline at dusk, aerial",
+        jpeg: include_bytes!("../../assets/sandbox-seed/city-skyline-dusk.jpg"),
+        thumb: include_bytes!("../../assets/sandbox-seed/thumb_city-skyline-dusk.jpg"),
+    },
+    StockStill {
+        file_name: "forest-mist-morning.jpg",
+        prompt: "misty forest in the morning",
+        jpeg: include_bytes!("../../assets/sandbox-seed/forest-mist-morning.jpg"),
+        thumb: include_bytes!("../../assets/sandbox-seed/thumb_forest-mist-morning.jpg"),
+    },
+];
+const STOCK_SIDE_PX: (u32, u32) = (960, 540);
 
 /// Renders (once) the placeholder that replaces NSFW media URLs and the shared stills that
 /// seeded items point at.
@@ -63,22 +114,14 @@ pub(crate) fn ensure_shared_files(files_dir: &Path) -> Result<(), String> {
         let image = image::RgbImage::from_pixel(256, 256, image::Rgb([58, 58, 64]));
         write_jpeg(&placeholder, &image)?;
     }
-    for n in 0..SEED_VARIANTS {
+    for (n, (png, thumb_jpeg)) in SEED_STILLS.iter().enumerate() {
         let full = files_dir.join(format!("seed/still_{n}.png"));
         let thumb = files_dir.join(format!("seed/still_{n}_thumb.jpg"));
         if full.exists() && thumb.exists() {
             continue;
         }
-        let prompt = variant_prompt(n);
-        let image = render_art(&RenderSpec {
-            prompt: &prompt,
-            seed: n as i64,
-            index: 0,
-            width: SEED_IMAGE_SIDE_PX.0,
-            height: SEED_IMAGE_SIDE_PX.1,
-        });
-        write_png(&full, &image)?;
-        write_jpeg(&thumb, &thumbnail(&image))?;
+        write_bytes(&full, png)?;
+        write_bytes(&thumb, thumb_jpeg)?;
     }
     // Stand-ins for seeded video/audio rows: real files so URLs resolve, not playable media.
     for (rel, bytes) in [
@@ -123,24 +166,13 @@ pub(crate) fn ensure_stock_items(state: &AppState) -> Result<(), String> {
         .ensure_default_project(user_id)
         .map_err(|e| e.to_string())?;
     let now_ms = state.clock.now_ms();
-    for (n, (title, prompt)) in [
-        ("city-skyline-dusk.jpg", "city skyline at dusk, aerial"),
-        ("forest-mist-morning.jpg", "misty forest in the morning"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (n, still) in STOCK_STILLS.iter().enumerate() {
+        let title = still.file_name;
+        let prompt = still.prompt;
         let rel = format!("stock/{title}");
         let thumb_rel = format!("stock/thumb_{title}");
-        let image = render_art(&RenderSpec {
-            prompt,
-            seed: 900 + n as i64,
-            index: 0,
-            width: 960,
-            height: 540,
-        });
-        write_jpeg(&state.files_dir.join(&rel), &image)?;
-        write_jpeg(&state.files_dir.join(&thumb_rel), &thumbnail(&image))?;
+        write_bytes(&state.files_dir.join(&rel), still.jpeg)?;
+        write_bytes(&state.files_dir.join(&thumb_rel), still.thumb)?;
         let size = std::fs::metadata(state.files_dir.join(&rel))
             .map(|m| m.len())
             .ok();
@@ -158,8 +190,8 @@ pub(crate) fn ensure_stock_items(state: &AppState) -> Result<(), String> {
             thumb_rel_path: Some(thumb_rel),
             owns_files: true,
             size_bytes: size,
-            width: Some(960),
-            height: Some(540),
+            width: Some(STOCK_SIDE_PX.0),
+            height: Some(STOCK_SIDE_PX.1),
             source_tag: Some("stock".to_owned()),
             metadata: json!({
                 "category": "stock-footage",
@@ -341,4 +373,77 @@ pub(crate) fn seed_media(
     }
     tx.commit().map_err(|e| e.to_string())?;
     Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::render::{RenderSpec, render_art, thumbnail};
+
+    fn draw(prompt: &str, seed: i64, (width, height): (u32, u32)) -> image::RgbImage {
+        render_art(&RenderSpec {
+            prompt,
+            seed,
+            index: 0,
+            width,
+            height,
+        })
+    }
+
+    fn still_prompt(n: usize) -> String {
+        format!("seed still {n}")
+    }
+
+    #[test]
+    fn the_shipped_stills_are_what_the_renderer_draws() {
+        // One variant in full (PNG is lossless): the renderer is slow in a debug build.
+        let drawn = draw(&still_prompt(0), 0, SEED_IMAGE_SIDE_PX);
+        let shipped = image::load_from_memory(SEED_STILLS[0].0)
+            .expect("still 0 decodes")
+            .to_rgb8();
+        assert!(
+            drawn == shipped,
+            "assets/sandbox-seed/ is out of date with render_art: run \
+             `cargo test --lib sandbox::seed::tests::write_the_shipped_stills -- --ignored`"
+        );
+    }
+
+    #[test]
+    fn every_shipped_file_decodes_at_its_size() {
+        for (png, thumb) in SEED_STILLS {
+            let still = image::load_from_memory(png).expect("still decodes");
+            assert_eq!((still.width(), still.height()), SEED_IMAGE_SIDE_PX);
+            let thumb = image::load_from_memory(thumb).expect("thumbnail decodes");
+            assert_eq!(thumb.width(), 256);
+        }
+        for stock in &STOCK_STILLS {
+            let still = image::load_from_memory(stock.jpeg).expect("stock decodes");
+            assert_eq!((still.width(), still.height()), STOCK_SIDE_PX);
+            let thumb = image::load_from_memory(stock.thumb).expect("thumbnail decodes");
+            assert_eq!(thumb.width(), 256);
+        }
+    }
+
+    /// Redraws `assets/sandbox-seed/` after a change to the renderer.
+    #[test]
+    #[ignore = "writes the repository's assets; run by hand after changing render_art"]
+    fn write_the_shipped_stills() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sandbox-seed");
+        for n in 0..SEED_VARIANTS {
+            let image = draw(&still_prompt(n), n as i64, SEED_IMAGE_SIDE_PX);
+            crate::sandbox::files::write_png(&dir.join(format!("still_{n}.png")), &image)
+                .expect("write still");
+            write_jpeg(&dir.join(format!("still_{n}_thumb.jpg")), &thumbnail(&image))
+                .expect("write thumbnail");
+        }
+        for (n, stock) in STOCK_STILLS.iter().enumerate() {
+            let image = draw(stock.prompt, 900 + n as i64, STOCK_SIDE_PX);
+            write_jpeg(&dir.join(stock.file_name), &image).expect("write stock");
+            write_jpeg(
+                &dir.join(format!("thumb_{}", stock.file_name)),
+                &thumbnail(&image),
+            )
+            .expect("write stock thumbnail");
+        }
+    }
 }
