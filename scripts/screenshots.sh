@@ -9,7 +9,7 @@ out="${1:-target/screenshots}"
 bin="${2:-target/debug/framewright}"
 mkdir -p "$out"
 for size in 960x600 1024x700 1440x900 2560x1440; do
-  for view in create library palettes presets settings video storyboard video-edit; do
+  for view in create library palettes presets settings video storyboard video-edit docs chat; do
     home="$(mktemp -d)"
     FRAMEWRIGHT_HOME="$home" FRAMEWRIGHT_SANDBOX_SPEED=20 timeout 120 \
       xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --screenshot-to "$out/$view-$size.png" --view "$view" --size "$size" \

@@ -433,8 +433,11 @@ mod tests {
             let image = draw(&still_prompt(n), n as i64, SEED_IMAGE_SIDE_PX);
             crate::sandbox::files::write_png(&dir.join(format!("still_{n}.png")), &image)
                 .expect("write still");
-            write_jpeg(&dir.join(format!("still_{n}_thumb.jpg")), &thumbnail(&image))
-                .expect("write thumbnail");
+            write_jpeg(
+                &dir.join(format!("still_{n}_thumb.jpg")),
+                &thumbnail(&image),
+            )
+            .expect("write thumbnail");
         }
         for (n, stock) in STOCK_STILLS.iter().enumerate() {
             let image = draw(stock.prompt, 900 + n as i64, STOCK_SIDE_PX);

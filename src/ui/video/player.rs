@@ -559,22 +559,39 @@ impl VideoPlayerState {
                 ui.add_space(6.0);
                 let fps = self.fps().unwrap_or(0.0);
                 let duration_secs = self.player().map_or(0.0, |p| p.info().duration_secs);
-                let readout = if ready {
-                    format!(
-                        "{} / {}",
+                let (now, total) = if ready {
+                    (
                         time::timecode(self.shown_time_secs().unwrap_or(0.0), fps),
-                        time::timecode(duration_secs, fps)
+                        time::timecode(duration_secs, fps),
                     )
                 } else {
-                    "–:–– / –:––".to_owned()
+                    ("–:––".to_owned(), "–:––".to_owned())
                 };
-                ui.label(
-                    RichText::new(readout)
-                        .monospace()
-                        .size(tokens::TEXT_SMALL + 1.0)
-                        .color(tokens::palette().text),
-                )
-                .on_hover_text("Minutes:seconds.frame — J back 1 s, K pause, L play");
+                // A narrow player (the Library's detail pane) shows the time alone, or
+                // nothing: a wider read-out would push the row past its pane.
+                let font = egui::FontId::monospace(tokens::TEXT_SMALL + 1.0);
+                let width_of = |text: &str| {
+                    ui.painter()
+                        .layout_no_wrap(text.to_owned(), font.clone(), tokens::palette().text)
+                        .size()
+                        .x
+                };
+                let full = format!("{now} / {total}");
+                let readout = if width_of(&full) <= ui.available_width() {
+                    Some(full)
+                } else if width_of(&now) <= ui.available_width() {
+                    Some(now)
+                } else {
+                    None
+                };
+                if let Some(readout) = readout {
+                    ui.label(
+                        RichText::new(readout)
+                            .font(font.clone())
+                            .color(tokens::palette().text),
+                    )
+                    .on_hover_text("Minutes:seconds.frame — J back 1 s, K pause, L play");
+                }
                 // A small player (a canvas tile) keeps the picture fitted: no room for both
                 // the time and the zoom buttons.
                 if ui.available_width() < ZOOM_BUTTONS_MIN_WIDTH {

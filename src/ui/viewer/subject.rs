@@ -52,7 +52,12 @@ pub fn subject_of(
                 .clone()
                 .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| job.model_label.clone());
-            let mut facts = vec![("Model", model_ran)];
+            // A trim runs no model: its label names the source and the span cut from it.
+            let mut facts = if job.spec.kind == crate::api::GenerationKind::VideoTrim {
+                vec![("Trimmed from", job.model_label.clone())]
+            } else {
+                vec![("Model", model_ran)]
+            };
             facts.push((
                 "Credits",
                 match (job.credits_used, job.credits_estimate) {

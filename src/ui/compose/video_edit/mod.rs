@@ -623,8 +623,13 @@ fn placement_ui(ui: &mut Ui, form: &mut VideoEditForm) {
                 for (x, column_name) in stops {
                     let on = form.fields.grid_x == Some(x) && form.fields.grid_y == Some(y);
                     let name = format!("Placement {row_name} {column_name}");
-                    let response =
-                        ui.add(egui::Button::selectable(on, "").min_size(Vec2::new(26.0, 18.0)));
+                    // Framed, so the nine empty anchors are visible before one is chosen.
+                    let response = ui.add(
+                        egui::Button::new("")
+                            .frame(true)
+                            .selected(on)
+                            .min_size(Vec2::new(26.0, 18.0)),
+                    );
                     widgets::name_widget(&response, &name);
                     if response.on_hover_text(&name).clicked() {
                         form.fields.grid_x = Some(x);

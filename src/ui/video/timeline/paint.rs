@@ -362,17 +362,35 @@ fn labels(painter: &Painter, state: &TimelineState, rect: Rect) {
             pair("Extend", at.to_owned());
         }
     }
-    painter.text(
-        pos2(rect.right() - super::HANDLE_WIDTH, y),
-        Align2::RIGHT_CENTER,
-        format!(
-            "{} / {}",
-            clock_label(state.playhead_secs, fps),
-            clock_label(state.duration_secs, fps)
-        ),
-        FontId::monospace(tokens::TEXT_MONO),
-        tokens::palette().text,
-    );
+    // The playhead's time on the right; in a narrow window the duration goes first, then
+    // the time itself, rather than drawing over the selection's figures.
+    let right = rect.right() - super::HANDLE_WIDTH;
+    let playhead = clock_label(state.playhead_secs, fps);
+    let with_duration = format!("{playhead} / {}", clock_label(state.duration_secs, fps));
+    let font = FontId::monospace(tokens::TEXT_MONO);
+    let fits = |text: &str| {
+        let width = painter
+            .layout_no_wrap(text.to_owned(), font.clone(), tokens::palette().text)
+            .size()
+            .x;
+        right - width >= x
+    };
+    let shown = if fits(&with_duration) {
+        Some(with_duration)
+    } else if fits(&playhead) {
+        Some(playhead)
+    } else {
+        None
+    };
+    if let Some(text) = shown {
+        painter.text(
+            pos2(right, y),
+            Align2::RIGHT_CENTER,
+            text,
+            font,
+            tokens::palette().text,
+        );
+    }
 }
 
 #[cfg(test)]
