@@ -183,6 +183,12 @@ fn a_trim_is_followed_to_completion_with_monotonic_progress_and_no_cancel() {
         .and_then(|r| r.urls.first().cloned())
         .expect("the trimmed file");
     assert_ne!(url, source, "a new file; the original stays");
+    // The service answers no duration for a trim; the result carries the cut's length
+    // (the tiles' and tray's duration badge).
+    assert_eq!(
+        done.result.as_ref().and_then(|r| r.duration),
+        Some(END_SECS - START_SECS)
+    );
     let secs = trimmed_secs(&url);
     assert!(
         (secs - (END_SECS - START_SECS)).abs() < 0.05,

@@ -761,6 +761,40 @@ fn delete_forever_always_asks_and_trashing_always_offers_undo() {
     assert_eq!(harness.state().library_len(), 0);
 }
 
+/// Esc closes a tile's context menu and leaves the selection under it alone; a second Esc
+/// then clears the selection.
+#[test]
+fn escape_closes_a_context_menu_before_it_clears_the_selection() {
+    let (_dir, mut harness) = library_with(2);
+    let ids = harness.state().library_item_ids();
+    click_tile(&mut harness, &ids[0], egui::Modifiers::NONE);
+    assert_eq!(harness.state().library_selection(), vec![ids[0].clone()]);
+    harness
+        .query_all_by_role_and_label(Role::Button, &tile_name(&harness, &ids[0]))
+        .next()
+        .expect("tile")
+        .click_secondary();
+    let menu_open = |h: &Harness<'static, StudioApp>| {
+        h.query_all_by_role_and_label(Role::Button, "Move to trash")
+            .count()
+            == 2
+    };
+    step_until(&mut harness, "the context menu", |h| menu_open(h));
+
+    harness.key_press(egui::Key::Escape);
+    step_until(&mut harness, "the menu to close", |h| !menu_open(h));
+    assert_eq!(
+        harness.state().library_selection(),
+        vec![ids[0].clone()],
+        "the selection stays"
+    );
+
+    harness.key_press(egui::Key::Escape);
+    step_until(&mut harness, "the selection to clear", |h| {
+        h.state().library_selection().is_empty()
+    });
+}
+
 #[test]
 fn the_new_folder_field_has_keyboard_focus_when_opened() {
     let (_dir, mut harness) = library_with(1);

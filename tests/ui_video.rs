@@ -282,6 +282,40 @@ fn a_video_plays_in_the_detail_pane_and_its_tile_scrubs() {
         harness.state().library().detail_player.url(),
         Some(url.as_str())
     );
+    // The pane keeps its width with a video in it: its player's controls row fits the pane
+    // (a wider row once pushed the pane over the grid and gave the grid another column).
+    // With the jobs tray open the pane is at its narrowest.
+    let show_jobs = harness.query_by(|n| {
+        n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Show jobs"))
+    });
+    if let Some(show_jobs) = show_jobs {
+        show_jobs.click();
+    }
+    for _ in 0..3 {
+        harness.step();
+    }
+    let columns_with_pane = harness.state().library().columns;
+    let pane_player = harness.get_by_role_and_label(Role::CheckBox, "Loop").rect();
+    let window_right = harness.ctx.content_rect().max.x;
+    assert!(
+        pane_player.max.x <= window_right,
+        "the pane's controls run past the window ({} > {window_right})",
+        pane_player.max.x
+    );
+    harness.key_press(egui::Key::Escape);
+    for _ in 0..3 {
+        harness.step();
+    }
+    assert_eq!(
+        harness.state().library().columns,
+        columns_with_pane,
+        "selecting a video changed the grid's columns"
+    );
+    harness.get_by_role_and_label(Role::Button, &tile).click();
+    harness.step();
+    step_until(&mut harness, "the detail pane's player again", |h| {
+        h.state().library().detail_player.shown_frame() == Some(0)
+    });
     harness
         .get_by_role_and_label(Role::Button, "Play (Space)")
         .click();

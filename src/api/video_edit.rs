@@ -402,6 +402,16 @@ pub struct TrimRequest {
     pub project_id: Option<String>,
 }
 
+impl TrimRequest {
+    /// The cut's length as asked. The service answers no duration for a trim; the studio
+    /// sets `end_time` within the source, so this is the output's length (the service
+    /// clamps a later end to the source, which only a hand-made request could ask for).
+    pub fn asked_length_secs(&self) -> Option<f64> {
+        let length = self.end_time - self.start_time;
+        (length.is_finite() && length > 0.0).then_some(length)
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The engine's view
 // ---------------------------------------------------------------------------------------

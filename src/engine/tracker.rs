@@ -7,6 +7,7 @@ use super::protocol::{Event, JobPhase, JobRecord, LocalJobId, QueueReason};
 use super::reconcile::CHECKING_AFTER_RESTART;
 use super::runtime::{Ctx, refresh_credits};
 use super::submit_queue::SubmitQueue;
+use crate::api::video_edit::VideoJobRequest;
 use crate::api::{
     ApiError, Failure, GenerationKind, GenerationSpec, JobResult, JobState, RateLimitGroup, Scene,
     StatusResponse,
@@ -460,7 +461,14 @@ impl Tracker {
                 if !status.scenes.is_empty() {
                     r.scenes = scenes_in_order(status.scenes.clone());
                 }
-                let result = status.result.or(r.result.take());
+                let mut result = status.result.or(r.result.take());
+                // A trim's answer has no duration: the cut's length is what was asked.
+                if let (Some(result), Some(VideoJobRequest::Trim(trim))) =
+                    (result.as_mut(), r.spec.video.as_ref())
+                    && result.duration.is_none()
+                {
+                    result.duration = trim.asked_length_secs();
+                }
                 r.result = if r.scenes.is_empty() {
                     result
                 } else {

@@ -455,7 +455,10 @@ fn drag_preview_ui(ctx: &egui::Context) {
 
 fn keyboard_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryAction>) {
     let ctx = ui.ctx();
+    // An open context menu takes the keys: Esc closes it (instead of clearing the
+    // selection under it), arrows and Del do not act on the grid behind it.
     if ctx.egui_wants_keyboard_input()
+        || egui::Popup::is_any_open(ctx)
         || state.confirm.is_some()
         || state.share.is_some()
         || state.folder_form.is_some()
