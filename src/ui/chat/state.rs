@@ -859,7 +859,11 @@ impl ChatState {
     pub fn handle_event(&mut self, event: ChatEvent) -> Vec<Action> {
         match event {
             ChatEvent::Models(result) => {
-                self.models.set(result.map_err(|e| e.to_string()));
+                if let Err(error) = &result {
+                    tracing::warn!(%error, "chat: the models could not be read");
+                }
+                self.models
+                    .set(result.map_err(|e| words::service_error(&e)));
                 let models = self.models.value.as_deref().unwrap_or_default();
                 let known = |id: &str| models.iter().any(|m| m.id == id);
                 if !self.model_id.as_deref().is_some_and(known) {
@@ -869,7 +873,11 @@ impl ChatState {
             }
             ChatEvent::Balance(result) => {
                 self.balance_error = result.as_ref().err().cloned();
-                self.balance.set(result.map_err(|e| e.to_string()));
+                if let Err(error) = &result {
+                    tracing::warn!(%error, "chat: the balance could not be read");
+                }
+                self.balance
+                    .set(result.map_err(|e| words::service_error(&e)));
                 Vec::new()
             }
             ChatEvent::UploadProgress {
@@ -1156,6 +1164,24 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn an_unreachable_service_is_said_in_words_not_as_the_transport_error() {
+        let mut state = ChatState::default();
+        let raw = "error sending request: client error (Connect): tcp connect error";
+        state.handle_event(ChatEvent::Balance(Err(ApiError::Connect(raw.into()))));
+        let shown = state.balance.error.clone().expect("an error is shown");
+        assert_eq!(shown, "the service can't be reached right now");
+        assert!(
+            matches!(state.balance_error, Some(ApiError::Connect(_))),
+            "the raw error is kept for the details"
+        );
+        state.handle_event(ChatEvent::Models(Err(ApiError::NoResponse(raw.into()))));
+        assert_eq!(
+            state.models.error.as_deref(),
+            Some("the service did not answer")
+        );
     }
 
     #[test]
