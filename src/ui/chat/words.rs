@@ -133,6 +133,16 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
 
+/// A failed read as a person says it: unreachable and unanswered plainly (the raw error
+/// is logged where it arrives); any other refusal is the service's own sentence.
+pub fn service_error(error: &ApiError) -> String {
+    match error {
+        ApiError::Connect(_) => "the service can't be reached right now".to_owned(),
+        ApiError::NoResponse(_) => "the service did not answer".to_owned(),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,15 +226,5 @@ mod tests {
         assert_eq!(estimate_tokens(""), 0);
         assert_eq!(estimate_tokens("abcd"), 1);
         assert_eq!(estimate_tokens("abcde"), 2);
-    }
-}
-
-/// A failed read as a person says it: unreachable and unanswered plainly (the raw error
-/// is logged where it arrives); any other refusal is the service's own sentence.
-pub fn service_error(error: &ApiError) -> String {
-    match error {
-        ApiError::Connect(_) => "the service can't be reached right now".to_owned(),
-        ApiError::NoResponse(_) => "the service did not answer".to_owned(),
-        other => other.to_string(),
     }
 }
