@@ -235,15 +235,10 @@ const CHECKER_PX: u32 = 8;
 /// 8192 px on its long side; compositing that whole image only to shrink it would take
 /// seconds), then shown over a checkerboard, since JPEG has no alpha.
 pub(crate) fn thumbnail_over_checkerboard(image: &RgbaImage) -> image::RgbImage {
-    let (w, h) = image.dimensions();
-    let long_side = w.max(h).max(1);
-    let long_target = super::render::THUMBNAIL_LONG_SIDE_PX;
-    if long_side <= long_target {
-        return over_checkerboard(image);
+    match super::render::thumbnail_size(image.dimensions()) {
+        Some((w, h)) => over_checkerboard(&imageops::thumbnail(image, w, h)),
+        None => over_checkerboard(image),
     }
-    let scale = f64::from(long_target) / f64::from(long_side);
-    let side = |s: u32| ((f64::from(s) * scale).round() as u32).max(1);
-    over_checkerboard(&imageops::thumbnail(image, side(w), side(h)))
 }
 
 /// `image` composited over a light checkerboard (for JPEG thumbnails, which have no alpha).

@@ -329,14 +329,21 @@ pub(crate) fn render_edit(spec: &RenderSpec<'_>, source: &DynamicImage) -> RgbIm
 }
 
 pub(crate) fn thumbnail(image: &RgbImage) -> RgbImage {
-    let (w, h) = image.dimensions();
-    let scale = THUMBNAIL_LONG_SIDE_PX as f32 / w.max(h) as f32;
-    if scale >= 1.0 {
-        return image.clone();
+    match thumbnail_size(image.dimensions()) {
+        Some((tw, th)) => imageops::thumbnail(image, tw, th),
+        None => image.clone(),
     }
-    let tw = ((w as f32 * scale).round() as u32).max(1);
-    let th = ((h as f32 * scale).round() as u32).max(1);
-    imageops::thumbnail(image, tw, th)
+}
+
+/// A thumbnail's size for a `(width, height)` picture: the long side brought down to
+/// [`THUMBNAIL_LONG_SIDE_PX`]; `None` when the picture is no larger already.
+pub(crate) fn thumbnail_size((w, h): (u32, u32)) -> Option<(u32, u32)> {
+    let scale = THUMBNAIL_LONG_SIDE_PX as f32 / w.max(h).max(1) as f32;
+    if scale >= 1.0 {
+        return None;
+    }
+    let side = |s: u32| ((s as f32 * scale).round() as u32).max(1);
+    Some((side(w), side(h)))
 }
 
 #[cfg(test)]

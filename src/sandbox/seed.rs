@@ -106,8 +106,8 @@ const STOCK_STILLS: [StockStill; 2] = [
 ];
 const STOCK_SIDE_PX: (u32, u32) = (960, 540);
 
-/// Renders (once) the placeholder that replaces NSFW media URLs and the shared stills that
-/// seeded items point at.
+/// Writes (once per data folder) the placeholder that replaces NSFW media URLs and the
+/// shared stills that seeded items point at.
 pub(crate) fn ensure_shared_files(files_dir: &Path) -> Result<(), String> {
     let placeholder = files_dir.join(NSFW_PLACEHOLDER);
     if !placeholder.exists() {
@@ -173,9 +173,6 @@ pub(crate) fn ensure_stock_items(state: &AppState) -> Result<(), String> {
         let thumb_rel = format!("stock/thumb_{title}");
         write_bytes(&state.files_dir.join(&rel), still.jpeg)?;
         write_bytes(&state.files_dir.join(&thumb_rel), still.thumb)?;
-        let size = std::fs::metadata(state.files_dir.join(&rel))
-            .map(|m| m.len())
-            .ok();
         let created_ms = now_ms - (n as i64 + 1) * 3_600_000;
         let item = NewMedia {
             id: new_object_id(),
@@ -189,7 +186,7 @@ pub(crate) fn ensure_stock_items(state: &AppState) -> Result<(), String> {
             rel_path: rel,
             thumb_rel_path: Some(thumb_rel),
             owns_files: true,
-            size_bytes: size,
+            size_bytes: Some(still.jpeg.len() as u64),
             width: Some(STOCK_SIDE_PX.0),
             height: Some(STOCK_SIDE_PX.1),
             source_tag: Some("stock".to_owned()),
@@ -378,7 +375,7 @@ pub(crate) fn seed_media(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::render::{RenderSpec, render_art, thumbnail};
+    use crate::sandbox::render::{RenderSpec, THUMBNAIL_LONG_SIDE_PX, render_art, thumbnail};
 
     fn draw(prompt: &str, seed: i64, (width, height): (u32, u32)) -> image::RgbImage {
         render_art(&RenderSpec {
@@ -414,13 +411,13 @@ mod tests {
             let still = image::load_from_memory(png).expect("still decodes");
             assert_eq!((still.width(), still.height()), SEED_IMAGE_SIDE_PX);
             let thumb = image::load_from_memory(thumb).expect("thumbnail decodes");
-            assert_eq!(thumb.width(), 256);
+            assert_eq!(thumb.width(), THUMBNAIL_LONG_SIDE_PX);
         }
         for stock in &STOCK_STILLS {
             let still = image::load_from_memory(stock.jpeg).expect("stock decodes");
             assert_eq!((still.width(), still.height()), STOCK_SIDE_PX);
             let thumb = image::load_from_memory(stock.thumb).expect("thumbnail decodes");
-            assert_eq!(thumb.width(), 256);
+            assert_eq!(thumb.width(), THUMBNAIL_LONG_SIDE_PX);
         }
     }
 

@@ -98,6 +98,18 @@ pub fn human_error(raw: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// [`human_error`] for panels that keep the error itself and offer their own Retry (the
+/// Chat view's models and balance, the Docs view): unreachable and unanswered said plainly
+/// (the engine logs the raw error); any other refusal is the service's own sentence.
+pub fn service_error(error: &crate::api::ApiError) -> String {
+    use crate::api::ApiError;
+    match error {
+        ApiError::Connect(_) => "the service can't be reached right now".to_owned(),
+        ApiError::NoResponse(_) => "the service did not answer".to_owned(),
+        other => other.to_string(),
+    }
+}
+
 fn retry_id() -> egui::Id {
     egui::Id::unique("framewright_service_retry_requested")
 }

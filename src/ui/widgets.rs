@@ -7,6 +7,24 @@ use egui::{
     Button, Color32, CornerRadius, Response, RichText, Role, Sense, Stroke, Ui, Vec2, WidgetInfo,
 };
 
+/// The first of `candidates` (longest first) that fits `max_width` on one line in `font`:
+/// a read-out that shortens in a narrow place ("0:01.12 / 0:04.00", then "0:01.12") rather
+/// than drawing past it. `None` when none fits.
+pub fn first_that_fits(
+    painter: &egui::Painter,
+    font: &egui::FontId,
+    max_width: f32,
+    candidates: impl IntoIterator<Item = String>,
+) -> Option<String> {
+    candidates.into_iter().find(|text| {
+        painter
+            .layout_no_wrap(text.clone(), font.clone(), Color32::WHITE)
+            .size()
+            .x
+            <= max_width
+    })
+}
+
 /// The accent-filled button for the main action of a view.
 pub fn primary_button(text: impl Into<String>) -> Button<'static> {
     Button::new(
@@ -316,5 +334,43 @@ pub fn prompt_block(ui: &mut Ui, prompt: Option<&str>, size: f32) {
                     .color(tokens::palette().text_faint),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_text_that_fits_is_chosen() {
+        let ctx = egui::Context::default();
+        let mut chosen = Vec::new();
+        let mut output = ctx.run_ui(egui::RawInput::default(), |ui| {
+            let font = egui::FontId::monospace(12.0);
+            let painter = ui.painter();
+            let one_char = painter
+                .layout_no_wrap("0".into(), font.clone(), Color32::WHITE)
+                .size()
+                .x;
+            let candidates = || ["0:01.12 / 0:04.00".to_owned(), "0:01.12".to_owned()];
+            for chars in [40.0, 10.0, 3.0] {
+                chosen.push(first_that_fits(
+                    painter,
+                    &font,
+                    one_char * chars,
+                    candidates(),
+                ));
+            }
+        });
+        // The font atlas upload is not applied anywhere in a test.
+        output.textures_delta.clear();
+        assert_eq!(
+            chosen,
+            [
+                Some("0:01.12 / 0:04.00".to_owned()),
+                Some("0:01.12".to_owned()),
+                None
+            ]
+        );
     }
 }

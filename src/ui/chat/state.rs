@@ -859,11 +859,9 @@ impl ChatState {
     pub fn handle_event(&mut self, event: ChatEvent) -> Vec<Action> {
         match event {
             ChatEvent::Models(result) => {
-                if let Err(error) = &result {
-                    tracing::warn!(%error, "chat: the models could not be read");
-                }
+                // The engine logs the raw error; the view says it in words.
                 self.models
-                    .set(result.map_err(|e| words::service_error(&e)));
+                    .set(result.map_err(|e| crate::ui::offline::service_error(&e)));
                 let models = self.models.value.as_deref().unwrap_or_default();
                 let known = |id: &str| models.iter().any(|m| m.id == id);
                 if !self.model_id.as_deref().is_some_and(known) {
@@ -873,11 +871,8 @@ impl ChatState {
             }
             ChatEvent::Balance(result) => {
                 self.balance_error = result.as_ref().err().cloned();
-                if let Err(error) = &result {
-                    tracing::warn!(%error, "chat: the balance could not be read");
-                }
                 self.balance
-                    .set(result.map_err(|e| words::service_error(&e)));
+                    .set(result.map_err(|e| crate::ui::offline::service_error(&e)));
                 Vec::new()
             }
             ChatEvent::UploadProgress {

@@ -1,7 +1,6 @@
 //! What the Chat view says, as pure functions (unit-tested): relative times, prices,
 //! context lengths, the balance line, a conversation's title from its first message.
 
-use crate::api::ApiError;
 use crate::ui::format;
 
 /// `updated_at` (RFC 3339) relative to `now`: "just now", "5 min ago", "3 h ago",
@@ -131,16 +130,6 @@ pub fn title_from_message(text: &str) -> String {
 /// give for English and code); only for the cost hint and the context trim.
 pub fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
-}
-
-/// A failed read as a person says it: unreachable and unanswered plainly (the raw error
-/// is logged where it arrives); any other refusal is the service's own sentence.
-pub fn service_error(error: &ApiError) -> String {
-    match error {
-        ApiError::Connect(_) => "the service can't be reached right now".to_owned(),
-        ApiError::NoResponse(_) => "the service did not answer".to_owned(),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -836,15 +836,14 @@ impl DocsState {
     }
 }
 
-/// An error as a person reads it: no answer is "the service can't be reached" (the
-/// raw error goes to the log); anything else is the service's own sentence.
+/// An error as a person reads it ([`crate::ui::offline::service_error`]); a write without an answer
+/// also says it may have happened.
 fn said(error: &ApiError) -> String {
     match error {
         ApiError::NoResponse(_) => {
             "the service did not answer, so it may or may not have happened".to_owned()
         }
-        ApiError::Connect(_) => "the service can't be reached right now".to_owned(),
-        other => other.to_string(),
+        other => crate::ui::offline::service_error(other),
     }
 }
 

@@ -570,20 +570,12 @@ impl VideoPlayerState {
                 // A narrow player (the Library's detail pane) shows the time alone, or
                 // nothing: a wider read-out would push the row past its pane.
                 let font = egui::FontId::monospace(tokens::TEXT_SMALL + 1.0);
-                let width_of = |text: &str| {
-                    ui.painter()
-                        .layout_no_wrap(text.to_owned(), font.clone(), tokens::palette().text)
-                        .size()
-                        .x
-                };
-                let full = format!("{now} / {total}");
-                let readout = if width_of(&full) <= ui.available_width() {
-                    Some(full)
-                } else if width_of(&now) <= ui.available_width() {
-                    Some(now)
-                } else {
-                    None
-                };
+                let readout = widgets::first_that_fits(
+                    ui.painter(),
+                    &font,
+                    ui.available_width(),
+                    [format!("{now} / {total}"), now],
+                );
                 if let Some(readout) = readout {
                     ui.label(
                         RichText::new(readout)

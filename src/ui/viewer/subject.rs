@@ -47,23 +47,23 @@ pub fn subject_of(
                 .filter(|p| !p.trim().is_empty())
                 .or_else(|| Some(job.spec.request.prompt.clone()))
                 .filter(|p| !p.trim().is_empty());
-            let model_ran = output
-                .model
-                .clone()
-                .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| job.model_label.clone());
-            // A trim runs no model: its label names the source and the span cut from it.
-            let mut facts = if job.spec.kind == crate::api::GenerationKind::VideoTrim {
+            // A trim runs no model and costs nothing: its label names the source and the
+            // span cut from it.
+            let is_trim = job.spec.kind == crate::api::GenerationKind::VideoTrim;
+            let mut facts = if is_trim {
                 vec![("Trimmed from", job.model_label.clone())]
             } else {
+                let model_ran = output
+                    .model
+                    .clone()
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| job.model_label.clone());
                 vec![("Model", model_ran)]
             };
             facts.push((
                 "Credits",
                 match (job.credits_used, job.credits_estimate) {
-                    _ if job.spec.kind == crate::api::GenerationKind::VideoTrim => {
-                        "free".to_owned()
-                    }
+                    _ if is_trim => "free".to_owned(),
                     (Some(used), _) => format::credits(used),
                     (None, Some(estimate)) => format!("{} (est.)", format::credits(estimate)),
                     _ => "–".to_owned(),

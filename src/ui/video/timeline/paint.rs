@@ -4,7 +4,7 @@
 
 use super::TimelineState;
 use super::edit::{HandleKind, PointAnchor, TimelineMode, clock_label, length_label};
-use crate::ui::tokens;
+use crate::ui::{tokens, widgets};
 use egui::{
     Align2, Color32, CornerRadius, FontId, Painter, Rect, Shape, Stroke, StrokeKind, Ui, pos2, vec2,
 };
@@ -368,20 +368,7 @@ fn labels(painter: &Painter, state: &TimelineState, rect: Rect) {
     let playhead = clock_label(state.playhead_secs, fps);
     let with_duration = format!("{playhead} / {}", clock_label(state.duration_secs, fps));
     let font = FontId::monospace(tokens::TEXT_MONO);
-    let fits = |text: &str| {
-        let width = painter
-            .layout_no_wrap(text.to_owned(), font.clone(), tokens::palette().text)
-            .size()
-            .x;
-        right - width >= x
-    };
-    let shown = if fits(&with_duration) {
-        Some(with_duration)
-    } else if fits(&playhead) {
-        Some(playhead)
-    } else {
-        None
-    };
+    let shown = widgets::first_that_fits(painter, &font, right - x, [with_duration, playhead]);
     if let Some(text) = shown {
         painter.text(
             pos2(right, y),
