@@ -3,11 +3,12 @@
 //! Layers (see docs/ARCHITECTURE.md): `ui → engine → api`, `ui → media`; `api`, `engine`,
 //! `media`, `palette` and `video_codec` never import egui; `sandbox` is a separate local
 //! implementation of the contract with its own wire types (it shares only the contract-free
-//! `palette` and `video_codec`).
+//! `palette`, `markup`, `video_codec` and `local_files`).
 
 pub mod api;
 pub mod desktop;
 pub mod engine;
+pub mod local_files;
 pub mod markup;
 pub mod media;
 pub mod palette;

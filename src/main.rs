@@ -286,11 +286,15 @@ fn init_logging(paths: Option<&AppPaths>) {
         .with_writer(std::io::stderr)
         .with_filter(stderr_filter);
     let file_layer = paths.and_then(|paths| {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(paths.log_file())
-            .ok()?;
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // The log names prompts and files: as private as the rest of the studio's files.
+            options.mode(framewright::local_files::PRIVATE_FILE_MODE);
+        }
+        let file = options.open(paths.log_file()).ok()?;
         Some(
             fmt::layer()
                 .with_ansi(false)

@@ -156,8 +156,30 @@ impl Session {
         config.port_fallback = false;
         config.speed = self.options.sandbox_speed;
         let sandbox = sandbox::start(config).map_err(|e| e.to_string())?;
+        let recovery = sandbox.store_recovery().cloned();
         connection.sandbox = Some(sandbox);
+        if let Some(recovery) = recovery {
+            self.push_sandbox_notice(recovery);
+        }
         Ok(())
+    }
+
+    /// A damaged sandbox database was moved aside at start: told once, like a broken
+    /// settings file or journal.
+    fn note_sandbox_recovery(&mut self, sandbox: &SandboxHandle) {
+        if let Some(recovery) = sandbox.store_recovery().cloned() {
+            self.push_sandbox_notice(recovery);
+        }
+    }
+
+    fn push_sandbox_notice(&mut self, recovery: sandbox::StoreRecovery) {
+        let message = recovery.message();
+        tracing::warn!("{message}");
+        self.startup_notices.push(BrokenFileNotice {
+            file: recovery.file,
+            moved_to: Some(recovery.moved_to),
+            message,
+        });
     }
 
     pub fn send(&self, command: Command) -> Result<(), String> {
@@ -446,6 +468,7 @@ impl Session {
         config.speed = self.options.sandbox_speed;
         let sandbox = sandbox::start(config)
             .map_err(|e| format!("The local sandbox could not start: {e}"))?;
+        self.note_sandbox_recovery(&sandbox);
         if self.settings.last_sandbox_port != Some(sandbox.port()) {
             self.settings.last_sandbox_port = Some(sandbox.port());
             if let Err(err) = self.save_settings() {

@@ -331,3 +331,87 @@ fn a_damaged_thumbnail_cache_entry_is_fetched_again_without_a_notice() {
         harness.state().toast_texts()
     );
 }
+
+/// A sandbox database in `kind` of damage: garbage bytes, or a real store cut short.
+fn damaged_sandbox_database(path: &Path, kind: &str) -> Vec<u8> {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    let bytes = match kind {
+        "garbage" => b"this is not a database \x00\xff\xfe at all".repeat(200),
+        "truncated" => {
+            // A whole store as a sandbox leaves it, then cut to its first pages.
+            let dir = tempfile::tempdir().expect("tempdir");
+            let mut config = framewright::sandbox::SandboxConfig::new(dir.path().to_path_buf());
+            config.speed = 20.0;
+            let sandbox = framewright::sandbox::start(config).expect("sandbox starts");
+            sandbox.seed_media(300, None);
+            sandbox.shutdown();
+            let whole = std::fs::read(dir.path().join("sandbox.sqlite3")).expect("database");
+            assert!(whole.len() > 64 * 1024, "{} bytes", whole.len());
+            whole[..whole.len() / 3].to_vec()
+        }
+        other => panic!("unknown damage {other}"),
+    };
+    std::fs::write(path, &bytes).expect("write damaged database");
+    bytes
+}
+
+#[test]
+fn a_damaged_sandbox_database_is_moved_aside_told_once_and_the_library_loads() {
+    for kind in ["garbage", "truncated"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = AppPaths::under(dir.path());
+        let database = paths.sandbox_dir().join("sandbox.sqlite3");
+        let damaged = damaged_sandbox_database(&database, kind);
+
+        let mut harness = studio(&dir, View::Library);
+        step_until(&mut harness, "the library to load on a fresh store", |h| {
+            h.state().library_settled()
+        });
+        let told: Vec<String> = harness
+            .state()
+            .toast_texts()
+            .into_iter()
+            .filter(|t| t.contains("sandbox.sqlite3"))
+            .collect();
+        assert_eq!(told.len(), 1, "{kind}: told once: {told:?}");
+        let copy = std::fs::read_dir(paths.sandbox_dir())
+            .expect("sandbox dir")
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().contains("sandbox.sqlite3.broken-"))
+            .expect("the damaged database was moved aside");
+        assert_eq!(std::fs::read(&copy).expect("copy"), damaged, "{kind}");
+        assert!(
+            told[0].contains(&copy.display().to_string()),
+            "{kind}: the notice names the copy: {}",
+            told[0]
+        );
+        // The rest works on the fresh store: a job runs and lands in the Library.
+        harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num1);
+        harness.step();
+        assert_eq!(harness.state().view(), View::Create, "Ctrl+1 opens Create");
+        generate(
+            &mut harness,
+            &format!("a lighthouse after a {kind} sandbox store"),
+        );
+        drop(harness);
+
+        // The next start finds a healthy store and has nothing to say.
+        let mut harness = studio(&dir, View::Library);
+        step_until(&mut harness, "the library to load again", |h| {
+            h.state().library_settled()
+        });
+        assert!(
+            !harness
+                .state()
+                .toast_texts()
+                .iter()
+                .any(|t| t.contains("sandbox.sqlite3")),
+            "{kind}: told only once"
+        );
+        assert!(
+            harness.state().library_len() > 0,
+            "{kind}: the new store kept its job's result"
+        );
+    }
+}

@@ -872,7 +872,28 @@ async fn analyze_has_its_own_ten_per_minute_limit() {
         let (status, _) = h.post("/v1/color-palettes/analyze", json!({})).await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
     }
-    let (status, body) = h.post("/v1/color-palettes/analyze", json!({})).await;
+    let response = h
+        .http
+        .post(h.url("/v1/color-palettes/analyze"))
+        .header("X-API-Key", &h.key)
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("request");
+    let status = response.status();
+    // The analyze limiter refused, so its own RateLimit-* headers speak (10/min), not the
+    // palettes' shared 120/min bucket that also counted the request.
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    assert_eq!(header("ratelimit-limit").as_deref(), Some("10"));
+    assert_eq!(header("ratelimit-remaining").as_deref(), Some("0"));
+    assert_eq!(header("ratelimit-policy").as_deref(), Some("10;w=60"));
+    let body: Value = response.json().await.expect("json body");
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(body["success"], json!(false));
     assert_eq!(body["code"], json!("RATE_LIMITED"));

@@ -198,4 +198,51 @@ fn no_file_the_studio_or_sandbox_writes_and_no_file_request_holds_an_api_key() {
         files_under(&paths.sandbox_dir().join("files")).len() > 1,
         "the sandbox wrote its files"
     );
+    assert_private(&paths);
 }
+
+/// The studio's and the sandbox's stores are readable only by their owner (0600) in
+/// folders only their owner can enter (0700), whatever the umask.
+#[cfg(unix)]
+fn assert_private(paths: &AppPaths) {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    for dir in [
+        paths.config_dir.clone(),
+        paths.data_dir.clone(),
+        paths.cache_dir.clone(),
+        paths.log_dir.clone(),
+        paths.sandbox_dir(),
+    ] {
+        assert_eq!(mode(&dir), 0o700, "folder {}", dir.display());
+    }
+    let mut stores = vec![
+        paths.settings_file(),
+        paths.journal_file(),
+        paths.sandbox_dir().join("sandbox.sqlite3"),
+    ];
+    // SQLite's companions and the chat store, where this run left them.
+    for dir in [paths.data_dir.clone(), paths.sandbox_dir()] {
+        for file in std::fs::read_dir(&dir)
+            .expect("folder")
+            .filter_map(Result::ok)
+        {
+            let name = file.file_name().to_string_lossy().into_owned();
+            if name.contains(".sqlite") && !stores.contains(&file.path()) {
+                stores.push(file.path());
+            }
+        }
+    }
+    for store in stores {
+        assert_eq!(mode(&store), 0o600, "file {}", store.display());
+    }
+}
+
+#[cfg(not(unix))]
+fn assert_private(_paths: &AppPaths) {}

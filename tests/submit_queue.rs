@@ -4,7 +4,8 @@
 //! 429 sends the job back to the queue and then once more.
 //!
 //! Each test has its own sandbox: they assert the sandbox's total generation count, and
-//! they run in parallel (the two that wait out a 60 s window overlap).
+//! they run in parallel. The sandbox and the engine share a 10 s rate window instead of the
+//! contract's 60 s (`rate_window_secs` on both sides), so waiting one out takes seconds.
 
 use framewright::api::{GenerationKind, GenerationRequest, GenerationSpec};
 use framewright::engine::{
@@ -18,17 +19,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const SERVICE_ID: &str = "sandbox-queue-test";
-/// The contract's image-generation limit per minute.
+/// The contract's image-generation limit per window.
 const IMAGE_LIMIT: usize = 30;
-/// Upper bound for a wait that spans one rate window (60 s) plus the jobs' run time;
-/// only there to stop a broken build from hanging.
-const WINDOW_WAIT: Duration = Duration::from_secs(180);
+/// The rate window of the sandbox and the engine in these tests.
+const RATE_WINDOW_SECS: u64 = 10;
+/// Upper bound for a wait that spans one rate window plus the jobs' run time; only there
+/// to stop a broken build from hanging.
+const WINDOW_WAIT: Duration = Duration::from_secs(120);
 /// Upper bound for waits that need no rate window.
 const SHORT_WAIT: Duration = Duration::from_secs(60);
 
 fn start_sandbox(data_dir: &Path) -> SandboxHandle {
     let mut config = SandboxConfig::new(data_dir.to_path_buf());
     config.speed = 20.0;
+    config.rate_window_secs = RATE_WINDOW_SECS;
     sandbox::start(config).expect("sandbox starts")
 }
 
@@ -42,7 +46,10 @@ fn start_engine(base_url: &str, api_key: &str, dir: &Path) -> EngineHandle {
             cache_dir: dir.join("cache"),
             repaint: Arc::new(|| {}),
         },
-        TransferTuning::default(),
+        TransferTuning {
+            rate_window_secs: RATE_WINDOW_SECS as f64,
+            ..TransferTuning::default()
+        },
     )
     .expect("engine starts")
 }
@@ -288,7 +295,7 @@ fn queued_jobs_survive_a_restart_and_are_sent_once() {
     assert_eq!(sandbox.generation_count(), prompts.len() as u64);
 }
 
-/// The one slow test: it waits out the sandbox's 60 s window.
+/// The one slow test: it waits out the sandbox's rate window.
 #[test]
 fn a_429_puts_the_job_back_in_the_queue_and_it_is_sent_again_once() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -389,6 +396,7 @@ fn a_job_submitted_while_the_service_is_down_waits_and_is_sent_when_it_is_back()
 
     let mut config = SandboxConfig::new(sandbox_dir);
     config.speed = 20.0;
+    config.rate_window_secs = RATE_WINDOW_SECS;
     config.port = port;
     config.port_fallback = false;
     let sandbox = sandbox::start(config).expect("sandbox starts again on its port");

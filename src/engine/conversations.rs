@@ -95,6 +95,12 @@ pub fn now_rfc3339() -> String {
 pub enum StoreError {
     #[error("the chat history could not be used because {}", describe_sql(.0))]
     Sql(#[from] rusqlite::Error),
+    #[error("the chat history file {path} could not be created readable only by you: {source}")]
+    File {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("the chat history folder {path} could not be created: {source}")]
     Folder {
         path: String,
@@ -140,9 +146,11 @@ impl ConversationStore {
     /// history must never stop the studio.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| StoreError::Folder {
-                path: parent.display().to_string(),
-                source,
+            crate::local_files::create_private_dir_all(parent).map_err(|source| {
+                StoreError::Folder {
+                    path: parent.display().to_string(),
+                    source,
+                }
             })?;
         }
         match Self::open_checked(path) {
@@ -171,6 +179,15 @@ impl ConversationStore {
     }
 
     fn open_checked(path: &Path) -> Result<Self, OpenFailure> {
+        // 0600 before SQLite writes a byte: the store holds the person's conversations.
+        if path != Path::new(":memory:") {
+            crate::local_files::make_private_file(path).map_err(|source| {
+                OpenFailure::Other(StoreError::File {
+                    path: path.display().to_string(),
+                    source,
+                })
+            })?;
+        }
         let connection = Connection::open(path).map_err(OpenFailure::from_sql)?;
         let version: i64 = connection
             .query_row("PRAGMA user_version", [], |row| row.get(0))

@@ -27,6 +27,12 @@ pub enum JournalError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot create the journal file {path} readable only by you: {source}")]
+    File {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("the job journal {path} is damaged and could not be moved aside: {source}")]
     MoveAside {
         path: String,
@@ -65,9 +71,9 @@ impl JournalError {
                 _ => format!("of a database error ({e})"),
             },
             JournalError::Sql(e) => format!("of a database error ({e})"),
-            JournalError::Folder { source, .. } | JournalError::MoveAside { source, .. } => {
-                describe_io_error(source)
-            }
+            JournalError::Folder { source, .. }
+            | JournalError::File { source, .. }
+            | JournalError::MoveAside { source, .. } => describe_io_error(source),
             JournalError::Damaged(_) => "the file is damaged".to_owned(),
             JournalError::Corrupt { reason, .. } => {
                 format!("the job could not be encoded ({reason})")
@@ -281,9 +287,11 @@ impl Journal {
     /// file's content (read-only or full disk, permissions, locked) are returned as errors.
     pub fn open_or_recover(path: &Path) -> Result<(Self, Option<JournalRecovery>), JournalError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| JournalError::Folder {
-                path: parent.display().to_string(),
-                source,
+            crate::local_files::create_private_dir_all(parent).map_err(|source| {
+                JournalError::Folder {
+                    path: parent.display().to_string(),
+                    source,
+                }
             })?;
         }
         let journal = match Self::open_checked(path) {
@@ -366,6 +374,15 @@ impl Journal {
 
     /// Opens, checks the file's integrity and version, and brings the schema up to date.
     fn open_checked(path: &Path) -> Result<Self, OpenFailure> {
+        // 0600 before SQLite writes a byte: the journal holds prompts and job ids.
+        if path != Path::new(":memory:") {
+            crate::local_files::make_private_file(path).map_err(|source| {
+                OpenFailure::Other(JournalError::File {
+                    path: path.display().to_string(),
+                    source,
+                })
+            })?;
+        }
         let connection = Connection::open(path).map_err(OpenFailure::from_sql)?;
         let integrity: Vec<String> = connection
             .prepare("PRAGMA quick_check")

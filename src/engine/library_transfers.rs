@@ -34,7 +34,9 @@ const FIND_UPLOAD_RETRY_DELAY: Duration = Duration::from_millis(700);
 pub struct TransferTuning {
     /// Upload POSTs per window (contract: 10/min, shared with other generation routes).
     pub uploads_per_window: u32,
-    pub upload_window_secs: f64,
+    /// Length of the service's rate windows the engine paces itself by (the contract's
+    /// 60 s; shorter only against a service configured so, e.g. a test sandbox).
+    pub rate_window_secs: f64,
     /// Uploads streaming at the same time; the rest wait in the queue.
     pub concurrent_uploads: usize,
     /// Reconcile of a lost submit: seconds added to the longest a job can take before
@@ -49,7 +51,7 @@ impl Default for TransferTuning {
     fn default() -> Self {
         TransferTuning {
             uploads_per_window: super::rate_limit::DEFAULT_UPLOADS_PER_WINDOW,
-            upload_window_secs: super::rate_limit::DEFAULT_UPLOAD_WINDOW_SECS,
+            rate_window_secs: super::rate_limit::RATE_WINDOW_SECS,
             concurrent_uploads: 2,
             reconcile_margin_secs: super::reconcile::DEFAULT_MARGIN_SECS,
             reconcile_duration_factor: super::reconcile::DEFAULT_DURATION_FACTOR,

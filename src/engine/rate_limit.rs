@@ -14,8 +14,6 @@ use tokio::time::Instant;
 
 /// Upload POSTs allowed per window by default (the contract's 10/min).
 pub const DEFAULT_UPLOADS_PER_WINDOW: u32 = 10;
-/// The contract's rate window.
-pub const DEFAULT_UPLOAD_WINDOW_SECS: f64 = 60.0;
 /// Wait after a 429 that names no retry time (the contract's bodies say 60).
 pub const DEFAULT_RETRY_AFTER_SECS: f64 = 60.0;
 /// Share of the window added to it (1.5 s of 60 s): the service's window starts when it
@@ -72,7 +70,7 @@ impl RateLimiter {
         let window_secs = if window_secs.is_finite() && window_secs > 0.0 {
             window_secs
         } else {
-            DEFAULT_UPLOAD_WINDOW_SECS
+            RATE_WINDOW_SECS
         };
         RateLimiter {
             window: Duration::from_secs_f64(window_secs * (1.0 + WINDOW_MARGIN_SHARE)),
@@ -225,19 +223,14 @@ pub(crate) struct RateGates {
 
 impl RateGates {
     /// The contract's limits; `other_generation_per_window` and `window_secs` come from
-    /// `TransferTuning` so tests can shorten the upload window.
-    pub fn new(other_generation_per_window: u32, other_window_secs: f64) -> Self {
+    /// `TransferTuning` (a service started with shorter windows, such as a sandbox with
+    /// `rate_window_secs`, is paced by the same shorter windows).
+    pub fn new(other_generation_per_window: u32, window_secs: f64) -> Self {
         RateGates {
-            media: Arc::new(RateLimiter::new(MEDIA_CALLS_PER_WINDOW, RATE_WINDOW_SECS)),
-            bulk: Arc::new(RateLimiter::new(BULK_CALLS_PER_WINDOW, RATE_WINDOW_SECS)),
-            image_generation: Arc::new(RateLimiter::new(
-                IMAGE_GENERATION_PER_WINDOW,
-                RATE_WINDOW_SECS,
-            )),
-            other_generation: Arc::new(RateLimiter::new(
-                other_generation_per_window,
-                other_window_secs,
-            )),
+            media: Arc::new(RateLimiter::new(MEDIA_CALLS_PER_WINDOW, window_secs)),
+            bulk: Arc::new(RateLimiter::new(BULK_CALLS_PER_WINDOW, window_secs)),
+            image_generation: Arc::new(RateLimiter::new(IMAGE_GENERATION_PER_WINDOW, window_secs)),
+            other_generation: Arc::new(RateLimiter::new(other_generation_per_window, window_secs)),
         }
     }
 }

@@ -201,7 +201,7 @@ pub fn start_with(
         service_id: config.service_id.clone(),
         cache_dir: config.cache_dir.clone(),
         reachability: Reachability::default(),
-        rate_gates: RateGates::new(tuning.uploads_per_window, tuning.upload_window_secs),
+        rate_gates: RateGates::new(tuning.uploads_per_window, tuning.rate_window_secs),
         reconcile_timing: ReconcileTiming {
             margin_secs: tuning.reconcile_margin_secs,
             duration_factor: tuning.reconcile_duration_factor,

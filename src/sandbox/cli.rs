@@ -1,4 +1,7 @@
-//! `framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--faults LIST] [--drop-submit-answers N] [--seed-media N]`
+//! `framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--rate-window-secs N] [--failure-rate R] [--faults LIST] [--drop-submit-answers N] [--seed-media N]`
+//!
+//! The key may also come from the environment variable `FRAMEWRIGHT_API_KEY` (the name
+//! the command prints), so it need not appear in `ps` output; `--api-key` wins over it.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -6,8 +9,10 @@ use std::path::PathBuf;
 use super::config::SandboxConfig;
 use super::handle::start;
 
-const USAGE: &str = "usage: framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--faults LIST] [--drop-submit-answers N] [--seed-media N]\n  --faults takes name=value pairs separated by commas: server_error, drop_before_handling, drop_after_handling, slow_body, malformed_json, rate_limit_storm (shares 0..1), slow_body_secs, added_latency_ms, seed";
+const USAGE: &str = "usage: framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--rate-window-secs N] [--failure-rate R] [--faults LIST] [--drop-submit-answers N] [--seed-media N]\n  the key may instead be given in the environment as FRAMEWRIGHT_API_KEY (--api-key wins)\n  --rate-window-secs shortens the contract's 60 s rate-limit windows (tests, demos)\n  --faults takes name=value pairs separated by commas: server_error, drop_before_handling, drop_after_handling, slow_body, malformed_json, rate_limit_storm (shares 0..1), slow_body_secs, added_latency_ms, seed";
 const DEFAULT_DATA_DIR: &str = "framewright-sandbox-data";
+/// The environment variable that may carry the key (the same name the command prints).
+pub(crate) const API_KEY_ENV: &str = "FRAMEWRIGHT_API_KEY";
 
 /// What the command line asks for beyond the server's own configuration.
 struct CliOptions {
@@ -16,13 +21,16 @@ struct CliOptions {
     seed_media_count: usize,
 }
 
-fn parse(args: &[String]) -> Result<CliOptions, String> {
+/// `env_api_key`: the value of `FRAMEWRIGHT_API_KEY`, if set; an empty value counts as
+/// unset (as `FRAMEWRIGHT_API_KEY= framewright sandbox` means in a shell).
+fn parse(args: &[String], env_api_key: Option<String>) -> Result<CliOptions, String> {
     // Accept the argument list with or without the leading subcommand name.
     let args = match args.first() {
         Some(first) if first == "sandbox" => &args[1..],
         _ => args,
     };
     let mut config = SandboxConfig::new(PathBuf::from(DEFAULT_DATA_DIR));
+    config.api_key = env_api_key.filter(|key| !key.trim().is_empty());
     let mut seed_media_count = 0;
     // An explicitly requested port must be honoured or fail loudly.
     config.port_fallback = false;
@@ -63,6 +71,19 @@ fn parse(args: &[String]) -> Result<CliOptions, String> {
                     .ok()
                     .filter(|s| s.is_finite() && *s > 0.0)
                     .ok_or_else(|| format!("--speed: '{v}' must be a positive number"))?;
+            }
+            "--rate-window-secs" => {
+                let v = value()?;
+                config.rate_window_secs = v
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|secs| (1..=super::config::MAX_RATE_WINDOW_SECS).contains(secs))
+                    .ok_or_else(|| {
+                        format!(
+                            "--rate-window-secs: '{v}' must be whole seconds from 1 to {}",
+                            super::config::MAX_RATE_WINDOW_SECS
+                        )
+                    })?;
             }
             "--failure-rate" => {
                 let v = value()?;
@@ -132,7 +153,7 @@ pub fn run_cli(args: &[String]) -> i32 {
     let CliOptions {
         config,
         seed_media_count,
-    } = match parse(args) {
+    } = match parse(args, std::env::var(API_KEY_ENV).ok()) {
         Ok(options) => options,
         Err(message) => {
             eprintln!("{message}");
@@ -155,6 +176,9 @@ pub fn run_cli(args: &[String]) -> i32 {
             return 1;
         }
     };
+    if let Some(recovery) = handle.store_recovery() {
+        eprintln!("framewright sandbox: {}", recovery.message());
+    }
     if seed_media_count > 0 {
         let seeded = handle.seed_media(seed_media_count, None);
         eprintln!("framewright sandbox: added {seeded} library items");
@@ -194,18 +218,23 @@ mod tests {
 
     #[test]
     fn parses_flags() {
-        let options = parse(&args(&[
-            "sandbox",
-            "--port",
-            "8123",
-            "--data=/tmp/x",
-            "--speed",
-            "4",
-            "--failure-rate",
-            "0.5",
-            "--seed-media",
-            "240",
-        ]))
+        let options = parse(
+            &args(&[
+                "sandbox",
+                "--port",
+                "8123",
+                "--data=/tmp/x",
+                "--speed",
+                "4",
+                "--failure-rate",
+                "0.5",
+                "--seed-media",
+                "240",
+                "--rate-window-secs",
+                "5",
+            ]),
+            None,
+        )
         .expect("valid");
         assert_eq!(options.seed_media_count, 240);
         let config = options.config;
@@ -213,9 +242,28 @@ mod tests {
         assert_eq!(config.data_dir, PathBuf::from("/tmp/x"));
         assert_eq!(config.speed, 4.0);
         assert_eq!(config.failure_rate, 0.5);
-        assert!(parse(&args(&["--port", "x"])).is_err());
-        assert!(parse(&args(&["--failure-rate", "2"])).is_err());
-        assert!(parse(&args(&["--bogus"])).is_err());
-        assert!(parse(&args(&["--seed-media", "-3"])).is_err());
+        assert_eq!(config.rate_window_secs, 5);
+        assert!(parse(&args(&["--port", "x"]), None).is_err());
+        assert!(parse(&args(&["--failure-rate", "2"]), None).is_err());
+        assert!(parse(&args(&["--bogus"]), None).is_err());
+        assert!(parse(&args(&["--seed-media", "-3"]), None).is_err());
+        assert!(parse(&args(&["--rate-window-secs", "0"]), None).is_err());
+    }
+
+    #[test]
+    fn key_comes_from_the_environment_unless_the_flag_gives_one() {
+        let from_env = parse(&args(&["sandbox"]), Some("fw_env_key".to_owned())).expect("valid");
+        assert_eq!(from_env.config.api_key.as_deref(), Some("fw_env_key"));
+        let flag_wins = parse(
+            &args(&["sandbox", "--api-key", "fw_flag_key"]),
+            Some("fw_env_key".to_owned()),
+        )
+        .expect("valid");
+        assert_eq!(flag_wins.config.api_key.as_deref(), Some("fw_flag_key"));
+        let empty = parse(&args(&["sandbox"]), Some("  ".to_owned())).expect("valid");
+        assert_eq!(
+            empty.config.api_key, None,
+            "an empty variable counts as unset"
+        );
     }
 }

@@ -21,7 +21,16 @@ pub struct SandboxConfig {
     pub faults: FaultRates,
     /// The next this-many submit answers are lost after their job was created.
     pub drop_submit_answers: u32,
+    /// Length of every rate-limit window in seconds. The contract's windows are 60 s (the
+    /// default); a shorter one lets tests and demos see a limit reset without waiting a
+    /// minute. Counts per window stay the contract's.
+    pub rate_window_secs: u64,
 }
+
+/// Longest `rate_window_secs` accepted (an hour): beyond it a limit never visibly resets.
+pub const MAX_RATE_WINDOW_SECS: u64 = 3600;
+/// The contract's rate-limit window.
+pub const CONTRACT_RATE_WINDOW_SECS: u64 = 60;
 
 impl SandboxConfig {
     pub fn new(data_dir: PathBuf) -> Self {
@@ -34,6 +43,7 @@ impl SandboxConfig {
             port_fallback: true,
             faults: FaultRates::default(),
             drop_submit_answers: 0,
+            rate_window_secs: CONTRACT_RATE_WINDOW_SECS,
         }
     }
 }

@@ -45,6 +45,7 @@ pub(crate) async fn inject(
         FaultKind::RateLimitStorm => storm_response(
             group_for_route(&method, request.uri().path()),
             rates.storm_retry_after_secs,
+            state.limiter.window_secs(),
         ),
         FaultKind::DropBeforeHandling => {
             drain(request.into_body()).await;

@@ -21,7 +21,7 @@ use super::retention;
 use super::routes;
 use super::seed;
 use super::state::{AppState, Controls, Shared};
-use super::store::Store;
+use super::store::{Store, StoreRecovery};
 
 /// How long in-flight requests get to finish after shutdown is requested.
 const GRACEFUL_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(2);
@@ -34,6 +34,8 @@ pub struct SandboxHandle {
     api_key: String,
     port: u16,
     shared: AppState,
+    /// The damaged database this start moved aside, if any.
+    recovery: Option<StoreRecovery>,
     shutdown_tx: watch::Sender<bool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -60,6 +62,12 @@ impl SandboxHandle {
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The damaged database this start found and moved aside (it started with a fresh
+    /// one), for the person to be told once.
+    pub fn store_recovery(&self) -> Option<&StoreRecovery> {
+        self.recovery.as_ref()
     }
 
     /// Creates another key of the same (default) user.
@@ -314,6 +322,7 @@ struct Ready {
     port: u16,
     api_key: String,
     shared: AppState,
+    recovery: Option<StoreRecovery>,
 }
 
 fn io_error(path: &std::path::Path, source: std::io::Error) -> SandboxError {
@@ -323,14 +332,24 @@ fn io_error(path: &std::path::Path, source: std::io::Error) -> SandboxError {
     }
 }
 
-/// Opens storage and ensures the default user, key and files dir exist.
-fn prepare(
-    config: &SandboxConfig,
-) -> Result<(Store, String, String, std::path::PathBuf), SandboxError> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|e| io_error(&config.data_dir, e))?;
+/// Storage opened by [`prepare`].
+struct Prepared {
+    store: Store,
+    user_id: String,
+    api_key: String,
+    files_dir: std::path::PathBuf,
+    /// A damaged database that was moved aside.
+    recovery: Option<StoreRecovery>,
+}
+
+/// Opens storage (private folders and database: it holds the local key) and ensures the
+/// default user, key and files dir exist.
+fn prepare(config: &SandboxConfig) -> Result<Prepared, SandboxError> {
+    use crate::local_files::create_private_dir_all;
+    create_private_dir_all(&config.data_dir).map_err(|e| io_error(&config.data_dir, e))?;
     let files_dir = config.data_dir.join("files");
-    std::fs::create_dir_all(&files_dir).map_err(|e| io_error(&files_dir, e))?;
-    let store = Store::open(&config.data_dir.join(DATABASE_FILE))?;
+    create_private_dir_all(&files_dir).map_err(|e| io_error(&files_dir, e))?;
+    let (store, recovery) = Store::open_or_recover(&config.data_dir.join(DATABASE_FILE))?;
     let user_id = store.ensure_default_user()?;
     store.ensure_directory(&user_id)?;
     let configured = config
@@ -339,7 +358,13 @@ fn prepare(
         .map(str::trim)
         .filter(|k| !k.is_empty());
     let api_key = store.ensure_primary_key(&user_id, configured)?;
-    Ok((store, user_id, api_key, files_dir))
+    Ok(Prepared {
+        store,
+        user_id,
+        api_key,
+        files_dir,
+        recovery,
+    })
 }
 
 async fn bind(config: &SandboxConfig) -> Result<tokio::net::TcpListener, SandboxError> {
@@ -366,7 +391,13 @@ async fn serve(
 ) {
     let setup = async {
         let catalog = Catalog::load()?;
-        let (store, user_id, api_key, files_dir) = prepare(&config)?;
+        let Prepared {
+            store,
+            user_id,
+            api_key,
+            files_dir,
+            recovery,
+        } = prepare(&config)?;
         let listener = bind(&config).await?;
         let port = listener
             .local_addr()
@@ -382,7 +413,7 @@ async fn serve(
         let shared = Arc::new(Shared {
             store,
             catalog,
-            limiter: RateLimiter::default(),
+            limiter: RateLimiter::new(config.rate_window_secs),
             controls: Controls::new(config.failure_rate),
             files_dir,
             origin: format!("http://127.0.0.1:{port}"),
@@ -411,6 +442,7 @@ async fn serve(
                 port,
                 api_key,
                 shared,
+                recovery,
             },
         ))
     };
@@ -501,6 +533,7 @@ pub fn start(config: SandboxConfig) -> Result<SandboxHandle, SandboxError> {
         api_key: ready.api_key,
         port: ready.port,
         shared: ready.shared,
+        recovery: ready.recovery,
         shutdown_tx,
         thread: Some(thread),
     })

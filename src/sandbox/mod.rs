@@ -69,6 +69,7 @@ pub use handle::{SandboxHandle, start};
 /// For benches and tests only: the MP4 of a text-to-video job, rendered in-process.
 #[doc(hidden)]
 pub use jobs::render_text_to_video_mp4;
+pub use store::StoreRecovery;
 
 /// For benches and tests only: the MP4 a trim job produces from `source_mp4` (frames shown
 /// in `[start_secs, end_secs)`, re-encoded, sound cut to match). The studio never calls it.

@@ -1,4 +1,5 @@
-//! Fixed 60-second window rate limits (contract "Limits"). Windows follow the sandbox
+//! Fixed-window rate limits (contract "Limits": 60-second windows; `SandboxConfig::
+//! rate_window_secs` may shorten them for tests and demos). Windows follow the sandbox
 //! clock, so advancing it (`/admin/clock/advance`) resets them.
 
 use std::collections::HashMap;
@@ -13,10 +14,6 @@ use serde_json::json;
 use super::auth::Caller;
 use super::http_error::ApiError;
 use super::state::AppState;
-
-const WINDOW_MS: i64 = 60_000;
-const WINDOW_SECS: u64 = 60;
-const RETRY_AFTER_SECS: u64 = 60;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Group {
@@ -73,6 +70,8 @@ pub(crate) struct Decision {
     pub limit: u32,
     pub remaining: u32,
     pub reset_secs: u64,
+    /// The window's length (`RateLimit-Policy`'s `w=`, the bodies' `retryAfter`).
+    pub window_secs: u64,
 }
 
 struct Window {
@@ -80,12 +79,24 @@ struct Window {
     count: u32,
 }
 
-#[derive(Default)]
 pub(crate) struct RateLimiter {
     windows: Mutex<HashMap<(Group, String), Window>>,
+    window_secs: u64,
 }
 
 impl RateLimiter {
+    /// Every group's window lasts `window_secs` (at least 1).
+    pub(crate) fn new(window_secs: u64) -> Self {
+        RateLimiter {
+            windows: Mutex::new(HashMap::new()),
+            window_secs: window_secs.max(1),
+        }
+    }
+
+    pub(crate) fn window_secs(&self) -> u64 {
+        self.window_secs
+    }
+
     /// Counts one request of `key` in `group` at `now_ms` (the sandbox clock).
     pub(crate) fn check(&self, group: Group, key: &str, now_ms: i64) -> Decision {
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
@@ -95,7 +106,8 @@ impl RateLimiter {
                 started_ms: now_ms,
                 count: 0,
             });
-        if now_ms - window.started_ms >= WINDOW_MS {
+        let window_ms = (self.window_secs as i64).saturating_mul(1000);
+        if now_ms.saturating_sub(window.started_ms) >= window_ms {
             *window = Window {
                 started_ms: now_ms,
                 count: 0,
@@ -106,22 +118,54 @@ impl RateLimiter {
         if allowed {
             window.count += 1;
         }
-        let left_ms = (WINDOW_MS - (now_ms - window.started_ms)).max(0);
+        let left_ms = window_ms
+            .saturating_sub(now_ms.saturating_sub(window.started_ms))
+            .max(0);
         Decision {
             allowed,
             limit,
             remaining: limit.saturating_sub(window.count),
             reset_secs: (left_ms as f64 / 1000.0).ceil().max(1.0) as u64,
+            window_secs: self.window_secs,
         }
     }
 }
 
-fn apply_headers(response: &mut Response, decision: Decision, overwrite: bool) {
+/// Which limiter's `RateLimit-*` headers a response carries when several counted it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Precedence {
+    /// Only where none are set yet (the global ceiling under a per-endpoint limiter).
+    IfAbsent,
+    /// Where none are set or the set ones leave more requests than this one: the limiter
+    /// that binds first speaks (analyze's 10/min inside the palettes' 120/min bucket).
+    Tightest,
+    /// Always (a 429 this limiter answers itself).
+    Always,
+}
+
+fn remaining_in(response: &Response) -> Option<u32> {
+    response
+        .headers()
+        .get("ratelimit-remaining")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse().ok())
+}
+
+fn apply_headers(response: &mut Response, decision: Decision, precedence: Precedence) {
+    let overwrite = match precedence {
+        Precedence::Always => true,
+        Precedence::IfAbsent => false,
+        // An inner limiter's 429 keeps its own headers: it is the one that refused.
+        Precedence::Tightest => {
+            response.status() != axum::http::StatusCode::TOO_MANY_REQUESTS
+                && remaining_in(response).is_none_or(|set| decision.remaining < set)
+        }
+    };
     let headers = response.headers_mut();
     for (name, value) in [
         (
             "ratelimit-policy",
-            format!("{};w={WINDOW_SECS}", decision.limit),
+            format!("{};w={}", decision.limit, decision.window_secs),
         ),
         ("ratelimit-limit", decision.limit.to_string()),
         ("ratelimit-remaining", decision.remaining.to_string()),
@@ -157,7 +201,7 @@ pub(crate) async fn global_limit(
     }
     let mut response = next.run(request).await;
     // A per-endpoint limiter's (tighter) headers win when both apply.
-    apply_headers(&mut response, decision, false);
+    apply_headers(&mut response, decision, Precedence::IfAbsent);
     response
 }
 
@@ -177,7 +221,7 @@ pub(crate) async fn endpoint_limit(
         return limited_response(group, decision);
     }
     let mut response = next.run(request).await;
-    apply_headers(&mut response, decision, true);
+    apply_headers(&mut response, decision, Precedence::Tightest);
     response
 }
 
@@ -187,7 +231,7 @@ fn global_limited_response(decision: Decision) -> Response {
         axum::http::StatusCode::TOO_MANY_REQUESTS,
         json!({
             "error": "Too many requests, please try again later",
-            "retryAfter": RETRY_AFTER_SECS,
+            "retryAfter": decision.window_secs,
             "code": "RATE_LIMITED",
             "source": "global",
         }),
@@ -201,7 +245,7 @@ fn global_limited_response(decision: Decision) -> Response {
         "global".to_owned(),
     )
     .into_response();
-    apply_headers(&mut response, decision, true);
+    apply_headers(&mut response, decision, Precedence::Always);
     response
 }
 
@@ -237,9 +281,9 @@ pub(crate) fn group_for_route(method: &axum::http::Method, path: &str) -> Group 
 
 /// An injected "rate-limit storm" answer: the route's own limiter body with a full window
 /// to wait, `Retry-After` and every RateLimit-* header.
-pub(crate) fn storm_response(group: Group, retry_after_secs: u64) -> Response {
+pub(crate) fn storm_response(group: Group, retry_after_secs: u64, window_secs: u64) -> Response {
     let retry_after_secs = if retry_after_secs == 0 {
-        RETRY_AFTER_SECS
+        window_secs
     } else {
         retry_after_secs
     };
@@ -248,6 +292,7 @@ pub(crate) fn storm_response(group: Group, retry_after_secs: u64) -> Response {
         limit: group.limit(),
         remaining: 0,
         reset_secs: retry_after_secs,
+        window_secs,
     };
     let mut response = match group {
         Group::Global => global_limited_response(decision),
@@ -258,7 +303,7 @@ pub(crate) fn storm_response(group: Group, retry_after_secs: u64) -> Response {
             .headers_mut()
             .insert(HeaderName::from_static("retry-after"), value);
     }
-    if retry_after_secs != RETRY_AFTER_SECS {
+    if retry_after_secs != window_secs {
         // The body names the same wait as the headers.
         response = with_body_retry_after(response, retry_after_secs);
     }
@@ -289,6 +334,7 @@ fn with_body_retry_after(response: Response, retry_after_secs: u64) -> Response 
 /// The 429 a per-endpoint limiter answers with (shape depends on the group).
 pub(crate) fn limited_response(group: Group, decision: Decision) -> Response {
     let status = axum::http::StatusCode::TOO_MANY_REQUESTS;
+    let retry_after_secs = decision.window_secs;
     let body = match group {
         Group::ProjectCreation => json!({
             "status": false,
@@ -298,20 +344,20 @@ pub(crate) fn limited_response(group: Group, decision: Decision) -> Response {
             "status": false,
             "error": "Too many generation requests",
             "message": "Too many color palette requests, please try again later",
-            "retryAfter": RETRY_AFTER_SECS,
+            "retryAfter": retry_after_secs,
         }),
         // Document 2's shared limiter body, with the docs group's own message.
         Group::Docs => json!({
             "status": false,
             "error": "Too many generation requests",
             "message": "Too many document requests (120 per minute), please try again later",
-            "retryAfter": RETRY_AFTER_SECS,
+            "retryAfter": retry_after_secs,
         }),
         Group::PaletteAnalysis => json!({
             "success": false,
             "code": "RATE_LIMITED",
             "message": "Too many palette analysis requests (10 per minute), please try again later",
-            "retryAfter": RETRY_AFTER_SECS,
+            "retryAfter": retry_after_secs,
         }),
         _ => {
             let what = match group {
@@ -324,17 +370,46 @@ pub(crate) fn limited_response(group: Group, decision: Decision) -> Response {
                 "status": false,
                 "error": "Too many requests",
                 "message": format!("Too many {what} requests, please try again later"),
-                "retryAfter": RETRY_AFTER_SECS,
+                "retryAfter": retry_after_secs,
             })
         }
     };
     let mut response = ApiError::raw(status, body).into_response();
-    apply_headers(&mut response, decision, true);
+    apply_headers(&mut response, decision, Precedence::Always);
     response
 }
 
 /// Applies a per-endpoint decision's headers to a handler's response.
 pub(crate) fn with_limit_headers(mut response: Response, decision: Decision) -> Response {
-    apply_headers(&mut response, decision, true);
+    apply_headers(&mut response, decision, Precedence::Always);
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shortened_window_resets_after_its_own_length() {
+        let limiter = RateLimiter::new(5);
+        let start_ms = 1_000_000;
+        for _ in 0..10 {
+            assert!(limiter.check(Group::OtherGeneration, "u", start_ms).allowed);
+        }
+        let refused = limiter.check(Group::OtherGeneration, "u", start_ms + 4_000);
+        assert!(!refused.allowed);
+        assert_eq!((refused.reset_secs, refused.window_secs), (1, 5));
+        assert!(
+            limiter
+                .check(Group::OtherGeneration, "u", start_ms + 5_000)
+                .allowed
+        );
+    }
+
+    #[test]
+    fn a_far_future_clock_does_not_overflow() {
+        let limiter = RateLimiter::new(60);
+        assert!(limiter.check(Group::Media, "u", i64::MIN + 1).allowed);
+        assert!(limiter.check(Group::Media, "u", i64::MAX).allowed);
+    }
 }

@@ -354,7 +354,95 @@ pub(super) fn insert_generation_in(
     Ok(())
 }
 
+/// What start did with a sandbox database it could not use (see [`Store::open_or_recover`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreRecovery {
+    /// The database that could not be used.
+    pub file: std::path::PathBuf,
+    /// Where it (with its -wal and -shm) was moved.
+    pub moved_to: std::path::PathBuf,
+    /// Why it could not be used, e.g. "file is not a database".
+    pub problem: String,
+}
+
+impl StoreRecovery {
+    /// One or two sentences for the person (the studio's status bar, the CLI's stderr).
+    pub fn message(&self) -> String {
+        format!(
+            "The local sandbox's database {} could not be read ({}), so the sandbox started \
+             with a fresh, empty one: its library, jobs and key are new. The damaged file was \
+             kept as {}.",
+            self.file.display(),
+            self.problem,
+            self.moved_to.display()
+        )
+    }
+}
+
+/// Whether an error opening the database means its file is damaged (not a disk, permission
+/// or lock problem, which moving the file aside would not fix).
+fn is_damage(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
 impl Store {
+    /// Opens the database at `path` (private: 0600 in its folder), or, when the file is
+    /// damaged (truncated, garbage, failing its integrity check), moves it aside as
+    /// `sandbox.sqlite3.broken-<time>` with its -wal and -shm and starts a fresh store. A
+    /// sandbox that cannot start leaves the studio's Library waiting for ever.
+    pub(crate) fn open_or_recover(
+        path: &Path,
+    ) -> Result<(Self, Option<StoreRecovery>), super::error::SandboxError> {
+        use super::error::SandboxError;
+        let private = |path: &Path| {
+            crate::local_files::make_private_file(path).map_err(|source| SandboxError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        private(path)?;
+        let opened = Self::open(path).and_then(|store| Ok((store.integrity_findings()?, store)));
+        let problem = match opened {
+            Ok((None, store)) => return Ok((store, None)),
+            Ok((Some(findings), store)) => {
+                drop(store);
+                format!("it failed its integrity check: {findings}")
+            }
+            Err(error) if is_damage(&error) => error.to_string(),
+            Err(error) => return Err(SandboxError::Database(error)),
+        };
+        let moved_to =
+            crate::local_files::move_aside(path, &["-wal", "-shm"]).map_err(|source| {
+                SandboxError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            })?;
+        let recovery = StoreRecovery {
+            file: path.to_path_buf(),
+            moved_to,
+            problem,
+        };
+        // Said once by whoever started the sandbox (the studio's notice, the CLI's stderr).
+        private(path)?;
+        let store = Self::open(path)?;
+        Ok((store, Some(recovery)))
+    }
+
+    /// SQLite's quick check (`None` when whole): a truncated file can open and even take
+    /// the schema, then fail on the first read of a lost page.
+    fn integrity_findings(&self) -> rusqlite::Result<Option<String>> {
+        let conn = self.lock();
+        let mut statement = conn.prepare("PRAGMA quick_check")?;
+        let findings = statement
+            .query_map([], |row| row.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok((findings.first().map(String::as_str) != Some("ok")).then(|| findings.join("; ")))
+    }
+
     pub(crate) fn open(path: &Path) -> rusqlite::Result<Self> {
         let conn = Connection::open(path)?;
         // WAL keeps readers and the job writer from blocking each other; the busy timeout

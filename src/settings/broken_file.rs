@@ -3,7 +3,7 @@
 //! reason not to start, and the person is told once in a [`BrokenFileNotice`]. Also the
 //! words for disk errors ("the disk is full"), shared by every place that writes a file.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What the studio found wrong with one of its files at start, and what it did about it.
 /// The shell shows `message` once.
@@ -17,48 +17,9 @@ pub struct BrokenFileNotice {
     pub message: String,
 }
 
-/// Suffix `.broken-<UTC timestamp>` added to a file moved aside.
-pub fn broken_path(path: &Path, at: chrono::DateTime<chrono::Utc>) -> PathBuf {
-    with_suffix(path, &format!(".broken-{}", at.format("%Y%m%dT%H%M%SZ")))
-}
-
-/// A free `.broken-…` name for `path` now (a second breakage in the same second gets `-2`).
-pub fn free_broken_path(path: &Path) -> PathBuf {
-    let first = broken_path(path, chrono::Utc::now());
-    let mut candidate = first.clone();
-    let mut n = 2;
-    while candidate.exists() {
-        candidate = with_suffix(&first, &format!("-{n}"));
-        n += 1;
-    }
-    candidate
-}
-
-/// Moves `path` aside to a free `.broken-…` name and returns it. Each of `companions`
-/// (suffixes such as SQLite's `-wal` and `-shm`) that exists beside it is moved to the
-/// same name with its suffix, so the copy stays whole and a new file starts clean.
-pub fn move_aside(path: &Path, companions: &[&str]) -> std::io::Result<PathBuf> {
-    let target = free_broken_path(path);
-    std::fs::rename(path, &target)?;
-    let stamp = target
-        .file_name()
-        .and_then(|name| name.to_str())
-        .and_then(|name| name.rsplit_once(".broken-"))
-        .map(|(_, stamp)| stamp.to_owned())
-        .unwrap_or_default();
-    for suffix in companions {
-        let companion = with_suffix(path, suffix);
-        if companion.exists() {
-            let companion_target = with_suffix(&companion, &format!(".broken-{stamp}"));
-            if let Err(e) = std::fs::rename(&companion, &companion_target) {
-                // A stale -wal left beside a fresh database would be replayed into it.
-                tracing::warn!("could not move {} aside: {e}", companion.display());
-                std::fs::remove_file(&companion)?;
-            }
-        }
-    }
-    Ok(target)
-}
+// Moving a file aside is shared with the sandbox (its damaged database), so it lives in
+// the contract-free `local_files` layer.
+pub use crate::local_files::{broken_path, free_broken_path, move_aside};
 
 /// "The damaged file was kept as …" (or why it could not be).
 pub fn kept_sentence(moved: &std::io::Result<PathBuf>) -> String {
@@ -85,16 +46,11 @@ pub fn describe_io_error(error: &std::io::Error) -> String {
     }
 }
 
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::{Error, ErrorKind};
+    use std::path::Path;
 
     #[test]
     fn broken_name_carries_a_utc_timestamp() {

@@ -263,10 +263,12 @@ impl Settings {
 
     pub fn save(&self, path: &Path) -> Result<(), SettingsError> {
         let bytes = serde_json::to_vec_pretty(self)?;
-        write_atomically(path, &bytes, None).map_err(|source| SettingsError::Write {
-            path: path.display().to_string(),
-            source,
-        })
+        write_atomically(path, &bytes, Some(crate::local_files::PRIVATE_FILE_MODE)).map_err(
+            |source| SettingsError::Write {
+                path: path.display().to_string(),
+                source,
+            },
+        )
     }
 
     pub fn profile(&self, id: &str) -> Option<&ServiceProfile> {
@@ -290,7 +292,7 @@ pub(crate) fn write_atomically(
 ) -> std::io::Result<()> {
     use std::io::Write;
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+        crate::local_files::create_private_dir_all(parent)?;
     }
     let tmp = path.with_extension("tmp");
     let mut options = std::fs::OpenOptions::new();

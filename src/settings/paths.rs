@@ -66,7 +66,8 @@ impl AppPaths {
             &self.cache_dir,
             &self.log_dir,
         ] {
-            std::fs::create_dir_all(dir)?;
+            // Private (0700): the data folder holds the journal and the sandbox's key store.
+            crate::local_files::create_private_dir_all(dir)?;
         }
         Ok(())
     }

@@ -33,8 +33,13 @@ pub(crate) async fn limit(
             axum::http::StatusCode::TOO_MANY_REQUESTS,
             "rate_limit",
             format!(
-                "Too many {what}: the limit is {} per minute. Try again in {} s.",
-                decision.limit, decision.reset_secs
+                "Too many {what}: the limit is {} per {}. Try again in {} s.",
+                decision.limit,
+                match decision.window_secs {
+                    60 => "minute".to_owned(),
+                    secs => format!("{secs} s"),
+                },
+                decision.reset_secs
             ),
         )
         .into_response();
