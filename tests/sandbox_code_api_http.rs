@@ -962,7 +962,18 @@ async fn a_chat_body_over_the_limit_is_a_413_in_the_envelope() {
          Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
         key()
     );
-    for (head, body) in [(declared, body.clone()), (chunked, chunked_body)] {
+    // Declared far over the limit: refused before the body is read (none is sent).
+    let huge = format!(
+        "POST /api/kolbo/v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        key(),
+        100 * 1024 * 1024
+    );
+    for (head, body) in [
+        (declared, body.clone()),
+        (chunked, chunked_body),
+        (huge, b"{\"model\": ".to_vec()),
+    ] {
         let (status, head, body) = raw_exchange(head, body).await;
         assert_eq!(status, 413, "{head}\n{body}");
         assert!(head.contains("content-type: application/json"), "{head}");
@@ -1009,6 +1020,17 @@ async fn wrong_methods_routes_and_bodies_are_refused_in_the_envelope() {
             StatusCode::METHOD_NOT_ALLOWED,
             "validation_error",
         ),
+        (
+            http.request(reqwest::Method::OPTIONS, code_url("/chat/completions"))
+                .header("X-API-Key", key()),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "validation_error",
+        ),
+        (
+            http.patch(code_url("/models")),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "validation_error",
+        ),
         // Unknown routes under the prefix, with and without a key.
         (
             http.get(code_url("/v2/chat/completions")),
@@ -1035,6 +1057,20 @@ async fn wrong_methods_routes_and_bodies_are_refused_in_the_envelope() {
                 .header("X-API-Key", key())
                 .header("Content-Type", "application/json")
                 .body("[1, 2, 3]"),
+            StatusCode::BAD_REQUEST,
+            "validation_error",
+        ),
+        (
+            http.post(code_url("/chat/completions"))
+                .header("X-API-Key", key()),
+            StatusCode::BAD_REQUEST,
+            "validation_error",
+        ),
+        (
+            http.post(code_url("/chat/completions"))
+                .header("X-API-Key", key())
+                .header("Content-Type", "application/json")
+                .body(vec![0xff, 0xfe, b'{', 0x80]),
             StatusCode::BAD_REQUEST,
             "validation_error",
         ),
