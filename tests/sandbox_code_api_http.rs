@@ -187,6 +187,72 @@ fn chat_body(model: &str, content: Value, stream: bool) -> Value {
     })
 }
 
+/// `body` with `stream_options.include_usage` set: the stream ends with a usage chunk.
+fn with_usage(mut body: Value) -> Value {
+    body["stream_options"] = json!({"include_usage": true});
+    body
+}
+
+/// Sends `head` then `body` on a fresh connection while reading the answer, which the
+/// server may send before it read the whole body (and then stop reading). Returns the
+/// status, the head's lines in lower case and the body as text.
+async fn raw_exchange(head: String, body: Vec<u8>) -> (u16, String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let origin = service().sandbox.origin();
+    let address = origin.strip_prefix("http://").expect("http origin");
+    let connection = tokio::net::TcpStream::connect(address)
+        .await
+        .expect("connect");
+    let (mut reader, mut writer) = connection.into_split();
+    let sending = tokio::spawn(async move {
+        let mut sent = writer.write_all(head.as_bytes()).await;
+        if sent.is_ok() {
+            sent = writer.write_all(&body).await;
+        }
+        // The write half goes back to the caller: dropping it would shut the connection's
+        // sending side, which the server takes for a client that left (no half-close).
+        (sent, writer)
+    });
+    let mut response = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let mut read_error = None;
+    loop {
+        let text = String::from_utf8_lossy(&response).into_owned();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|line| {
+                    line.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().to_owned())
+                })
+                .and_then(|value| value.parse::<usize>().ok());
+            if length.is_some_and(|length| body.len() >= length) {
+                break;
+            }
+        }
+        match reader.read(&mut buffer).await {
+            Ok(0) => break,
+            Ok(read) => response.extend_from_slice(&buffer[..read]),
+            Err(error) => {
+                read_error = Some(error);
+                break;
+            }
+        }
+    }
+    let sent = sending.await.ok().map(|(sent, _writer)| sent);
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| {
+            panic!("no status line: {text:?}, read error {read_error:?}, sent {sent:?}")
+        });
+    (status, head.to_ascii_lowercase(), body.to_owned())
+}
+
 /// Events of a streamed completion, each the text after `data: `; asserts that every
 /// event is exactly one `data:` line.
 struct EventReader {
@@ -293,6 +359,19 @@ async fn settled_balance(key: &str) -> Value {
 fn assert_envelope(body: &Value, kind: &str) {
     assert_eq!(body["error"]["type"], kind, "{body}");
     assert!(body["error"]["message"].is_string(), "{body}");
+}
+
+/// The status, the envelope's type and the Content-Type of a raw refusal.
+async fn refusal(request: reqwest::RequestBuilder) -> (StatusCode, Value, String) {
+    let response = request.send().await.expect("request");
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let (status, body) = answer(response).await;
+    (status, body, content_type)
 }
 
 #[tokio::test]
@@ -729,7 +808,11 @@ async fn a_stream_is_chunked_and_matches_the_synchronous_answer() {
         )
     );
 
-    let chunks = whole_stream(chloe, &chat_body("sandbox-coder", json!(PROMPT), true)).await;
+    let chunks = whole_stream(
+        chloe,
+        &with_usage(chat_body("sandbox-coder", json!(PROMPT), true)),
+    )
+    .await;
     assert!(chunks.len() > 10, "several chunks: {}", chunks.len());
     for chunk in &chunks {
         assert_eq!(chunk["object"], "chat.completion.chunk", "{chunk}");
@@ -737,18 +820,299 @@ async fn a_stream_is_chunked_and_matches_the_synchronous_answer() {
         assert_eq!(chunk["id"], chunks[0]["id"]);
     }
     assert_eq!(chunks[0]["choices"][0]["delta"]["role"], "assistant");
-    for chunk in &chunks[..chunks.len() - 1] {
+    let (usage_chunk, answer_chunks) = chunks.split_last().expect("chunks");
+    let (finish_chunk, content_chunks) = answer_chunks.split_last().expect("answer chunks");
+    for chunk in content_chunks {
         assert_eq!(chunk["choices"][0]["finish_reason"], Value::Null, "{chunk}");
-        assert!(chunk.get("usage").is_none(), "{chunk}");
+        assert_eq!(chunk["usage"], Value::Null, "{chunk}");
     }
-    let last = chunks.last().expect("last chunk");
-    assert_eq!(last["choices"][0]["finish_reason"], "stop");
-    assert_eq!(last["choices"][0]["delta"], json!({}));
+    assert_eq!(finish_chunk["choices"][0]["finish_reason"], "stop");
+    assert_eq!(finish_chunk["choices"][0]["delta"], json!({}));
+    assert_eq!(finish_chunk["usage"], Value::Null, "{finish_chunk}");
+    // include_usage: one more chunk, no choices, the whole request's usage.
+    assert_eq!(usage_chunk["choices"], json!([]), "{usage_chunk}");
     assert_eq!(
-        last["usage"], synchronous["usage"],
+        usage_chunk["usage"], synchronous["usage"],
         "same tokens, same cost"
     );
     assert_eq!(streamed_text(&chunks), content);
+}
+
+#[tokio::test]
+async fn without_include_usage_no_chunk_carries_usage() {
+    for options in [None, Some(json!({"include_usage": false}))] {
+        let mut body = chat_body("sandbox-coder-mini", json!(PROMPT), true);
+        if let Some(options) = options {
+            body["stream_options"] = options;
+        }
+        let chunks = whole_stream(key(), &body).await;
+        for chunk in &chunks {
+            assert!(chunk.get("usage").is_none(), "{chunk}");
+            assert_eq!(
+                chunk["choices"].as_array().map(Vec::len),
+                Some(1),
+                "{chunk}"
+            );
+        }
+        let last = chunks.last().expect("last chunk");
+        assert_eq!(last["choices"][0]["finish_reason"], "stop", "{last}");
+    }
+}
+
+#[tokio::test]
+async fn the_developer_role_is_read_as_system() {
+    let mut system = chat_body("sandbox-coder-mini", json!("Hi"), false);
+    system["max_completion_tokens"] = json!(3);
+    let mut developer = system.clone();
+    developer["messages"][0]["role"] = json!("developer");
+    let (status, as_system) = post(key(), "/chat/completions", &system).await;
+    assert_eq!(status, StatusCode::OK, "{as_system}");
+    let (status, as_developer) = post(key(), "/chat/completions", &developer).await;
+    assert_eq!(status, StatusCode::OK, "{as_developer}");
+    assert_eq!(
+        as_developer["usage"]["prompt_tokens"], as_system["usage"]["prompt_tokens"],
+        "the developer message counts like a system message"
+    );
+    assert_eq!(
+        as_developer["choices"][0]["message"]["content"],
+        as_system["choices"][0]["message"]["content"]
+    );
+}
+
+#[tokio::test]
+async fn max_completion_tokens_cuts_the_answer_with_finish_reason_length() {
+    const CAP_TOKENS: u64 = 5;
+    let uncut = |mut body: Value| {
+        body["max_completion_tokens"] = json!(100_000);
+        body
+    };
+    let (status, whole) = post(
+        key(),
+        "/chat/completions",
+        &uncut(chat_body("sandbox-coder-mini", json!(PROMPT), false)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{whole}");
+    assert_eq!(whole["choices"][0]["finish_reason"], "stop", "{whole}");
+    let whole_text = whole["choices"][0]["message"]["content"]
+        .as_str()
+        .expect("content");
+
+    // The newer name wins over the deprecated `max_tokens` when both are sent.
+    let mut capped = chat_body("sandbox-coder-mini", json!(PROMPT), false);
+    capped["max_completion_tokens"] = json!(CAP_TOKENS);
+    capped["max_tokens"] = json!(1000);
+    let (status, cut) = post(key(), "/chat/completions", &capped).await;
+    assert_eq!(status, StatusCode::OK, "{cut}");
+    assert_eq!(cut["choices"][0]["finish_reason"], "length", "{cut}");
+    let completion_tokens = cut["usage"]["completion_tokens"]
+        .as_u64()
+        .expect("completion tokens");
+    assert!(
+        (1..=CAP_TOKENS).contains(&completion_tokens),
+        "{completion_tokens} tokens for a cap of {CAP_TOKENS}"
+    );
+    let cut_text = cut["choices"][0]["message"]["content"]
+        .as_str()
+        .expect("content");
+    assert!(
+        cut_text.len() < whole_text.len() && whole_text.starts_with(cut_text),
+        "{cut_text:?}"
+    );
+
+    // The stream says the same in its last choice chunk.
+    capped["stream"] = json!(true);
+    let chunks = whole_stream(key(), &capped).await;
+    let last = chunks.last().expect("last chunk");
+    assert_eq!(last["choices"][0]["finish_reason"], "length", "{last}");
+    assert_eq!(streamed_text(&chunks), cut_text);
+}
+
+/// A chat body is read up to 2 MiB; a larger one (here 3 MiB) is refused with 413 in the
+/// envelope, whether the size was declared or the body came in chunks, and the client,
+/// still sending when the limit is reached, receives that answer (not a reset connection).
+#[tokio::test]
+async fn a_chat_body_over_the_limit_is_a_413_in_the_envelope() {
+    const LIMIT_BYTES: usize = 2 * 1024 * 1024;
+    let filler = "x".repeat(LIMIT_BYTES + LIMIT_BYTES / 2);
+    let body = json!({
+        "model": "sandbox-coder-mini",
+        "messages": [{"role": "user", "content": filler}],
+    })
+    .to_string()
+    .into_bytes();
+    assert!(body.len() > LIMIT_BYTES);
+    let origin = service().sandbox.origin();
+    let host = origin.strip_prefix("http://").expect("http origin");
+    let declared = format!(
+        "POST /api/kolbo/v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        key(),
+        body.len()
+    );
+    let mut chunked_body = Vec::new();
+    for piece in body.chunks(64 * 1024) {
+        chunked_body.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        chunked_body.extend_from_slice(piece);
+        chunked_body.extend_from_slice(b"\r\n");
+    }
+    chunked_body.extend_from_slice(b"0\r\n\r\n");
+    let chunked = format!(
+        "POST /api/kolbo/v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {}\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+        key()
+    );
+    // Declared far over the limit: refused before the body is read (none is sent).
+    let huge = format!(
+        "POST /api/kolbo/v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nX-API-Key: {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        key(),
+        100 * 1024 * 1024
+    );
+    for (head, body) in [
+        (declared, body.clone()),
+        (chunked, chunked_body),
+        (huge, b"{\"model\": ".to_vec()),
+    ] {
+        let (status, head, body) = raw_exchange(head, body).await;
+        assert_eq!(status, 413, "{head}\n{body}");
+        assert!(head.contains("content-type: application/json"), "{head}");
+        let body: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("JSON: {body}"));
+        assert_envelope(&body, "validation_error");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains(&LIMIT_BYTES.to_string()),
+            "the limit is named: {body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn wrong_methods_routes_and_bodies_are_refused_in_the_envelope() {
+    let http = &service().http;
+    let cases = [
+        // A wrong method on each route; the 405 keeps its Allow header.
+        (
+            http.get(code_url("/chat/completions"))
+                .header("X-API-Key", key()),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "validation_error",
+        ),
+        (
+            http.delete(code_url("/balance")).header("X-API-Key", key()),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "validation_error",
+        ),
+        (
+            http.post(code_url("/models")),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "validation_error",
+        ),
+        (
+            http.put(code_url("/files")).header("X-API-Key", key()),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "validation_error",
+        ),
+        (
+            http.post(code_url("/")),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "validation_error",
+        ),
+        (
+            http.request(reqwest::Method::OPTIONS, code_url("/chat/completions"))
+                .header("X-API-Key", key()),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "validation_error",
+        ),
+        (
+            http.patch(code_url("/models")),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "validation_error",
+        ),
+        // Unknown routes under the prefix, with and without a key.
+        (
+            http.get(code_url("/v2/chat/completions")),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+        (
+            http.post(code_url("/completions"))
+                .header("X-API-Key", key()),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+        // Bodies that are not a chat request.
+        (
+            http.post(code_url("/chat/completions"))
+                .header("X-API-Key", key())
+                .header("Content-Type", "application/json")
+                .body("{\"model\": \"sandbox-coder\", \"messages\": [}"),
+            StatusCode::BAD_REQUEST,
+            "validation_error",
+        ),
+        (
+            http.post(code_url("/chat/completions"))
+                .header("X-API-Key", key())
+                .header("Content-Type", "application/json")
+                .body("[1, 2, 3]"),
+            StatusCode::BAD_REQUEST,
+            "validation_error",
+        ),
+        (
+            http.post(code_url("/chat/completions"))
+                .header("X-API-Key", key()),
+            StatusCode::BAD_REQUEST,
+            "validation_error",
+        ),
+        (
+            http.post(code_url("/chat/completions"))
+                .header("X-API-Key", key())
+                .header("Content-Type", "application/json")
+                .body(vec![0xff, 0xfe, b'{', 0x80]),
+            StatusCode::BAD_REQUEST,
+            "validation_error",
+        ),
+        (
+            http.post(code_url("/files"))
+                .header("X-API-Key", key())
+                .header("Content-Type", "text/plain")
+                .body("not a form"),
+            StatusCode::BAD_REQUEST,
+            "validation_error",
+        ),
+    ];
+    for (request, expected_status, kind) in cases {
+        let (status, body, content_type) = refusal(request).await;
+        assert_eq!(status, expected_status, "{body}");
+        assert!(
+            content_type.starts_with("application/json"),
+            "{status}: {content_type:?} {body}"
+        );
+        assert_envelope(&body, kind);
+    }
+    let response = http
+        .get(code_url("/chat/completions"))
+        .header("X-API-Key", key())
+        .send()
+        .await
+        .expect("request");
+    let allow = response
+        .headers()
+        .get("allow")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(allow.contains("POST"), "Allow: {allow:?}");
+    let (_, body) = answer(response).await;
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Method GET is not allowed on /api/kolbo/v1/chat/completions"),
+        "{body}"
+    );
 }
 
 #[tokio::test]
@@ -756,8 +1120,11 @@ async fn credits_are_reserved_while_streaming_and_charged_on_completion() {
     let ana = &shared().ana;
     let before = balance(ana).await;
     assert_eq!(number(&before["reserved"]), 0.0, "{before}");
-    let mut events =
-        EventReader::open(ana, &chat_body("sandbox-coder-pro", json!(PROMPT), true)).await;
+    let mut events = EventReader::open(
+        ana,
+        &with_usage(chat_body("sandbox-coder-pro", json!(PROMPT), true)),
+    )
+    .await;
     let first = events.next_json().await;
     assert_eq!(first["choices"][0]["delta"]["role"], "assistant");
     let during = balance(ana).await;

@@ -175,8 +175,17 @@ pub(crate) struct ChatRequestBody<'a> {
     pub model: &'a str,
     pub messages: &'a [ChatMessage],
     pub stream: bool,
+    /// Streams only: the industry-standard schema sends a stream's usage (which the studio
+    /// bills and shows) only when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<StreamOptions>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct StreamOptions {
+    pub include_usage: bool,
 }
 
 impl ChatRequest {
@@ -185,6 +194,9 @@ impl ChatRequest {
             model: &self.model,
             messages: &self.messages,
             stream,
+            stream_options: stream.then_some(StreamOptions {
+                include_usage: true,
+            }),
             max_tokens: self.max_tokens,
         }
     }
@@ -377,7 +389,10 @@ mod tests {
         };
         let body = serde_json::to_value(request.body(true)).unwrap();
         assert_eq!(body["stream"], true);
+        assert_eq!(body["stream_options"]["include_usage"], true);
         assert!(body.get("max_tokens").is_none());
+        let synchronous = serde_json::to_value(request.body(false)).unwrap();
+        assert!(synchronous.get("stream_options").is_none());
     }
 
     #[test]

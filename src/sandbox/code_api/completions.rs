@@ -1,18 +1,20 @@
-//! POST /chat/completions: validates, reads the attached images, writes the answer,
-//! reserves its most possible cost, then answers synchronously or as a stream
-//! (`stream.rs`), both at the same pace.
+//! POST /chat/completions: validates, reads the attached images, writes the answer (cut at
+//! the token cap, then `finish_reason: "length"`), reserves its most possible cost, then
+//! answers synchronously or as a stream (`stream.rs`), both at the same pace.
 
 use std::time::Duration;
 
 use axum::Extension;
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::State;
+use axum::body::Body;
+use axum::extract::{OriginalUri, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::attachments::image_facts;
 use super::billing::new_completion_id;
+use super::body::read_limited;
 use super::error::CodeResult;
 use super::models::ChatModel;
 use super::request::ChatRequest;
@@ -37,6 +39,10 @@ pub(crate) struct Completion {
     pub chunks: Vec<Chunk>,
     pub settlement: Settlement,
     pub chunk_interval: Duration,
+    /// `"length"` when the token cap cut the answer, else `"stop"`.
+    pub finish_reason: &'static str,
+    /// Streams only: end with a usage chunk (`stream_options.include_usage`).
+    pub include_usage: bool,
 }
 
 pub(crate) struct Chunk {
@@ -47,8 +53,16 @@ pub(crate) struct Chunk {
 pub(crate) async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    body: Bytes,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+    body: Body,
 ) -> Response {
+    // Read here rather than by the `Bytes` extractor, whose 413 closes on a client still
+    // sending (see `body.rs`).
+    let body = match read_limited(uri.path(), &headers, body).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
     let request = match ChatRequest::parse(&body) {
         Ok(request) => request,
         Err(error) => return error.into_response(),
@@ -75,9 +89,16 @@ async fn prepare(
     let images = image_facts(state, &request.image_urls()).await?;
     let answer = write_answer(&request.prompt_text(), &images);
     let mut tokens = split_tokens(&answer);
-    if let Some(max_tokens) = request.max_tokens {
-        tokens.truncate(usize::try_from(max_tokens).unwrap_or(usize::MAX));
-    }
+    let cap_tokens = request
+        .max_completion_tokens
+        .map_or(usize::MAX, |cap| usize::try_from(cap).unwrap_or(usize::MAX));
+    // An answer exactly as long as the cap was not cut: it ended by itself.
+    let finish_reason = if tokens.len() > cap_tokens {
+        tokens.truncate(cap_tokens);
+        "length"
+    } else {
+        "stop"
+    };
     let chunks: Vec<Chunk> = tokens
         .chunks(TOKENS_PER_CHUNK)
         .map(|piece| Chunk {
@@ -104,6 +125,8 @@ async fn prepare(
         chunk_interval: Duration::from_secs_f64(
             TOKENS_PER_CHUNK as f64 / TOKENS_PER_SECOND / state.speed.max(f64::MIN_POSITIVE),
         ),
+        finish_reason,
+        include_usage: request.include_usage,
     })
 }
 
@@ -126,7 +149,7 @@ async fn synchronous(mut completion: Completion) -> CodeResult<Response> {
         "choices": [{
             "index": 0,
             "message": {"role": "assistant", "content": content},
-            "finish_reason": "stop",
+            "finish_reason": completion.finish_reason,
         }],
         "usage": usage.to_json(),
     }))

@@ -48,6 +48,18 @@ impl CodeError {
         )
     }
 
+    /// A request body over the API's limit (not an upload: those have their own 500 MB).
+    pub(crate) fn body_too_large(path: &str, limit_bytes: usize) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "validation_error",
+            format!(
+                "Request body too large: the limit on {path} is {limit_bytes} bytes ({} MB)",
+                limit_bytes / (1024 * 1024)
+            ),
+        )
+    }
+
     /// Logs the cause; the caller only learns which step failed.
     pub(crate) fn server(context: &str, error: impl std::fmt::Display) -> Self {
         tracing::error!(%error, "coding-assistant API: {context} failed");

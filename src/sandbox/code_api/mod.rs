@@ -2,13 +2,16 @@
 //! balance, file uploads and chat completions, with its own authentication (X-API-Key or
 //! Bearer), error envelope `{error: {type, message}}` and rate limits. It is mounted beside
 //! `/api`, so none of the `/api/v1` layers (authentication, error shapes, fault injection)
-//! apply to it. Uploaded files are served under `/files/code/` until they expire.
+//! apply to it; its own outermost layer (`envelope.rs`) puts every refusal, axum's included,
+//! in the envelope. Uploaded files are served under `/files/code/` until they expire.
 
 mod attachments;
 mod auth;
 mod balance;
 mod billing;
+mod body;
 mod completions;
+mod envelope;
 mod error;
 mod files;
 mod limits;
@@ -19,7 +22,7 @@ mod stream;
 mod tokens;
 
 use axum::extract::DefaultBodyLimit;
-use axum::middleware::from_fn_with_state;
+use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
@@ -30,6 +33,11 @@ use error::CodeError;
 
 /// Where the API is mounted (`{base_url}/api/kolbo/v1`).
 const PREFIX: &str = "/api/kolbo/v1";
+
+/// Largest request body under the prefix: chat completions read theirs with `body.rs`,
+/// any extractor-read body is held to it by `DefaultBodyLimit`; `/files` streams its own
+/// 500 MB cap. axum's default, named so the 413 message and docs/SANDBOX.md can say it.
+pub(crate) const BODY_LIMIT_BYTES: usize = 2 * 1024 * 1024;
 
 /// The API's routes and the file route, ready to merge into the sandbox's router. Also
 /// creates the files table and releases the reservations of completions a previous run
@@ -65,10 +73,15 @@ pub(crate) fn router(state: &AppState) -> Router<AppState> {
         .route("/", get(health))
         .route("/models", get(models::list))
         .merge(keyed)
-        .fallback(not_found);
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES));
     Router::new()
         .route(&format!("{PREFIX}/"), get(health))
         .nest(PREFIX, api)
+        // Outermost under the prefix, so it also sees the 405s of the method routers, the
+        // rejections of extractors and the other layers' answers.
+        .layer(from_fn(envelope::envelope_refusals))
+        // Added after the layer: file links are not part of the API.
         .route("/files/code/{name}", get(files::serve))
 }
 

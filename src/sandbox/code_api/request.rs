@@ -1,6 +1,8 @@
-//! The chat-completions request: `{model, messages:[{role, content}], stream?, max_tokens?}`
-//! where content is a string or an array of `text` and `image_url` parts. Every refusal is a
-//! `validation_error` that names the field.
+//! The chat-completions request in the industry-standard schema: `{model, messages:[{role,
+//! content}], stream?, stream_options?: {include_usage?}, max_completion_tokens?,
+//! max_tokens?}` where content is a string or an array of `text` and `image_url` parts and
+//! the `developer` role is read as `system`. Every refusal is a `validation_error` that
+//! names the field.
 
 use serde_json::{Map, Value};
 
@@ -28,7 +30,10 @@ pub(crate) struct ChatRequest {
     pub model: &'static ChatModel,
     pub messages: Vec<Message>,
     pub stream: bool,
-    pub max_tokens: Option<u64>,
+    /// `stream_options.include_usage`: the stream ends with a usage chunk (`choices: []`).
+    pub include_usage: bool,
+    /// The cap on completion tokens: `max_completion_tokens`, else the older `max_tokens`.
+    pub max_completion_tokens: Option<u64>,
 }
 
 impl ChatRequest {
@@ -70,12 +75,17 @@ impl ChatRequest {
             Some(Value::Bool(stream)) => *stream,
             Some(_) => return Err(CodeError::validation("stream must be a boolean")),
         };
-        let max_tokens = parse_max_tokens(&body)?;
+        let include_usage = parse_include_usage(&body)?;
+        // The schema deprecates `max_tokens` in favour of `max_completion_tokens`, so the
+        // newer name wins when both are sent; each must be valid either way.
+        let max_tokens = parse_token_cap(&body, "max_tokens")?;
+        let max_completion_tokens = parse_token_cap(&body, "max_completion_tokens")?.or(max_tokens);
         let request = ChatRequest {
             model,
             messages,
             stream,
-            max_tokens,
+            include_usage,
+            max_completion_tokens,
         };
         if !model.supports_vision && request.image_count() > 0 {
             return Err(CodeError::validation(format!(
@@ -154,15 +164,36 @@ impl ChatRequest {
     }
 }
 
-fn parse_max_tokens(body: &Map<String, Value>) -> CodeResult<Option<u64>> {
-    match body.get("max_tokens") {
+fn parse_token_cap(body: &Map<String, Value>, name: &str) -> CodeResult<Option<u64>> {
+    match body.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(value) => match value.as_u64() {
             Some(max) if max >= 1 => Ok(Some(max)),
-            _ => Err(CodeError::validation(
-                "max_tokens must be a positive integer",
-            )),
+            _ => Err(CodeError::validation(format!(
+                "{name} must be a positive integer"
+            ))),
         },
+    }
+}
+
+/// `stream_options: {include_usage}`; read whether or not `stream` is set (a synchronous
+/// answer always carries its usage, so the option changes nothing there).
+fn parse_include_usage(body: &Map<String, Value>) -> CodeResult<bool> {
+    let options = match body.get("stream_options") {
+        None | Some(Value::Null) => return Ok(false),
+        Some(Value::Object(options)) => options,
+        Some(_) => {
+            return Err(CodeError::validation(
+                "stream_options must be an object such as {\"include_usage\": true}",
+            ));
+        }
+    };
+    match options.get("include_usage") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(include)) => Ok(*include),
+        Some(_) => Err(CodeError::validation(
+            "stream_options.include_usage must be a boolean",
+        )),
     }
 }
 
@@ -174,12 +205,13 @@ fn parse_message(index: usize, item: &Value) -> CodeResult<Message> {
         )));
     };
     let role = match message.get("role").and_then(Value::as_str) {
-        Some("system") => "system",
+        // The schema's newer name for the instructions role; the sandbox reads both alike.
+        Some("system" | "developer") => "system",
         Some("user") => "user",
         Some("assistant") => "assistant",
         _ => {
             return Err(CodeError::validation(format!(
-                "{} must be system, user or assistant",
+                "{} must be system, developer, user or assistant",
                 field("role")
             )));
         }
@@ -258,6 +290,37 @@ mod tests {
         // "Be brief." = 3, "What is this?" = 4, one image = 85
         assert_eq!(request.prompt_tokens(), 3 + 4 + TOKENS_PER_IMAGE);
         assert!(!request.stream);
+        assert!(!request.include_usage);
+    }
+
+    #[test]
+    fn the_newer_schema_names_are_read() {
+        let request = parse(json!({
+            "model": "sandbox-coder",
+            "messages": [
+                {"role": "developer", "content": "Be brief."},
+                {"role": "user", "content": "Hi"}
+            ],
+            "stream": true,
+            "stream_options": {"include_usage": true},
+            "max_tokens": 50,
+            "max_completion_tokens": 7
+        }))
+        .expect("valid");
+        assert_eq!(request.messages[0].role, "system");
+        assert!(request.include_usage);
+        assert_eq!(
+            request.max_completion_tokens,
+            Some(7),
+            "the newer name wins"
+        );
+        let older = parse(json!({
+            "model": "sandbox-coder",
+            "messages": [{"role": "user", "content": "Hi"}],
+            "max_tokens": 50
+        }))
+        .expect("valid");
+        assert_eq!(older.max_completion_tokens, Some(50));
     }
 
     #[test]
@@ -274,6 +337,14 @@ mod tests {
         assert!(
             message(json!({"model": "sandbox-coder", "messages": [{"role": "user", "content": "x"}], "max_tokens": 0}))
                 .contains("max_tokens")
+        );
+        assert!(
+            message(json!({"model": "sandbox-coder", "messages": [{"role": "user", "content": "x"}], "max_completion_tokens": -1}))
+                .contains("max_completion_tokens")
+        );
+        assert!(
+            message(json!({"model": "sandbox-coder", "messages": [{"role": "user", "content": "x"}], "stream_options": {"include_usage": "yes"}}))
+                .contains("include_usage")
         );
         assert!(
             message(

@@ -1,8 +1,11 @@
 //! `stream: true`: Server-Sent Events, exactly one JSON chunk per `data:` line. The first
-//! chunk's delta carries the role, then a few tokens per chunk at the model's pace, then
-//! an empty delta with `finish_reason: "stop"` and `usage`, then `data: [DONE]`. If the
-//! client goes away, the stream (and with it the [`Settlement`]) is dropped and only the
-//! tokens already sent are billed.
+//! chunk's delta carries the role, then a few tokens per chunk at the model's pace, then an
+//! empty delta with the `finish_reason` (`"stop"`, or `"length"` when the token cap cut the
+//! answer). With `stream_options.include_usage` every chunk carries `usage: null` and one
+//! more chunk follows with `choices: []` and the usage (the industry-standard schema);
+//! without it no chunk names usage. Then `data: [DONE]`. If the client goes away, the
+//! stream (and with it the [`Settlement`]) is dropped and only the tokens already sent are
+//! billed.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -12,11 +15,12 @@ use futures_util::Stream;
 use serde_json::{Value, json};
 
 use super::completions::{Chunk, Completion};
-use super::settlement::Settlement;
+use super::settlement::{Settlement, Usage};
 
 enum Next {
     Role,
     Content,
+    Usage(Usage),
     Done,
     End,
 }
@@ -28,18 +32,32 @@ struct Progress {
     chunks: VecDeque<Chunk>,
     interval: std::time::Duration,
     settlement: Settlement,
+    finish_reason: &'static str,
+    include_usage: bool,
     next: Next,
 }
 
 impl Progress {
     fn chunk(&self, delta: Value, finish_reason: Option<&str>) -> Value {
-        json!({
+        self.with_choices(
+            json!([{"index": 0, "delta": delta, "finish_reason": finish_reason}]),
+            None,
+        )
+    }
+
+    /// A chunk with these choices; `usage` is named only when the client asked for it.
+    fn with_choices(&self, choices: Value, usage: Option<Usage>) -> Value {
+        let mut chunk = json!({
             "id": self.id,
             "object": "chat.completion.chunk",
             "created": self.created_secs,
             "model": self.model_id,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-        })
+            "choices": choices,
+        });
+        if self.include_usage {
+            chunk["usage"] = usage.map_or(Value::Null, Usage::to_json);
+        }
+        chunk
     }
 }
 
@@ -57,6 +75,8 @@ pub(crate) fn respond(
         chunks: completion.chunks.into(),
         interval: completion.chunk_interval,
         settlement: completion.settlement,
+        finish_reason: completion.finish_reason,
+        include_usage: completion.include_usage,
         next: Next::Role,
     };
     Sse::new(futures_util::stream::unfold(progress, step))
@@ -76,6 +96,10 @@ async fn step(mut progress: Progress) -> Option<(Result<Event, Infallible>, Prog
             }
             None => finish(&mut progress),
         },
+        Next::Usage(usage) => {
+            progress.next = Next::Done;
+            data(&progress.with_choices(json!([]), Some(usage)))
+        }
         Next::Done => {
             progress.next = Next::End;
             Event::default().data("[DONE]")
@@ -85,15 +109,17 @@ async fn step(mut progress: Progress) -> Option<(Result<Event, Infallible>, Prog
     Some((Ok(event), progress))
 }
 
-/// The last JSON chunk (empty delta, `finish_reason: "stop"`, `usage`), or the error
+/// The chunk with the `finish_reason` (empty delta), after settling the bill, or the error
 /// event that ends the stream when billing fails.
 fn finish(progress: &mut Progress) -> Event {
     match progress.settlement.finish() {
         Ok(usage) => {
-            progress.next = Next::Done;
-            let mut last = progress.chunk(json!({}), Some("stop"));
-            last["usage"] = usage.to_json();
-            data(&last)
+            progress.next = if progress.include_usage {
+                Next::Usage(usage)
+            } else {
+                Next::Done
+            };
+            data(&progress.chunk(json!({}), Some(progress.finish_reason)))
         }
         Err(error) => {
             progress.next = Next::End;
