@@ -9,7 +9,11 @@ fn sentence(status: u16) -> Option<&'static str> {
     Some(match status {
         401 => "The API key was not accepted: check the key in Settings.",
         402 => "Not enough credits for this: top up the balance or pick a cheaper model.",
-        413 => "The file is too large: the limit is 500 MB.",
+        // Uploads and chat bodies both meet it; the service's words say which limit.
+        413 => {
+            "That is too large for the service (files up to 500 MB; a chat message with \
+                its attachments must be smaller)."
+        }
         429 => "Too many requests right now: wait a moment, then try again.",
         _ => return None,
     })
