@@ -11,7 +11,7 @@
 mod fuzz_support;
 
 use framewright::media::decode::{MAX_DECODE_BYTES, MAX_DECODE_SIDE_PX};
-use framewright::media::{decode_image, fuzz_entry};
+use framewright::media::{DecodeError, decode_image, fuzz_entry};
 use fuzz_support::{Rng, fixture, mutate, run};
 use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -254,6 +254,35 @@ fn decode_image_survives_every_format_mutated() {
             })
         },
     );
+}
+
+/// The case the fuzzer found (`FUZZ_SEED=20261128 FUZZ_CASE=11377`, `decode_image`): a
+/// 1,907-byte VP8L WebP claiming 16260 × 9985 px. `image::Limits::max_alloc` did not hold
+/// for it (the WebP decoder checks RGB output size but allocates RGBA: 649 MB at once); the
+/// header check of `image_codec` refuses it before any pixel buffer exists.
+#[test]
+fn a_webp_claiming_16260_by_9985_is_refused_without_allocating() {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/images/webp-vp8l-16260x9985.webp"
+    ))
+    .expect("fixture");
+    for max_side_px in [THUMB_SIDE_PX, 0] {
+        LARGEST_BYTES.with(|largest| largest.set(0));
+        let outcome = decode_image(&bytes, max_side_px);
+        let largest_bytes = LARGEST_BYTES.with(Cell::get);
+        match outcome {
+            Err(DecodeError::TooLarge { width, height, .. }) => {
+                assert_eq!((width, height), (16_260, 9_985));
+            }
+            other => panic!("expected TooLarge, got {other:?}"),
+        }
+        // Header parsing only: nothing near the size of a picture.
+        assert!(
+            largest_bytes < 1024 * 1024,
+            "allocated {largest_bytes} bytes at once"
+        );
+    }
 }
 
 #[test]

@@ -1,13 +1,17 @@
 //! Decoding with limits (decompression bombs) and downscaling before the UI sees pixels.
+//! The limits are the process-wide ones of [`crate::image_codec`], checked from the header
+//! before the JPEG fast path or the general decoder allocates anything.
 
 use super::jpeg_fast::{Fast, decode_jpeg_scaled};
-use image::{ImageFormat, ImageReader, Limits};
-use std::io::Cursor;
+use crate::image_codec::{self, DecodeBudget};
+use image::ImageFormat;
+
+pub use crate::image_codec::DecodeError;
 
 /// Largest width or height accepted from the network or disk.
-pub const MAX_DECODE_SIDE_PX: u32 = 16_384;
-/// Largest decoded allocation accepted.
-pub const MAX_DECODE_BYTES: u64 = 512 * 1024 * 1024;
+pub const MAX_DECODE_SIDE_PX: u32 = image_codec::MAX_SIDE_PX;
+/// Largest single decoded allocation accepted (see [`image_codec::MAX_ALLOC_BYTES`]).
+pub const MAX_DECODE_BYTES: u64 = image_codec::MAX_ALLOC_BYTES;
 
 /// RGBA8 pixels, row-major, `width * height * 4` bytes.
 #[derive(Clone, PartialEq, Eq)]
@@ -26,21 +30,17 @@ impl std::fmt::Debug for DecodedImage {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum DecodeError {
-    #[error("unrecognised image format")]
-    Format(#[source] std::io::Error),
-    #[error("image could not be decoded: {0}")]
-    Decode(#[from] image::ImageError),
-}
-
 /// Decode `bytes` and shrink so the longer side is at most `max_side_px` (0 = no limit).
 ///
-/// A JPEG larger than `max_side_px` is decoded at reduced scale (see `jpeg_fast`), several
-/// times faster than a full decode plus resize; everything else takes the general path.
+/// A picture over [`DecodeBudget::DEFAULT`] is refused with [`DecodeError::TooLarge`] from
+/// its header. A JPEG larger than `max_side_px` is decoded at reduced scale (see
+/// `jpeg_fast`), several times faster than a full decode plus resize; everything else takes
+/// the general path.
 pub fn decode_image(bytes: &[u8], max_side_px: u32) -> Result<DecodedImage, DecodeError> {
+    let header = image_codec::probe(bytes)?;
+    DecodeBudget::DEFAULT.check(header.width, header.height)?;
     if max_side_px > 0
-        && image::guess_format(bytes).ok() == Some(ImageFormat::Jpeg)
+        && header.format == ImageFormat::Jpeg
         && let Fast::Decoded(image) = decode_jpeg_scaled(bytes, max_side_px)?
     {
         return Ok(image);
@@ -48,36 +48,31 @@ pub fn decode_image(bytes: &[u8], max_side_px: u32) -> Result<DecodedImage, Deco
     decode_general(bytes, max_side_px)
 }
 
-/// Any supported format through `image`, with the limits, then `thumbnail` if too large.
+/// Any supported format through the shared entry, then `thumbnail` if too large; the RGBA
+/// copy is made while the big-decode permit is held.
 fn decode_general(bytes: &[u8], max_side_px: u32) -> Result<DecodedImage, DecodeError> {
-    let mut reader = ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(DecodeError::Format)?;
-    let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_DECODE_SIDE_PX);
-    limits.max_image_height = Some(MAX_DECODE_SIDE_PX);
-    limits.max_alloc = Some(MAX_DECODE_BYTES);
-    reader.limits(limits);
-    let image = reader.decode()?;
-    let (source_width, source_height) = (image.width(), image.height());
-    let image = if max_side_px > 0 && source_width.max(source_height) > max_side_px {
-        image.thumbnail(max_side_px, max_side_px)
-    } else {
-        image
-    };
-    let rgba = image.to_rgba8();
-    Ok(DecodedImage {
-        width: rgba.width(),
-        height: rgba.height(),
-        rgba: rgba.into_raw(),
-        source_width,
-        source_height,
+    image_codec::decode_then(bytes, DecodeBudget::DEFAULT, |image| {
+        let (source_width, source_height) = (image.width(), image.height());
+        let image = if max_side_px > 0 && source_width.max(source_height) > max_side_px {
+            image.thumbnail(max_side_px, max_side_px)
+        } else {
+            image
+        };
+        let rgba = image.to_rgba8();
+        DecodedImage {
+            width: rgba.width(),
+            height: rgba.height(),
+            rgba: rgba.into_raw(),
+            source_width,
+            source_height,
+        }
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Cursor;
 
     fn png_bytes(width: u32, height: u32) -> Vec<u8> {
         let img = image::RgbaImage::from_pixel(width, height, image::Rgba([200, 10, 10, 255]));
@@ -170,10 +165,7 @@ mod tests {
         bytes[sof + 5..sof + 7].copy_from_slice(&60_000u16.to_be_bytes());
         bytes[sof + 7..sof + 9].copy_from_slice(&60_000u16.to_be_bytes());
         let error = decode_image(&bytes, 256).expect_err("bomb must be refused");
-        assert!(
-            matches!(error, DecodeError::Decode(image::ImageError::Limits(_))),
-            "{error:?}"
-        );
+        assert!(error.is_too_large(), "{error:?}");
         assert!(decode_image(&bytes, 0).is_err());
     }
 

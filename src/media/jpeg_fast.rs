@@ -11,6 +11,7 @@
 
 use super::decode::{DecodedImage, MAX_DECODE_BYTES, MAX_DECODE_SIDE_PX};
 use super::jpeg_dc::decode_dc;
+use crate::image_codec::MAX_RGBA_BYTES;
 use image::error::{LimitError, LimitErrorKind};
 use image::{ImageError, RgbaImage};
 use mozjpeg::{ColorSpace, Decompress};
@@ -140,14 +141,14 @@ fn scale_numerator(longer_side_px: u32, target_px: u32) -> u8 {
         .unwrap_or(8)
 }
 
-/// The same bounds the general path sets through `image::Limits`.
+/// The same bounds the general path checks (`image_codec`'s side and RGBA budget).
 fn check_limits(width: u32, height: u32) -> Result<(), ImageError> {
     if width > MAX_DECODE_SIDE_PX || height > MAX_DECODE_SIDE_PX {
         return Err(ImageError::Limits(LimitError::from_kind(
             LimitErrorKind::DimensionError,
         )));
     }
-    if u64::from(width) * u64::from(height) * RGBA_BYTES_PER_PIXEL > MAX_DECODE_BYTES {
+    if u64::from(width) * u64::from(height) * RGBA_BYTES_PER_PIXEL > MAX_RGBA_BYTES {
         return Err(ImageError::Limits(LimitError::from_kind(
             LimitErrorKind::InsufficientMemory,
         )));

@@ -1,18 +1,17 @@
 //! Fetching and decoding image-edit sources.
 
-use std::io::Cursor;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use image::{DynamicImage, ImageReader, Limits};
+use image::DynamicImage;
+
+use crate::image_codec::{self, DecodeBudget};
 
 use super::files::resolve_rel_path;
 use super::state::Shared;
 
 pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(20);
 const MAX_SOURCE_BYTES: u64 = 50 * 1024 * 1024;
-const MAX_SOURCE_SIDE_PX: u32 = 16_384;
-const MAX_DECODE_ALLOC_BYTES: u64 = 1024 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum FetchError {
@@ -22,6 +21,9 @@ pub(crate) enum FetchError {
     TooLarge,
     #[error("source image could not be decoded: {0}")]
     Decode(String),
+    /// Over the process-wide decode budget, known from the header; nothing was decoded.
+    #[error("source image is too large: {0}")]
+    Picture(image_codec::DecodeError),
 }
 
 /// Our own /files/ URLs (also from an earlier run on another port) are read from disk.
@@ -84,19 +86,16 @@ pub(crate) async fn fetch_source_bytes(shared: &Shared, url: &str) -> Result<Vec
     Ok(bytes)
 }
 
-/// Decodes with limits so a hostile file cannot exhaust memory.
+/// Decodes through the process-wide entry, so a hostile file cannot exhaust the memory of
+/// the studio this sandbox runs in.
 pub(crate) fn decode_image(bytes: &[u8]) -> Result<DynamicImage, FetchError> {
-    let mut reader = ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|e| FetchError::Decode(e.to_string()))?;
-    let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_SOURCE_SIDE_PX);
-    limits.max_image_height = Some(MAX_SOURCE_SIDE_PX);
-    limits.max_alloc = Some(MAX_DECODE_ALLOC_BYTES);
-    reader.limits(limits);
-    reader
-        .decode()
-        .map_err(|e| FetchError::Decode(e.to_string()))
+    image_codec::decode(bytes, DecodeBudget::DEFAULT).map_err(|error| {
+        if error.is_too_large() {
+            FetchError::Picture(error)
+        } else {
+            FetchError::Decode(error.to_string())
+        }
+    })
 }
 
 #[cfg(test)]

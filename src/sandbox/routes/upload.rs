@@ -7,9 +7,9 @@ use axum::{Extension, Json};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
+use crate::image_codec::{self, DecodeBudget};
 use crate::sandbox::auth::Caller;
 use crate::sandbox::clock::Clock;
-use crate::sandbox::fetch::decode_image;
 use crate::sandbox::files::{content_type_for, write_jpeg};
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::{is_object_id, new_object_id};
@@ -200,15 +200,20 @@ pub(crate) async fn receive(
         },
     };
     let media_type = media_type_for(&file.mime_type);
-    let (thumb_rel_path, dimensions) =
-        if media_type == "image" && file.size_bytes <= MAX_THUMBNAIL_SOURCE_BYTES {
-            match make_thumbnail(&state, &id, &file.rel_path).await {
-                Some((thumb, dimensions)) => (Some(thumb), Some(dimensions)),
-                None => (None, None),
-            }
-        } else {
-            (None, None)
-        };
+    let thumbnail = if media_type == "image" && file.size_bytes <= MAX_THUMBNAIL_SOURCE_BYTES {
+        make_thumbnail(&state, &id, &file.rel_path).await
+    } else {
+        Thumbnail::None
+    };
+    let (thumb_rel_path, dimensions, preview_note) = match thumbnail {
+        Thumbnail::Made { rel_path, size_px } => (Some(rel_path), Some(size_px), None),
+        Thumbnail::Placeholder {
+            rel_path,
+            size_px,
+            reason,
+        } => (Some(rel_path), Some(size_px), Some(reason)),
+        Thumbnail::None => (None, None, None),
+    };
     let project_id = project_id.or(ticket_project);
     let row = UploadRow {
         id: id.clone(),
@@ -222,7 +227,7 @@ pub(crate) async fn receive(
         thumb_rel_path,
     };
     let created_at = state.store.insert_upload(&row)?;
-    register_library_item(&state, &row, dimensions, description)?;
+    register_library_item(&state, &row, dimensions, description, preview_note)?;
     tracing::info!(media_id = %row.id, size_bytes = row.size_bytes, "upload stored");
     Ok((
         StatusCode::CREATED,
@@ -250,6 +255,7 @@ fn register_library_item(
     upload: &UploadRow,
     dimensions: Option<(u32, u32)>,
     description: Option<String>,
+    preview_note: Option<String>,
 ) -> ApiResult<()> {
     let project_id = match &upload.project_id {
         Some(project_id) => project_id.clone(),
@@ -266,6 +272,10 @@ fn register_library_item(
         && let Some(description) = description
     {
         metadata["uploadContext"] = json!(description);
+    }
+    // Why the thumbnail is a placeholder (a picture too large to decode); see docs/SANDBOX.md.
+    if let Some(note) = preview_note {
+        metadata[PREVIEW_UNAVAILABLE_KEY] = json!(note);
     }
     let now_ms = state.clock.now_ms();
     state.store.insert_media(&NewMedia {
@@ -293,29 +303,77 @@ fn register_library_item(
     Ok(())
 }
 
-/// A 256-px JPEG thumbnail for decodable images (plus the image's size); `None` when the file
-/// is not an image.
-async fn make_thumbnail(
-    state: &AppState,
-    id: &str,
-    rel_path: &str,
-) -> Option<(String, (u32, u32))> {
+/// What an image upload gets as its thumbnail.
+enum Thumbnail {
+    /// A 256-px JPEG of the picture.
+    Made {
+        rel_path: String,
+        size_px: (u32, u32),
+    },
+    /// The picture is over the process-wide decode budget: it is stored as a file, never
+    /// decoded; the item gets a plain tile and says why.
+    Placeholder {
+        rel_path: String,
+        size_px: (u32, u32),
+        reason: String,
+    },
+    /// Not a readable image.
+    None,
+}
+
+/// Metadata key of the reason an upload has a placeholder thumbnail.
+pub(crate) const PREVIEW_UNAVAILABLE_KEY: &str = "previewUnavailable";
+/// Colour and side of the placeholder tile (the NSFW placeholder's grey).
+const PLACEHOLDER_RGB: [u8; 3] = [58, 58, 64];
+const PLACEHOLDER_SIDE_PX: u32 = 256;
+
+/// A 256-px JPEG thumbnail for decodable images (plus the image's size), a placeholder for
+/// pictures over the decode budget.
+async fn make_thumbnail(state: &AppState, id: &str, rel_path: &str) -> Thumbnail {
     let source = state.files_dir.join(rel_path);
     let thumb_rel = format!("uploads/{id}_thumb.jpg");
     let target = state.files_dir.join(&thumb_rel);
     let made = tokio::task::spawn_blocking(move || {
         let bytes = std::fs::read(&source).map_err(|e| e.to_string())?;
-        let image = decode_image(&bytes).map_err(|e| e.to_string())?;
-        write_jpeg(&target, &thumbnail(&image.to_rgb8()))?;
-        Ok::<_, String>((image.width(), image.height()))
+        let decoded = image_codec::decode_then(&bytes, DecodeBudget::DEFAULT, |image| {
+            ((image.width(), image.height()), thumbnail(&image.to_rgb8()))
+        });
+        match decoded {
+            Ok((size_px, thumb)) => {
+                write_jpeg(&target, &thumb)?;
+                Ok::<_, String>((size_px, None))
+            }
+            Err(error @ image_codec::DecodeError::TooLarge { width, height, .. }) => {
+                // Its own copy: deleting the item deletes its thumbnail file.
+                let tile = image::RgbImage::from_pixel(
+                    PLACEHOLDER_SIDE_PX,
+                    PLACEHOLDER_SIDE_PX,
+                    image::Rgb(PLACEHOLDER_RGB),
+                );
+                write_jpeg(&target, &tile)?;
+                Ok(((width, height), Some(format!("No preview: {error}."))))
+            }
+            Err(error) => Err(error.to_string()),
+        }
     })
     .await;
     match made {
-        Ok(Ok(dimensions)) => Some((thumb_rel, dimensions)),
+        Ok(Ok((size_px, None))) => Thumbnail::Made {
+            rel_path: thumb_rel,
+            size_px,
+        },
+        Ok(Ok((size_px, Some(reason)))) => {
+            tracing::info!(media_id = %id, %reason, "upload stored without decoding");
+            Thumbnail::Placeholder {
+                rel_path: thumb_rel,
+                size_px,
+                reason,
+            }
+        }
         Ok(Err(error)) => {
             tracing::debug!(media_id = %id, %error, "no thumbnail for upload");
-            None
+            Thumbnail::None
         }
-        Err(_) => None,
+        Err(_) => Thumbnail::None,
     }
 }

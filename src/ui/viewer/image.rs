@@ -329,10 +329,10 @@ fn displayed_texture(
             }
         }
         TextureLookup::Loading => preview(None),
-        TextureLookup::Failed(error) => match preview(None) {
-            Shown::Loading => Shown::Failed(error),
-            shown => shown,
-        },
+        // Said in words even when a thumbnail is loaded: behind the thumbnail the spinner
+        // would turn for ever (e.g. a picture over the decode limit, whose thumbnail is a
+        // placeholder).
+        TextureLookup::Failed(error) => Shown::Failed(error),
     }
 }
 

@@ -2,8 +2,10 @@
 //! at 82 %, at most 10 MB; a transparent PNG may be kept).
 //!
 //! The rule, in order:
-//! 1. PNG, JPEG and WebP files (recognised by their bytes) are decoded with limits; any
-//!    other image type (GIF, SVG, BMP, …) is stored unchanged.
+//! 1. PNG, JPEG and WebP files (recognised by their bytes) are decoded through the
+//!    process-wide `image_codec` entry; a picture over its budget (16384 px a side, 50
+//!    megapixels) is refused from its header, never decoded (413 in `process.rs`). Any other
+//!    image type (GIF, SVG, BMP, …) is stored unchanged.
 //! 2. A file already within the limits (≤ 8192 px per side and ≤ 10 MB) is kept as it is
 //!    when it has transparent pixels (JPEG has no alpha) or when the JPEG would not be
 //!    smaller than the original.
@@ -13,21 +15,20 @@
 //! 4. A JPEG over 10 MB is encoded again at quality 72, 62, 52 and 42, then scaled down by
 //!    a quarter at a time until it fits.
 
-use std::io::{BufReader, Cursor};
+use std::io::Cursor;
 use std::path::Path;
 
 use image::codecs::jpeg::JpegEncoder;
 use image::codecs::png::PngEncoder;
 use image::imageops::FilterType;
-use image::{DynamicImage, ImageFormat, ImageReader, Limits, RgbImage};
+use image::{DynamicImage, ImageFormat, RgbImage};
+
+use crate::image_codec::{self, DecodeBudget};
 
 pub(crate) const MAX_IMAGE_SIDE_PX: u32 = 8192;
 pub(crate) const MAX_IMAGE_BYTES: u64 = 10 * 1024 * 1024;
 pub(crate) const JPEG_QUALITY: u8 = 82;
 const LOWER_JPEG_QUALITIES: [u8; 4] = [72, 62, 52, 42];
-/// Larger inputs are refused rather than decoded (16K is twice the output limit).
-const MAX_INPUT_SIDE_PX: u32 = 16_384;
-const MAX_DECODE_ALLOC_BYTES: u64 = 1024 * 1024 * 1024;
 /// Each shrink step when even the lowest quality is over 10 MB.
 const SHRINK_FACTOR: f64 = 0.75;
 
@@ -35,6 +36,9 @@ const SHRINK_FACTOR: f64 = 0.75;
 pub(crate) enum OptimizeError {
     #[error("the image could not be read: {0}")]
     Decode(String),
+    /// Over the decode budget, known from the header.
+    #[error("{0}")]
+    TooLarge(image_codec::DecodeError),
     #[error("the image could not be encoded: {0}")]
     Encode(String),
 }
@@ -64,7 +68,21 @@ pub(crate) fn optimize_image(
     format: ImageFormat,
     original_bytes: u64,
 ) -> Result<Optimized, OptimizeError> {
-    let image = decode(path, format)?;
+    // The whole pipeline runs inside the decode, so it holds the big-decode permit and
+    // parallel near-limit uploads do not add up.
+    image_codec::decode_file_then(path, format, DecodeBudget::DEFAULT, |image| {
+        optimize_decoded(image, original_bytes)
+    })
+    .map_err(|error| {
+        if error.is_too_large() {
+            OptimizeError::TooLarge(error)
+        } else {
+            OptimizeError::Decode(error.to_string())
+        }
+    })?
+}
+
+fn optimize_decoded(image: DynamicImage, original_bytes: u64) -> Result<Optimized, OptimizeError> {
     let within_limits =
         image.width().max(image.height()) <= MAX_IMAGE_SIDE_PX && original_bytes <= MAX_IMAGE_BYTES;
     let transparent = has_transparency(&image);
@@ -91,19 +109,6 @@ pub(crate) fn optimize_image(
         mime_type: "image/jpeg",
         extension: "jpg",
     })
-}
-
-fn decode(path: &Path, format: ImageFormat) -> Result<DynamicImage, OptimizeError> {
-    let file = std::fs::File::open(path).map_err(|e| OptimizeError::Decode(e.to_string()))?;
-    let mut reader = ImageReader::with_format(BufReader::new(file), format);
-    let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_INPUT_SIDE_PX);
-    limits.max_image_height = Some(MAX_INPUT_SIDE_PX);
-    limits.max_alloc = Some(MAX_DECODE_ALLOC_BYTES);
-    reader.limits(limits);
-    reader
-        .decode()
-        .map_err(|e| OptimizeError::Decode(e.to_string()))
 }
 
 fn has_transparency(image: &DynamicImage) -> bool {

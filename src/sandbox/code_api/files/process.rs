@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use axum::http::StatusCode;
+
 use super::super::error::{CodeError, CodeResult};
 use super::optimize::{self, Optimized, optimize_image, processable_format};
 use super::{FOLDER, Received, audio};
@@ -48,6 +50,13 @@ pub(super) async fn store_processed(
                 mime_type,
                 extension,
             }) => replace(state, id, received, &bytes, mime_type, extension).await,
+            // The route's "too large" answer (contract document 3), with the picture's size
+            // in words: the file cannot be optimised without decoding it whole.
+            Err(optimize::OptimizeError::TooLarge(error)) => Err(CodeError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "validation_error",
+                format!("Image too large: {error}."),
+            )),
             Err(optimize::OptimizeError::Decode(detail)) => Err(CodeError::validation(format!(
                 "The image could not be read: {detail}"
             ))),

@@ -50,9 +50,11 @@ impl FaceSwap {
         width: usize,
         height: usize,
     ) -> Result<Self, VideoError> {
-        let image = image::load_from_memory(face_jpeg_or_png).map_err(|e| {
-            VideoError::Source(format!("the reference face image could not be read: {e}"))
-        })?;
+        let image =
+            crate::image_codec::decode(face_jpeg_or_png, crate::image_codec::DecodeBudget::DEFAULT)
+                .map_err(|e| {
+                    VideoError::Source(format!("the reference face image could not be read: {e}"))
+                })?;
         let (left, top, side) = face_square(width, height);
         let square = image.resize_to_fill(
             side as u32,
