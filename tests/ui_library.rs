@@ -889,3 +889,56 @@ fn the_library_place_sort_and_thumbnail_size_survive_a_restart() {
         framewright::api::media::MediaCategory::Favorites
     );
 }
+
+/// A valid greyscale PNG of `side_px × side_px` zeros (a decompression bomb at 16384²:
+/// about 1 MB on disk, 1 GiB as RGBA). The zeroed buffer is never written, so its pages
+/// stay unmapped.
+fn png_of_zeros(side_px: u32) -> Vec<u8> {
+    use image::ImageEncoder;
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    let pixels = vec![0u8; side_px as usize * side_px as usize];
+    let mut out = Vec::new();
+    PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::NoFilter)
+        .write_image(&pixels, side_px, side_px, image::ExtendedColorType::L8)
+        .expect("encode png of zeros");
+    out
+}
+
+#[test]
+fn a_picture_too_large_to_decode_uploads_and_its_details_say_why_it_has_no_preview() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    open_library(&mut harness);
+    hide_jobs_tray(&mut harness);
+    let before = harness.state().library_item_ids();
+    let bomb = dir.path().join("zeros.png");
+    std::fs::write(&bomb, png_of_zeros(16_384)).expect("write the bomb");
+    harness
+        .input_mut()
+        .dropped_files
+        .push(Arc::new(DroppedPath(bomb)));
+    harness.step();
+    step_until(&mut harness, "the upload to appear in the grid", |h| {
+        h.state().library_settled() && h.state().library_item_ids().len() == before.len() + 1
+    });
+    let item = harness
+        .state()
+        .library_items()
+        .into_iter()
+        .find(|i| !before.contains(&i.id))
+        .expect("the new item");
+    assert_eq!((item.width, item.height), (Some(16_384), Some(16_384)));
+    click_tile(&mut harness, &item.id, egui::Modifiers::NONE);
+    let reason = harness
+        .query_by_label_contains("No preview: the picture is 16384 × 16384 px")
+        .is_some();
+    assert!(
+        reason,
+        "the detail pane says why the item has no preview ({:?})",
+        item.preview_unavailable()
+    );
+    // Its tile drew (a placeholder), and the studio is still here to say so.
+    step_until(&mut harness, "the placeholder thumbnail", |h| {
+        h.state().library_thumbnail_ready(&item.id)
+    });
+}

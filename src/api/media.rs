@@ -200,6 +200,15 @@ impl MediaItem {
             .or_else(|| self.metadata.get("credits_used"))
             .and_then(super::lenient::value_as_f64)
     }
+    /// Why the item has no real preview (the sandbox's `metadata.previewUnavailable`, e.g.
+    /// a picture too large to decode), when the service says so.
+    pub fn preview_unavailable(&self) -> Option<&str> {
+        self.metadata
+            .get("previewUnavailable")
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .filter(|reason| !reason.is_empty())
+    }
     /// The model named in the generation metadata, when there is one.
     pub fn model(&self) -> Option<&str> {
         self.metadata

@@ -149,6 +149,10 @@ fn single_ui(
             .size(12.5)
             .color(tokens::palette().text_faint),
     );
+    // The placeholder tile alone would look like a broken download: say why.
+    if let Some(reason) = item.preview_unavailable() {
+        widgets::notice(ui, reason, tokens::palette().warning);
+    }
     ui.add_space(tokens::SPACE_XS);
 
     let index = state.items.index_of(&item.id).unwrap_or(0);
