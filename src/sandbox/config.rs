@@ -1,3 +1,4 @@
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use super::faults::FaultRates;
@@ -21,6 +22,11 @@ pub struct SandboxConfig {
     pub faults: FaultRates,
     /// The next this-many submit answers are lost after their job was created.
     pub drop_submit_answers: u32,
+    /// For tests of remote fetches only: exact `host:port`s on internal addresses (a local
+    /// server under test) that callers' source URLs may name. Empty by default and never
+    /// set by the studio; every other internal address stays refused (docs/SANDBOX.md,
+    /// "Fetching callers' URLs").
+    pub allow_private_fetch_hosts: Vec<SocketAddr>,
 }
 
 impl SandboxConfig {
@@ -34,6 +40,7 @@ impl SandboxConfig {
             port_fallback: true,
             faults: FaultRates::default(),
             drop_submit_answers: 0,
+            allow_private_fetch_hosts: Vec::new(),
         }
     }
 }
