@@ -11,6 +11,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
+mod callers_urls;
 mod service_support;
 use service_support::{LocalService, local_service};
 

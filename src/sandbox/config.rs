@@ -1,3 +1,4 @@
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use super::faults::FaultRates;
@@ -25,6 +26,11 @@ pub struct SandboxConfig {
     /// default); a shorter one lets tests and demos see a limit reset without waiting a
     /// minute. Counts per window stay the contract's.
     pub rate_window_secs: u64,
+    /// For tests of remote fetches only: exact `host:port`s on internal addresses (a local
+    /// server under test) that callers' source URLs may name. Empty by default and never
+    /// set by the studio; every other internal address stays refused (docs/SANDBOX.md,
+    /// "Fetching callers' URLs").
+    pub allow_private_fetch_hosts: Vec<SocketAddr>,
 }
 
 /// Longest `rate_window_secs` accepted (an hour): beyond it a limit never visibly resets.
@@ -44,6 +50,7 @@ impl SandboxConfig {
             faults: FaultRates::default(),
             drop_submit_answers: 0,
             rate_window_secs: CONTRACT_RATE_WINDOW_SECS,
+            allow_private_fetch_hosts: Vec::new(),
         }
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::edit_plan::{
     self, EditRequest, ExtraInputs, JobRuleFailure, Operation, OperationFields,
 };
-use super::fetch::fetch_source_bytes;
+use super::fetch_policy::{self, SOURCE_LIMITS, SourceFetchError, internal_address_message};
 use super::jobs::{StoredResult, stored_look};
 use super::pricing::round_credits;
 use super::state::AppState;
@@ -56,27 +56,29 @@ fn stored_request(row: &GenerationRow) -> Map<String, Value> {
     }
 }
 
+/// `field` names the request field the URL came from (the refusal message names it).
 async fn fetch_input(
     state: &AppState,
     row: &GenerationRow,
-    what: &str,
+    (what, field): (&str, &str),
     url: &str,
 ) -> Result<Vec<u8>, Value> {
-    fetch_source_bytes(state, url).await.map_err(|error| {
-        failure(
-            row,
-            format!("Could not use {what} {url}: {error}"),
-            "SOURCE_UNAVAILABLE",
-            "invalid_input",
-        )
-    })
+    fetch_policy::fetch(state, url, SOURCE_LIMITS)
+        .await
+        .map_err(|error| {
+            let message = match error {
+                SourceFetchError::Internal => internal_address_message(field),
+                other => format!("Could not use {what} {url}: {other}"),
+            };
+            failure(row, message, "SOURCE_UNAVAILABLE", "invalid_input")
+        })
 }
 
 pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, Value> {
     let Some(video_url) = row.source_images.first() else {
         return Err(internal(row, "the job has no source video"));
     };
-    let source = fetch_input(state, row, "source video", video_url).await?;
+    let source = fetch_input(state, row, ("source video", "video_url"), video_url).await?;
     if row.kind == VIDEO_FROM_VIDEO_KIND {
         return run_blocking(state, row, move |state, row| {
             restyle_and_write(state, row, &source)
@@ -93,10 +95,12 @@ pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<Sto
     };
     let mut inputs = ExtraInputs::default();
     if let Some(url) = extra.face_url {
-        inputs.face_image = Some(fetch_input(state, row, "reference face", &url).await?);
+        inputs.face_image =
+            Some(fetch_input(state, row, ("reference face", "image_url"), &url).await?);
     }
     if let Some(url) = extra.mask_url {
-        inputs.mask_video = Some(fetch_input(state, row, "mask video", &url).await?);
+        inputs.mask_video =
+            Some(fetch_input(state, row, ("mask video", "mask_video_url"), &url).await?);
     }
     run_blocking(state, row, move |state, row| {
         edit_and_write(state, row, &body, &source, inputs)

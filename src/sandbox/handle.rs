@@ -406,10 +406,6 @@ async fn serve(
                 source,
             })?
             .port();
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| SandboxError::Runtime(e.to_string()))?;
         let shared = Arc::new(Shared {
             store,
             catalog,
@@ -419,7 +415,7 @@ async fn serve(
             origin: format!("http://127.0.0.1:{port}"),
             speed: config.speed,
             default_user_id: user_id,
-            http,
+            allow_private_fetch_hosts: config.allow_private_fetch_hosts.clone(),
             clock: Clock::default(),
             palette_cache: PaletteCache::default(),
             file_requests: Default::default(),

@@ -7,7 +7,8 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Value, json};
 
-use super::fetch::{decode_image, fetch_source_bytes};
+use super::fetch::decode_image;
+use super::fetch_policy::{self, SOURCE_LIMITS, SourceFetchError, internal_address_message};
 use super::files::{write_jpeg, write_png_rgba};
 use super::ids::fnv1a;
 use super::image_matte::{remove_background, thumbnail_over_checkerboard, upscale};
@@ -195,14 +196,23 @@ pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<Sto
             "internal_error",
         ));
     };
-    let bytes = fetch_source_bytes(state, url).await.map_err(|error| {
-        failure(
-            row,
-            format!("Could not use source image {url}: {error}"),
-            "SOURCE_IMAGE_UNAVAILABLE",
-            "invalid_input",
-        )
-    })?;
+    let bytes = fetch_policy::fetch(state, url, SOURCE_LIMITS)
+        .await
+        .map_err(|error| match error {
+            // Found by resolution or on a redirect: the route's own 400 code and message.
+            SourceFetchError::Internal => failure(
+                row,
+                internal_address_message("image_url"),
+                "INVALID_IMAGE_URL",
+                "invalid_input",
+            ),
+            other => failure(
+                row,
+                format!("Could not use source image {url}: {other}"),
+                "SOURCE_IMAGE_UNAVAILABLE",
+                "invalid_input",
+            ),
+        })?;
     let files_dir = state.files_dir.clone();
     let row_owned = row.clone();
     let work = tokio::task::spawn_blocking(move || {

@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::fetch::{decode_image, fetch_source_bytes};
+use super::fetch::decode_image;
+use super::fetch_policy::{self, SOURCE_LIMITS, SourceFetchError, internal_address_message};
 use super::files::{write_bytes, write_jpeg, write_png};
 use super::ids::new_object_id;
 use super::look::Look;
@@ -260,16 +261,30 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
         return super::creative_chat_job::produce(row);
     }
     let source_bytes = match row.source_images.first() {
-        Some(url) => Some(fetch_source_bytes(state, url).await.map_err(|error| {
-            json!({
-                "message": format!("Could not use source image {url}: {error}"),
-                "category": "invalid_input",
-                "code": "SOURCE_IMAGE_UNAVAILABLE",
-                "retryable": false,
-                "severity": "error",
-                "provider": row.provider,
-            })
-        })?),
+        Some(url) => Some(
+            fetch_policy::fetch(state, url, SOURCE_LIMITS)
+                .await
+                .map_err(|error| {
+                    let message = match error {
+                        // The field the caller named, as trim and /edit/image word a refusal.
+                        SourceFetchError::Internal if is_video(row) => {
+                            internal_address_message("image_url")
+                        }
+                        SourceFetchError::Internal => {
+                            internal_address_message("source_images entry")
+                        }
+                        other => format!("Could not use source image {url}: {other}"),
+                    };
+                    json!({
+                        "message": message,
+                        "category": "invalid_input",
+                        "code": "SOURCE_IMAGE_UNAVAILABLE",
+                        "retryable": false,
+                        "severity": "error",
+                        "provider": row.provider,
+                    })
+                })?,
+        ),
         None => None,
     };
     let files_dir = state.files_dir.clone();

@@ -24,6 +24,7 @@ mod error;
 mod fault_inject;
 mod faults;
 mod fetch;
+mod fetch_policy;
 mod files;
 mod folder_store;
 mod generations;

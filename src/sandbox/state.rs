@@ -28,8 +28,9 @@ pub(crate) struct Shared {
     /// Job timing divisor (1.0 = realistic).
     pub speed: f64,
     pub default_user_id: String,
-    /// Client for fetching remote image-edit sources.
-    pub http: reqwest::Client,
+    /// Internal `host:port`s that callers' URLs may still name (tests of remote fetches;
+    /// `SandboxConfig::allow_private_fetch_hosts`, empty in the studio).
+    pub allow_private_fetch_hosts: Vec<std::net::SocketAddr>,
     /// "Now" for trash retention and upload tickets; tests can move it forward.
     pub clock: Clock,
     /// Resolved project grades (60 s, contract document 2 "Caching").

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::fetch::fetch_source_bytes;
+use super::fetch_policy::{self, SOURCE_LIMITS, SourceFetchError, internal_address_message};
 use super::files::write_bytes;
 use super::ids::new_object_id;
 use super::media_store::NewMedia;
@@ -202,9 +202,13 @@ fn complete(state: &AppState, job: &TrimJobRow, output: &TrimOutput) {
 /// Fetches the source, checks the cut against its length, cuts on the blocking pool and
 /// writes `trims/<id>/<id>.mp4` plus a poster. The source file is never touched.
 async fn cut_and_write(state: &AppState, job: &TrimJobRow) -> Result<TrimOutput, String> {
-    let source = fetch_source_bytes(state, &job.video_url)
+    let source = fetch_policy::fetch(state, &job.video_url, SOURCE_LIMITS)
         .await
-        .map_err(|error| format!("Could not download the source video: {error}"))?;
+        .map_err(|error| match error {
+            // Found by resolution or on a redirect: the POST's own refusal message.
+            SourceFetchError::Internal => internal_address_message("video_url"),
+            other => format!("Could not download the source video: {other}"),
+        })?;
     let (files_dir, job) = (state.files_dir.clone(), job.clone());
     let cut = tokio::task::spawn_blocking(move || {
         let probe =

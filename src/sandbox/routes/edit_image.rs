@@ -11,10 +11,11 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::generate::{bad_request, insufficient, scaled_duration_ms, submit_answer};
-use super::trim::is_internal_host;
 use super::{json_object, resolve_project};
 use crate::sandbox::auth::Caller;
-use crate::sandbox::fetch::is_own_file_url;
+use crate::sandbox::fetch_policy::{
+    SourceFetchError, check_before_lookup, internal_address_message, parse_http_url,
+};
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::new_object_id;
 use crate::sandbox::image_tools::{IMAGE_TOOL_KIND, ImageOperation};
@@ -106,7 +107,8 @@ fn duplicate(existing: &str) -> ApiError {
 }
 
 /// `image_url`: required, an http(s) URL, not an internal address unless it is one of the
-/// sandbox's own output files.
+/// sandbox's own output files. A name is resolved (and every redirect checked) when the job
+/// downloads, which fails the job with the same code and message.
 fn source_url(state: &AppState, body: &Map<String, Value>) -> ApiResult<String> {
     let text = match body.get("image_url") {
         None | Some(Value::Null) => {
@@ -120,17 +122,16 @@ fn source_url(state: &AppState, body: &Map<String, Value>) -> ApiResult<String> 
             ));
         }
     };
-    let url = reqwest::Url::parse(text)
-        .ok()
-        .filter(|url| matches!(url.scheme(), "http" | "https"))
-        .ok_or_else(|| bad_request("INVALID_IMAGE_URL", "image_url must be a valid http(s) URL"))?;
-    if is_internal_host(&url) && !is_own_file_url(state, text) {
-        return Err(bad_request(
+    let not_http = || bad_request("INVALID_IMAGE_URL", "image_url must be a valid http(s) URL");
+    let url = parse_http_url(text).map_err(|_| not_http())?;
+    match check_before_lookup(state, &url) {
+        Err(SourceFetchError::Internal) => Err(bad_request(
             "INVALID_IMAGE_URL",
-            "image_url points at an internal or private network address",
-        ));
+            internal_address_message("image_url"),
+        )),
+        Err(_) => Err(not_http()),
+        Ok(()) => Ok(text.to_owned()),
     }
-    Ok(text.to_owned())
 }
 
 fn new_tool_job(

@@ -3,20 +3,19 @@
 //! `{success:false, error}` form. Choices where the contract is silent are in
 //! docs/SANDBOX.md ("Video edit, video-to-video and trim routes").
 
-use std::net::{Ipv4Addr, Ipv6Addr};
-
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::{Extension, Json};
-use reqwest::Url;
 use serde_json::{Map, Value, json};
 
 use super::generate::{scaled_duration_ms, submit_answer};
 use super::json_object;
 use crate::sandbox::auth::Caller;
-use crate::sandbox::fetch::is_own_file_url;
+use crate::sandbox::fetch_policy::{
+    SourceFetchError, check_before_lookup, internal_address_message, parse_http_url,
+};
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::state::AppState;
 use crate::sandbox::trim_job::{self, INITIAL_MESSAGE, TRIM_BASE_DURATION_MS};
@@ -38,55 +37,22 @@ fn new_trim_id() -> String {
     format!("{TRIM_ID_PREFIX}{}", uuid::Uuid::new_v4().simple())
 }
 
-fn is_internal_v4(ip: Ipv4Addr) -> bool {
-    ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified()
-}
-
-fn is_internal_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
-    let unique_local = first & 0xfe00 == 0xfc00;
-    let link_local = first & 0xffc0 == 0xfe80;
-    ip.is_loopback()
-        || ip.is_unspecified()
-        || unique_local
-        || link_local
-        || ip.to_ipv4_mapped().is_some_and(is_internal_v4)
-}
-
-/// Loopback, private, link-local, unique-local, unspecified and `localhost` hosts (the URL
-/// parser has already normalised numeric forms such as `http://2130706433/`).
-pub(super) fn is_internal_host(url: &Url) -> bool {
-    let Some(host) = url.host_str() else {
-        return true;
-    };
-    if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        return v6.parse::<Ipv6Addr>().map_or(true, is_internal_v6);
-    }
-    if let Ok(v4) = host.parse::<Ipv4Addr>() {
-        return is_internal_v4(v4);
-    }
-    let name = host.trim_end_matches('.').to_ascii_lowercase();
-    name == "localhost" || name.ends_with(".localhost")
-}
-
 /// `video_url`: required, an http(s) URL, not an internal address unless it is one of the
-/// sandbox's own output files.
+/// sandbox's own output files. A name is resolved (and every redirect checked) when the job
+/// downloads, which fails the job with the same message.
 fn trim_source(state: &AppState, body: &Map<String, Value>) -> ApiResult<String> {
     let text = match body.get("video_url") {
         None | Some(Value::Null) => return Err(bad_request("video_url is required")),
         Some(Value::String(text)) => text.trim(),
         Some(_) => return Err(bad_request("video_url must be a string")),
     };
-    let url = Url::parse(text)
-        .ok()
-        .filter(|url| matches!(url.scheme(), "http" | "https"))
-        .ok_or_else(|| bad_request("video_url must be a valid http(s) URL"))?;
-    if is_internal_host(&url) && !is_own_file_url(state, text) {
-        return Err(bad_request(
-            "video_url points at an internal or private network address",
-        ));
+    let url =
+        parse_http_url(text).map_err(|_| bad_request("video_url must be a valid http(s) URL"))?;
+    match check_before_lookup(state, &url) {
+        Err(SourceFetchError::Internal) => Err(bad_request(internal_address_message("video_url"))),
+        Err(_) => Err(bad_request("video_url must be a valid http(s) URL")),
+        Ok(()) => Ok(text.to_owned()),
     }
-    Ok(text.to_owned())
 }
 
 /// A JSON number of seconds (a numeric string is refused), at least 0.
@@ -188,38 +154,6 @@ fn trim_body(state: &AppState, job: &TrimJobRow) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn internal(text: &str) -> bool {
-        is_internal_host(&Url::parse(text).expect("url"))
-    }
-
-    #[test]
-    fn internal_addresses_are_recognised() {
-        for url in [
-            "http://127.0.0.1/a.mp4",
-            "http://10.1.2.3/a.mp4",
-            "http://172.16.0.1/a.mp4",
-            "http://192.168.1.1/a.mp4",
-            "http://169.254.169.254/latest",
-            "http://0.0.0.0/a.mp4",
-            "http://[::1]/a.mp4",
-            "http://[::]/a.mp4",
-            "http://[fd00::1]/a.mp4",
-            "http://[fe80::1]/a.mp4",
-            "http://[::ffff:10.0.0.1]/a.mp4",
-            "http://localhost:8080/a.mp4",
-            "http://api.localhost/a.mp4",
-        ] {
-            assert!(internal(url), "{url}");
-        }
-        for url in [
-            "https://cdn.example.com/a.mp4",
-            "http://8.8.8.8/a.mp4",
-            "http://[2001:db8::1]/a",
-        ] {
-            assert!(!internal(url), "{url}");
-        }
-    }
 
     #[test]
     fn trim_ids_are_prefixed_and_not_object_ids() {
