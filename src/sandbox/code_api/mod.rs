@@ -18,7 +18,6 @@ mod settlement;
 mod stream;
 mod tokens;
 
-use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -51,10 +50,8 @@ pub(crate) fn router(state: &AppState) -> Router<AppState> {
         .route("/balance", get(balance::get))
         .route(
             "/files",
-            post(files::upload)
-                .route_layer(limit(Group::CodeUpload))
-                // The handler streams to disk and enforces the 500 MB cap itself.
-                .layer(DefaultBodyLimit::disable()),
+            // The handler streams the file to disk; the cap bounds the whole request.
+            files::request_cap().apply(post(files::upload).route_layer(limit(Group::CodeUpload))),
         )
         .route(
             "/chat/completions",
