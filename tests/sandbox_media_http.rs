@@ -1581,3 +1581,383 @@ async fn a_decompression_bomb_is_stored_with_a_placeholder_and_a_reason() {
     let thumb = image::load_from_memory(&thumb.bytes().await.expect("bytes")).expect("jpeg");
     assert!(thumb.width().max(thumb.height()) <= 256);
 }
+
+// ---- Hardening (issue 19): the sandbox shares the studio's process, so no request or
+// ---- connection may exhaust it.
+
+/// Upper bound for waiting on an answer or a close; reaching it fails the test.
+const HARDENING_WAIT: Duration = Duration::from_secs(20);
+
+/// A multipart body: `description` of `description_bytes` bytes, then a small PNG as `file`.
+/// Returns the bytes up to the end of the description and the rest.
+fn description_form(description_bytes: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut head =
+        b"--XBOUNDARY\r\nContent-Disposition: form-data; name=\"description\"\r\n\r\n".to_vec();
+    head.resize(head.len() + description_bytes, b'a');
+    let mut tail = b"\r\n--XBOUNDARY\r\nContent-Disposition: form-data; name=\"file\"; \
+filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n"
+        .to_vec();
+    tail.extend_from_slice(&tiny_png(1));
+    tail.extend_from_slice(b"\r\n--XBOUNDARY--\r\n");
+    (head, tail)
+}
+
+/// The request line and headers of a multipart POST declaring `content_length`.
+fn multipart_head(path: &str, key: Option<&str>, content_length: u64) -> Vec<u8> {
+    let key = key
+        .map(|key| format!("X-API-Key: {key}\r\n"))
+        .unwrap_or_default();
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{key}\
+Content-Type: multipart/form-data; boundary=XBOUNDARY\r\nContent-Length: {content_length}\r\n\r\n"
+    )
+    .into_bytes()
+}
+
+/// Sends `sent` on a new connection and then nothing more (the request stays unfinished),
+/// and reads what comes back until the server closes or `HARDENING_WAIT` passes. `None`:
+/// the server neither answered nor closed.
+async fn send_and_stall(port: u16, sent: Vec<u8>) -> Option<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let (mut read, mut write) = stream.into_split();
+    // Writing may block once the server stops reading; the answer is read meanwhile.
+    let writer = tokio::spawn(async move {
+        let _ = write.write_all(&sent).await;
+        // Keep the write half open: the request is never finished.
+        tokio::time::sleep(HARDENING_WAIT * 2).await;
+        drop(write);
+    });
+    let mut received = Vec::new();
+    let read_all = async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match read.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+    let closed = tokio::time::timeout(HARDENING_WAIT, read_all).await.is_ok();
+    writer.abort();
+    closed.then(|| String::from_utf8_lossy(&received).into_owned())
+}
+
+/// Status code and JSON body of a raw HTTP/1.1 answer.
+fn parse_answer(answer: &str) -> (u16, Value) {
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {answer:?}"));
+    let body = answer.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+/// Shape 2 of contract document 1 with status 413.
+fn assert_too_large_shape_2(answer: &str) {
+    let (status, body) = parse_answer(answer);
+    assert_eq!(status, 413, "{answer}");
+    assert_eq!(body["status"], false, "{answer}");
+    let message = body["message"].as_str().expect("message");
+    assert_eq!(body["errors"], json!([message]), "{answer}");
+}
+
+#[tokio::test]
+async fn oversized_text_fields_are_refused_while_still_arriving() {
+    let h = harness();
+    let port = h.sandbox.port();
+    // 16 MB of description, then the request stalls with the rest unsent: only a server
+    // that stops reading the field at its cap can answer.
+    let (head, tail) = description_form(16 * 1024 * 1024);
+    let length = (head.len() + tail.len()) as u64;
+    let mut sent = multipart_head("/api/v1/media/upload", Some(&h.key), length);
+    sent.extend_from_slice(&head);
+    let answer = send_and_stall(port, sent)
+        .await
+        .expect("an answer before the request was complete: the field was read whole");
+    assert_too_large_shape_2(&answer);
+    assert!(answer.contains("description"), "{answer}");
+
+    // The same on a ticket upload, for `project_id`.
+    let (_, ticket) = h.post("/v1/media/upload-ticket", json!({})).await;
+    let token = ticket["token"].as_str().expect("token").to_owned();
+    let mut form =
+        b"--XBOUNDARY\r\nContent-Disposition: form-data; name=\"project_id\"\r\n\r\n".to_vec();
+    form.resize(form.len() + 1024 * 1024, b'0');
+    let mut sent = multipart_head(&format!("/upload-tickets/{token}"), None, 4 * 1024 * 1024);
+    sent.extend_from_slice(&form);
+    let answer = send_and_stall(port, sent).await.expect("an answer");
+    assert_too_large_shape_2(&answer);
+
+    // A description within the cap is kept (video and audio record it).
+    let response = h
+        .http
+        .post(h.url("/v1/media/upload"))
+        .header("X-API-Key", &h.key)
+        .multipart(
+            reqwest::multipart::Form::new()
+                .text("description", "d".repeat(8 * 1024))
+                .part(
+                    "file",
+                    reqwest::multipart::Part::bytes(vec![0u8; 64])
+                        .file_name("clip.mp4")
+                        .mime_str("video/mp4")
+                        .expect("mime"),
+                ),
+        )
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(response.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn uploads_declaring_more_than_the_cap_are_refused_from_the_header() {
+    let h = harness();
+    let port = h.sandbox.port();
+    let declared = 600 * 1024 * 1024;
+    // Only the headers are sent: the answer can only come from the declared length.
+    let answer = send_and_stall(
+        port,
+        multipart_head("/api/v1/media/upload", Some(&h.key), declared),
+    )
+    .await
+    .expect("an answer without the body");
+    assert_too_large_shape_2(&answer);
+
+    let (_, ticket) = h.post("/v1/media/upload-ticket", json!({})).await;
+    let token = ticket["token"].as_str().expect("token").to_owned();
+    for path in [
+        format!("/upload-tickets/{token}"),
+        format!("/upload-tickets?token={token}"),
+    ] {
+        let answer = send_and_stall(port, multipart_head(&path, None, declared))
+            .await
+            .expect("an answer without the body");
+        assert_too_large_shape_2(&answer);
+    }
+    // The refusals did not use up the ticket.
+    let response = h
+        .http
+        .post(ticket["upload_url"].as_str().expect("url"))
+        .multipart(png_form("after.png", 5))
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(response.status(), StatusCode::CREATED);
+
+    // The coding-assistant upload answers in its own envelope.
+    let answer = send_and_stall(
+        port,
+        multipart_head("/api/kolbo/v1/files", Some(&h.key), declared),
+    )
+    .await
+    .expect("an answer without the body");
+    let (status, body) = parse_answer(&answer);
+    assert_eq!(status, 413, "{answer}");
+    assert_eq!(body["error"]["type"], "validation_error", "{answer}");
+}
+
+/// A sandbox with `limits`, its data in `dir`.
+fn sandbox_with(
+    dir: &tempfile::TempDir,
+    limits: framewright::sandbox::ConnectionLimits,
+) -> framewright::sandbox::SandboxHandle {
+    let mut config = framewright::sandbox::SandboxConfig::new(dir.path().join("sandbox"));
+    config.connection_limits = limits;
+    framewright::sandbox::start(config).expect("sandbox starts")
+}
+
+#[tokio::test]
+async fn slow_and_idle_connections_are_closed_by_the_timeouts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sandbox = sandbox_with(
+        &dir,
+        framewright::sandbox::ConnectionLimits {
+            header_read_timeout_secs: 1,
+            body_idle_timeout_secs: 1,
+            ..Default::default()
+        },
+    );
+    let port = sandbox.port();
+    // Half a request line and header, then silence (slowloris).
+    let slow_headers =
+        send_and_stall(port, b"GET /api/v1/models HTTP/1.1\r\nHost: 1".to_vec()).await;
+    assert!(slow_headers.is_some(), "a stalled header is closed");
+    // Nothing at all.
+    assert!(
+        send_and_stall(port, Vec::new()).await.is_some(),
+        "an idle connection is closed"
+    );
+    // A body that stops arriving.
+    let body_head = format!(
+        "POST /api/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: {}\r\n\
+Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"name\":",
+        sandbox.api_key()
+    );
+    let slow_body = send_and_stall(port, body_head.into_bytes()).await;
+    assert!(slow_body.is_some(), "a stalled body is closed");
+    // The server still serves.
+    let response = reqwest::Client::new()
+        .get(format!("{}/v1/models", sandbox.base_url()))
+        .header("X-API-Key", sandbox.api_key())
+        .send()
+        .await
+        .expect("models");
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn connections_over_the_cap_are_closed_and_served_again_below_it() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sandbox = sandbox_with(
+        &dir,
+        framewright::sandbox::ConnectionLimits {
+            max_connections: 2,
+            ..Default::default()
+        },
+    );
+    let port = sandbox.port();
+    let request = format!(
+        "GET /api/v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: {}\r\n\r\n",
+        sandbox.api_key()
+    );
+    // Two kept-alive connections that were served, so the server holds both.
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .expect("connect");
+        stream.write_all(request.as_bytes()).await.expect("write");
+        let mut buf = [0u8; 64];
+        let n = stream.read(&mut buf).await.expect("answer");
+        assert!(buf[..n].starts_with(b"HTTP/1.1 200"), "{:?}", &buf[..n]);
+        held.push(stream);
+    }
+    // A third is closed without an answer, however long it waits.
+    let third = send_and_stall(port, request.clone().into_bytes())
+        .await
+        .expect("closed at the cap");
+    assert!(third.is_empty(), "no answer over the cap: {third}");
+    // Once one closes, new connections are served again.
+    drop(held.pop());
+    let deadline = tokio::time::Instant::now() + HARDENING_WAIT;
+    loop {
+        let response = reqwest::Client::new()
+            .get(format!("{}/v1/models", sandbox.base_url()))
+            .header("X-API-Key", sandbox.api_key())
+            .send()
+            .await;
+        if response.is_ok_and(|r| r.status() == StatusCode::OK) {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never served again");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_admin_clock_stays_in_range_and_every_route_survives_its_end() {
+    let h = harness();
+    let advance = |seconds: Value| {
+        let request = h
+            .http
+            .post(format!("{}/admin/clock/advance", h.sandbox.origin()))
+            .bearer_auth(h.sandbox.admin_token())
+            .json(&json!({ "seconds": seconds }));
+        async move {
+            let response = request.send().await.expect("advance");
+            let status = response.status();
+            (
+                status,
+                response.json::<Value>().await.unwrap_or(Value::Null),
+            )
+        }
+    };
+    let (status, refused) = advance(json!(1e17)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(refused["error"].is_string(), "{refused}");
+    let max_seconds = refused["max_seconds"].as_i64().expect("max_seconds");
+    assert!(max_seconds >= 99 * 365 * 24 * 3600, "{refused}");
+    let (status, _) = advance(json!(-1)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // The largest advance accepted, then every route of a smoke set still works.
+    let (status, moved) = advance(json!(max_seconds)).await;
+    assert_eq!(status, StatusCode::OK, "{moved}");
+    let (status, refused) = advance(json!(1)).await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "the end of the range: {refused}"
+    );
+
+    let project = h.project(&h.key, "Far future").await;
+    for path in [
+        "/v1/models",
+        "/v1/account/credits",
+        "/v1/projects",
+        "/v1/media",
+        "/v1/media/stats",
+        "/v1/media/folders",
+        "/v1/presets",
+        "/v1/cinematic-presets",
+        "/v1/color-palettes",
+        "/v1/chat/conversations",
+    ] {
+        let (status, body) = h.get(path).await;
+        assert!(status.is_success(), "{path}: {status} {body}");
+    }
+    let (_, url, library_id) = h.upload(&h.key, "future.png", Some(&project)).await;
+    let (status, body) = h.delete(&format!("/v1/media/{library_id}")).await;
+    assert!(status.is_success(), "trash: {status} {body}");
+    h.sandbox.purge_expired_trash();
+    let (status, body) = h
+        .post(
+            "/v1/generate/image",
+            json!({"prompt": "a lighthouse", "project_id": project}),
+        )
+        .await;
+    assert!(status.is_success(), "generate: {status} {body}");
+    let id = body["generation_id"].as_str().expect("generation_id");
+    let (status, body) = h.get(&format!("/v1/generate/{id}/status")).await;
+    assert!(status.is_success(), "status: {status} {body}");
+    let (status, ticket) = h.post("/v1/media/upload-ticket", json!({})).await;
+    assert!(status.is_success(), "ticket: {status} {ticket}");
+    let response = h
+        .http
+        .post(ticket["upload_url"].as_str().expect("url"))
+        .multipart(png_form("ticket.png", 2))
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(response.status(), StatusCode::CREATED, "the ticket is live");
+    let response = h
+        .http
+        .post(format!("{}/kolbo/v1/files", h.sandbox.base_url()))
+        .header("X-API-Key", &h.key)
+        .multipart(png_form("code.png", 3))
+        .send()
+        .await
+        .expect("code upload");
+    assert!(response.status().is_success(), "{}", response.status());
+    let response = h
+        .http
+        .get(format!("{}/kolbo/v1/balance", h.sandbox.base_url()))
+        .header("X-API-Key", &h.key)
+        .send()
+        .await
+        .expect("balance");
+    assert!(response.status().is_success(), "{}", response.status());
+    assert!(
+        reqwest::get(&url)
+            .await
+            .expect("file")
+            .status()
+            .is_success()
+    );
+}

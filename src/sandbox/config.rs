@@ -31,6 +31,39 @@ pub struct SandboxConfig {
     /// set by the studio; every other internal address stays refused (docs/SANDBOX.md,
     /// "Fetching callers' URLs").
     pub allow_private_fetch_hosts: Vec<SocketAddr>,
+    /// Timeouts and the connection cap of the HTTP server, so slow or idle clients cannot
+    /// exhaust the process the studio shares with it (docs/SANDBOX.md, "Connections").
+    pub connection_limits: ConnectionLimits,
+}
+
+/// How long the sandbox's HTTP server waits on a client, and how many it serves at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// A request's line and headers must arrive within this; it is also how long a
+    /// connection may sit idle before its first or its next request. Then it is closed.
+    pub header_read_timeout_secs: u64,
+    /// A request body that sends nothing for this long fails and its connection closes. A
+    /// gap, not a total: a slow upload that keeps trickling is never cut off.
+    pub body_idle_timeout_secs: u64,
+    /// Open connections served at once; a connection accepted beyond it is closed at once.
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            // Far above any real client's gap (clients send a request's headers in one
+            // write). As the keep-alive idle timeout it frees an unused pooled connection
+            // after 15 s; clients notice the close and open a new one.
+            header_read_timeout_secs: 15,
+            // Longer than the header timeout: a client may pause between parts of a big
+            // upload (reading the next file chunk from a slow disk).
+            body_idle_timeout_secs: 30,
+            // Far above what the studio opens (a handful of pooled connections plus
+            // transfers); at ~80 KB each while idle this bounds them to tens of MB.
+            max_connections: 256,
+        }
+    }
 }
 
 /// Longest `rate_window_secs` accepted (an hour): beyond it a limit never visibly resets.
@@ -51,6 +84,7 @@ impl SandboxConfig {
             drop_submit_answers: 0,
             rate_window_secs: CONTRACT_RATE_WINDOW_SECS,
             allow_private_fetch_hosts: Vec::new(),
+            connection_limits: ConnectionLimits::default(),
         }
     }
 }

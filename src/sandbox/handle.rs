@@ -216,8 +216,11 @@ impl SandboxHandle {
 
     /// Moves the sandbox clock forward (trash retention, ticket expiry) and runs the
     /// retention sweep at once.
+    /// An advance past the clock's range (a century ahead) is refused and logged.
     pub fn advance_clock_days(&self, days: u32) {
-        self.shared.clock.advance_days(days);
+        if let Err(error) = self.shared.clock.advance_days(days) {
+            tracing::warn!(%error, "sandbox clock not advanced");
+        }
         self.purge_expired_trash();
     }
 
@@ -282,9 +285,13 @@ impl SandboxHandle {
 
     /// Moves the sandbox clock forward: rate-limit windows, running jobs' elapsed time,
     /// trash retention and upload tickets all follow it. Runs the retention sweep at once.
+    /// An advance past the clock's range (a century ahead) is refused and logged.
     pub fn advance_clock(&self, secs: f64) {
-        if secs.is_finite() && secs > 0.0 {
-            self.shared.clock.advance_ms((secs * 1000.0) as i64);
+        if secs.is_finite()
+            && secs > 0.0
+            && let Err(error) = self.shared.clock.advance_ms((secs * 1000.0) as i64)
+        {
+            tracing::warn!(%error, "sandbox clock not advanced");
         }
         self.purge_expired_trash();
     }
@@ -466,20 +473,13 @@ async fn serve(
         return;
     }
     let app = routes::router(shared);
-    let mut graceful_rx = shutdown_rx.clone();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-        let _ = graceful_rx.wait_for(|stop| *stop).await;
-    });
+    let server = super::server::run(listener, app, config.connection_limits, shutdown_rx.clone());
     let deadline = async {
         let _ = shutdown_rx.wait_for(|stop| *stop).await;
         tokio::time::sleep(GRACEFUL_SHUTDOWN_TIMEOUT).await;
     };
     tokio::select! {
-        result = server => {
-            if let Err(error) = result {
-                tracing::error!(%error, "sandbox server stopped with an error");
-            }
-        }
+        () = server => {}
         () = deadline => tracing::warn!("sandbox shutdown timed out; closing open connections"),
     }
 }

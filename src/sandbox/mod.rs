@@ -47,10 +47,12 @@ mod render;
 mod retention;
 mod routes;
 mod seed;
+mod server;
 mod state;
 mod store;
 mod trim_job;
 mod trim_store;
+mod upload_limits;
 mod users;
 // The sandbox's one `h264` seam: without the feature, a stand-in whose renders fail with
 // "This build has no H.264 encoder (built without the h264 feature)".
@@ -61,7 +63,7 @@ mod video;
 mod video;
 
 pub use cli::run_cli;
-pub use config::SandboxConfig;
+pub use config::{ConnectionLimits, SandboxConfig};
 pub use error::SandboxError;
 pub use faults::{FaultCounts, FaultRates};
 pub use files::FileRequest;

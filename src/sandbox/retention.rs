@@ -31,7 +31,10 @@ pub(crate) fn remove_files(state: &AppState, files: &[String]) {
 
 /// Permanently deletes every item trashed more than 30 days ago (by the sandbox clock).
 pub(crate) fn sweep(state: &AppState) -> Result<usize, rusqlite::Error> {
-    let cutoff_ms = state.clock.now_ms() - days_ms(TRASH_RETENTION_DAYS);
+    let cutoff_ms = state
+        .clock
+        .now_ms()
+        .saturating_sub(days_ms(TRASH_RETENTION_DAYS));
     let ids = state.store.trash_older_than(cutoff_ms)?;
     if ids.is_empty() {
         return Ok(0);

@@ -59,10 +59,8 @@ pub(crate) fn router(state: &AppState) -> Router<AppState> {
         .route("/balance", get(balance::get))
         .route(
             "/files",
-            post(files::upload)
-                .route_layer(limit(Group::CodeUpload))
-                // The handler streams to disk and enforces the 500 MB cap itself.
-                .layer(DefaultBodyLimit::disable()),
+            // The handler streams the file to disk; the cap bounds the whole request.
+            files::request_cap().apply(post(files::upload).route_layer(limit(Group::CodeUpload))),
         )
         .route(
             "/chat/completions",

@@ -230,25 +230,46 @@ struct AdvanceClockRequest {
     seconds: f64,
 }
 
-/// POST /admin/clock/advance {seconds}
-async fn advance_clock(
-    State(state): State<AppState>,
-    body: Bytes,
-) -> AdminResult<serde_json::Value> {
-    let request: AdvanceClockRequest = parse(&body)?;
-    if !request.seconds.is_finite() || request.seconds < 0.0 {
-        return Err(AdminError(
+/// POST /admin/clock/advance {seconds}: 0 up to what is left of the clock's range (a
+/// century ahead of wall time); anything else is a 400 naming `max_seconds`, the largest
+/// advance still accepted.
+async fn advance_clock(State(state): State<AppState>, body: Bytes) -> Response {
+    let request: AdvanceClockRequest = match parse(&body) {
+        Ok(request) => request,
+        Err(error) => return error.into_response(),
+    };
+    let remaining_secs = state.clock.remaining_ms().div_euclid(1000);
+    // Compared in f64 before any conversion: `1e17 * 1000.0 as i64` would saturate.
+    if !request.seconds.is_finite()
+        || request.seconds < 0.0
+        || request.seconds > remaining_secs as f64
+    {
+        return (
             StatusCode::BAD_REQUEST,
-            "seconds must be 0 or more".to_owned(),
-        ));
+            Json(json!({
+                "error": format!(
+                    "seconds must be between 0 and {remaining_secs} (the sandbox clock runs at most {} s ahead of wall time)",
+                    crate::sandbox::clock::MAX_OFFSET_MS / 1000
+                ),
+                "max_seconds": remaining_secs,
+            })),
+        )
+            .into_response();
     }
-    state
+    if let Err(error) = state
         .clock
-        .advance_ms((request.seconds * 1000.0).round() as i64);
-    let purged = crate::sandbox::retention::sweep(&state).map_err(internal)?;
-    Ok(Json(
-        json!({"now_unix_ms": state.clock.now_ms(), "purged_trash_items": purged}),
-    ))
+        .advance_ms((request.seconds * 1000.0).round() as i64)
+    {
+        // Only a concurrent advance can get here.
+        return AdminError(StatusCode::BAD_REQUEST, error.to_string()).into_response();
+    }
+    match crate::sandbox::retention::sweep(&state) {
+        Ok(purged) => {
+            Json(json!({"now_unix_ms": state.clock.now_ms(), "purged_trash_items": purged}))
+                .into_response()
+        }
+        Err(error) => internal(error).into_response(),
+    }
 }
 
 #[derive(Debug, Serialize)]

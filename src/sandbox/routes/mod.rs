@@ -24,7 +24,6 @@ mod video_edit;
 mod video_from_video;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{delete, get, patch, post, put};
@@ -106,10 +105,9 @@ pub(crate) fn router(state: AppState) -> Router {
         )
         .route(
             "/v1/media/upload",
-            post(upload::upload)
-                .route_layer(limit(Group::OtherGeneration))
-                // The handler streams to disk and enforces the 500 MB cap itself.
-                .layer(DefaultBodyLimit::disable()),
+            // The handler streams the file to disk; the cap bounds the whole request.
+            upload::request_cap()
+                .apply(post(upload::upload).route_layer(limit(Group::OtherGeneration))),
         )
         .route("/v1/cinematic-presets", get(presets::list))
         // Prompt presets: no per-endpoint limiter (contract, rate limits).
@@ -143,11 +141,11 @@ pub(crate) fn router(state: AppState) -> Router {
         // Ticket uploads carry no API key: the single-use token is the credential.
         .route(
             "/upload-tickets/{token}",
-            post(ticket::upload_with_path_token).layer(DefaultBodyLimit::disable()),
+            upload::request_cap().apply(post(ticket::upload_with_path_token)),
         )
         .route(
             "/upload-tickets",
-            post(ticket::upload_with_query_token).layer(DefaultBodyLimit::disable()),
+            upload::request_cap().apply(post(ticket::upload_with_query_token)),
         )
         .merge(admin::router(&state))
         .merge(super::docs::share_routes())

@@ -51,7 +51,10 @@ pub(crate) async fn mint(
         }
     };
     let token = format!("upt_{}", uuid::Uuid::new_v4().simple());
-    let expires_ms = state.clock.now_ms() + TICKET_LIFETIME_SECS * 1000;
+    let expires_ms = state
+        .clock
+        .now_ms()
+        .saturating_add(TICKET_LIFETIME_SECS * 1000);
     state
         .store
         .insert_ticket(&token, &caller.user_id, project_id.as_deref(), expires_ms)?;

@@ -1,8 +1,10 @@
 //! POST /v1/media/upload: multipart `file` (required) and optional `project_id`, streamed to
-//! disk chunk by chunk with a 500 MB cap.
+//! disk chunk by chunk with a 500 MB cap; text fields are capped too (`upload_limits`).
 
+use axum::extract::multipart::{Field, MultipartError};
 use axum::extract::{Multipart, State};
 use axum::http::StatusCode;
+use axum::response::IntoResponse;
 use axum::{Extension, Json};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
@@ -17,8 +19,12 @@ use crate::sandbox::media_store::NewMedia;
 use crate::sandbox::render::thumbnail;
 use crate::sandbox::state::AppState;
 use crate::sandbox::store::UploadRow;
+use crate::sandbox::upload_limits::{
+    MAX_TEXT_FIELD_BYTES, MAX_UPLOAD_FILE_BYTES, MAX_UPLOAD_REQUEST_BYTES, RequestCap,
+    TextFieldError, read_text_field,
+};
 
-pub(crate) const MAX_UPLOAD_BYTES: u64 = 500 * 1024 * 1024;
+pub(crate) const MAX_UPLOAD_BYTES: u64 = MAX_UPLOAD_FILE_BYTES;
 /// Images above this are stored but get no thumbnail (decoding them would cost too much).
 const MAX_THUMBNAIL_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -28,6 +34,47 @@ fn bad_multipart(detail: impl std::fmt::Display) -> ApiError {
         "INVALID_UPLOAD",
         format!("Invalid multipart payload: {detail}"),
     )
+}
+
+/// Upload size limits answer in Shape 2 (contract document 1, Errors).
+fn file_too_large() -> ApiError {
+    ApiError::global(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "File too large. Maximum size is 500MB.",
+    )
+}
+
+/// The whole-request cap of this route and of the ticket uploads.
+pub(crate) fn request_cap() -> RequestCap {
+    RequestCap {
+        max_request_bytes: MAX_UPLOAD_REQUEST_BYTES,
+        too_large: || file_too_large().into_response(),
+    }
+}
+
+/// A body that ran past the route's cap is a 413 like a too-large file; anything else is a
+/// malformed payload.
+fn multipart_error(error: MultipartError) -> ApiError {
+    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        file_too_large()
+    } else {
+        bad_multipart(error)
+    }
+}
+
+/// A non-file field, read with the shared text-field cap.
+async fn text_field(field: Field<'_>, name: &str) -> ApiResult<String> {
+    match read_text_field(name, field, MAX_TEXT_FIELD_BYTES).await {
+        Ok(text) => Ok(text.trim().to_owned()),
+        Err(TextFieldError::TooLong { name, max_bytes }) => Err(ApiError::global(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "Field '{name}' too large. Maximum size is {} KB.",
+                max_bytes / 1024
+            ),
+        )),
+        Err(TextFieldError::Read(error)) => Err(multipart_error(error)),
+    }
 }
 
 /// Keeps a short alphanumeric extension so the served Content-Type matches the file.
@@ -93,7 +140,7 @@ pub(crate) async fn receive(
     let mut stored: Option<StoredFile> = None;
     let mut project_field: Option<String> = None;
     let result: ApiResult<()> = async {
-        while let Some(mut field) = multipart.next_field().await.map_err(bad_multipart)? {
+        while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
             match field.name() {
                 Some("file") if stored.is_none() => {
                     let filename = field
@@ -119,15 +166,12 @@ pub(crate) async fn receive(
                         .await
                         .map_err(|e| ApiError::internal("upload storage", e))?;
                     let mut size_bytes: u64 = 0;
-                    while let Some(chunk) = field.chunk().await.map_err(bad_multipart)? {
+                    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
                         size_bytes += chunk.len() as u64;
                         if size_bytes > MAX_UPLOAD_BYTES {
                             drop(file);
                             let _ = tokio::fs::remove_file(&partial).await;
-                            return Err(ApiError::global(
-                                StatusCode::PAYLOAD_TOO_LARGE,
-                                "File too large. Maximum size is 500MB.",
-                            ));
+                            return Err(file_too_large());
                         }
                         file.write_all(&chunk)
                             .await
@@ -148,13 +192,11 @@ pub(crate) async fn receive(
                     });
                 }
                 Some("project_id") => {
-                    project_field =
-                        Some(field.text().await.map_err(bad_multipart)?.trim().to_owned());
+                    project_field = Some(text_field(field, "project_id").await?);
                 }
                 Some("description") => {
                     description =
-                        Some(field.text().await.map_err(bad_multipart)?.trim().to_owned())
-                            .filter(|d| !d.is_empty());
+                        Some(text_field(field, "description").await?).filter(|d| !d.is_empty());
                 }
                 _ => {} // unknown fields are accepted and ignored
             }

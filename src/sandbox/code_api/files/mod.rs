@@ -13,8 +13,7 @@ use std::path::{Path, PathBuf};
 
 use axum::extract::multipart::{Field, MultipartRejection};
 use axum::extract::{Multipart, State};
-use axum::http::HeaderMap;
-use axum::http::header::CONTENT_LENGTH;
+use axum::response::IntoResponse;
 use axum::{Extension, Json};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -25,15 +24,13 @@ use crate::sandbox::auth::Caller;
 use crate::sandbox::files::content_type_for;
 use crate::sandbox::ids::new_object_id;
 use crate::sandbox::state::{AppState, Shared};
+use crate::sandbox::upload_limits::{MAX_UPLOAD_FILE_BYTES, MAX_UPLOAD_REQUEST_BYTES, RequestCap};
 use links::purge_expired;
 pub(crate) use links::{own_file, serve};
 use process::store_processed;
 use store::CodeFile;
 
-pub(crate) const MAX_UPLOAD_BYTES: u64 = 500 * 1024 * 1024;
-/// Multipart framing around the file (boundaries, headers, small fields) allowed on top of
-/// the cap before a declared Content-Length is refused without reading the body.
-const MULTIPART_OVERHEAD_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_UPLOAD_BYTES: u64 = MAX_UPLOAD_FILE_BYTES;
 pub(crate) const RETENTION_SECS: i64 = 24 * 60 * 60;
 /// Folder below the files dir, and the URL segment after `/files/`.
 const FOLDER: &str = "code";
@@ -67,19 +64,19 @@ struct Received {
     content_sha256: String,
 }
 
+/// The route's whole-request cap (a larger declared Content-Length is refused unread).
+pub(crate) fn request_cap() -> RequestCap {
+    RequestCap {
+        max_request_bytes: MAX_UPLOAD_REQUEST_BYTES,
+        too_large: || CodeError::too_large().into_response(),
+    }
+}
+
 pub(crate) async fn upload(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    headers: HeaderMap,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> CodeResult<Json<Value>> {
-    let declared_length = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
-    if declared_length.is_some_and(|length| length > MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES) {
-        return Err(CodeError::too_large());
-    }
     let mut multipart = multipart.map_err(bad_multipart)?;
     let folder = state.files_dir.join(FOLDER);
     tokio::fs::create_dir_all(&folder)
@@ -135,7 +132,7 @@ pub(crate) async fn upload(
         size_bytes: stored.size_bytes,
         rel_path: stored.rel_path,
         created_secs: now_secs,
-        expires_secs: now_secs + RETENTION_SECS,
+        expires_secs: now_secs.saturating_add(RETENTION_SECS),
     };
     store::insert(&state.store, &file)?;
     tracing::info!(file_id = %file.id, size_bytes = file.size_bytes, "coding-assistant file stored");
