@@ -25,8 +25,10 @@ USAGE:
                                                 the source of a video edit; when Framewright is
                                                 already running (same data folder), the files go
                                                 to that window, which comes to the front
-  framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--failure-rate R] [--seed-media N]
-                                                run the local service alone on 127.0.0.1
+  framewright sandbox [--port N] [--data DIR] [--api-key KEY] [--speed FACTOR] [--rate-window-secs N]
+                     [--failure-rate R] [--faults LIST] [--drop-submit-answers N] [--seed-media N]
+                                                run the local service alone on 127.0.0.1 (the key may
+                                                instead come from FRAMEWRIGHT_API_KEY; see --help there)
   framewright --help | --version
 
 ENVIRONMENT:

@@ -370,8 +370,8 @@ impl StoreRecovery {
     pub fn message(&self) -> String {
         format!(
             "The local sandbox's database {} could not be read ({}), so the sandbox started \
-             with a fresh, empty one: its library, jobs and key are new. The damaged file was \
-             kept as {}.",
+             again with a new one: its library, jobs and key start over. The damaged file \
+             was kept as {}.",
             self.file.display(),
             self.problem,
             self.moved_to.display()
