@@ -937,8 +937,13 @@ fn a_picture_too_large_to_decode_uploads_and_its_details_say_why_it_has_no_previ
         "the detail pane says why the item has no preview ({:?})",
         item.preview_unavailable()
     );
-    // Its tile drew (a placeholder), and the studio is still here to say so.
+    // Its tile shows the service's placeholder thumbnail, not the broken glyph.
     step_until(&mut harness, "the placeholder thumbnail", |h| {
         h.state().library_thumbnail_ready(&item.id)
     });
+    assert_eq!(
+        harness.state().library_thumbnail_error(&item.id),
+        None,
+        "the placeholder thumbnail decodes"
+    );
 }

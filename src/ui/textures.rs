@@ -165,6 +165,11 @@ impl TextureCache {
         });
     }
 
+    /// Why the thumbnail of `item_id` could not be made, when it could not.
+    pub fn thumbnail_error(&self, item_id: &str) -> Option<&str> {
+        self.thumb_failed.get(item_id).map(String::as_str)
+    }
+
     /// Thumbnails wished for during the last layout.
     pub fn take_thumbnail_wishes(&mut self) -> Vec<ThumbnailWish> {
         std::mem::take(self.thumb_wanted.get_mut())
@@ -216,6 +221,7 @@ impl TextureCache {
 
     /// The pipeline could not make a thumbnail: show the broken glyph with the error.
     pub fn fail_thumbnail(&mut self, item_id: &str, error: String) {
+        tracing::debug!(item_id, %error, "no thumbnail");
         if !self.thumbs.contains_key(item_id) {
             self.thumb_failed.insert(item_id.to_owned(), error);
         }

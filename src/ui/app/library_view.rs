@@ -25,6 +25,11 @@ impl StudioApp {
             .thumbnail_settled(item_id, self.library.thumb_request_px)
     }
 
+    /// Why the grid shows the broken glyph for `item_id`, when it does.
+    pub fn library_thumbnail_error(&self, item_id: &str) -> Option<String> {
+        self.textures.thumbnail_error(item_id).map(str::to_owned)
+    }
+
     /// Ids of the Library items loaded for the current query, in display order.
     pub fn library_item_ids(&self) -> Vec<String> {
         self.library
