@@ -1289,26 +1289,19 @@ async fn a_completion_the_balance_cannot_cover_is_refused_with_402() {
     assert_eq!(number(&after["reserved"]), 0.0);
 }
 
-/// A valid greyscale PNG of `side_px × side_px` zeros: about 1 MB for 16384², 1 GiB as
-/// RGBA. The zeroed buffer is never written, so its pages stay unmapped.
-fn png_of_zeros(side_px: u32) -> Vec<u8> {
-    use image::ImageEncoder;
-    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-    let pixels = vec![0u8; side_px as usize * side_px as usize];
-    let mut out = Vec::new();
-    PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::NoFilter)
-        .write_image(&pixels, side_px, side_px, image::ExtendedColorType::L8)
-        .expect("encode png of zeros");
-    out
-}
-
 /// A decompression bomb (issue 19): the picture's size is read from its header and the
 /// upload refused in the envelope with the "too large" status, the size said in words;
 /// nothing is decoded, so the studio this sandbox runs in keeps its memory.
 #[tokio::test]
 async fn a_decompression_bomb_is_refused_from_its_header() {
     let _clock = CLOCK.read().await;
-    let (status, body) = upload(key(), "zeros.png", "image/png", png_of_zeros(16_384)).await;
+    let (status, body) = upload(
+        key(),
+        "zeros.png",
+        "image/png",
+        service_support::png_of_zeros(16_384),
+    )
+    .await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
     assert_envelope(&body, "validation_error");
     let message = body["error"]["message"].as_str().expect("message");

@@ -120,21 +120,8 @@ async fn uploaded_gradient(key: &str, width: u32, height: u32) -> String {
 }
 
 async fn uploaded_png(key: &str, bytes: Vec<u8>, file_name: &str) -> String {
-    let part = reqwest::multipart::Part::bytes(bytes)
-        .file_name(file_name.to_owned())
-        .mime_str("image/png")
-        .expect("mime");
-    let response = service()
-        .http
-        .post(service().url("/v1/media/upload"))
-        .header("X-API-Key", key)
-        .multipart(reqwest::multipart::Form::new().part("file", part))
-        .send()
-        .await
-        .expect("upload");
-    assert_eq!(response.status(), StatusCode::CREATED);
-    let body: Value = response.json().await.expect("json");
-    body["media"]["url"].as_str().expect("url").to_owned()
+    let media = service().upload_png(key, file_name, bytes).await;
+    media["url"].as_str().expect("url").to_owned()
 }
 
 /// Submits a tool (202) and waits for its completed status.

@@ -1507,45 +1507,16 @@ async fn seeds_a_hundred_thousand_items() {
     );
 }
 
-/// A valid greyscale PNG of `side_px × side_px` zeros: about 1 MB for 16384², 1 GiB as
-/// RGBA. The zeroed buffer is never written, so its pages stay unmapped.
-fn png_of_zeros(side_px: u32) -> Vec<u8> {
-    use image::ImageEncoder;
-    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-    let pixels = vec![0u8; side_px as usize * side_px as usize];
-    let mut out = Vec::new();
-    PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::NoFilter)
-        .write_image(&pixels, side_px, side_px, image::ExtendedColorType::L8)
-        .expect("encode png of zeros");
-    out
-}
-
 /// A decompression bomb (issue 19) is stored as the file it is, never decoded: the upload
 /// succeeds, the library item has a placeholder thumbnail, its size from the header, and
 /// says why in its metadata.
 #[tokio::test]
 async fn a_decompression_bomb_is_stored_with_a_placeholder_and_a_reason() {
     let h = harness();
-    let bomb = png_of_zeros(16_384);
-    let form = reqwest::multipart::Form::new().part(
-        "file",
-        reqwest::multipart::Part::bytes(bomb.clone())
-            .file_name("zeros.png")
-            .mime_str("image/png")
-            .expect("mime"),
-    );
-    let response = h
-        .http
-        .post(h.url("/v1/media/upload"))
-        .header("X-API-Key", &h.key)
-        .multipart(form)
-        .send()
-        .await
-        .expect("upload");
-    assert_eq!(response.status(), StatusCode::CREATED);
-    let body: Value = response.json().await.expect("json");
-    let url = body["media"]["url"].as_str().expect("url").to_owned();
-    let thumbnail_url = body["media"]["thumbnail_url"]
+    let bomb = service_support::png_of_zeros(16_384);
+    let media = h.upload_png(&h.key, "zeros.png", bomb.clone()).await;
+    let url = media["url"].as_str().expect("url").to_owned();
+    let thumbnail_url = media["thumbnail_url"]
         .as_str()
         .expect("a placeholder thumbnail")
         .to_owned();

@@ -108,24 +108,8 @@ impl Harness {
     }
 
     async fn upload(&self, name: &str, bytes: Vec<u8>) -> String {
-        let form = reqwest::multipart::Form::new().part(
-            "file",
-            reqwest::multipart::Part::bytes(bytes)
-                .file_name(name.to_owned())
-                .mime_str("image/png")
-                .expect("mime"),
-        );
-        let response = self
-            .http
-            .post(self.url("/v1/media/upload"))
-            .header("X-API-Key", &self.key)
-            .multipart(form)
-            .send()
-            .await
-            .expect("upload");
-        assert_eq!(response.status(), StatusCode::CREATED);
-        let body: Value = response.json().await.expect("json");
-        body["media"]["url"].as_str().expect("url").to_owned()
+        let media = self.upload_png(&self.key, name, bytes).await;
+        media["url"].as_str().expect("url").to_owned()
     }
 
     /// Submits an image generation and waits for it; returns (prompt_used, first output bytes).

@@ -2,6 +2,7 @@
 //! sandbox: drop-to-upload, multi-select trash and restore, folders. Widgets are found by
 //! role and accessible name; assertions are on app state, never on timing.
 
+mod service_support;
 mod support;
 use support::{DroppedPath, step_until, studio};
 
@@ -890,20 +891,6 @@ fn the_library_place_sort_and_thumbnail_size_survive_a_restart() {
     );
 }
 
-/// A valid greyscale PNG of `side_px × side_px` zeros (a decompression bomb at 16384²:
-/// about 1 MB on disk, 1 GiB as RGBA). The zeroed buffer is never written, so its pages
-/// stay unmapped.
-fn png_of_zeros(side_px: u32) -> Vec<u8> {
-    use image::ImageEncoder;
-    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
-    let pixels = vec![0u8; side_px as usize * side_px as usize];
-    let mut out = Vec::new();
-    PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::NoFilter)
-        .write_image(&pixels, side_px, side_px, image::ExtendedColorType::L8)
-        .expect("encode png of zeros");
-    out
-}
-
 #[test]
 fn a_picture_too_large_to_decode_uploads_and_its_details_say_why_it_has_no_preview() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -912,7 +899,7 @@ fn a_picture_too_large_to_decode_uploads_and_its_details_say_why_it_has_no_previ
     hide_jobs_tray(&mut harness);
     let before = harness.state().library_item_ids();
     let bomb = dir.path().join("zeros.png");
-    std::fs::write(&bomb, png_of_zeros(16_384)).expect("write the bomb");
+    std::fs::write(&bomb, service_support::png_of_zeros(16_384)).expect("write the bomb");
     harness
         .input_mut()
         .dropped_files

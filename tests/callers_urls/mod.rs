@@ -393,21 +393,15 @@ async fn an_allowed_remote_host_is_fetched_and_its_redirects_followed() {
 #[tokio::test]
 async fn the_sandboxs_own_file_urls_are_read_from_storage_without_http() {
     let w = world();
-    let part = reqwest::multipart::Part::bytes(png_bytes())
-        .file_name("own.png")
-        .mime_str("image/png")
-        .expect("mime");
-    let response = w
-        .http
-        .post(format!("{}/v1/media/upload", w.sandbox.base_url()))
-        .header("X-API-Key", w.sandbox.api_key())
-        .multipart(reqwest::multipart::Form::new().part("file", part))
-        .send()
-        .await
-        .expect("upload");
-    assert_eq!(response.status(), StatusCode::CREATED);
-    let body: Value = response.json().await.expect("json");
-    let url = body["media"]["url"].as_str().expect("url").to_owned();
+    let media = super::service_support::upload_png(
+        &w.http,
+        w.sandbox.base_url(),
+        w.sandbox.api_key(),
+        "own.png",
+        png_bytes(),
+    )
+    .await;
+    let url = media["url"].as_str().expect("url").to_owned();
     let file_path = url
         .split_once("/files/")
         .expect("a /files/ URL")

@@ -89,6 +89,52 @@ impl LocalService {
     }
 }
 
+/// A valid greyscale PNG of `side_px × side_px` zeros: about 1 MB for 16384², 1 GiB as
+/// RGBA (a decompression bomb). The zeroed buffer is never written, so its pages stay
+/// unmapped.
+pub fn png_of_zeros(side_px: u32) -> Vec<u8> {
+    use image::ImageEncoder;
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    let pixels = vec![0u8; side_px as usize * side_px as usize];
+    let mut out = Vec::new();
+    PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::NoFilter)
+        .write_image(&pixels, side_px, side_px, image::ExtendedColorType::L8)
+        .expect("encode png of zeros");
+    out
+}
+
+/// Uploads `bytes` as the PNG `file_name` to `/v1/media/upload` of the sandbox at
+/// `base_url` with `key`; asserts the 201 and returns the answer's `media` object.
+pub async fn upload_png(
+    http: &reqwest::Client,
+    base_url: &str,
+    key: &str,
+    file_name: &str,
+    bytes: Vec<u8>,
+) -> Value {
+    let part = reqwest::multipart::Part::bytes(bytes)
+        .file_name(file_name.to_owned())
+        .mime_str("image/png")
+        .expect("mime");
+    let response = http
+        .post(format!("{base_url}/v1/media/upload"))
+        .header("X-API-Key", key)
+        .multipart(reqwest::multipart::Form::new().part("file", part))
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let mut body: Value = response.json().await.expect("json");
+    body["media"].take()
+}
+
+impl LocalService {
+    /// [`upload_png`] to this sandbox.
+    pub async fn upload_png(&self, key: &str, file_name: &str, bytes: Vec<u8>) -> Value {
+        upload_png(&self.http, self.sandbox.base_url(), key, file_name, bytes).await
+    }
+}
+
 /// The studio's typed client for this sandbox, with `key`.
 pub fn client_with_key(service: &LocalService, key: &str) -> ApiClient {
     ApiClient::new(ClientConfig {
