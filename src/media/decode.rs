@@ -37,10 +37,10 @@ impl std::fmt::Debug for DecodedImage {
 /// `jpeg_fast`), several times faster than a full decode plus resize; everything else takes
 /// the general path.
 pub fn decode_image(bytes: &[u8], max_side_px: u32) -> Result<DecodedImage, DecodeError> {
-    let header = image_codec::probe(bytes)?;
-    DecodeBudget::DEFAULT.check(header.width, header.height)?;
+    // Both paths check the budget on their own header read: probing first would read (and,
+    // for a JPEG, copy) every thumbnail's bytes twice.
     if max_side_px > 0
-        && header.format == ImageFormat::Jpeg
+        && image::guess_format(bytes).ok() == Some(ImageFormat::Jpeg)
         && let Fast::Decoded(image) = decode_jpeg_scaled(bytes, max_side_px)?
     {
         return Ok(image);

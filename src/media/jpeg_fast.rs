@@ -9,15 +9,12 @@
 //! handle (CMYK, a libjpeg error) is reported as [`Fast::Unsupported`] and the caller falls
 //! back to the general `image` decoder, which has the same limits.
 
-use super::decode::{DecodedImage, MAX_DECODE_BYTES, MAX_DECODE_SIDE_PX};
+use super::decode::{DecodedImage, MAX_DECODE_BYTES};
 use super::jpeg_dc::decode_dc;
-use crate::image_codec::MAX_RGBA_BYTES;
-use image::error::{LimitError, LimitErrorKind};
-use image::{ImageError, RgbaImage};
+use crate::image_codec::{DecodeBudget, DecodeError};
+use image::RgbaImage;
 use mozjpeg::{ColorSpace, Decompress};
 
-/// Bytes per pixel of the RGBA output the general path would allocate at full size.
-const RGBA_BYTES_PER_PIXEL: u64 = 4;
 /// Worst case kept by libjpeg for a progressive JPEG: every DCT coefficient (i16) of three
 /// full-resolution components until the last scan.
 const COEFFICIENT_BYTES_PER_PIXEL: u64 = 3 * 2;
@@ -31,15 +28,16 @@ pub(crate) enum Fast {
     Unsupported,
 }
 
-/// Decode JPEG `bytes` so the longer side is `max_side_px` (> 0). Limits are checked on the
-/// header, before any pixel buffer exists.
-pub(crate) fn decode_jpeg_scaled(bytes: &[u8], max_side_px: u32) -> Result<Fast, ImageError> {
+/// Decode JPEG `bytes` so the longer side is `max_side_px` (> 0). The process-wide budget
+/// (`image_codec`) is checked on libjpeg's own header read, before any pixel buffer exists,
+/// so the caller need not read the header a second time.
+pub(crate) fn decode_jpeg_scaled(bytes: &[u8], max_side_px: u32) -> Result<Fast, DecodeError> {
     // The mozjpeg crate reports libjpeg's fatal errors (corrupt data) by unwinding without
     // the panic hook; the general decoder then gives the real error.
     std::panic::catch_unwind(|| decode_inner(bytes, max_side_px)).unwrap_or(Ok(Fast::Unsupported))
 }
 
-fn decode_inner(bytes: &[u8], max_side_px: u32) -> Result<Fast, ImageError> {
+fn decode_inner(bytes: &[u8], max_side_px: u32) -> Result<Fast, DecodeError> {
     // Reads the header only.
     let Ok(mut decoder) = Decompress::new_mem(bytes) else {
         return Ok(Fast::Unsupported);
@@ -141,19 +139,9 @@ fn scale_numerator(longer_side_px: u32, target_px: u32) -> u8 {
         .unwrap_or(8)
 }
 
-/// The same bounds the general path checks (`image_codec`'s side and RGBA budget).
-fn check_limits(width: u32, height: u32) -> Result<(), ImageError> {
-    if width > MAX_DECODE_SIDE_PX || height > MAX_DECODE_SIDE_PX {
-        return Err(ImageError::Limits(LimitError::from_kind(
-            LimitErrorKind::DimensionError,
-        )));
-    }
-    if u64::from(width) * u64::from(height) * RGBA_BYTES_PER_PIXEL > MAX_RGBA_BYTES {
-        return Err(ImageError::Limits(LimitError::from_kind(
-            LimitErrorKind::InsufficientMemory,
-        )));
-    }
-    Ok(())
+/// The same bounds the general path checks: `image_codec`'s process-wide budget.
+fn check_limits(width: u32, height: u32) -> Result<(), DecodeError> {
+    DecodeBudget::DEFAULT.check(width, height)
 }
 
 /// `image`'s thumbnail sizing (`resize_dimensions` without fill), so both paths agree on
@@ -168,6 +156,7 @@ pub(crate) fn fit_within(width: u32, height: u32, max_width: u32, max_height: u3
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::media::decode::MAX_DECODE_SIDE_PX;
 
     #[test]
     fn fit_matches_image_thumbnail_sizes() {
