@@ -180,14 +180,12 @@ impl ConversationStore {
 
     fn open_checked(path: &Path) -> Result<Self, OpenFailure> {
         // 0600 before SQLite writes a byte: the store holds the person's conversations.
-        if path != Path::new(":memory:") {
-            crate::local_files::make_private_file(path).map_err(|source| {
-                OpenFailure::Other(StoreError::File {
-                    path: path.display().to_string(),
-                    source,
-                })
-            })?;
-        }
+        crate::local_files::make_private_file(path).map_err(|source| {
+            OpenFailure::Other(StoreError::File {
+                path: path.display().to_string(),
+                source,
+            })
+        })?;
         let connection = Connection::open(path).map_err(OpenFailure::from_sql)?;
         let version: i64 = connection
             .query_row("PRAGMA user_version", [], |row| row.get(0))

@@ -375,14 +375,12 @@ impl Journal {
     /// Opens, checks the file's integrity and version, and brings the schema up to date.
     fn open_checked(path: &Path) -> Result<Self, OpenFailure> {
         // 0600 before SQLite writes a byte: the journal holds prompts and job ids.
-        if path != Path::new(":memory:") {
-            crate::local_files::make_private_file(path).map_err(|source| {
-                OpenFailure::Other(JournalError::File {
-                    path: path.display().to_string(),
-                    source,
-                })
-            })?;
-        }
+        crate::local_files::make_private_file(path).map_err(|source| {
+            OpenFailure::Other(JournalError::File {
+                path: path.display().to_string(),
+                source,
+            })
+        })?;
         let connection = Connection::open(path).map_err(OpenFailure::from_sql)?;
         let integrity: Vec<String> = connection
             .prepare("PRAGMA quick_check")

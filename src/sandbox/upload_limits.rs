@@ -8,6 +8,7 @@ use std::pin::pin;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::HeaderMap;
 use axum::http::header::CONTENT_LENGTH;
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::Response;
@@ -48,17 +49,20 @@ impl RequestCap {
     }
 }
 
+/// The body length a request declares in `Content-Length`, when it declares a valid one.
+pub(crate) fn declared_length_bytes(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok())
+}
+
 async fn refuse_declared_length(
     State(cap): State<RequestCap>,
     request: Request,
     next: Next,
 ) -> Response {
-    let declared_bytes = request
-        .headers()
-        .get(CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.trim().parse::<u64>().ok());
-    if declared_bytes.is_some_and(|bytes| bytes > cap.max_request_bytes) {
+    if declared_length_bytes(request.headers()).is_some_and(|bytes| bytes > cap.max_request_bytes) {
         return (cap.too_large)();
     }
     next.run(request).await

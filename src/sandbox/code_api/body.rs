@@ -6,7 +6,6 @@
 
 use axum::body::{Body, Bytes};
 use axum::http::HeaderMap;
-use axum::http::header::CONTENT_LENGTH;
 use futures_util::StreamExt;
 
 use super::BODY_LIMIT_BYTES;
@@ -18,10 +17,7 @@ const DRAIN_BYTES: usize = 64 * 1024 * 1024;
 
 /// The whole body, or 413 when it is over the limit (declared or as sent, chunked too).
 pub(crate) async fn read_limited(path: &str, headers: &HeaderMap, body: Body) -> CodeResult<Bytes> {
-    let declared_bytes = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.trim().parse::<u64>().ok());
+    let declared_bytes = crate::sandbox::upload_limits::declared_length_bytes(headers);
     let refusal = || CodeError::body_too_large(path, BODY_LIMIT_BYTES);
     let drain_limit_bytes = (BODY_LIMIT_BYTES + DRAIN_BYTES) as u64;
     if declared_bytes.is_some_and(|declared| declared > drain_limit_bytes) {
