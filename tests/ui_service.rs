@@ -63,6 +63,46 @@ fn service_stopped_mid_session_shows_offline_and_recovers_by_itself() {
 }
 
 #[test]
+fn a_failed_job_poll_turns_the_status_bar_offline_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Slow jobs: the job is still running when the service goes away.
+    let mut harness = support::studio_at_speed(&dir, View::Create, 0.05);
+    wait_for_service_data(&mut harness);
+    support::type_prompt(&mut harness, "a lighthouse in fog");
+    support::press_generate(&mut harness);
+    step_until(&mut harness, "the job to run", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|j| matches!(j.phase, framewright::engine::JobPhase::Running { .. }))
+    });
+    assert!(!harness.state().service_offline());
+
+    assert!(harness.state_mut().session_mut().stop_local_sandbox());
+    // Nothing else asks the service anything: the job's next poll is the first request
+    // that fails, and it alone turns the status bar red (no panel has to fail first).
+    step_until(&mut harness, "the status bar to say offline", |h| {
+        h.state().service_offline()
+    });
+    harness.step();
+    harness.get_by_label("Offline — retrying");
+    step_until(&mut harness, "the card to agree", |h| {
+        h.state().jobs().first().is_some_and(|j| {
+            j.poll_problem
+                .as_deref()
+                .is_some_and(|p| p.starts_with("Connection lost"))
+        })
+    });
+
+    harness
+        .state_mut()
+        .session_mut()
+        .restart_local_sandbox()
+        .expect("sandbox restarts on the same port");
+    step_until(&mut harness, "online again", |h| !h.state().service_offline());
+}
+
+#[test]
 fn a_file_dialog_that_cannot_open_says_why_and_offers_a_path_field() {
     // SAFETY: set before the studio starts any thread that reads the environment; no other
     // test in this binary reads this variable.

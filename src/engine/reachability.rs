@@ -1,13 +1,16 @@
-//! Whether the service answers at all. A read that fails to connect (refused, DNS, no
-//! answer before the timeout) marks the service unreachable once; a probe task then retries
-//! a cheap read with back-off until the service answers and reports it back. Only reads are
-//! ever retried here: a generation submit is never re-sent.
+//! Whether the service answers at all: one truth for the whole studio. Any request that
+//! gets no answer (refused, DNS, no answer before the timeout) — a read, a job poll, a
+//! submit, a mutation, an image load — marks the service unreachable at once and the UI is
+//! told immediately (the status bar turns red on the first failed request); a probe task
+//! then retries a cheap read with back-off until the service answers and reports it back.
+//! Any answer meanwhile cuts the back-off short. Only the probe's read is ever retried
+//! here: a generation submit is never re-sent.
 
 use super::protocol::Event;
 use super::runtime::Ctx;
 use crate::api::ApiError;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -20,6 +23,9 @@ pub const MAX_PROBE_DELAY_SECS: f64 = 30.0;
 #[derive(Default)]
 pub struct Reachability {
     offline: AtomicBool,
+    /// Why the service was marked unreachable (the failed request's error, for the log and
+    /// the Details of the offline notice).
+    reason: Mutex<Option<String>>,
     /// Wakes the probe task: the service just became unreachable.
     went_offline: Notify,
     /// Cuts the probe's back-off short (Retry button, or a read that succeeded meanwhile).
@@ -31,18 +37,45 @@ impl Reachability {
         self.offline.load(Ordering::SeqCst)
     }
 
-    /// Looks at an event on its way to the UI: a connection failure of a read marks the
-    /// service offline (once); a successful read while offline asks for an early probe.
+    /// Looks at an event on its way to the UI: a request that got no answer marks the
+    /// service offline (once); an answer while offline asks for an early probe.
     pub fn observe(&self, event: &Event) {
-        match read_outcome(event) {
-            Some(Err(error))
-                if is_unreachable(error) && !self.offline.swap(true, Ordering::SeqCst) =>
-            {
-                self.went_offline.notify_one();
-            }
-            Some(Ok(())) if self.is_offline() => self.probe_now.notify_one(),
-            _ => {}
+        if let Some(outcome) = request_outcome(event) {
+            self.note(outcome);
         }
+    }
+
+    /// The outcome of any request made outside an event (job polls, submits, image
+    /// fetches): fed here as soon as it is known.
+    pub fn note<T>(&self, outcome: Result<T, &ApiError>) {
+        match outcome {
+            Err(error) if is_unreachable(error) => self.note_unreachable(error),
+            Ok(_) | Err(_) => self.note_answered(),
+        }
+    }
+
+    fn note_unreachable(&self, error: &ApiError) {
+        if !self.offline.swap(true, Ordering::SeqCst) {
+            if let Ok(mut reason) = self.reason.lock() {
+                *reason = Some(error.to_string());
+            }
+            self.went_offline.notify_one();
+        }
+    }
+
+    /// The service answered (even with an error status): it is reachable.
+    fn note_answered(&self) {
+        if self.is_offline() {
+            self.probe_now.notify_one();
+        }
+    }
+
+    fn take_reason(&self) -> String {
+        self.reason
+            .lock()
+            .ok()
+            .and_then(|mut reason| reason.take())
+            .unwrap_or_else(|| "the service did not answer".to_owned())
     }
 
     /// The user asked to try again now.
@@ -59,9 +92,10 @@ pub fn is_unreachable(error: &ApiError) -> bool {
     matches!(error, ApiError::Connect(_) | ApiError::NoResponse(_))
 }
 
-/// The outcome of the read an event answers, for the reads that say something about
-/// reachability (mutations and transfers are left out: they are not retried here).
-fn read_outcome(event: &Event) -> Option<Result<(), &ApiError>> {
+/// The outcome of the request an event answers, for every event that carries one (reads,
+/// mutations, uploads). Marking the service offline re-sends nothing: only the probe's own
+/// read is retried.
+fn request_outcome(event: &Event) -> Option<Result<(), &ApiError>> {
     fn unit<T>(result: &Result<T, ApiError>) -> Option<Result<(), &ApiError>> {
         Some(result.as_ref().map(|_| ()))
     }
@@ -69,12 +103,24 @@ fn read_outcome(event: &Event) -> Option<Result<(), &ApiError>> {
         Event::Catalog(result) => unit(result),
         Event::Credits(result) => unit(result),
         Event::Projects(result) => unit(result),
+        Event::ProjectCreated(result) => unit(result),
         Event::MediaPage { result, .. } => unit(result),
         Event::MediaDetail { result, .. } => unit(result),
         Event::Folders(result) => unit(result),
         Event::MediaStats { result, .. } => unit(result),
+        Event::MediaMutationDone { result, .. } => unit(result),
+        Event::ResultLocated { result, .. } => unit(result),
+        Event::SourceUploaded { result, .. } => unit(result),
+        Event::TransferFinished {
+            outcome: super::protocol::TransferOutcome::Failed(error),
+            ..
+        } => Some(Err(error)),
         Event::Palettes { result, .. } => unit(result),
+        Event::PaletteOpDone { result, .. } => unit(result),
+        Event::PaletteAnalyzed { result, .. } => unit(result),
         Event::Presets { result, .. } => unit(result),
+        Event::ChatConversations(result) => unit(result),
+        Event::ChatMessages { result, .. } => unit(result),
         Event::Docs(event) => event.read_outcome(),
         _ => None,
     }
@@ -86,26 +132,17 @@ pub fn next_probe_delay_secs(current_secs: f64) -> f64 {
 }
 
 /// Runs for the engine's lifetime: waits until the service is marked unreachable, tells the
-/// UI once, probes with back-off until it answers, then tells the UI it is back.
+/// UI at once (no confirming request first: with a silent service that would add a whole
+/// timeout), probes with back-off until it answers, then tells the UI it is back.
 pub(crate) async fn probe_task(ctx: Arc<Ctx>) {
     loop {
         ctx.reachability.went_offline.notified().await;
-        let reason = match ctx.client.credits().await {
-            Ok(_) => {
-                // It answered after all (a blip): stay online.
-                ctx.reachability.offline.store(false, Ordering::SeqCst);
-                continue;
-            }
-            Err(error) => error,
-        };
+        let reason = ctx.reachability.take_reason();
         tracing::warn!(
             base_url = ctx.client.base_url(),
             "service unreachable: {reason}"
         );
-        ctx.emit(Event::ServiceUnreachable {
-            error: reason.to_string(),
-        })
-        .await;
+        ctx.emit(Event::ServiceUnreachable { error: reason }).await;
         let mut delay_secs = FIRST_PROBE_DELAY_SECS;
         loop {
             tokio::select! {
@@ -172,5 +209,34 @@ mod tests {
             retry_after_secs: None,
         })));
         assert!(!fresh.is_offline());
+    }
+
+    #[test]
+    fn a_failed_poll_submit_or_mutation_marks_offline_too() {
+        let refused = ApiError::Connect("refused".into());
+        let polled = Reachability::default();
+        polled.note::<()>(Err(&refused));
+        assert!(polled.is_offline());
+        assert_eq!(polled.take_reason(), refused.to_string());
+
+        let mutated = Reachability::default();
+        mutated.observe(&Event::MediaMutationDone {
+            op_id: 1,
+            mutation: super::super::protocol::MediaMutation::DeleteFolder {
+                folder_id: "f".into(),
+            },
+            result: Err(refused.clone()),
+        });
+        assert!(mutated.is_offline());
+
+        // An answer, even a refusal, is not an outage.
+        let answered = Reachability::default();
+        answered.note::<()>(Err(&ApiError::Status {
+            status: 500,
+            message: String::new(),
+            code: None,
+            retry_after_secs: None,
+        }));
+        assert!(!answered.is_offline());
     }
 }

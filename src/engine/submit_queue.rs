@@ -307,6 +307,7 @@ impl Tracker {
             record.spec
         };
         let Submitted { result, rate_limit } = self.ctx.client.submit_observed(&spec).await;
+        self.ctx.reachability.note(result.as_ref());
         let gate = self.ctx.rate_gates.generation(group);
         if let Some(info) = &rate_limit {
             gate.learn(info).await;

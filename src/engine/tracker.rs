@@ -363,12 +363,13 @@ impl Tracker {
                 // GET /video/trim/:jobId is in the media and lifecycle group (120/min).
                 self.ctx.rate_gates.media.acquire().await;
             }
-            match self
+            let polled = self
                 .ctx
                 .client
                 .status_of(record.spec.kind, generation_id)
-                .await
-            {
+                .await;
+            self.ctx.reachability.note(polled.as_ref());
+            match polled {
                 Ok(status) => {
                     consecutive_failures = 0;
                     if self.apply_status(local_id, status).await {
@@ -522,12 +523,13 @@ impl Tracker {
             return;
         }
         self.ctx.rate_gates.other_generation.acquire().await;
-        match self
+        let cancelled = self
             .ctx
             .client
             .cancel(record.spec.kind, &generation_id)
-            .await
-        {
+            .await;
+        self.ctx.reachability.note(cancelled.as_ref());
+        match cancelled {
             Ok(()) => {}
             Err(error) if error.status() == Some(409) || error.code() == Some("CANNOT_CANCEL") => {
                 tracing::debug!("job {local_id}: already terminal on the service");

@@ -89,12 +89,9 @@ impl Transfers {
 
     /// An image output, fetched and decoded to at most `max_side_px`.
     async fn image_still(&self, url: &str, max_side_px: u32) -> Result<DecodedImage, String> {
-        let bytes = self
-            .ctx
-            .client
-            .fetch_output(url)
-            .await
-            .map_err(|e| e.to_string())?;
+        let fetched = self.ctx.client.fetch_output(url).await;
+        self.ctx.reachability.note(fetched.as_ref());
+        let bytes = fetched.map_err(|e| e.to_string())?;
         tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px))
             .await
             .map_err(|e| format!("decoder stopped: {e}"))?
