@@ -1,6 +1,12 @@
 //! The studio's connection to a service: settings, the secret store, the embedded sandbox
 //! (for the local profile) and the engine. Not UI code: the app shell owns one `Session`
 //! and panels only emit commands.
+//!
+//! One profile is active: its engine's events all reach the UI. Profiles switched away from
+//! while their jobs ran keep their engine (and sandbox) in `background` until those jobs
+//! finish; only their jobs are shown (the tray), and job commands are routed to them.
+
+mod background;
 
 use crate::engine::{self, Command, EngineConfig, EngineHandle, Event, Journal};
 use crate::sandbox::{self, SandboxConfig, SandboxHandle};
@@ -9,6 +15,8 @@ use crate::settings::{
     AppPaths, BrokenFileNotice, LOCAL_SANDBOX_PROFILE_ID, ProfileKind, SecretStore, ServiceProfile,
     Settings, UiMemory,
 };
+use background::{BackgroundProfile, JobBook, job_of};
+pub use background::{KeptRunning, OtherProfileJob};
 use std::sync::Arc;
 
 pub type RepaintHook = Arc<dyn Fn() + Send + Sync>;
@@ -57,12 +65,16 @@ pub enum SessionError {
 }
 
 struct Connection {
+    profile_id: String,
+    profile_name: String,
     engine: EngineHandle,
     /// Kept alive for as long as the local profile is active; dropped = stopped.
     sandbox: Option<SandboxHandle>,
     label: String,
     /// Where the engine sends requests (for "can't reach …" messages).
     base_url: String,
+    /// The jobs its engine reported, for keeping them in view after a switch.
+    jobs: JobBook,
 }
 
 pub struct Session {
@@ -72,6 +84,8 @@ pub struct Session {
     secrets: SecretStore,
     repaint: RepaintHook,
     connection: Option<Connection>,
+    /// Other profiles whose jobs are still shown (see `background`).
+    background: Vec<BackgroundProfile>,
     connection_error: Option<String>,
     epoch: u64,
     /// Broken files found while opening (settings, journal), until the shell shows them.
@@ -99,11 +113,13 @@ impl Session {
             secrets,
             repaint,
             connection: None,
+            background: Vec::new(),
             connection_error: None,
             epoch: 0,
             startup_notices: settings_notice.into_iter().collect(),
         };
         session.connect();
+        session.resume_other_profiles();
         session
     }
 
@@ -182,7 +198,17 @@ impl Session {
         });
     }
 
-    pub fn send(&self, command: Command) -> Result<(), String> {
+    /// Sends to the active profile's engine; a command about one job goes to the engine
+    /// of the profile that job belongs to (Cancel on a background profile's job).
+    pub fn send(&mut self, command: Command) -> Result<(), String> {
+        if let Some(local_id) = job_of(&command)
+            && let Some(profile) = self
+                .background
+                .iter_mut()
+                .find(|profile| profile.jobs.contains(local_id))
+        {
+            return profile.send(command, &self.paths.journal_file());
+        }
         match &self.connection {
             Some(connection) => connection.engine.send(command).map_err(|e| e.to_string()),
             None => Err(self
@@ -192,8 +218,31 @@ impl Session {
         }
     }
 
+    /// The active engine's next event. When none is waiting, the background profiles'
+    /// job events are read too (the tray shows them through [`Session::other_profile_jobs`]).
     pub fn try_recv(&mut self) -> Option<Event> {
-        self.connection.as_mut()?.engine.try_recv()
+        if let Some(connection) = self.connection.as_mut()
+            && let Some(event) = connection.engine.try_recv()
+        {
+            connection.jobs.observe(&event);
+            return Some(event);
+        }
+        for profile in &mut self.background {
+            profile.drain();
+        }
+        self.background.retain(|profile| !profile.is_done());
+        None
+    }
+
+    /// The jobs of profiles other than the active one that are still shown: running on
+    /// (or finished since the switch away from) their profile, oldest first per profile.
+    pub fn other_profile_jobs(&self) -> impl Iterator<Item = OtherProfileJob<'_>> {
+        self.background.iter().flat_map(|profile| {
+            profile.jobs.records().map(|record| OtherProfileJob {
+                profile_name: &profile.profile_name,
+                record,
+            })
+        })
     }
 
     pub fn connection_epoch(&self) -> u64 {
@@ -283,6 +332,8 @@ impl Session {
         let index = self.remote_index(id)?;
         self.secrets.remove(id)?;
         self.settings.profiles.remove(index);
+        // Its jobs resume if the same service is added again; nothing more is shown now.
+        self.background.retain(|profile| profile.profile_id != id);
         let was_active = self.settings.active_profile_id == id;
         if was_active {
             self.settings.active_profile_id = LOCAL_SANDBOX_PROFILE_ID.to_owned();
@@ -294,18 +345,82 @@ impl Session {
         Ok(())
     }
 
-    pub fn activate_profile(&mut self, id: &str) -> Result<(), SessionError> {
+    /// Makes `id` the active profile. The profile switched away from keeps its engine
+    /// (and sandbox) while it has unfinished jobs; the answer says how many keep running.
+    pub fn activate_profile(&mut self, id: &str) -> Result<Option<KeptRunning>, SessionError> {
         if self.settings.profile(id).is_none() {
             return Err(SessionError::UnknownProfile);
         }
         if self.settings.active_profile_id == id && self.connection.is_some() {
-            return Ok(());
+            return Ok(None);
         }
         self.settings.active_profile_id = id.to_owned();
         self.settings.last_project_id = None;
         self.save_settings()?;
-        self.reconnect();
-        Ok(())
+        let kept = self
+            .connection
+            .take()
+            .and_then(|connection| self.keep_in_background(connection));
+        self.connect();
+        Ok(kept)
+    }
+
+    /// A connection being switched away from: kept running in the background while it
+    /// has unfinished jobs, else stopped.
+    fn keep_in_background(&mut self, mut connection: Connection) -> Option<KeptRunning> {
+        // Events the UI has not read yet still count (a job submitted just before).
+        while let Some(event) = connection.engine.try_recv() {
+            connection.jobs.observe(&event);
+        }
+        let job_count = connection.jobs.unfinished_count();
+        if job_count == 0 {
+            stop_connection(connection);
+            return None;
+        }
+        tracing::info!(
+            "{job_count} job(s) keep running on {} in the background",
+            connection.profile_name
+        );
+        let kept = KeptRunning {
+            profile_name: connection.profile_name.clone(),
+            job_count,
+        };
+        self.background.push(connection.into_background());
+        Some(kept)
+    }
+
+    /// At start: profiles other than the active one with unfinished jobs in the journal
+    /// get their engine back in the background, so their jobs keep running too.
+    fn resume_other_profiles(&mut self) {
+        let Ok(journal) = Journal::open(&self.paths.journal_file()) else {
+            return; // The active connection already said what is wrong with it.
+        };
+        let others: Vec<ServiceProfile> = self
+            .settings
+            .profiles
+            .iter()
+            .filter(|p| p.id != self.settings.active_profile_id)
+            .filter(|p| {
+                journal
+                    .load_all(&p.id)
+                    .is_ok_and(|rows| rows.iter().any(|row| !row.record.phase.is_finished()))
+            })
+            .cloned()
+            .collect();
+        drop(journal);
+        for profile in others {
+            match self.open_connection(&profile, None) {
+                Ok(connection) => {
+                    tracing::info!("{}: resuming its jobs in the background", profile.name);
+                    // Its engine has not restored the journal yet: it stops by itself
+                    // once it has and no job is left unfinished.
+                    self.background.push(connection.into_background());
+                }
+                Err(message) => {
+                    tracing::warn!("{}: its jobs wait until it is active: {message}", profile.name)
+                }
+            }
+        }
     }
 
     pub fn set_last_project(&mut self, project_id: Option<String>) {
@@ -389,13 +504,16 @@ impl Session {
         }))
     }
 
-    /// Stops the engine (jobs keep running on the service and resume next start) and the
-    /// embedded sandbox.
+    /// Stops every engine, the background profiles' too (jobs keep running on the service
+    /// and resume next start), and the embedded sandbox.
     pub fn shutdown(&mut self) {
+        self.shutdown_active();
+        self.background.clear();
+    }
+
+    fn shutdown_active(&mut self) {
         if let Some(connection) = self.connection.take() {
-            let _ = connection.engine.send(Command::Shutdown);
-            connection.engine.shutdown();
-            drop(connection.sandbox);
+            stop_connection(connection);
         }
     }
 
@@ -439,7 +557,7 @@ impl Session {
     }
 
     fn reconnect(&mut self) {
-        self.shutdown();
+        self.shutdown_active();
         self.connect();
     }
 
@@ -447,10 +565,14 @@ impl Session {
         self.epoch += 1;
         self.connection_error = None;
         let profile = self.settings.active_profile().clone();
-        let result = match &profile.kind {
-            ProfileKind::LocalSandbox => self.connect_local(&profile),
-            ProfileKind::Remote { base_url } => self.connect_remote(&profile, base_url),
-        };
+        // Back to a profile whose jobs ran in the background: its engine restarts from the
+        // journal (so the UI gets every job), its sandbox keeps running throughout.
+        let sandbox = self
+            .background
+            .iter()
+            .position(|p| p.profile_id == profile.id)
+            .and_then(|index| self.background.remove(index).into_sandbox());
+        let result = self.open_connection(&profile, sandbox);
         match result {
             Ok(connection) => self.connection = Some(connection),
             Err(message) => {
@@ -461,14 +583,35 @@ impl Session {
         (self.repaint)();
     }
 
-    fn connect_local(&mut self, profile: &ServiceProfile) -> Result<Connection, String> {
-        let mut config = SandboxConfig::new(self.paths.sandbox_dir());
-        config.port = self.settings.last_sandbox_port.unwrap_or(0);
-        config.port_fallback = true;
-        config.speed = self.options.sandbox_speed;
-        let sandbox = sandbox::start(config)
-            .map_err(|e| format!("The local sandbox could not start: {e}"))?;
-        self.note_sandbox_recovery(&sandbox);
+    fn open_connection(
+        &mut self,
+        profile: &ServiceProfile,
+        running_sandbox: Option<SandboxHandle>,
+    ) -> Result<Connection, String> {
+        match &profile.kind {
+            ProfileKind::LocalSandbox => self.connect_local(profile, running_sandbox),
+            ProfileKind::Remote { base_url } => self.connect_remote(profile, base_url),
+        }
+    }
+
+    fn connect_local(
+        &mut self,
+        profile: &ServiceProfile,
+        running_sandbox: Option<SandboxHandle>,
+    ) -> Result<Connection, String> {
+        let sandbox = match running_sandbox {
+            Some(sandbox) => sandbox,
+            None => {
+                let mut config = SandboxConfig::new(self.paths.sandbox_dir());
+                config.port = self.settings.last_sandbox_port.unwrap_or(0);
+                config.port_fallback = true;
+                config.speed = self.options.sandbox_speed;
+                let sandbox = sandbox::start(config)
+                    .map_err(|e| format!("The local sandbox could not start: {e}"))?;
+                self.note_sandbox_recovery(&sandbox);
+                sandbox
+            }
+        };
         if self.settings.last_sandbox_port != Some(sandbox.port()) {
             self.settings.last_sandbox_port = Some(sandbox.port());
             if let Err(err) = self.save_settings() {
@@ -478,10 +621,13 @@ impl Session {
         let engine = self.start_engine(profile, sandbox.base_url(), sandbox.api_key())?;
         let label = format!("{} · 127.0.0.1:{}", profile.name, sandbox.port());
         Ok(Connection {
+            profile_id: profile.id.clone(),
+            profile_name: profile.name.clone(),
             engine,
             base_url: sandbox.base_url().to_owned(),
             sandbox: Some(sandbox),
             label,
+            jobs: JobBook::default(),
         })
     }
 
@@ -503,10 +649,13 @@ impl Session {
             .and_then(|rest| rest.split('/').next())
             .unwrap_or(base_url);
         Ok(Connection {
+            profile_id: profile.id.clone(),
+            profile_name: profile.name.clone(),
             engine,
             sandbox: None,
             label: format!("{} · {host}", profile.name),
             base_url: base_url.to_owned(),
+            jobs: JobBook::default(),
         })
     }
 
@@ -557,6 +706,25 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+impl Connection {
+    fn into_background(self) -> BackgroundProfile {
+        BackgroundProfile::new(
+            self.profile_id,
+            self.profile_name,
+            self.engine,
+            self.sandbox,
+            self.jobs,
+        )
+    }
+}
+
+/// Stops an engine, then the sandbox it talks to.
+fn stop_connection(connection: Connection) {
+    let _ = connection.engine.send(Command::Shutdown);
+    connection.engine.shutdown();
+    drop(connection.sandbox);
 }
 
 fn non_empty_name(name: &str) -> Result<String, SessionError> {

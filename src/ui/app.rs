@@ -644,16 +644,7 @@ impl StudioApp {
                     self.send(command);
                 }
             }
-            Action::ActivateProfile(id) => {
-                self.flush_doc_deletes();
-                self.settings_form.profile_errors.remove(&id);
-                if let Err(error) = self.session.activate_profile(&id) {
-                    self.settings_form
-                        .profile_errors
-                        .insert(id, error.to_string());
-                }
-                self.settings_snapshot = SettingsSnapshot::of(&self.session);
-            }
+            Action::ActivateProfile(id) => self.activate_profile(id),
             Action::AddProfile => {
                 let form = &self.settings_form.add;
                 match self
@@ -774,8 +765,11 @@ impl StudioApp {
                 actions.extend(shell::rail_ui(ui, self.view, self.model.running_count()));
             });
 
-        self.tray
-            .update(ctx.content_rect().width(), self.model.jobs.len());
+        let other_jobs: Vec<_> = self.session.other_profile_jobs().collect();
+        self.tray.update(
+            ctx.content_rect().width(),
+            self.model.jobs.len() + other_jobs.len(),
+        );
         if !self.tray.expanded {
             egui::Panel::right("job_tray_strip")
                 .exact_size(jobs::TRAY_STRIP_WIDTH_PT)
@@ -793,7 +787,7 @@ impl StudioApp {
                 .show_separator_line(false)
                 .frame(tokens::panel_frame().inner_margin(egui::Margin::same(12)))
                 .show(ui, |ui| {
-                    actions.extend(jobs::tray_ui(ui, &self.model, &self.textures, now_ms));
+                    actions.extend(jobs::tray_ui(ui, &self.model, &other_jobs, &self.textures, now_ms));
                 });
         }
 

@@ -2,6 +2,7 @@
 //! credits, failures, and the results as thumbnails that open the viewer.
 
 use crate::engine::{Command, JobPhase, JobRecord};
+use crate::session::OtherProfileJob;
 use crate::ui::format;
 use crate::ui::icons::{Icon, paint_icon};
 use crate::ui::job_wording;
@@ -23,8 +24,15 @@ pub fn phase_color(phase: &JobPhase) -> Color32 {
     }
 }
 
-/// The tray's contents (the panel frame is the shell's).
-pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64) -> Vec<Action> {
+/// The tray's contents (the panel frame is the shell's): the active profile's jobs and
+/// `others`, the jobs of profiles switched away from, each labelled with its profile.
+pub fn tray_ui(
+    ui: &mut Ui,
+    model: &Model,
+    others: &[OtherProfileJob<'_>],
+    textures: &TextureCache,
+    now_ms: i64,
+) -> Vec<Action> {
     let mut actions = Vec::new();
     ui.horizontal(|ui| {
         ui.label(
@@ -45,7 +53,7 @@ pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64)
     });
     ui.add_space(tokens::SPACE_XS);
 
-    if model.jobs.is_empty() {
+    if model.jobs.is_empty() && others.is_empty() {
         ui.add_space(tokens::SPACE_L);
         ui.vertical_centered(|ui| {
             ui.label(RichText::new("No jobs yet").color(tokens::palette().text_muted));
@@ -61,9 +69,20 @@ pub fn tray_ui(ui: &mut Ui, model: &Model, textures: &TextureCache, now_ms: i64)
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            for job in model.tray_jobs() {
-                ui.push_id(job.local_id, |ui| {
-                    job_card_ui(ui, job, model, textures, now_ms, &mut actions);
+            // Newest first across profiles (one journal numbers every profile's jobs).
+            let mut cards: Vec<(&JobRecord, Option<&str>)> = model
+                .tray_jobs()
+                .map(|job| (job, None))
+                .chain(others.iter().map(|o| (o.record, Some(o.profile_name))))
+                .collect();
+            cards.sort_by_key(|(job, _)| std::cmp::Reverse(job.local_id));
+            for (job, profile_name) in cards {
+                ui.push_id((job.local_id, profile_name), |ui| {
+                    let card = JobCard {
+                        job,
+                        other_profile: profile_name,
+                    };
+                    job_card_ui(ui, card, model, textures, now_ms, &mut actions);
                 });
                 ui.add_space(tokens::SPACE_S);
             }
@@ -172,14 +191,45 @@ fn scene_rows_ui(ui: &mut Ui, job: &JobRecord) {
     });
 }
 
+/// One card: a job, and the profile it belongs to when that is not the active one.
+#[derive(Clone, Copy)]
+struct JobCard<'a> {
+    job: &'a JobRecord,
+    other_profile: Option<&'a str>,
+}
+
+/// What a card of another profile's job offers: its results open and a retry is submitted
+/// only on its own profile (switch to it), but Cancel and Dismiss reach its engine.
+fn offered_on_other_profile(command: JobCommand) -> bool {
+    !matches!(
+        command,
+        JobCommand::Open | JobCommand::Retry | JobCommand::SubmitAgain
+    )
+}
+
+/// The line on a tray card of a job that belongs to a profile other than the active one.
+pub fn other_profile_label(profile_name: &str) -> String {
+    format!("On {profile_name}")
+}
+
+/// Where the results of another profile's job can be opened.
+fn other_profile_results_hint(profile_name: &str) -> String {
+    format!("Switch to {profile_name} to open its results.")
+}
+
 fn job_card_ui(
     ui: &mut Ui,
-    job: &JobRecord,
+    card: JobCard<'_>,
     model: &Model,
     textures: &TextureCache,
     now_ms: i64,
     actions: &mut Vec<Action>,
 ) {
+    let JobCard { job, other_profile } = card;
+    let commands: Vec<JobCommand> = job_commands(job)
+        .into_iter()
+        .filter(|command| other_profile.is_none() || offered_on_other_profile(*command))
+        .collect();
     let card = tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.spacing_mut().item_spacing.y = 6.0;
@@ -210,6 +260,17 @@ fn job_card_ui(
                 },
             );
         });
+
+        if let Some(profile_name) = other_profile {
+            ui.add(
+                egui::Label::new(
+                    RichText::new(other_profile_label(profile_name))
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::palette().text_muted),
+                )
+                .truncate(),
+            );
+        }
 
         if let JobPhase::Queued {
             place,
@@ -272,7 +333,7 @@ fn job_card_ui(
                 // Open is the thumbnails, Copy prompt and the unconfirmed pair live
                 // elsewhere on the card; the context menu lists them all.
                 let queued = matches!(job.phase, JobPhase::Queued { .. });
-                for command in job_commands(job) {
+                for command in commands.iter().copied() {
                     if !matches!(
                         command,
                         JobCommand::Cancel | JobCommand::Dismiss | JobCommand::Retry
@@ -344,7 +405,9 @@ fn job_card_ui(
                         actions.push(command_action(ui, job, check));
                     }
                     let again = JobCommand::SubmitAgain;
-                    if ui.add(widgets::subtle_button(again.label())).clicked() {
+                    if commands.contains(&again)
+                        && ui.add(widgets::subtle_button(again.label())).clicked()
+                    {
                         actions.push(command_action(ui, job, again));
                     }
                 });
@@ -363,7 +426,19 @@ fn job_card_ui(
                 .wrap(),
             );
         }
-        if let Some(result) = job.result.as_ref().filter(|r| !r.urls.is_empty()) {
+        let has_outputs = job.result.as_ref().is_some_and(|r| !r.urls.is_empty());
+        if let (true, Some(profile_name)) = (has_outputs, other_profile) {
+            ui.label(
+                RichText::new(other_profile_results_hint(profile_name))
+                    .size(tokens::TEXT_SMALL)
+                    .color(tokens::palette().text_faint),
+            );
+        }
+        if let Some(result) = job
+            .result
+            .as_ref()
+            .filter(|r| !r.urls.is_empty() && other_profile.is_none())
+        {
             {
                 ui.add_space(2.0);
                 ui.horizontal_wrapped(|ui| {
@@ -396,7 +471,7 @@ fn job_card_ui(
         }
     });
     card.response.container_context_menu(|ui| {
-        for command in job_commands(job) {
+        for command in commands.iter().copied() {
             if ui.button(command.label()).clicked() {
                 actions.push(command_action(ui, job, command));
                 ui.close();

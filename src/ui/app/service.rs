@@ -4,9 +4,27 @@
 use super::StudioApp;
 use crate::engine::Command;
 use crate::ui::offline::{self, Unreachable};
+use crate::ui::settings::SettingsSnapshot;
 use crate::ui::toasts::ToastKind;
 
 impl StudioApp {
+    /// Switch profile. Jobs of the profile left keep running (its engine stays up until
+    /// they finish) and stay in the tray; a toast says how many and where.
+    pub(super) fn activate_profile(&mut self, id: String) {
+        self.flush_doc_deletes();
+        self.settings_form.profile_errors.remove(&id);
+        match self.session.activate_profile(&id) {
+            Ok(Some(kept)) => self.toasts.push(ToastKind::Info, kept.message()),
+            Ok(None) => {}
+            Err(error) => {
+                self.settings_form
+                    .profile_errors
+                    .insert(id, error.to_string());
+            }
+        }
+        self.settings_snapshot = SettingsSnapshot::of(&self.session);
+    }
+
     pub(super) fn service_unreachable(&mut self, error: String) {
         let base_url = self.session.base_url().unwrap_or_default().to_owned();
         tracing::warn!("service at {base_url} unreachable: {error}");
