@@ -103,6 +103,70 @@ fn a_failed_job_poll_turns_the_status_bar_offline_at_once() {
 }
 
 #[test]
+fn switching_profile_keeps_a_running_job_in_the_tray_labelled_with_its_profile() {
+    let remote_dir = tempfile::tempdir().expect("tempdir");
+    let remote_key = "fw_remote_key_tray_01";
+    let mut remote_config = framewright::sandbox::SandboxConfig::new(remote_dir.path().into());
+    remote_config.api_key = Some(remote_key.to_owned());
+    remote_config.speed = 20.0;
+    let remote = framewright::sandbox::start(remote_config).expect("remote service starts");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Slow local jobs: the job is still running when the profile changes.
+    let mut harness = support::studio_at_speed(&dir, View::Create, 0.5);
+    wait_for_service_data(&mut harness);
+    harness
+        .state_mut()
+        .session_mut()
+        .add_remote_profile("Studio", remote.base_url(), remote_key)
+        .expect("profile saved");
+    support::type_prompt(&mut harness, "a harbour crane at night");
+    support::press_generate(&mut harness);
+    step_until(&mut harness, "the job to run", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|j| matches!(j.phase, framewright::engine::JobPhase::Running { .. }))
+    });
+
+    support::click_button(&mut harness, "Settings");
+    step_until(&mut harness, "the profiles in Settings", |h| {
+        h.query_by_label("Studio").is_some()
+    });
+    support::click_button(&mut harness, "Activate");
+    step_until(&mut harness, "the switch's toast", |h| {
+        h.state()
+            .toast_texts()
+            .iter()
+            .any(|t| t == "1 job keeps running on Local sandbox")
+    });
+    step_until(&mut harness, "the remote profile's data", |h| {
+        let app = h.state();
+        app.catalog_loaded() && app.projects_loaded() && app.credits_loaded()
+    });
+    // The active profile's panels know nothing of the job; the tray still shows it.
+    assert!(harness.state().jobs().is_empty());
+    harness.get_by_label("On Local sandbox");
+    harness.get_by_label_contains("Image · ");
+    harness.check_accessibility();
+
+    step_until(&mut harness, "the local job to complete in the background", |h| {
+        h.state()
+            .session()
+            .other_profile_jobs()
+            .any(|job| job.record.phase == framewright::engine::JobPhase::Completed)
+    });
+    harness.step();
+    harness.get_by_label("On Local sandbox");
+    harness.get_by_label("Switch to Local sandbox to open its results.");
+    // Dismiss reaches the journal even though the local engine has stopped.
+    support::click_button(&mut harness, "Dismiss");
+    step_until(&mut harness, "the card to go", |h| {
+        h.query_by_label("On Local sandbox").is_none()
+    });
+}
+
+#[test]
 fn a_file_dialog_that_cannot_open_says_why_and_offers_a_path_field() {
     // SAFETY: set before the studio starts any thread that reads the environment; no other
     // test in this binary reads this variable.
