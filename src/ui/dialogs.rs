@@ -96,6 +96,16 @@ impl DialogKind {
     }
 }
 
+/// What the path prompt says when no file dialog could open: what happened, then what to
+/// do instead. The reason itself (often a D-Bus error) goes under Details and the log.
+pub fn unavailable_message(kind: &DialogKind) -> String {
+    format!(
+        "This desktop has no file chooser Framewright can open (it needs the desktop \
+         portal or zenity). {}",
+        kind.alternative()
+    )
+}
+
 /// The file name a save dialog suggests for an output URL.
 pub fn suggested_file_name(url: &str) -> String {
     let without_query = url.split(['?', '#']).next().unwrap_or(url);
@@ -117,7 +127,8 @@ pub enum DialogOutcome {
         kind: DialogKind,
         paths: Vec<PathBuf>,
     },
-    /// No dialog could open; the path prompt is open now.
+    /// No dialog could open; the path prompt is open now and says so (with the reason
+    /// under Details).
     Unavailable { kind: DialogKind, reason: String },
 }
 
@@ -195,14 +206,21 @@ impl FileDialogs {
                         .color(tokens::palette().text),
                 );
                 ui.add_space(tokens::SPACE_XS);
+                // Said once, here (no toast): what happened and what to do; the raw reason
+                // (a D-Bus error, say) is under Details and in the log.
                 ui.label(
-                    RichText::new(format!(
-                        "No file dialog could open ({}). {}",
-                        prompt.reason,
-                        prompt.kind.alternative()
-                    ))
-                    .color(tokens::palette().text_muted),
+                    RichText::new(unavailable_message(&prompt.kind))
+                        .color(tokens::palette().text_muted),
                 );
+                egui::CollapsingHeader::new(RichText::new("Details").size(tokens::TEXT_SMALL))
+                    .id_salt("path_prompt_details")
+                    .show(ui, |ui| {
+                        ui.label(
+                            RichText::new(&prompt.reason)
+                                .size(tokens::TEXT_SMALL)
+                                .color(tokens::palette().text_faint),
+                        );
+                    });
                 ui.add_space(tokens::SPACE_S);
                 let hint = if prompt.kind.picks_folder() {
                     "/home/you/Pictures"

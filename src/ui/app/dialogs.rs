@@ -1,11 +1,10 @@
 //! Where file-dialog answers go: picked images to Create or Palettes, a save path to the
-//! engine, a folder to the Library's downloads; a dialog that could not open becomes one
-//! toast naming the reason and the alternative (the path prompt is open by then).
+//! engine, a folder to the Library's downloads. A dialog that could not open needs nothing
+//! here: the path prompt is open by then and says what happened and what to do.
 
 use super::StudioApp;
 use crate::engine::Command;
 use crate::ui::dialogs::{DialogKind, DialogOutcome};
-use crate::ui::toasts::ToastKind;
 
 impl StudioApp {
     pub(super) fn poll_dialogs(&mut self, ctx: &egui::Context) {
@@ -45,25 +44,9 @@ impl StudioApp {
                     }
                 }
             },
-            DialogOutcome::Unavailable { kind, reason } => {
-                let alternative = match kind {
-                    DialogKind::SourceImages
-                    | DialogKind::PaletteImages
-                    | DialogKind::ChatImages => {
-                        "type a path, or drag and drop the images onto the window"
-                    }
-                    DialogKind::SourceVideo => {
-                        "type a path, or drag and drop the video onto the window"
-                    }
-                    DialogKind::SaveImage { .. } | DialogKind::DownloadFolder { .. } => {
-                        "type a path instead"
-                    }
-                };
-                self.toasts.push(
-                    ToastKind::Error,
-                    format!("The file dialog could not open: {reason}. You can {alternative}."),
-                );
-            }
+            // The path prompt says it (once) with the reason under Details; the dialog
+            // module logged the reason.
+            DialogOutcome::Unavailable { .. } => {}
         }
     }
 
