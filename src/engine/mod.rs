@@ -7,6 +7,7 @@ pub mod chat;
 pub mod conversations;
 pub mod creative_chat;
 pub mod docs;
+pub mod error_words;
 pub mod file_out;
 pub mod guard;
 mod job_guard;
@@ -29,6 +30,7 @@ pub mod video;
 
 pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};
 pub use docs::{DocsCommand, DocsEvent};
+pub use error_words::error_in_words;
 pub use file_out::{FileOutCommand, FileOutEvent, FileOutPurpose, FileOutcome};
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;

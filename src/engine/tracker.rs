@@ -392,6 +392,7 @@ impl Tracker {
                             delay = Duration::from_secs_f64(delay_secs);
                         }
                         PollErrorAction::Fail(failure) => {
+                            tracing::warn!("job {local_id}: status check refused: {error}");
                             self.finish(local_id, JobPhase::Failed { failure }, None)
                                 .await;
                             break;
@@ -535,8 +536,12 @@ impl Tracker {
                 tracing::debug!("job {local_id}: already terminal on the service");
             }
             Err(error) => {
+                tracing::warn!("job {local_id}: cancel failed: {error}");
                 self.mutate(local_id, |entry| {
-                    entry.record.poll_problem = Some(format!("Cancel failed: {error}"));
+                    entry.record.poll_problem = Some(format!(
+                        "Could not cancel: {}",
+                        super::error_in_words(&error)
+                    ));
                 })
                 .await;
                 return;
@@ -621,15 +626,18 @@ fn poll_error_action(
     let seconds = |s: f64| s.max(0.0).ceil() as u64;
     match error {
         ApiError::Status { status: 404, .. } => PollErrorAction::Fail(Failure {
-            message: "The service no longer knows this job (404 Not Found). It may have been \
-deleted; check the media library."
+            message: "The service no longer has this job: it may have been deleted there. \
+Look for its result in the Library, or submit it again."
                 .to_owned(),
             code: Some(error.code().unwrap_or("NOT_FOUND").to_owned()),
             retryable: Some(false),
             ..Failure::default()
         }),
         ApiError::Status { status: 400, .. } => PollErrorAction::Fail(Failure {
-            message: format!("The service refused to report on this job: {error}"),
+            message: format!(
+                "The service refused to report on this job. {}",
+                super::error_in_words(error)
+            ),
             code: error.code().map(str::to_owned),
             retryable: Some(false),
             ..Failure::default()
@@ -651,7 +659,7 @@ deleted; check the media library."
         ApiError::Status { status, .. } if *status >= 500 => PollErrorAction::Retry {
             delay_secs: backoff_secs,
             problem: format!(
-                "Service error ({status}) — retrying in {} s",
+                "The service had a problem — retrying in {} s",
                 seconds(backoff_secs)
             ),
         },
@@ -664,7 +672,11 @@ deleted; check the media library."
         },
         other => PollErrorAction::Retry {
             delay_secs: backoff_secs,
-            problem: format!("{other} — retrying in {} s", seconds(backoff_secs)),
+            problem: format!(
+                "{} Retrying in {} s",
+                super::error_in_words(other),
+                seconds(backoff_secs)
+            ),
         },
     }
 }
@@ -759,9 +771,26 @@ mod tests {
             code: None,
             retry_after_secs: None,
         };
-        assert!(matches!(
-            poll_error_action(&gone, 0, 3.0),
-            PollErrorAction::Fail(_)
-        ));
+        match poll_error_action(&gone, 0, 3.0) {
+            PollErrorAction::Fail(failure) => {
+                // Words and what to do; the status stays in the log.
+                assert!(failure.message.contains("Library"), "{}", failure.message);
+                assert!(!failure.message.contains("404"), "{}", failure.message);
+                assert!(!failure.message.contains("Not Found"), "{}", failure.message);
+            }
+            PollErrorAction::Retry { .. } => panic!("fail"),
+        }
+        let broken = ApiError::Status {
+            status: 503,
+            message: String::new(),
+            code: Some("UPSTREAM".into()),
+            retry_after_secs: None,
+        };
+        match poll_error_action(&broken, 0, 3.0) {
+            PollErrorAction::Retry { problem, .. } => {
+                assert_eq!(problem, "The service had a problem — retrying in 6 s")
+            }
+            PollErrorAction::Fail(_) => panic!("retry"),
+        }
     }
 }

@@ -182,10 +182,30 @@ pub fn rejected_text(error: &ApiError) -> (String, &'static str) {
             "Nothing was billed. Submit it again when the service answers.",
         ),
         other => (
-            format!("Not accepted: {other}"),
+            format!("Not accepted: {}", crate::engine::error_in_words(other)),
             "No job was created and nothing was billed.",
         ),
     }
+}
+
+/// The raw side of a refused job for its Details expander: the service's message with
+/// status and code, as logged.
+pub fn rejected_details(error: &ApiError) -> String {
+    error.to_string()
+}
+
+/// The raw side of a failed job for its Details expander (code, category, provider), or
+/// `None` when the service sent nothing beyond its message.
+pub fn failure_details(failure: &crate::api::Failure) -> Option<String> {
+    let parts: Vec<String> = [
+        ("code", &failure.code),
+        ("category", &failure.category),
+        ("provider", &failure.provider),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| value.as_deref().map(|v| format!("{name}: {v}")))
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
 /// [`rejected_text`] for a job: a refusal for credits says how many were missing (the
@@ -304,10 +324,8 @@ mod tests {
             code: Some("INVALID_PROMPT".into()),
             retry_after_secs: None,
         });
-        assert_eq!(
-            headline,
-            "Not accepted: Prompt is required (400 INVALID_PROMPT)"
-        );
+        // The status and code go under Details, not in the headline.
+        assert_eq!(headline, "Not accepted: Prompt is required.");
     }
 
     use super::*;

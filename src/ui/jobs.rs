@@ -207,6 +207,19 @@ fn offered_on_other_profile(command: JobCommand) -> bool {
     )
 }
 
+/// The raw text behind an error, collapsed under "Details".
+fn details_ui(ui: &mut Ui, raw: &str) {
+    egui::CollapsingHeader::new(RichText::new("Details").size(tokens::TEXT_SMALL))
+        .id_salt("job_error_details")
+        .show(ui, |ui| {
+            ui.label(
+                RichText::new(raw)
+                    .size(tokens::TEXT_SMALL)
+                    .color(tokens::palette().text_faint),
+            );
+        });
+}
+
 /// The line on a tray card of a job that belongs to a profile other than the active one.
 pub fn other_profile_label(profile_name: &str) -> String {
     format!("On {profile_name}")
@@ -378,6 +391,9 @@ fn job_card_ui(
                     ),
                 };
                 ui.label(RichText::new(retry).size(tokens::TEXT_SMALL).color(color));
+                if let Some(details) = job_wording::failure_details(failure) {
+                    details_ui(ui, &details);
+                }
             }
             JobPhase::Rejected { error } => {
                 let balance = model.credits.value.as_ref().and_then(|c| c.spendable());
@@ -392,6 +408,7 @@ fn job_card_ui(
                         .size(tokens::TEXT_SMALL)
                         .color(tokens::palette().text_faint),
                 );
+                details_ui(ui, &job_wording::rejected_details(error));
             }
             JobPhase::Unconfirmed { note } => {
                 ui.label(
