@@ -494,6 +494,7 @@ pub enum Event {
         path: PathBuf,
         result: Result<String, ApiError>,
     },
+    /// A `SaveUrlToFile` ended; an error is in words (the raw error is logged).
     FileSaved {
         path: PathBuf,
         result: Result<(), String>,
@@ -572,7 +573,8 @@ pub enum Event {
         session_id: String,
         result: Result<Vec<ChatMessage>, ApiError>,
     },
-    /// Outcome of `OpenInSystemViewer` when it failed (success needs no message).
+    /// Outcome of `OpenInSystemViewer` when it failed (success needs no message); `error`
+    /// is in words (the raw error is logged).
     OpenFailed {
         url: String,
         error: String,

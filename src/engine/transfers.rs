@@ -146,29 +146,37 @@ impl Transfers {
 
     /// Download an output to a file the user picked; answers with `FileSaved`.
     pub async fn save_url_to_file(self, url: String, path: PathBuf) {
-        let result = self
-            .ctx
-            .client
-            .download_output_to(&url, &path)
-            .await
-            .map_err(|e| e.to_string());
+        let downloaded = self.ctx.client.download_output_to(&url, &path).await;
+        self.ctx.reachability.note(downloaded.as_ref());
+        // The person reads words; the raw error (status, transport text) goes to the log.
+        let result = downloaded.map_err(|error| {
+            tracing::warn!("saving {url} to {} failed: {error}", path.display());
+            super::error_in_words(&error)
+        });
         self.ctx.emit(Event::FileSaved { path, result }).await;
     }
 
     /// Download into the cache (keyed by a hash of the URL, with the right extension) and
     /// open with the system's default application. Only failures are reported.
     pub async fn open_in_system_viewer(self, url: String) {
-        if let Err(error) = self.open_inner(&url).await {
-            self.ctx.emit(Event::OpenFailed { url, error }).await;
-        }
-    }
-
-    async fn open_inner(&self, url: &str) -> Result<(), String> {
-        let path = self.cached_output(url).await?;
-        tokio::task::spawn_blocking(move || open::that_detached(&path))
-            .await
-            .map_err(|e| format!("opener stopped: {e}"))?
-            .map_err(|e| format!("no application could open the file: {e}"))
+        let error = match self.cached_output(&url).await {
+            Err(raw) => {
+                tracing::warn!("downloading {url} to open it failed: {raw}");
+                "it could not be downloaded".to_owned()
+            }
+            Ok(path) => match tokio::task::spawn_blocking(move || open::that_detached(&path))
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|opened| opened.map_err(|e| e.to_string()))
+            {
+                Ok(()) => return,
+                Err(raw) => {
+                    tracing::warn!("opening {url} with the system's viewer failed: {raw}");
+                    "no application on this computer opens it".to_owned()
+                }
+            },
+        };
+        self.ctx.emit(Event::OpenFailed { url, error }).await;
     }
 
     /// A local copy of an output URL under the cache (downloaded once, then reused).

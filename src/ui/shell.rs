@@ -245,15 +245,26 @@ fn credits_ui(ui: &mut Ui, model: &Model, low_threshold: Option<f64>) -> Vec<Act
                     credits,
                     account::reserved_by_running_jobs(model),
                 ),
-                None => {
-                    ui.label(
-                        model
-                            .credits
-                            .error
-                            .as_deref()
-                            .unwrap_or("The balance has not loaded yet."),
-                    );
-                }
+                None => match model.credits.error.as_deref() {
+                    // Words here; the service's raw answer under Details.
+                    Some(raw) => {
+                        ui.label("The balance could not be loaded. Try Refresh in a moment.");
+                        egui::CollapsingHeader::new(
+                            RichText::new("Details").size(tokens::TEXT_SMALL),
+                        )
+                        .id_salt("status_credit_error_details")
+                        .show(ui, |ui| {
+                            ui.label(
+                                RichText::new(raw)
+                                    .size(tokens::TEXT_SMALL)
+                                    .color(tokens::palette().text_faint),
+                            );
+                        });
+                    }
+                    None => {
+                        ui.label("The balance has not loaded yet.");
+                    }
+                },
             }
             ui.horizontal(|ui| {
                 if ui.add(widgets::subtle_button("Refresh")).clicked() {

@@ -472,10 +472,16 @@ impl CreateState {
                 tracing::info!("result lookup failed: {error}");
                 Vec::new()
             }
-            Err(error) => vec![Action::Toast(
-                ToastKind::Error,
-                format!("Couldn't find this result in the library: {error}"),
-            )],
+            Err(error) => {
+                tracing::warn!("result lookup failed: {error}");
+                vec![Action::Toast(
+                    ToastKind::Error,
+                    format!(
+                        "Couldn't find this result in the library: {}",
+                        crate::engine::error_in_words(&error)
+                    ),
+                )]
+            }
         }
     }
 
