@@ -44,6 +44,7 @@ impl StudioApp {
                         }
                     }
                 }
+                DialogKind::LibraryFiles => self.upload_to_library(ctx, paths),
             },
             DialogOutcome::Unavailable { kind, reason } => {
                 let alternative = match kind {
@@ -54,6 +55,9 @@ impl StudioApp {
                     }
                     DialogKind::SourceVideo => {
                         "type a path, or drag and drop the video onto the window"
+                    }
+                    DialogKind::LibraryFiles => {
+                        "type a path, or drag and drop the files onto the window"
                     }
                     DialogKind::SaveImage { .. } | DialogKind::DownloadFolder { .. } => {
                         "type a path instead"
