@@ -178,7 +178,7 @@ pub fn sidebar_strip_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction>
 pub fn detail_strip_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
     let mut actions = Vec::new();
     ui.vertical_centered(|ui| {
-        if widgets::icon_button(ui, Icon::ChevronLeft, SHOW_DETAILS).clicked() {
+        if widgets::icon_button(ui, Icon::CollapseRight, SHOW_DETAILS).clicked() {
             actions.push(show_action(state, Drawer::Detail));
         }
         let selected = state.selection.len();
