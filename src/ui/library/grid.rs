@@ -100,6 +100,20 @@ pub fn grid_ui(
     let scroll_to_focus = std::mem::take(&mut state.scroll_to_focus);
     let drag_active = egui::DragAndDrop::has_payload_of_type::<DraggedMedia>(ui.ctx());
 
+    // Right-click on the grid's empty space (below the last row too) offers Upload…; the
+    // tiles, added later, take the clicks on themselves.
+    let background = ui.interact(
+        ui.available_rect_before_wrap(),
+        ui.scope_id().with("library_grid_background"),
+        // Not focusable: Tab goes to the tiles, not to the space between them.
+        Sense::CLICK,
+    );
+    background.context_menu(|ui| {
+        let mut menu = Vec::new();
+        super::add_files::empty_space_menu_ui(ui, &mut menu);
+        actions.extend(menu.into_iter().map(Action::Library));
+    });
+
     let output = scroll.show_viewport(ui, |ui, viewport| {
         let total_h = (rows as f32 * row_h - geometry.gap).max(0.0);
         ui.set_height(total_h);
@@ -119,19 +133,6 @@ pub fn grid_ui(
             );
             ui.scroll_to_rect(rect, None);
         }
-
-        // Right-click on the grid's empty space offers Upload…; tiles, added later, take
-        // the clicks on themselves.
-        let background = ui.interact(
-            ui.max_rect(),
-            ui.scope_id().with("library_grid_background"),
-            Sense::click(),
-        );
-        background.context_menu(|ui| {
-            let mut menu = Vec::new();
-            super::add_files::empty_space_menu_ui(ui, &mut menu);
-            actions.extend(menu.into_iter().map(Action::Library));
-        });
 
         for index in first..end {
             let row = index / geometry.columns;
@@ -660,7 +661,7 @@ fn empty_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
     let area = ui.interact(
         ui.available_rect_before_wrap(),
         ui.scope_id().with("library_empty_area"),
-        Sense::click(),
+        Sense::CLICK,
     );
     if offer == EmptyOffer::Upload {
         area.context_menu(|ui| super::add_files::empty_space_menu_ui(ui, &mut actions));

@@ -178,7 +178,7 @@ pub fn sidebar_strip_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction>
 pub fn detail_strip_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
     let mut actions = Vec::new();
     ui.vertical_centered(|ui| {
-        if widgets::icon_button(ui, Icon::CollapseRight, SHOW_DETAILS).clicked() {
+        if widgets::icon_button(ui, Icon::Info, SHOW_DETAILS).clicked() {
             actions.push(show_action(state, Drawer::Detail));
         }
         let selected = state.selection.len();
@@ -209,7 +209,7 @@ pub fn pane_header_ui(
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             let (icon, name) = match drawer {
                 Drawer::Sidebar => (Icon::ChevronLeft, HIDE_SIDEBAR),
-                Drawer::Detail => (Icon::CollapseRight, HIDE_DETAILS),
+                Drawer::Detail => (Icon::Info, HIDE_DETAILS),
             };
             if widgets::icon_button(ui, icon, name).clicked() {
                 action = Some(hide_action(state, drawer));
