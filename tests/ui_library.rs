@@ -1011,6 +1011,30 @@ fn upload_opens_the_path_prompt_without_a_file_dialog_and_the_typed_photo_appear
         item.display_name()
     );
     harness.check_accessibility();
+
+    // A right-click on the grid's empty space (below the last row) offers Upload… too.
+    let viewport = harness.state().library().grid_viewport;
+    let spot = viewport.center_bottom() - egui::vec2(0.0, 24.0);
+    harness.hover_at(spot);
+    for pressed in [true, false] {
+        harness.event(egui::Event::PointerButton {
+            pos: spot,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+    step_until(&mut harness, "the empty-space menu", |h| {
+        h.query_all_by_role_and_label(Role::Button, "Upload…").count() == 2
+    });
+    harness
+        .query_all_by_role_and_label(Role::Button, "Upload…")
+        .last()
+        .expect("the menu's Upload…")
+        .click();
+    step_until(&mut harness, "the path prompt from the menu", |h| {
+        h.state().path_prompt_open()
+    });
 }
 
 #[test]
