@@ -1025,7 +1025,9 @@ fn upload_opens_the_path_prompt_without_a_file_dialog_and_the_typed_photo_appear
         });
     }
     step_until(&mut harness, "the empty-space menu", |h| {
-        h.query_all_by_role_and_label(Role::Button, "Upload…").count() == 2
+        h.query_all_by_role_and_label(Role::Button, "Upload…")
+            .count()
+            == 2
     });
     harness
         .query_all_by_role_and_label(Role::Button, "Upload…")
@@ -1172,6 +1174,15 @@ fn a_narrow_window_with_the_tray_open_collapses_the_panes_before_the_grid_loses_
             library.detail_open && library.sidebar_open,
             "collapsed for room, not by choice"
         );
+        // The footer's hints are shortened by whole words, never cut.
+        let hints = framewright::ui::library::footer::hint_variants(library);
+        let shown = hints
+            .iter()
+            .find(|hint| harness.query_by_label(hint).is_some());
+        assert!(
+            shown.is_some() || harness.query_by_label("Shortcuts").is_some(),
+            "one of {hints:?} or Shortcuts in the footer"
+        );
         // The sections stay one click away on the strip.
         click_sidebar(&mut harness, "Favourites");
         assert_eq!(
@@ -1198,6 +1209,17 @@ fn a_narrow_window_with_the_tray_open_collapses_the_panes_before_the_grid_loses_
             .click();
         harness.step();
         assert_eq!(harness.state().library().drawer, None);
+        // Esc closes a drawer before it touches the selection.
+        let first = harness.state().library_item_ids()[0].clone();
+        click_tile(&mut harness, &first, egui::Modifiers::NONE);
+        harness
+            .get_by_role_and_label(Role::Button, "Show details")
+            .click();
+        harness.step();
+        harness.key_press(egui::Key::Escape);
+        harness.step();
+        assert_eq!(harness.state().library().drawer, None);
+        assert_eq!(harness.state().library_selection(), vec![first]);
 
         // Wide again, the panes dock by themselves; hiding the sidebar is a choice.
         harness.get_by_label("Hide job tray").click();

@@ -219,6 +219,18 @@ pub fn pane_header_ui(
     action
 }
 
+/// Esc closes an open drawer first (before it would clear the selection under it).
+pub fn drawer_keys_ui(ui: &Ui, state: &LibraryState) -> Option<LibraryAction> {
+    let ctx = ui.ctx();
+    let free = state.drawer.is_some()
+        && !ctx.egui_wants_keyboard_input()
+        && !egui::Popup::is_any_open(ctx)
+        && state.confirm.is_none()
+        && state.share.is_none();
+    (free && ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)))
+        .then_some(LibraryAction::OpenDrawer(None))
+}
+
 /// Where a drawer sits over the Library (`library` is its whole rectangle, footer
 /// excluded): against the strip it opened from, full height.
 pub fn drawer_rect(library: egui::Rect, drawer: Drawer) -> egui::Rect {

@@ -1557,6 +1557,7 @@ pub fn library_ui(
         state.drawer = None;
     }
     actions.extend(add_files::upload_keys_ui(ui, state).into_iter().map(wrap));
+    actions.extend(layout::drawer_keys_ui(ui, state).map(wrap));
 
     let pane_frame = |margin: egui::Margin| {
         egui::Frame::new()
