@@ -584,7 +584,9 @@ fn empty_words(state: &LibraryState) -> (String, String, Icon, EmptyOffer) {
         );
     }
     let searching = !state.applied_search.trim().is_empty();
-    if searching || state.type_filter != MediaTypeFilter::All {
+    // A type filter over an empty library hides nothing: say how to add files instead.
+    let library_empty = state.stats.value.as_ref().and_then(|s| s.total) == Some(0);
+    if searching || (state.type_filter != MediaTypeFilter::All && !library_empty) {
         let body = if searching {
             "Nothing here matches your search or the type shown. Try other words, or clear \
              the filters."
