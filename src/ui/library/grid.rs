@@ -587,15 +587,20 @@ fn empty_words(state: &LibraryState) -> (String, String, Icon, EmptyOffer) {
     // A type filter over an empty library hides nothing: say how to add files instead.
     let library_empty = state.stats.value.as_ref().and_then(|s| s.total) == Some(0);
     if searching || (state.type_filter != MediaTypeFilter::All && !library_empty) {
+        let kind = match state.type_filter {
+            MediaTypeFilter::Image => "images",
+            MediaTypeFilter::Video => "videos",
+            MediaTypeFilter::Audio => "audio",
+            MediaTypeFilter::All => "items",
+        };
         let body = if searching {
-            "Nothing here matches your search or the type shown. Try other words, or clear \
-             the filters."
+            format!("No {kind} here match your search. Try other words, or clear the filters.")
         } else {
-            "Something may be here of another type. Clear the filters to see everything."
+            format!("No {kind} here; the type filter hides everything else.")
         };
         return words(
             "Nothing matches the current filters",
-            body,
+            &body,
             Icon::Library,
             EmptyOffer::ClearFilters,
         );
