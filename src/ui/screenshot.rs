@@ -79,7 +79,7 @@ impl ScreenshotMode {
     }
 }
 
-pub(crate) fn save_png(image: &ColorImage, path: &std::path::Path) -> Result<(), String> {
+fn save_png(image: &ColorImage, path: &std::path::Path) -> Result<(), String> {
     let [width, height] = image.size;
     let bytes: Vec<u8> = image
         .pixels

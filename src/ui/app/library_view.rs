@@ -27,9 +27,9 @@ impl StudioApp {
             LibraryAction::Upload(UploadSource::Paths(paths)) => {
                 self.upload_to_library(ctx, paths);
             }
-            LibraryAction::Upload(UploadSource::Image(image)) => {
+            LibraryAction::Upload(UploadSource::PastedPng(bytes)) => {
                 let folder = self.session.paths().cache_dir.join("pasted");
-                match save_pasted_image(&image, &folder) {
+                match save_pasted_png(&bytes, &folder) {
                     Ok(path) => self.upload_to_library(ctx, vec![path]),
                     Err(error) => {
                         tracing::warn!("pasted image not saved for upload: {error}");
@@ -209,15 +209,16 @@ pub(super) fn start_thumbnails(
     }
 }
 
-/// Writes pasted pixels to `folder/<time>/Pasted image YYYY-MM-DD HH.MM.png` (its own
-/// sub-folder, so two pastes in a minute keep their names and files) and sweeps pastes
-/// older than a day. The file name becomes the item's name in the library.
-fn save_pasted_image(image: &egui::ColorImage, folder: &Path) -> Result<PathBuf, String> {
+/// Writes a pasted picture's PNG to `folder/<time>/Pasted image YYYY-MM-DD HH.MM.png`
+/// (its own sub-folder, so two pastes in a minute keep their names and files) and sweeps
+/// pastes older than a day. The file name becomes the item's name in the library.
+fn save_pasted_png(png: &[u8], folder: &Path) -> Result<PathBuf, String> {
     sweep_old_pastes(folder);
     let now = chrono::Local::now();
     let unique = folder.join(now.format("%Y%m%d-%H%M%S%.3f").to_string());
+    std::fs::create_dir_all(&unique).map_err(|e| e.to_string())?;
     let path = unique.join(format!("Pasted image {}.png", now.format("%Y-%m-%d %H.%M")));
-    crate::ui::screenshot::save_png(image, &path)?;
+    std::fs::write(&path, png).map_err(|e| e.to_string())?;
     Ok(path)
 }
 
@@ -246,8 +247,9 @@ mod tests {
     fn a_pasted_image_is_saved_as_a_png_named_by_the_time() {
         let dir = tempfile::tempdir().expect("tempdir");
         let image = egui::ColorImage::new([3, 2], vec![egui::Color32::RED; 6]);
-        let first = save_pasted_image(&image, dir.path()).expect("saved");
-        let second = save_pasted_image(&image, dir.path()).expect("saved again");
+        let png = crate::ui::chat::state::encode_png(&image).expect("encoded");
+        let first = save_pasted_png(&png, dir.path()).expect("saved");
+        let second = save_pasted_png(&png, dir.path()).expect("saved again");
         assert_ne!(first, second, "two pastes keep two files");
         let name = first
             .file_name()

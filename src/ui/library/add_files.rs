@@ -17,8 +17,46 @@ pub enum UploadSource {
     Pick,
     /// Files named on the clipboard (or dropped).
     Paths(Vec<PathBuf>),
-    /// Pixels pasted from the clipboard: saved as a PNG, then uploaded.
-    Image(Arc<egui::ColorImage>),
+    /// A picture pasted from the clipboard, encoded as PNG: saved as a file, then uploaded.
+    PastedPng(Arc<Vec<u8>>),
+}
+
+/// Pictures pasted with Ctrl+V, being encoded as PNG off the UI thread (a screen-sized
+/// picture takes a noticeable moment).
+#[derive(Default)]
+pub struct PastedPictures {
+    encoding: Vec<poll_promise::Promise<Result<Vec<u8>, String>>>,
+}
+
+impl PastedPictures {
+    pub fn encode(&mut self, image: Arc<egui::ColorImage>) {
+        self.encoding.push(poll_promise::Promise::spawn_thread(
+            "library-paste-encode",
+            move || crate::ui::chat::state::encode_png(&image),
+        ));
+    }
+
+    pub fn is_busy(&self) -> bool {
+        !self.encoding.is_empty()
+    }
+
+    /// Encodings that finished: an upload each, or a toast saying why not.
+    pub fn poll(&mut self) -> Vec<crate::ui::model::Action> {
+        let mut actions = Vec::new();
+        for promise in std::mem::take(&mut self.encoding) {
+            match promise.try_take() {
+                Ok(Ok(bytes)) => actions.push(crate::ui::model::Action::Library(
+                    LibraryAction::Upload(UploadSource::PastedPng(Arc::new(bytes))),
+                )),
+                Ok(Err(error)) => actions.push(crate::ui::model::Action::Toast(
+                    crate::ui::toasts::ToastKind::Error,
+                    error,
+                )),
+                Err(promise) => self.encoding.push(promise),
+            }
+        }
+        actions
+    }
 }
 
 /// The name every *Upload…* control carries.
@@ -61,7 +99,7 @@ pub fn empty_space_menu_ui(ui: &mut Ui, actions: &mut Vec<LibraryAction>) {
 
 /// Ctrl+O and Ctrl+V while the Library is shown and no text field, menu or dialog has the
 /// keyboard. Text that names no file is left alone (with a word why).
-pub fn upload_keys_ui(ui: &Ui, state: &LibraryState) -> Vec<LibraryAction> {
+pub fn upload_keys_ui(ui: &Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
     let ctx = ui.ctx();
     if ctx.egui_wants_keyboard_input()
         || egui::Popup::is_any_open(ctx)
@@ -72,6 +110,7 @@ pub fn upload_keys_ui(ui: &Ui, state: &LibraryState) -> Vec<LibraryAction> {
         return Vec::new();
     }
     let mut actions = Vec::new();
+    let mut pictures = Vec::new();
     ui.input_mut(|input| {
         if input.consume_key(Modifiers::COMMAND, Key::O) {
             actions.push(LibraryAction::Upload(UploadSource::Pick));
@@ -80,7 +119,7 @@ pub fn upload_keys_ui(ui: &Ui, state: &LibraryState) -> Vec<LibraryAction> {
         let mut pasted_text = false;
         input.events.retain(|event| match event {
             egui::Event::PasteImage(image) => {
-                actions.push(LibraryAction::Upload(UploadSource::Image(image.clone())));
+                pictures.push(image.clone());
                 false
             }
             egui::Event::Paste(text) => {
@@ -96,6 +135,9 @@ pub fn upload_keys_ui(ui: &Ui, state: &LibraryState) -> Vec<LibraryAction> {
             actions.push(LibraryAction::PastedTextIsNoFile);
         }
     });
+    for picture in pictures {
+        state.pasted.encode(picture);
+    }
     actions
 }
 

@@ -327,6 +327,8 @@ pub struct LibraryState {
     /// The panes of the last layout, and the Library's width then.
     pub panes: layout::PaneLayout,
     pub library_width_pt: f32,
+    /// Pictures pasted with Ctrl+V, being encoded before their upload.
+    pub pasted: add_files::PastedPictures,
 }
 
 impl Default for LibraryState {
@@ -373,6 +375,7 @@ impl Default for LibraryState {
             drawer: None,
             panes: layout::PaneLayout::default(),
             library_width_pt: 0.0,
+            pasted: add_files::PastedPictures::default(),
         }
     }
 }
@@ -1558,6 +1561,11 @@ pub fn library_ui(
     }
     actions.extend(add_files::upload_keys_ui(ui, state).into_iter().map(wrap));
     actions.extend(layout::drawer_keys_ui(ui, state).map(wrap));
+    actions.extend(state.pasted.poll());
+    if state.pasted.is_busy() {
+        ui.ctx()
+            .request_repaint_after(std::time::Duration::from_millis(50));
+    }
 
     let pane_frame = |margin: egui::Margin| {
         egui::Frame::new()
