@@ -934,3 +934,327 @@ fn a_picture_too_large_to_decode_uploads_and_its_details_say_why_it_has_no_previ
         "the placeholder thumbnail decodes"
     );
 }
+
+/// Every "Upload…" control (the toolbar's, the empty state's) opens the same dialog.
+fn click_upload(harness: &mut Harness<'static, StudioApp>) {
+    harness
+        .query_all_by_role_and_label(Role::Button, "Upload…")
+        .next()
+        .expect("an Upload… button")
+        .click();
+    harness.step();
+}
+
+#[test]
+fn upload_opens_the_path_prompt_without_a_file_dialog_and_the_typed_photo_appears() {
+    // SAFETY: set before the studio starts any thread that reads the environment; the
+    // other tests in this binary open no file dialog, and want none.
+    unsafe { std::env::set_var(framewright::ui::dialogs::NO_FILE_DIALOGS_ENV, "1") };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    open_library(&mut harness);
+    hide_jobs_tray(&mut harness);
+
+    // The empty Uploaded section says how to add files, and no filter is blamed.
+    click_sidebar(&mut harness, "Uploaded");
+    settle(&mut harness, "the uploaded section");
+    assert!(harness.query_by_label("Nothing uploaded yet").is_some());
+    assert!(harness.query_by_label("or drop files here").is_some());
+    assert!(
+        harness
+            .query_by_label_contains("Nothing matches the current filters")
+            .is_none()
+    );
+    assert_eq!(
+        harness
+            .query_all_by_role_and_label(Role::Button, "Upload…")
+            .count(),
+        2,
+        "the toolbar's button and the empty state's"
+    );
+    harness.check_accessibility();
+
+    // Ctrl+O asks for files too (the prompt, as no dialog can open here); Cancel closes it.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    step_until(&mut harness, "the path prompt from Ctrl+O", |h| {
+        h.state().path_prompt_open()
+    });
+    harness.step();
+    harness
+        .get_by_role_and_label(Role::Button, "Cancel")
+        .click();
+    step_until(&mut harness, "the prompt to close", |h| {
+        !h.state().path_prompt_open()
+    });
+
+    click_upload(&mut harness);
+    step_until(&mut harness, "the path prompt", |h| {
+        h.state().path_prompt_open()
+    });
+    let toast = harness.state().toast_texts().join("\n");
+    assert!(toast.contains("drag and drop the files"), "{toast}");
+    let photo = support::fixture_photo("rocket.jpg");
+    harness.get_by_label("Path").click();
+    harness.step();
+    harness
+        .get_by_label("Path")
+        .type_text(&photo.display().to_string());
+    harness.step();
+    harness.get_by_label("Use path").click();
+    step_until(&mut harness, "the typed photo in the Uploaded grid", |h| {
+        !h.state().path_prompt_open() && h.state().library_settled() && h.state().library_len() == 1
+    });
+    let item = harness.state().library_items().remove(0);
+    assert!(
+        item.display_name().contains("rocket"),
+        "the uploaded item is the typed file, got {:?}",
+        item.display_name()
+    );
+    harness.check_accessibility();
+
+    // A right-click on the grid's empty space (below the last row) offers Upload… too.
+    let viewport = harness.state().library().grid_viewport;
+    let spot = viewport.center_bottom() - egui::vec2(0.0, 24.0);
+    harness.hover_at(spot);
+    for pressed in [true, false] {
+        harness.event(egui::Event::PointerButton {
+            pos: spot,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+    step_until(&mut harness, "the empty-space menu", |h| {
+        h.query_all_by_role_and_label(Role::Button, "Upload…")
+            .count()
+            == 2
+    });
+    harness
+        .query_all_by_role_and_label(Role::Button, "Upload…")
+        .last()
+        .expect("the menu's Upload…")
+        .click();
+    step_until(&mut harness, "the path prompt from the menu", |h| {
+        h.state().path_prompt_open()
+    });
+}
+
+#[test]
+fn ctrl_v_of_a_file_uri_uploads_the_file_and_plain_text_uploads_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    open_library(&mut harness);
+    let before = harness.state().library_item_ids();
+
+    // Text that names no file: nothing is sent, and a toast says why.
+    harness.event(egui::Event::Paste("a quiet harbour at dawn".into()));
+    harness.step();
+    assert!(harness.state().library_transfers().is_empty());
+    assert!(
+        harness
+            .state()
+            .toast_texts()
+            .iter()
+            .any(|t| t.starts_with("Nothing to upload: the clipboard holds text")),
+        "{:?}",
+        harness.state().toast_texts()
+    );
+
+    // A file manager's copy: a verb line, then the file's URI.
+    let photo = support::fixture_photo("chelsea.png");
+    harness.event(egui::Event::Paste(format!(
+        "copy\nfile://{}",
+        photo.display().to_string().replace(' ', "%20")
+    )));
+    harness.step();
+    assert_eq!(harness.state().library_transfers().len(), 1, "one upload");
+    step_until(&mut harness, "the pasted file in the grid", |h| {
+        h.state().library_settled() && h.state().library_len() == before.len() + 1
+    });
+    let item = harness
+        .state()
+        .library_items()
+        .into_iter()
+        .find(|i| !before.contains(&i.id))
+        .expect("the new item");
+    assert!(item.display_name().contains("chelsea"), "{item:?}");
+}
+
+#[test]
+fn a_pasted_picture_uploads_as_a_png_named_by_the_time() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    open_library(&mut harness);
+    let before = harness.state().library_item_ids();
+    let pixels = egui::ColorImage::new([32, 24], vec![egui::Color32::from_rgb(200, 90, 40); 768]);
+    harness.event(egui::Event::PasteImage(Arc::new(pixels)));
+    harness.step();
+    step_until(&mut harness, "the pasted picture in the grid", |h| {
+        h.state().library_settled() && h.state().library_len() == before.len() + 1
+    });
+    let item = harness
+        .state()
+        .library_items()
+        .into_iter()
+        .find(|i| !before.contains(&i.id))
+        .expect("the new item");
+    assert!(
+        item.display_name().starts_with("Pasted image 20"),
+        "named by the time: {:?}",
+        item.display_name()
+    );
+    assert_eq!((item.width, item.height), (Some(32), Some(24)));
+}
+
+#[test]
+fn filters_that_hide_everything_say_so_and_clear_filters_shows_the_items_again() {
+    let (_dir, mut harness) = library_with(3);
+    let all = harness.state().library_len();
+    assert!(all >= 3);
+    harness.get_by_role_and_label(Role::Button, "Audio").click();
+    harness.step();
+    settle(&mut harness, "the audio filter");
+    assert_eq!(harness.state().library_len(), 0);
+    assert!(
+        harness
+            .query_by_label("Nothing matches the current filters")
+            .is_some()
+    );
+    harness.check_accessibility();
+    harness
+        .get_by_role_and_label(Role::Button, "Clear filters")
+        .click();
+    harness.step();
+    settle(&mut harness, "everything again");
+    assert_eq!(harness.state().library_len(), all);
+}
+
+#[test]
+fn the_trash_empty_state_offers_no_upload() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    open_library(&mut harness);
+    click_sidebar(&mut harness, "Trash");
+    settle(&mut harness, "the empty trash");
+    assert!(harness.query_by_label("Trash is empty").is_some());
+    assert!(harness.query_by_label("Upload…").is_none());
+}
+
+#[test]
+fn a_narrow_window_with_the_tray_open_collapses_the_panes_before_the_grid_loses_columns() {
+    use framewright::ui::library::layout::{Drawer, Pane};
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        let mut harness = studio(&dir, View::Create);
+        seed(&harness, 12);
+        open_library(&mut harness);
+        harness.set_size(egui::vec2(1024.0, 700.0));
+        harness.step();
+        harness.step();
+        if harness.query_by_label("Hide job tray").is_none() {
+            harness.get_by_label("Show job tray").click();
+        }
+        for _ in 0..4 {
+            harness.step();
+        }
+        assert!(
+            harness.query_by_label("Hide job tray").is_some(),
+            "the tray is open"
+        );
+        let library = harness.state().library();
+        assert!(
+            library.columns >= 3,
+            "the grid keeps three columns: {} at {:?}",
+            library.columns,
+            library.panes
+        );
+        assert_eq!(library.panes.detail, Pane::Strip);
+        assert_eq!(library.panes.sidebar, Pane::Strip);
+        assert!(
+            library.detail_open && library.sidebar_open,
+            "collapsed for room, not by choice"
+        );
+        // The footer's hints are shortened by whole words, never cut.
+        let hints = framewright::ui::library::footer::hint_variants(library);
+        let shown = hints
+            .iter()
+            .find(|hint| harness.query_by_label(hint).is_some());
+        assert!(
+            shown.is_some() || harness.query_by_label("Shortcuts").is_some(),
+            "one of {hints:?} or Shortcuts in the footer"
+        );
+        // The sections stay one click away on the strip.
+        click_sidebar(&mut harness, "Favourites");
+        assert_eq!(
+            harness.state().library_place(),
+            Place::Section(Section::Favourites)
+        );
+        click_sidebar(&mut harness, "All media");
+        settle(&mut harness, "all media");
+
+        // The collapsed details open as a drawer over the grid, and close again.
+        let columns = harness.state().library().columns;
+        harness
+            .get_by_role_and_label(Role::Button, "Show details")
+            .click();
+        for _ in 0..4 {
+            harness.step();
+        }
+        assert_eq!(harness.state().library().drawer, Some(Drawer::Detail));
+        assert!(harness.query_by_label("Nothing selected").is_some());
+        assert_eq!(harness.state().library().columns, columns, "over the grid");
+        harness.check_accessibility();
+        harness
+            .get_by_role_and_label(Role::Button, "Hide details")
+            .click();
+        harness.step();
+        assert_eq!(harness.state().library().drawer, None);
+        // Esc closes a drawer before it touches the selection.
+        let first = harness.state().library_item_ids()[0].clone();
+        click_tile(&mut harness, &first, egui::Modifiers::NONE);
+        harness
+            .get_by_role_and_label(Role::Button, "Show details")
+            .click();
+        harness.step();
+        harness.key_press(egui::Key::Escape);
+        harness.step();
+        assert_eq!(harness.state().library().drawer, None);
+        assert_eq!(harness.state().library_selection(), vec![first]);
+
+        // Wide again, the panes dock by themselves; hiding the sidebar is a choice.
+        harness.get_by_label("Hide job tray").click();
+        harness.step();
+        harness.set_size(egui::vec2(1440.0, 900.0));
+        for _ in 0..3 {
+            harness.step();
+        }
+        let library = harness.state().library();
+        assert_eq!(
+            (library.panes.sidebar, library.panes.detail),
+            (Pane::Docked, Pane::Docked),
+            "at {} pt",
+            library.library_width_pt
+        );
+        harness
+            .get_by_role_and_label(Role::Button, "Hide sidebar")
+            .click();
+        for _ in 0..3 {
+            harness.step();
+        }
+        assert_eq!(harness.state().library().panes.sidebar, Pane::Strip);
+    }
+
+    // Remembered across a restart; "Show sidebar" brings it back where it fits.
+    let mut harness = studio(&dir, View::Create);
+    open_library(&mut harness);
+    hide_jobs_tray(&mut harness);
+    assert!(!harness.state().library().sidebar_open);
+    assert_eq!(harness.state().library().panes.sidebar, Pane::Strip);
+    harness
+        .get_by_role_and_label(Role::Button, "Show sidebar")
+        .click();
+    harness.step();
+    harness.step();
+    assert!(harness.state().library().sidebar_open);
+    assert_eq!(harness.state().library().panes.sidebar, Pane::Docked);
+}

@@ -690,11 +690,7 @@ impl StudioApp {
             }
             Action::Docs(action) => self.apply_docs(ctx, action),
             Action::Projects(action) => self.apply_projects(ctx, action),
-            Action::Library(action) => {
-                for follow_up in self.library.apply(action) {
-                    self.apply(ctx, follow_up);
-                }
-            }
+            Action::Library(action) => self.apply_library(ctx, action),
             Action::Toast(kind, text) => self.toasts.push(kind, text),
             Action::ToastWithAction {
                 kind,
@@ -888,12 +884,7 @@ impl StudioApp {
                     self.apply(ctx, action);
                 }
             } else if library {
-                // Into the project the Library shows, else the one Create uses.
-                let project = (self.library.project_filter.clone())
-                    .or_else(|| self.create.form.project_id.clone());
-                for action in self.library.upload_paths(dropped, project) {
-                    self.apply(ctx, action);
-                }
+                self.upload_to_library(ctx, dropped);
             } else {
                 self.view = View::Create;
                 for action in self.create.add_source_files(dropped) {

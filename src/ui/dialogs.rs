@@ -54,6 +54,8 @@ pub enum DialogKind {
     SaveImage { url: String },
     /// Library "Save to folder…": download these items into a folder.
     DownloadFolder { items: Vec<DownloadItem> },
+    /// Library "Upload…": images and videos to upload.
+    LibraryFiles,
 }
 
 impl DialogKind {
@@ -65,6 +67,7 @@ impl DialogKind {
             DialogKind::ChatImages => "Attach images to your message",
             DialogKind::SaveImage { .. } => "Save image",
             DialogKind::DownloadFolder { .. } => "Save to folder",
+            DialogKind::LibraryFiles => "Upload to the library",
         }
     }
 
@@ -84,6 +87,9 @@ impl DialogKind {
             }
             DialogKind::SaveImage { .. } => "Type the path to save to instead.",
             DialogKind::DownloadFolder { .. } => "Type the folder to save to instead.",
+            DialogKind::LibraryFiles => {
+                "Type a path instead, or drag and drop the files onto the window."
+            }
         }
     }
 
@@ -373,6 +379,21 @@ fn run_dialog(kind: &DialogKind) -> Answer {
             .into_iter()
             .collect(),
         DialogKind::DownloadFolder { .. } => dialog.pick_folder().into_iter().collect(),
+        DialogKind::LibraryFiles => {
+            let media: Vec<&str> = IMAGE_EXTENSIONS
+                .iter()
+                .chain(VIDEO_EXTENSIONS.iter())
+                .copied()
+                .collect();
+            let dialog = dialog
+                .add_filter("Images and videos", &media)
+                .add_filter("Images", &IMAGE_EXTENSIONS)
+                .add_filter("Videos", &VIDEO_EXTENSIONS);
+            match dialog.pick_files() {
+                Some(paths) => paths,
+                None => return Err("the file dialog failed to open".to_owned()),
+            }
+        }
     })
 }
 

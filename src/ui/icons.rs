@@ -39,6 +39,8 @@ pub enum Icon {
     Chat,
     Eye,
     Paperclip,
+    /// An "i" in a circle: details about the selection.
+    Info,
 }
 
 pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
@@ -373,6 +375,11 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
             ));
             painter.line_segment([p(-0.5, -0.3), p(0.5, -0.3)], stroke);
             painter.line_segment([p(-0.5, 0.05), p(0.2, 0.05)], stroke);
+        }
+        Icon::Info => {
+            painter.circle_stroke(c, s * 0.42, stroke);
+            painter.circle_filled(p(0.0, -0.38), w * 0.9, color);
+            painter.line_segment([p(0.0, -0.12), p(0.0, 0.45)], Stroke::new(w * 1.2, color));
         }
         Icon::Eye => {
             // An almond outline with the iris.

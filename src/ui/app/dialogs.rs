@@ -43,6 +43,7 @@ impl StudioApp {
                         }
                     }
                 }
+                DialogKind::LibraryFiles => self.upload_to_library(ctx, paths),
             },
             // The path prompt says it (once) with the reason under Details; the dialog
             // module logged the reason.

@@ -1,14 +1,66 @@
-//! The shell's share of the Library: its read-only accessors (tests), and the thumbnail
+//! The shell's share of the Library: uploads (the file dialog, pasted pixels saved as a
+//! PNG, the project to upload into), its read-only accessors (tests), and the thumbnail
 //! pipeline it feeds (started with the app, fed from the grid's wishes each frame, its queue
 //! trimmed to what is on screen).
 
 use super::StudioApp;
 use crate::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority};
 use crate::session::Session;
-use crate::ui::library::{self, LibraryState, Place};
+use crate::ui::dialogs::DialogKind;
+use crate::ui::library::add_files::UploadSource;
+use crate::ui::library::{self, LibraryAction, LibraryState, Place};
 use crate::ui::model::View;
+use crate::ui::toasts::ToastKind;
+use std::path::{Path, PathBuf};
+
+/// Pasted pictures are kept this long for their upload, then swept at the next paste.
+const PASTED_KEEP_SECS: u64 = 24 * 60 * 60;
 
 impl StudioApp {
+    /// A Library action: uploads are the shell's (dialogs, the clipboard's pixels, the
+    /// project); the rest is the Library's own.
+    pub(super) fn apply_library(&mut self, ctx: &egui::Context, action: LibraryAction) {
+        match action {
+            LibraryAction::Upload(UploadSource::Pick) => {
+                self.dialogs.open(DialogKind::LibraryFiles);
+            }
+            LibraryAction::Upload(UploadSource::Paths(paths)) => {
+                self.upload_to_library(ctx, paths);
+            }
+            LibraryAction::Upload(UploadSource::PastedPng(bytes)) => {
+                let folder = self.session.paths().cache_dir.join("pasted");
+                match save_pasted_png(&bytes, &folder) {
+                    Ok(path) => self.upload_to_library(ctx, vec![path]),
+                    Err(error) => {
+                        tracing::warn!("pasted image not saved for upload: {error}");
+                        self.toasts.push(
+                            ToastKind::Error,
+                            format!(
+                                "The pasted image could not be saved for upload ({error}). \
+                                 Save it as a file and use Upload… instead."
+                            ),
+                        );
+                    }
+                }
+            }
+            action => {
+                for follow_up in self.library.apply(action) {
+                    self.apply(ctx, follow_up);
+                }
+            }
+        }
+    }
+
+    /// Upload files (dropped, picked, typed or pasted) into the open folder and the project
+    /// the Library shows, else the one Create uses.
+    pub(super) fn upload_to_library(&mut self, ctx: &egui::Context, paths: Vec<PathBuf>) {
+        let project =
+            (self.library.project_filter.clone()).or_else(|| self.create.form.project_id.clone());
+        for action in self.library.upload_paths(paths, project) {
+            self.apply(ctx, action);
+        }
+    }
+
     /// The Library's state (tests: selection, layout, place).
     pub fn library(&self) -> &LibraryState {
         &self.library
@@ -154,5 +206,60 @@ pub(super) fn start_thumbnails(
             tracing::warn!("library thumbnails disabled: {error}");
             None
         }
+    }
+}
+
+/// Writes a pasted picture's PNG to `folder/<time>/Pasted image YYYY-MM-DD HH.MM.png`
+/// (its own sub-folder, so two pastes in a minute keep their names and files) and sweeps
+/// pastes older than a day. The file name becomes the item's name in the library.
+fn save_pasted_png(png: &[u8], folder: &Path) -> Result<PathBuf, String> {
+    sweep_old_pastes(folder);
+    let now = chrono::Local::now();
+    let unique = folder.join(now.format("%Y%m%d-%H%M%S%.3f").to_string());
+    std::fs::create_dir_all(&unique).map_err(|e| e.to_string())?;
+    let path = unique.join(format!("Pasted image {}.png", now.format("%Y-%m-%d %H.%M")));
+    std::fs::write(&path, png).map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+fn sweep_old_pastes(folder: &Path) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age.as_secs() > PASTED_KEEP_SECS);
+        if old && let Err(error) = std::fs::remove_dir_all(entry.path()) {
+            tracing::debug!("old paste {} not removed: {error}", entry.path().display());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pasted_image_is_saved_as_a_png_named_by_the_time() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let image = egui::ColorImage::new([3, 2], vec![egui::Color32::RED; 6]);
+        let png = crate::ui::chat::state::encode_png(&image).expect("encoded");
+        let first = save_pasted_png(&png, dir.path()).expect("saved");
+        let second = save_pasted_png(&png, dir.path()).expect("saved again");
+        assert_ne!(first, second, "two pastes keep two files");
+        let name = first
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        assert!(
+            name.starts_with("Pasted image 20") && name.ends_with(".png"),
+            "{name}"
+        );
+        let decoded = image::open(&first).expect("a PNG");
+        assert_eq!((decoded.width(), decoded.height()), (3, 2));
     }
 }

@@ -1078,7 +1078,9 @@ pub fn build_request(
     }
 }
 
-fn encode_png(image: &egui::ColorImage) -> Result<Vec<u8>, String> {
+/// Pasted pixels as PNG bytes (fast compression: a paste is waited for); the Library's
+/// pastes use it too.
+pub(crate) fn encode_png(image: &egui::ColorImage) -> Result<Vec<u8>, String> {
     use image::ImageEncoder as _;
     let [width, height] = image.size;
     let rgba: Vec<u8> = image

@@ -8,23 +8,67 @@ use crate::ui::format;
 use crate::ui::tokens;
 use egui::{RichText, Ui};
 
+/// Room kept between the counts and the hints.
+const GAP_PT: f32 = 24.0;
+/// The hints' last resort: one word whose tooltip lists them all.
+const SHORTCUTS: &str = "Shortcuts";
+
 pub fn footer_ui(ui: &mut Ui, state: &LibraryState) {
+    let small = |text: &str| {
+        RichText::new(text)
+            .size(12.0)
+            .color(tokens::palette().text_faint)
+    };
+    let font = egui::FontId::proportional(12.0);
+    let painter = ui.painter().clone();
+    let width_of = |text: &str| {
+        painter
+            .layout_no_wrap(text.to_owned(), font.clone(), egui::Color32::WHITE)
+            .size()
+            .x
+    };
+    // Whole words only: the counts drop their last parts, the hints shorten, and in the
+    // end the hints become one word with a tooltip. The counts come first.
+    let available = ui.available_width();
+    let shortcuts_w = width_of(SHORTCUTS) + GAP_PT;
+    let parts = counts(state);
+    let counts_text = (1..=parts.len())
+        .rev()
+        .map(|n| counts_prefix(&parts, n))
+        .find(|text| width_of(text) + shortcuts_w <= available)
+        .unwrap_or_default();
+    let room = available - width_of(&counts_text) - GAP_PT;
+    let variants = hint_variants(state);
+    let hint = variants.iter().find(|text| width_of(text) <= room);
     ui.horizontal_centered(|ui| {
         ui.spacing_mut().item_spacing.x = tokens::SPACE_S;
-        let small = |text: String| {
-            RichText::new(text)
-                .size(12.0)
-                .color(tokens::palette().text_faint)
-        };
-        let counts = counts(state).join("  ");
-        ui.add(egui::Label::new(small(counts)).truncate());
-        // The hints only where they fit beside the counts; the counts come first.
-        if ui.available_width() > 220.0 {
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                ui.add(egui::Label::new(small(hints(state).to_owned())).truncate());
-            });
-        }
+        ui.label(small(&counts_text));
+        ui.with_layout(
+            egui::Layout::right_to_left(egui::Align::Center),
+            |ui| match hint {
+                Some(text) => {
+                    let label = ui.add(egui::Label::new(small(text)).sense(egui::Sense::hover()));
+                    if *text != variants[0] {
+                        label.on_hover_text(variants[0]);
+                    }
+                }
+                None if room >= width_of(SHORTCUTS) => {
+                    ui.add(egui::Label::new(small(SHORTCUTS)).sense(egui::Sense::hover()))
+                        .on_hover_text(variants[0]);
+                }
+                None => {}
+            },
+        );
     });
+}
+
+/// The first `n` parts of the counts, without a dangling separator.
+fn counts_prefix(parts: &[String], n: usize) -> String {
+    let mut shown: Vec<&str> = parts.iter().take(n).map(String::as_str).collect();
+    while shown.last() == Some(&"·") {
+        shown.pop();
+    }
+    shown.join("  ")
 }
 
 /// The footer's counts, as separate parts joined by dots.
@@ -82,10 +126,20 @@ pub fn counts(state: &LibraryState) -> Vec<String> {
     vec![text]
 }
 
-pub fn hints(state: &LibraryState) -> &'static str {
+/// The keys that work here, longest first; each shorter one keeps whole words.
+pub fn hint_variants(state: &LibraryState) -> [&'static str; 3] {
     if state.in_trash() {
-        "Click, Ctrl+click, Shift+click to select · Del delete forever · R restore"
+        [
+            "Click, Ctrl+click, Shift+click to select · Del delete forever · R restore",
+            "Del delete forever · R restore",
+            "Del · R",
+        ]
     } else {
-        "Click, Ctrl+click, Shift+click to select · Enter open · Del trash · F favourite"
+        [
+            "Click, Ctrl+click, Shift+click to select · Enter open · Del trash · F favourite \
+             · Ctrl+O upload",
+            "Enter open · Del trash · F favourite",
+            "Enter · Del · F",
+        ]
     }
 }

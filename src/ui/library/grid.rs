@@ -43,6 +43,18 @@ impl GridGeometry {
     }
 }
 
+/// The tile size the grid asks for in `width`: the person's, made smaller (down to
+/// `THUMB_MIN_PX`) when that keeps `GRID_MIN_COLUMNS` columns. Tiles bigger than the
+/// default are a choice for fewer columns and stay as chosen.
+pub fn wanted_tile_px(width: f32, thumb_px: f32) -> f32 {
+    if thumb_px > super::THUMB_DEFAULT_PX {
+        return thumb_px;
+    }
+    let columns = super::layout::GRID_MIN_COLUMNS as f32;
+    let fits = (width - (columns - 1.0) * tokens::GRID_GAP) / columns;
+    thumb_px.min(fits.max(super::THUMB_MIN_PX))
+}
+
 /// Texture size bucket for a tile side, so dragging the size slider does not refetch.
 fn thumb_request_px(tile: f32, pixels_per_point: f32) -> u32 {
     if tile * pixels_per_point <= 256.0 {
@@ -63,7 +75,7 @@ pub fn grid_ui(
 
     if len == 0 {
         state.visible = 0..0;
-        empty_ui(ui, state);
+        actions.extend(empty_ui(ui, state).into_iter().map(Action::Library));
         return actions;
     }
 
@@ -71,10 +83,8 @@ pub fn grid_ui(
     keyboard_ui(ui, state, &mut keys);
     actions.extend(keys.into_iter().map(Action::Library));
 
-    let geometry = GridGeometry::new(
-        ui.available_width() - tokens::SCROLLBAR_ALLOWANCE,
-        state.thumb_px,
-    );
+    let width = ui.available_width() - tokens::SCROLLBAR_ALLOWANCE;
+    let geometry = GridGeometry::new(width, wanted_tile_px(width, state.thumb_px));
     state.columns = geometry.columns;
     let rows = geometry.rows(len);
     let row_h = geometry.row_height();
@@ -89,6 +99,20 @@ pub fn grid_ui(
     }
     let scroll_to_focus = std::mem::take(&mut state.scroll_to_focus);
     let drag_active = egui::DragAndDrop::has_payload_of_type::<DraggedMedia>(ui.ctx());
+
+    // Right-click on the grid's empty space (below the last row too) offers Upload…; the
+    // tiles, added later, take the clicks on themselves.
+    let background = ui.interact(
+        ui.available_rect_before_wrap(),
+        ui.scope_id().with("library_grid_background"),
+        // Not focusable: Tab goes to the tiles, not to the space between them.
+        Sense::CLICK,
+    );
+    background.context_menu(|ui| {
+        let mut menu = Vec::new();
+        super::add_files::empty_space_menu_ui(ui, &mut menu);
+        actions.extend(menu.into_iter().map(Action::Library));
+    });
 
     let output = scroll.show_viewport(ui, |ui, viewport| {
         let total_h = (rows as f32 * row_h - geometry.gap).max(0.0);
@@ -525,50 +549,130 @@ fn keyboard_ui(ui: &mut Ui, state: &LibraryState, actions: &mut Vec<LibraryActio
     });
 }
 
-fn empty_ui(ui: &mut Ui, state: &LibraryState) {
-    let (title, body): (&str, &str) = if !state.items.first_page_done() {
-        ("Loading the library…", "")
-    } else if let Some(error) = state.items.error() {
-        (
+/// What an empty grid says, and what it offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EmptyOffer {
+    Nothing,
+    /// *Upload…* and "or drop files here".
+    Upload,
+    /// Filters hide what is there.
+    ClearFilters,
+}
+
+/// The empty grid's words: title, body, icon and what it offers.
+fn empty_words(state: &LibraryState) -> (String, String, Icon, EmptyOffer) {
+    use super::Place;
+    use crate::api::media::MediaTypeFilter;
+    let words = |title: &str, body: &str, icon: Icon, offer: EmptyOffer| {
+        (title.to_owned(), body.to_owned(), icon, offer)
+    };
+    if !state.items.first_page_done() {
+        return words(
+            "Loading the library…",
+            "",
+            Icon::Library,
+            EmptyOffer::Nothing,
+        );
+    }
+    if let Some(error) = state.items.error() {
+        let body = crate::ui::offline::human_error(error);
+        return words(
             "The library could not be loaded",
-            &*crate::ui::offline::human_error(error),
-        )
-    } else if !state.applied_search.trim().is_empty() {
-        (
-            "Nothing matches your search",
-            "Try other words, or clear the search.",
-        )
-    } else if state.current_folder().is_some() || matches!(state.place, super::Place::Folder(_)) {
-        (
+            &body,
+            Icon::Warning,
+            EmptyOffer::Nothing,
+        );
+    }
+    let searching = !state.applied_search.trim().is_empty();
+    // A type filter over an empty library hides nothing: say how to add files instead.
+    let library_empty = state.stats.value.as_ref().and_then(|s| s.total) == Some(0);
+    if searching || (state.type_filter != MediaTypeFilter::All && !library_empty) {
+        let kind = match state.type_filter {
+            MediaTypeFilter::Image => "images",
+            MediaTypeFilter::Video => "videos",
+            MediaTypeFilter::Audio => "audio",
+            MediaTypeFilter::All => "items",
+        };
+        let body = if searching {
+            format!("No {kind} here match your search. Try other words, or clear the filters.")
+        } else {
+            format!("No {kind} here; the type filter hides everything else.")
+        };
+        return words(
+            "Nothing matches the current filters",
+            &body,
+            Icon::Library,
+            EmptyOffer::ClearFilters,
+        );
+    }
+    match &state.place {
+        Place::Folder(_) => words(
             "This folder is empty",
-            "Select items and use “Add to folder…”, drag them onto the folder, or drop files here.",
-        )
-    } else if state.place == super::Place::Section(Section::Trash) {
-        (
+            "Add items with “Add to folder…” or by dragging tiles onto the folder, or \
+             upload files into it.",
+            Icon::Folder,
+            EmptyOffer::Upload,
+        ),
+        Place::Section(Section::Trash) => words(
             "Trash is empty",
             "Items you move to the trash wait here for 30 days, then are deleted for good. \
              Until then you can restore them.",
-        )
-    } else if state.place == super::Place::Section(Section::Favourites) {
-        (
+            Icon::Trash,
+            EmptyOffer::Nothing,
+        ),
+        Place::Section(Section::Favourites) => words(
             "No favourites yet",
-            "Select an item and press F to star it.",
-        )
-    } else if state.project_filter.is_some() && state.place == super::Place::Section(Section::All) {
-        (
+            "Select an item and press F to star it. To add new files to the library, \
+             upload them.",
+            Icon::Star,
+            EmptyOffer::Upload,
+        ),
+        Place::Section(Section::Ai) => words(
+            "Nothing generated yet",
+            "Images and videos you generate in Create appear here.",
+            Icon::Create,
+            EmptyOffer::Nothing,
+        ),
+        Place::Section(Section::Edited) => words(
+            "Nothing edited yet",
+            "Edits you make in Create (image edit, video edit, trim) appear here.",
+            Icon::Edit,
+            EmptyOffer::Nothing,
+        ),
+        Place::Section(Section::Uploaded) => words(
+            "Nothing uploaded yet",
+            "Add your own images and videos to use them in Create and keep them here.",
+            Icon::Upload,
+            EmptyOffer::Upload,
+        ),
+        Place::Section(Section::All) if state.project_filter.is_some() => words(
             "Nothing in this project yet",
-            "Generate into it from Create, or choose “All projects” above the sections.",
-        )
-    } else if state.type_filter != crate::api::media::MediaTypeFilter::All
-        || state.place != super::Place::Section(Section::All)
-    {
-        (
-            "Nothing here yet",
-            "Nothing in this section matches the current filters.",
-        )
-    } else {
-        ("No media yet — generate in Create or drop files here", "")
-    };
+            "Generate into it from Create, upload files into it, or choose “All \
+             projects” above the sections.",
+            Icon::Library,
+            EmptyOffer::Upload,
+        ),
+        Place::Section(Section::All) => words(
+            "No media yet",
+            "Generate in Create, or add your own images and videos.",
+            Icon::Library,
+            EmptyOffer::Upload,
+        ),
+    }
+}
+
+fn empty_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
+    let mut actions = Vec::new();
+    let (title, body, icon, offer) = empty_words(state);
+    // The whole empty area answers a right-click with the upload menu, as the grid does.
+    let area = ui.interact(
+        ui.available_rect_before_wrap(),
+        ui.scope_id().with("library_empty_area"),
+        Sense::CLICK,
+    );
+    if offer == EmptyOffer::Upload {
+        area.context_menu(|ui| super::add_files::empty_space_menu_ui(ui, &mut actions));
+    }
     ui.add_space((ui.available_height() * 0.3).max(tokens::SPACE_XL));
     ui.vertical_centered(|ui| {
         ui.set_max_width(460.0);
@@ -579,7 +683,7 @@ fn empty_ui(ui: &mut Ui, state: &LibraryState) {
                     .color(tokens::palette().text_faint),
             );
         } else {
-            crate::ui::icons::icon_ui(ui, Icon::Library, 44.0, tokens::palette().text_faint);
+            crate::ui::icons::icon_ui(ui, icon, 44.0, tokens::palette().text_faint);
         }
         ui.add_space(tokens::SPACE_S);
         ui.label(
@@ -592,7 +696,24 @@ fn empty_ui(ui: &mut Ui, state: &LibraryState) {
             ui.add_space(tokens::SPACE_XS);
             ui.label(egui::RichText::new(body).color(tokens::palette().text_muted));
         }
+        match offer {
+            EmptyOffer::Nothing => {}
+            EmptyOffer::Upload => {
+                ui.add_space(tokens::SPACE_M);
+                super::add_files::upload_call_to_action_ui(ui, &mut actions);
+            }
+            EmptyOffer::ClearFilters => {
+                ui.add_space(tokens::SPACE_M);
+                if ui
+                    .add(crate::ui::widgets::secondary_button("Clear filters"))
+                    .clicked()
+                {
+                    actions.push(LibraryAction::ClearFilters);
+                }
+            }
+        }
     });
+    actions
 }
 
 /// Top-left of a tile (benchmarks and tests use the same geometry as the grid).

@@ -1,5 +1,5 @@
-//! What the Library remembers across restarts: the section or folder it showed, the sort
-//! and the thumbnail size. Stored as `UiMemory.panels["library"]` by the shell; this module
+//! What the Library remembers across restarts: the section or folder it showed, the sort,
+//! the thumbnail size and whether the person hid the sidebar or the detail pane. Stored as `UiMemory.panels["library"]` by the shell; this module
 //! only converts to and from that value and says when it changed.
 
 use super::{LibraryState, Place, Section, THUMB_DEFAULT_PX, THUMB_MAX_PX, THUMB_MIN_PX};
@@ -19,6 +19,9 @@ pub struct LibraryMemory {
     /// `created_desc`, `created_asc`, `name_asc`, `name_desc`.
     pub sort: String,
     pub thumb_px: f32,
+    /// The person's choice; the pane still collapses where the grid needs the room.
+    pub sidebar_open: bool,
+    pub detail_open: bool,
 }
 
 impl Default for LibraryMemory {
@@ -28,6 +31,8 @@ impl Default for LibraryMemory {
             folder_id: None,
             sort: sort_key(MediaSort::CreatedDesc).to_owned(),
             thumb_px: THUMB_DEFAULT_PX,
+            sidebar_open: true,
+            detail_open: true,
         }
     }
 }
@@ -91,6 +96,8 @@ impl LibraryState {
             folder_id,
             sort: sort_key(self.sort).to_owned(),
             thumb_px: self.thumb_px,
+            sidebar_open: self.sidebar_open,
+            detail_open: self.detail_open,
         }
     }
 
@@ -120,6 +127,8 @@ impl LibraryState {
         } else {
             THUMB_DEFAULT_PX
         };
+        self.sidebar_open = memory.sidebar_open;
+        self.detail_open = memory.detail_open;
     }
 
     /// The value to write when what is remembered changed, else `None`. The shell calls
@@ -163,6 +172,7 @@ mod tests {
             place: Place::Folder("f1".into()),
             sort: MediaSort::NameAsc,
             thumb_px: 240.0,
+            detail_open: false,
             ..Default::default()
         };
         let value = state.memory_to_write(true).expect("changed from nothing");
@@ -173,6 +183,7 @@ mod tests {
         assert_eq!(restored.place, Place::Folder("f1".into()));
         assert_eq!(restored.sort, MediaSort::NameAsc);
         assert_eq!(restored.thumb_px, 240.0);
+        assert!(!restored.detail_open && restored.sidebar_open);
         assert!(restored.memory_to_write(true).is_none(), "nothing new");
 
         let odd = serde_json::json!({"section": "nowhere", "sort": "?", "thumb_px": 9999.0});
@@ -181,6 +192,10 @@ mod tests {
         assert_eq!(fallback.place, Place::Section(Section::All));
         assert_eq!(fallback.sort, MediaSort::CreatedDesc);
         assert_eq!(fallback.thumb_px, THUMB_MAX_PX);
+        assert!(
+            fallback.sidebar_open && fallback.detail_open,
+            "shown unless hidden"
+        );
     }
 
     #[test]

@@ -9,10 +9,12 @@
 //! the shell to carry out. Optimistic changes are recorded per `op_id` and rolled back
 //! when the engine reports a failure.
 
+pub mod add_files;
 pub mod detail;
 pub mod footer;
 pub mod grid;
 pub mod item_actions;
+pub mod layout;
 pub mod memory;
 pub mod model;
 pub mod project_filter;
@@ -47,11 +49,6 @@ pub const THUMB_MAX_PX: f32 = 320.0;
 pub const THUMB_DEFAULT_PX: f32 = 168.0;
 /// Rows above and below the viewport whose thumbnails are fetched ahead of a scroll.
 pub const PREFETCH_ROWS: usize = 2;
-/// The detail pane never gets narrower than this: the minimum window still shows a
-/// readable preview and wrapped action buttons.
-pub const DETAIL_MIN_WIDTH_PT: f32 = 240.0;
-/// The grid keeps at least this width (two small tiles and the scrollbar) beside the pane.
-pub const GRID_MIN_WIDTH_PT: f32 = 300.0;
 /// The in-app viewer steps through at most this many library items around the opened one.
 pub const VIEWER_LIST_MAX: usize = 500;
 
@@ -180,6 +177,19 @@ pub enum LibraryAction {
     CloseConfirm,
     CancelTransfer(u64),
     ClearFinishedTransfers,
+    /// Upload files into the open folder / project (the shell carries this out: the file
+    /// dialog, the clipboard's pixels and the project Create uses are its business).
+    Upload(add_files::UploadSource),
+    /// Ctrl+V of text that names no file.
+    PastedTextIsNoFile,
+    /// Show everything the type filter and the search hide.
+    ClearFilters,
+    /// The person's choice for the sidebar (remembered); shown only where it fits.
+    SetSidebarOpen(bool),
+    /// The person's choice for the detail pane (remembered); shown only where it fits.
+    SetDetailOpen(bool),
+    /// Show a collapsed pane over the grid, or close the drawer (`None`).
+    OpenDrawer(Option<layout::Drawer>),
 }
 
 /// The inline create/edit folder form.
@@ -308,6 +318,17 @@ pub struct LibraryState {
     pub detail_player: VideoPlayerState,
     /// Hover-scrub frames of video tiles (a few videos, least recently used out).
     pub video_previews: VideoPreviews,
+    /// Whether the person wants the sidebar and the detail pane (remembered); each is
+    /// docked only where the grid keeps its columns beside it.
+    pub sidebar_open: bool,
+    pub detail_open: bool,
+    /// A collapsed pane shown over the grid on request (not remembered).
+    pub drawer: Option<layout::Drawer>,
+    /// The panes of the last layout, and the Library's width then.
+    pub panes: layout::PaneLayout,
+    pub library_width_pt: f32,
+    /// Pictures pasted with Ctrl+V, being encoded before their upload.
+    pub pasted: add_files::PastedPictures,
 }
 
 impl Default for LibraryState {
@@ -349,6 +370,12 @@ impl Default for LibraryState {
             share_op: None,
             detail_player: VideoPlayerState::default(),
             video_previews: VideoPreviews::default(),
+            sidebar_open: true,
+            detail_open: true,
+            drawer: None,
+            panes: layout::PaneLayout::default(),
+            library_width_pt: 0.0,
+            pasted: add_files::PastedPictures::default(),
         }
     }
 }
@@ -570,8 +597,12 @@ impl LibraryState {
             Place::Section(_) => None,
         };
         let mut uploads = Vec::new();
+        let mut missing = None;
         for path in paths {
             if !path.is_file() {
+                if !path.exists() {
+                    missing.get_or_insert(path);
+                }
                 continue;
             }
             let transfer_id = self.next_transfer_id;
@@ -593,10 +624,11 @@ impl LibraryState {
             });
         }
         if uploads.is_empty() {
-            return vec![Action::Toast(
-                ToastKind::Info,
-                "Only files can be uploaded (folders were skipped).".to_owned(),
-            )];
+            let text = match missing {
+                Some(path) => format!("Nothing to upload: there is no file at {}.", path.display()),
+                None => "Only files can be uploaded (folders were skipped).".to_owned(),
+            };
+            return vec![Action::Toast(ToastKind::Info, text)];
         }
         vec![send(Command::UploadFiles { uploads })]
     }
@@ -643,6 +675,9 @@ impl LibraryState {
         let mut out = Vec::new();
         match action {
             LibraryAction::Open(place) => {
+                if self.drawer == Some(layout::Drawer::Sidebar) {
+                    self.drawer = None;
+                }
                 if self.place != place {
                     self.place = place;
                     self.requery();
@@ -926,6 +961,34 @@ impl LibraryState {
             LibraryAction::ClearFinishedTransfers => {
                 self.transfers.retain(|t| t.state == TransferState::Running);
             }
+            // The shell takes uploads before they get here (see `ui/app/library_view.rs`).
+            LibraryAction::Upload(_) => {}
+            LibraryAction::PastedTextIsNoFile => out.push(Action::Toast(
+                ToastKind::Info,
+                "Nothing to upload: the clipboard holds text, not an image or a file. Copy \
+                 the files in your file manager, or use Upload…"
+                    .to_owned(),
+            )),
+            LibraryAction::ClearFilters => {
+                self.search_text.clear();
+                self.search_edited_at = None;
+                let filtered =
+                    self.type_filter != MediaTypeFilter::All || !self.applied_search.is_empty();
+                self.type_filter = MediaTypeFilter::All;
+                self.applied_search.clear();
+                if filtered {
+                    self.requery();
+                }
+            }
+            LibraryAction::SetSidebarOpen(open) => {
+                self.sidebar_open = open;
+                self.drawer = None;
+            }
+            LibraryAction::SetDetailOpen(open) => {
+                self.detail_open = open;
+                self.drawer = None;
+            }
+            LibraryAction::OpenDrawer(drawer) => self.drawer = drawer,
         }
         out
     }
@@ -1476,25 +1539,58 @@ pub fn library_ui(
 ) -> Vec<Action> {
     let mut actions = Vec::new();
     let wrap = |a: LibraryAction| Action::Library(a);
-    // Reserved whether or not anything is selected: selecting must not change the grid's
-    // width (its column count) under the pointer.
-    let detail_width = detail_width_pt(ui.available_width());
+    let library_rect = ui.max_rect();
+    // Decided by the window and the person's choices only, never by the selection:
+    // selecting must not change the grid's width (its column count) under the pointer.
+    state.library_width_pt = ui.available_width();
+    let panes = layout::pane_layout(
+        state.library_width_pt,
+        state.thumb_px,
+        state.sidebar_open,
+        state.detail_open,
+    );
+    state.panes = panes;
+    // A drawer is for a pane that has no room; once it docks, the drawer has no job.
+    let drawer_pane = match state.drawer {
+        Some(layout::Drawer::Sidebar) => Some(panes.sidebar),
+        Some(layout::Drawer::Detail) => Some(panes.detail),
+        None => None,
+    };
+    if drawer_pane == Some(layout::Pane::Docked) {
+        state.drawer = None;
+    }
+    actions.extend(add_files::upload_keys_ui(ui, state).into_iter().map(wrap));
+    actions.extend(layout::drawer_keys_ui(ui, state).map(wrap));
+    actions.extend(state.pasted.poll());
+    if state.pasted.is_busy() {
+        ui.ctx()
+            .request_repaint_after(std::time::Duration::from_millis(50));
+    }
 
+    let pane_frame = |margin: egui::Margin| {
+        egui::Frame::new()
+            .fill(tokens::palette().bg_panel)
+            .stroke(egui::Stroke::new(1.0, tokens::palette().border))
+            .inner_margin(margin)
+    };
+    let sidebar_width = match panes.sidebar {
+        layout::Pane::Docked => tokens::LIBRARY_SIDEBAR_WIDTH,
+        layout::Pane::Strip => layout::STRIP_WIDTH_PT,
+    };
     egui::Panel::left("library_sidebar")
-        .exact_size(tokens::LIBRARY_SIDEBAR_WIDTH)
+        .exact_size(sidebar_width)
         .resizable(false)
         .show_separator_line(false)
-        .frame(
-            egui::Frame::new()
-                .fill(tokens::palette().bg_panel)
-                .stroke(egui::Stroke::new(1.0, tokens::palette().border))
-                .inner_margin(egui::Margin::symmetric(10, 12)),
-        )
-        .show(ui, |ui| {
-            let projects = model.projects.value.as_deref().unwrap_or_default();
-            let filter = project_filter::project_filter_ui(ui, state, projects);
-            actions.extend(filter.into_iter().map(wrap));
-            actions.extend(sidebar::sidebar_ui(ui, state).into_iter().map(wrap));
+        .frame(pane_frame(match panes.sidebar {
+            layout::Pane::Docked => egui::Margin::symmetric(10, 12),
+            layout::Pane::Strip => egui::Margin::symmetric(4, 12),
+        }))
+        .show(ui, |ui| match panes.sidebar {
+            layout::Pane::Docked => actions.extend(sidebar_pane_ui(ui, state, model)),
+            layout::Pane::Strip => {
+                let strip = layout::sidebar_strip_ui(ui, state);
+                actions.extend(strip.into_iter().map(wrap));
+            }
         });
 
     egui::Panel::bottom("library_footer")
@@ -1523,24 +1619,25 @@ pub fn library_ui(
             });
     }
 
-    if detail_width > 0.0 {
-        egui::Panel::right("library_detail")
-            .exact_size(detail_width)
-            .resizable(false)
-            .show_separator_line(false)
-            .frame(
-                egui::Frame::new()
-                    .fill(tokens::palette().bg_panel)
-                    .stroke(egui::Stroke::new(1.0, tokens::palette().border))
-                    .inner_margin(egui::Margin::same(14)),
-            )
-            .show(ui, |ui| {
-                // Out of the state for the call: the pane reads the state and drives its player.
-                let mut player = std::mem::take(&mut state.detail_player);
-                actions.extend(detail::detail_ui(ui, state, &mut player, model, textures));
-                state.detail_player = player;
-            });
-    }
+    let detail_width = match panes.detail {
+        layout::Pane::Docked => panes.detail_width_pt,
+        layout::Pane::Strip => layout::STRIP_WIDTH_PT,
+    };
+    egui::Panel::right("library_detail")
+        .exact_size(detail_width)
+        .resizable(false)
+        .show_separator_line(false)
+        .frame(pane_frame(match panes.detail {
+            layout::Pane::Docked => egui::Margin::same(14),
+            layout::Pane::Strip => egui::Margin::symmetric(4, 12),
+        }))
+        .show(ui, |ui| match panes.detail {
+            layout::Pane::Docked => actions.extend(detail_pane_ui(ui, state, model, textures)),
+            layout::Pane::Strip => {
+                let strip = layout::detail_strip_ui(ui, state);
+                actions.extend(strip.into_iter().map(wrap));
+            }
+        });
 
     egui::CentralPanel::default()
         .frame(egui::Frame::new().inner_margin(egui::Margin {
@@ -1556,23 +1653,52 @@ pub fn library_ui(
             actions.extend(grid::grid_ui(ui, state, model, textures));
         });
 
+    if let Some(drawer) = state.drawer {
+        let mut over = library_rect;
+        over.max.y -= tokens::LIBRARY_FOOTER_HEIGHT;
+        let rect = layout::drawer_rect(over, drawer);
+        let drawn = layout::drawer_ui(ui.ctx(), drawer, rect, |ui| match drawer {
+            layout::Drawer::Sidebar => sidebar_pane_ui(ui, state, model),
+            layout::Drawer::Detail => detail_pane_ui(ui, state, model, textures),
+        });
+        actions.extend(drawn);
+    }
+
     actions.extend(dialogs_ui(ui.ctx(), state).into_iter().map(wrap));
     actions
 }
 
-/// Width of the detail pane for the Library's whole width (sidebar included): a share of
-/// what the sidebar leaves, within bounds, so the grid keeps most of a narrow window. When
-/// even the narrowest pane would squeeze the grid below `GRID_MIN_WIDTH_PT`, there is no
-/// pane (0): the tile's context menu and the keys still act on the selection. The width
-/// depends on the window only, never on the selection.
-pub fn detail_width_pt(library_width_pt: f32) -> f32 {
-    let beside_sidebar = library_width_pt - tokens::LIBRARY_SIDEBAR_WIDTH;
-    let wanted = (beside_sidebar * 0.32).clamp(DETAIL_MIN_WIDTH_PT, tokens::LIBRARY_DETAIL_WIDTH);
-    if beside_sidebar - wanted >= GRID_MIN_WIDTH_PT {
-        wanted
-    } else {
-        0.0
+/// The sidebar's contents (docked or in its drawer): the project filter, then sections
+/// and folders.
+fn sidebar_pane_ui(ui: &mut egui::Ui, state: &mut LibraryState, model: &Model) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if let Some(hide) = layout::pane_header_ui(ui, state, "Project", layout::Drawer::Sidebar) {
+        actions.push(Action::Library(hide));
     }
+    let projects = model.projects.value.as_deref().unwrap_or_default();
+    let filter = project_filter::project_filter_ui(ui, state, projects);
+    actions.extend(filter.into_iter().map(Action::Library));
+    let sections = sidebar::sidebar_ui(ui, state);
+    actions.extend(sections.into_iter().map(Action::Library));
+    actions
+}
+
+/// The detail pane's contents (docked or in its drawer).
+fn detail_pane_ui(
+    ui: &mut egui::Ui,
+    state: &mut LibraryState,
+    model: &Model,
+    textures: &TextureCache,
+) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if let Some(hide) = layout::pane_header_ui(ui, state, "Details", layout::Drawer::Detail) {
+        actions.push(Action::Library(hide));
+    }
+    // Out of the state for the call: the pane reads the state and drives its player.
+    let mut player = std::mem::take(&mut state.detail_player);
+    actions.extend(detail::detail_ui(ui, state, &mut player, model, textures));
+    state.detail_player = player;
+    actions
 }
 
 /// The library's modal dialogs: confirmations and folder sharing.
@@ -1710,22 +1836,5 @@ mod member_tests {
             member_label(&known, "6b022704491ecd638d8e405b"),
             "Account …8e405b"
         );
-    }
-}
-
-#[cfg(test)]
-mod layout_tests {
-    use super::*;
-
-    #[test]
-    fn the_detail_pane_is_bounded_and_gives_way_to_a_squeezed_grid() {
-        // 1440 wide without the tray: the widest pane.
-        assert_eq!(detail_width_pt(1356.0), tokens::LIBRARY_DETAIL_WIDTH);
-        // 960 wide without the tray: the narrowest pane, the grid keeps its minimum.
-        let width = detail_width_pt(876.0);
-        assert_eq!(width, DETAIL_MIN_WIDTH_PT);
-        assert!(876.0 - tokens::LIBRARY_SIDEBAR_WIDTH - width >= GRID_MIN_WIDTH_PT);
-        // Too narrow for both: no pane rather than a grid of slivers.
-        assert_eq!(detail_width_pt(536.0), 0.0);
     }
 }

@@ -30,7 +30,7 @@ pub fn project_filter_ui(
     projects: &[Project],
 ) -> Vec<LibraryAction> {
     let mut actions = Vec::new();
-    widgets::section_label(ui, "Project");
+    // Its "Project" title is the sidebar's header row (with the hide button).
     let selected_text = match state.project_filter.as_deref() {
         None => ALL_PROJECTS.to_owned(),
         Some(id) => projects

@@ -97,7 +97,7 @@ pub fn sidebar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
     actions
 }
 
-fn section_icon(section: Section) -> Icon {
+pub(super) fn section_icon(section: Section) -> Icon {
     match section {
         Section::All => Icon::Library,
         Section::Ai => Icon::Create,

@@ -1,5 +1,5 @@
 //! The Library toolbar: title and count, debounced search, sort, thumbnail size, the type
-//! filter, and Empty trash in the Trash. Its height never depends on the selection (the
+//! filter, and Upload… (Empty trash in the Trash). Its height never depends on the selection (the
 //! selection's actions live in the detail pane), so selecting never moves the grid.
 
 use super::{LibraryAction, LibraryState, Place, THUMB_MAX_PX, THUMB_MIN_PX};
@@ -106,11 +106,15 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
     }
     ui.add_space(tokens::SPACE_XS);
 
-    // Row 2: the type filter; Empty trash on the right in the Trash.
+    // Row 2: the type filter; Upload… on the right (Empty trash in the Trash).
     ui.horizontal(|ui| {
         ui.set_min_height(30.0);
         type_filter_ui(ui, state, &mut actions);
-        if state.in_trash() {
+        if !state.in_trash() {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                super::add_files::upload_button_ui(ui, &mut actions);
+            });
+        } else {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let has_items = !state.items.is_empty();
                 let busy = state.emptying_trash;
