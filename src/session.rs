@@ -417,7 +417,10 @@ impl Session {
                     self.background.push(connection.into_background());
                 }
                 Err(message) => {
-                    tracing::warn!("{}: its jobs wait until it is active: {message}", profile.name)
+                    tracing::warn!(
+                        "{}: its jobs wait until it is active: {message}",
+                        profile.name
+                    )
                 }
             }
         }

@@ -189,7 +189,10 @@ fn pump_until(
         if done(session, &seen) {
             return seen;
         }
-        assert!(started.elapsed() < WAIT_LIMIT, "timed out waiting for {what}");
+        assert!(
+            started.elapsed() < WAIT_LIMIT,
+            "timed out waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -326,9 +329,14 @@ fn cancel_reaches_a_background_job_and_a_restart_resumes_the_other_profiles_jobs
             local_id: cancelled_id,
         })
         .expect("routed to the local engine");
-    pump_until(&mut session, "the background job to be cancelled", |s, _| {
-        other_profile_job(s, cancelled_id).is_some_and(|(_, job)| job.phase == JobPhase::Cancelled)
-    });
+    pump_until(
+        &mut session,
+        "the background job to be cancelled",
+        |s, _| {
+            other_profile_job(s, cancelled_id)
+                .is_some_and(|(_, job)| job.phase == JobPhase::Cancelled)
+        },
+    );
     // Dismiss after its engine stopped (no job left running there) removes it for good.
     session
         .send(Command::Dismiss {

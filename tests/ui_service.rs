@@ -99,7 +99,9 @@ fn a_failed_job_poll_turns_the_status_bar_offline_at_once() {
         .session_mut()
         .restart_local_sandbox()
         .expect("sandbox restarts on the same port");
-    step_until(&mut harness, "online again", |h| !h.state().service_offline());
+    step_until(&mut harness, "online again", |h| {
+        !h.state().service_offline()
+    });
 }
 
 #[test]
@@ -150,12 +152,16 @@ fn switching_profile_keeps_a_running_job_in_the_tray_labelled_with_its_profile()
     harness.get_by_label_contains("Image · ");
     harness.check_accessibility();
 
-    step_until(&mut harness, "the local job to complete in the background", |h| {
-        h.state()
-            .session()
-            .other_profile_jobs()
-            .any(|job| job.record.phase == framewright::engine::JobPhase::Completed)
-    });
+    step_until(
+        &mut harness,
+        "the local job to complete in the background",
+        |h| {
+            h.state()
+                .session()
+                .other_profile_jobs()
+                .any(|job| job.record.phase == framewright::engine::JobPhase::Completed)
+        },
+    );
     harness.step();
     harness.get_by_label("On Local sandbox");
     harness.get_by_label("Switch to Local sandbox to open its results.");
@@ -177,13 +183,19 @@ fn a_file_dialog_that_cannot_open_says_why_and_offers_a_path_field() {
     harness.get_by_label("Image edit").click();
     harness.step();
     harness.get_by_label("Add images…").click();
-    step_until(&mut harness, "the path prompt", |h| h.state().path_prompt_open());
+    step_until(&mut harness, "the path prompt", |h| {
+        h.state().path_prompt_open()
+    });
     harness.step();
     // Said once, in words, with what to do; no toast repeats it, and the raw reason is in
     // the collapsed Details only.
     harness.get_by_label_contains("This desktop has no file chooser");
     harness.get_by_label_contains("drag and drop the images onto the window");
-    assert!(harness.state().toast_texts().is_empty(), "{:?}", harness.state().toast_texts());
+    assert!(
+        harness.state().toast_texts().is_empty(),
+        "{:?}",
+        harness.state().toast_texts()
+    );
     assert!(
         harness
             .query_by_label_contains("file dialogs are turned off")

@@ -81,7 +81,10 @@ mod tests {
         let bare = error_in_words(&status(404, ""));
         assert_eq!(bare, "The service does not know it.");
         for text in [said, bare] {
-            assert!(!text.contains("404") && !text.contains("NOT_FOUND"), "{text}");
+            assert!(
+                !text.contains("404") && !text.contains("NOT_FOUND"),
+                "{text}"
+            );
         }
         let refused = error_in_words(&ApiError::Connect("tcp connect error: refused".into()));
         assert!(!refused.contains("tcp"), "{refused}");

@@ -776,7 +776,11 @@ mod tests {
                 // Words and what to do; the status stays in the log.
                 assert!(failure.message.contains("Library"), "{}", failure.message);
                 assert!(!failure.message.contains("404"), "{}", failure.message);
-                assert!(!failure.message.contains("Not Found"), "{}", failure.message);
+                assert!(
+                    !failure.message.contains("Not Found"),
+                    "{}",
+                    failure.message
+                );
             }
             PollErrorAction::Retry { .. } => panic!("fail"),
         }

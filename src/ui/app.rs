@@ -783,7 +783,13 @@ impl StudioApp {
                 .show_separator_line(false)
                 .frame(tokens::panel_frame().inner_margin(egui::Margin::same(12)))
                 .show(ui, |ui| {
-                    actions.extend(jobs::tray_ui(ui, &self.model, &other_jobs, &self.textures, now_ms));
+                    actions.extend(jobs::tray_ui(
+                        ui,
+                        &self.model,
+                        &other_jobs,
+                        &self.textures,
+                        now_ms,
+                    ));
                 });
         }
 

@@ -41,7 +41,11 @@ pub fn tray_ui(
                 .strong()
                 .color(tokens::palette().text),
         );
-        let running = model.running_count();
+        let running = model.running_count()
+            + others
+                .iter()
+                .filter(|other| !other.record.phase.is_finished())
+                .count();
         if running > 0 {
             widgets::pill(ui, &format!("{running} running"), tokens::palette().info);
         }
