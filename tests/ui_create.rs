@@ -74,8 +74,8 @@ fn a_finished_result_is_a_large_tile_and_reuse_fills_the_form() {
     });
     let rect = first_tile_rect(&harness);
     assert!(
-        rect.width() >= 256.0 && rect.height() >= 256.0,
-        "results are large tiles, got {rect:?}"
+        rect.width() >= 256.0 && (rect.height() - rect.width() * 9.0 / 16.0).abs() <= 1.0,
+        "results are large tiles shaped like the 16:9 picture, got {rect:?}"
     );
     harness.check_accessibility();
 
@@ -668,5 +668,50 @@ fn the_create_form_holds_its_width_and_its_chips_and_combos_fit() {
     assert!(
         (restored.center().x - after.center().x).abs() < 1.0,
         "the width is back after a restart: {after:?} → {restored:?}"
+    );
+}
+
+/// Issue 20, item 10: a 16:9 video's tile is 16:9 with its length on the picture's corner,
+/// and the player that takes its place on a click fits the video with no empty band.
+#[test]
+fn a_video_tile_and_its_inline_player_take_the_video_s_shape() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    click_button(&mut harness, "Text to video");
+    click_button(&mut harness, "16:9");
+    let prompt = "a koi pond in the rain";
+    let job = generate(&mut harness, prompt);
+    assert!(job.result.as_ref().is_some_and(|r| r.duration.is_some()));
+    let name = format!("Result 1 of 1: {prompt}");
+    step_until(&mut harness, "the tile with its length", |h| {
+        h.query_by_role_and_label(Role::Button, &name).is_some()
+            && h.query_all_by_label_contains("Length ").next().is_some()
+    });
+    // Let the poster load: the tile then takes the picture's own shape.
+    steps(&mut harness, 10);
+    let off_16_9 = |r: egui::Rect| (r.height() - r.width() * 9.0 / 16.0).abs();
+    let tile = rect_of(&harness, Role::Button, &name);
+    assert!(tile.width() >= 256.0, "a large tile: {tile:?}");
+    assert!(off_16_9(tile) <= 1.0, "a 16:9 tile, no band: {tile:?}");
+    // The tray's card has its own small tile: the canvas's badge is the one on the left.
+    let badge = harness
+        .query_all_by_label_contains("Length ")
+        .map(|node| node.rect())
+        .min_by(|a, b| a.left().total_cmp(&b.left()))
+        .expect("the length badge");
+    assert!(
+        tile.contains_rect(badge),
+        "the length {badge:?} sits on the picture {tile:?}"
+    );
+
+    harness.get_by_role_and_label(Role::Button, &name).click();
+    step_until(&mut harness, "the video to play on the canvas", |h| {
+        h.state().create_state().canvas_player.is_playing()
+    });
+    let picture = rect_of(&harness, Role::Image, &name);
+    assert!(
+        off_16_9(picture) <= 1.0 && (picture.width() - tile.width()).abs() <= 1.0,
+        "the player's picture is the tile's shape, no band: {picture:?} for {tile:?}"
     );
 }

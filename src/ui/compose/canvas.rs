@@ -269,7 +269,9 @@ fn output_tile_ui(
         name: &name,
         favourite: state.is_favourite(url),
         side,
-        fit: Fit::Contain,
+        fit: Fit::Media {
+            ratio: media_ratio(job),
+        },
         buttons: true,
         video: job
             .result
@@ -293,7 +295,25 @@ fn output_tile_ui(
     }
 }
 
-/// The canvas's video player in a tile's place; the tile's buttons stay under it.
+/// The shape of a job's outputs until their pictures load: what the service reported, else
+/// what was asked for, else square.
+fn media_ratio(job: &JobRecord) -> (u32, u32) {
+    job.result
+        .as_ref()
+        .and_then(|r| r.aspect_ratio.as_deref())
+        .and_then(result_tile::parse_ratio)
+        .or_else(|| {
+            job.spec
+                .request
+                .aspect_ratio
+                .as_deref()
+                .and_then(result_tile::parse_ratio)
+        })
+        .unwrap_or((1, 1))
+}
+
+/// The canvas's video player in a tile's place, shaped like the tile's picture (no empty
+/// band); the tile's buttons stay under it.
 fn inline_player_ui(
     ui: &mut Ui,
     player: &mut VideoPlayerState,
@@ -310,7 +330,12 @@ fn inline_player_ui(
     }
     ui.vertical(|ui| {
         ui.spacing_mut().item_spacing.y = 2.0;
-        let (rect, _) = ui.allocate_exact_size(Vec2::splat(tile.side), egui::Sense::hover());
+        let picture_height = tile.side / result_tile::tile_aspect(ui, textures, tile);
+        let size = Vec2::new(
+            tile.side,
+            picture_height + VideoPlayerState::chrome_height(ui),
+        );
+        let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
         // Its keys while the pointer is over it, so the prompt keeps Space otherwise.
         if ui.rect_contains_pointer(rect) {
             player.keyboard_input(ui.ctx());
