@@ -17,6 +17,10 @@ use egui::{CornerRadius, Rect, RichText, Stroke, Ui, Vec2};
 
 /// Smallest tile side: results are shown large.
 pub const MIN_TILE_SIDE: f32 = 256.0;
+/// Largest tile side: on a large screen more results show rather than giant ones.
+pub const MAX_TILE_SIDE: f32 = 480.0;
+/// The tile side aimed for is the canvas's width over this, within the limits above.
+const TILES_PER_WIDTH: f32 = 4.0;
 /// Space between tiles.
 pub const TILE_GAP: f32 = 12.0;
 
@@ -36,11 +40,13 @@ enum Cell<'a> {
     Storyboard(&'a JobRecord),
 }
 
-/// Columns and tile side for `width`: as many ≥ 256 pt columns as fit, grown to fill.
+/// Columns and tile side for `width`: tiles grow with the canvas (a quarter of it, at
+/// least [`MIN_TILE_SIDE`]), stretched to fill the row but never past [`MAX_TILE_SIDE`].
 pub fn grid_for_width(width: f32) -> (usize, f32) {
-    let columns = ((width + TILE_GAP) / (MIN_TILE_SIDE + TILE_GAP))
-        .floor()
-        .max(1.0) as usize;
+    let wanted = (width / TILES_PER_WIDTH).clamp(MIN_TILE_SIDE, MAX_TILE_SIDE);
+    let fitting = ((width + TILE_GAP) / (wanted + TILE_GAP)).floor();
+    let needed_for_max = ((width + TILE_GAP) / (MAX_TILE_SIDE + TILE_GAP)).ceil();
+    let columns = fitting.max(needed_for_max).max(1.0) as usize;
     let side = ((width - TILE_GAP * (columns as f32 - 1.0)) / columns as f32).floor();
     (columns, side.max(1.0))
 }
@@ -589,9 +595,22 @@ mod tests {
             "narrower than a tile: one"
         );
         assert_eq!(grid_for_width(600.0), (2, 294.0));
-        let (columns, side) = grid_for_width(2000.0);
-        assert_eq!(columns, 7);
-        assert!(side >= MIN_TILE_SIDE);
-        assert!(columns as f32 * side + (columns as f32 - 1.0) * TILE_GAP <= 2000.0);
+        assert_eq!(grid_for_width(876.0), (3, 284.0));
+        for width in [1000.0, 1448.0, 1800.0, 3000.0] {
+            let (columns, side) = grid_for_width(width);
+            assert!(
+                (MIN_TILE_SIDE..=MAX_TILE_SIDE).contains(&side),
+                "{width}: {side}"
+            );
+            let used = columns as f32 * side + (columns as f32 - 1.0) * TILE_GAP;
+            assert!(
+                used <= width && used > width - columns as f32,
+                "{width}: fills"
+            );
+        }
+        assert!(
+            grid_for_width(1800.0).1 > 400.0,
+            "tiles grow with a large canvas"
+        );
     }
 }

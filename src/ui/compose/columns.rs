@@ -19,12 +19,18 @@ pub const COLUMN_GAP: f32 = 16.0;
 
 /// The form's width when the artist has not chosen one, for a window `window_width` wide.
 pub fn default_form_width(window_width: f32) -> f32 {
-    (window_width * FORM_DEFAULT_SHARE).clamp(FORM_MIN_WIDTH, FORM_DEFAULT_MAX_WIDTH)
+    // Whole points, so the column's edge sits on a pixel.
+    (window_width * FORM_DEFAULT_SHARE)
+        .round()
+        .clamp(FORM_MIN_WIDTH, FORM_DEFAULT_MAX_WIDTH)
 }
 
 /// The widths the splitter allows in a window `window_width` wide.
 pub fn form_width_range(window_width: f32) -> RangeInclusive<f32> {
-    FORM_MIN_WIDTH..=(window_width * FORM_MAX_SHARE).clamp(FORM_MIN_WIDTH, FORM_MAX_WIDTH)
+    FORM_MIN_WIDTH
+        ..=(window_width * FORM_MAX_SHARE)
+            .round()
+            .clamp(FORM_MIN_WIDTH, FORM_MAX_WIDTH)
 }
 
 /// The form column's width in a view `available_width` wide (`None`: too narrow for two
@@ -58,12 +64,13 @@ mod tests {
             .into_iter()
             .map(|available| form_width(None, 1440.0, available, CANVAS_MIN))
             .collect();
-        assert_eq!(widths, vec![Some(432.0); 3]);
+        assert_eq!(widths, vec![Some(default_form_width(1440.0)); 3]);
+        assert!((default_form_width(1440.0) - 432.0).abs() < 0.01);
     }
 
     #[test]
     fn the_form_scales_with_the_window_within_limits() {
-        assert_eq!(default_form_width(960.0), 288.0);
+        assert!((default_form_width(960.0) - 288.0).abs() < 0.01);
         assert_eq!(default_form_width(2560.0), FORM_DEFAULT_MAX_WIDTH);
         assert_eq!(default_form_width(600.0), FORM_MIN_WIDTH);
     }

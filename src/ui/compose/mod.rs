@@ -265,39 +265,73 @@ const PICKER_KINDS: [GenerationKind; 6] = [
     GenerationKind::VideoEdit,
 ];
 
-/// The type picker: every kind, wrapping onto a second line in a narrow column.
+/// The type picker: every kind in equal cells, on one row when the column is wide enough,
+/// else in two or three even rows. The rows depend on the column's width alone, so they
+/// do not change while jobs come and go.
 fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
+    const GAP: f32 = 2.0;
+    const MARGIN: i8 = 3;
     egui::Frame::new()
         .fill(tokens::palette().bg_panel)
         .stroke(Stroke::new(1.0, tokens::palette().border))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
-        .inner_margin(egui::Margin::same(3))
+        .inner_margin(egui::Margin::same(MARGIN))
         .show(ui, |ui| {
-            ui.horizontal_wrapped(|ui| {
-                ui.spacing_mut().item_spacing = Vec2::splat(2.0);
-                for kind in PICKER_KINDS {
-                    if segment(ui, form.kind == kind, kind.label()).clicked() {
-                        form.set_kind(kind);
+            let width = ui.available_width();
+            ui.set_width(width);
+            let padding = ui.spacing().button_padding.x * 2.0;
+            let widest = PICKER_KINDS
+                .iter()
+                .map(|kind| {
+                    let font = egui::TextStyle::Button.resolve(ui.style());
+                    ui.painter()
+                        .layout_no_wrap(kind.label().to_owned(), font, egui::Color32::WHITE)
+                        .size()
+                        .x
+                        + padding
+                })
+                .fold(0.0, f32::max);
+            let columns = [PICKER_KINDS.len(), 3, 2]
+                .into_iter()
+                .find(|&n| widest * n as f32 + GAP * (n as f32 - 1.0) <= width)
+                .unwrap_or(1);
+            let cell = ((width - GAP * (columns as f32 - 1.0)) / columns as f32).floor();
+            ui.spacing_mut().item_spacing = Vec2::splat(GAP);
+            for row in PICKER_KINDS.chunks(columns) {
+                ui.horizontal(|ui| {
+                    for &kind in row {
+                        let clicked = ui
+                            .add_sized(
+                                Vec2::new(cell, 26.0),
+                                segment_button(form.kind == kind, kind.label()),
+                            )
+                            .clicked();
+                        if clicked {
+                            form.set_kind(kind);
+                        }
                     }
-                }
-            });
+                });
+            }
         });
 }
 
 /// One segment of a segmented control: a selectable button with accent fill when chosen.
 fn segment(ui: &mut Ui, selected: bool, text: &str) -> egui::Response {
+    ui.add(segment_button(selected, text))
+}
+
+fn segment_button(selected: bool, text: &str) -> egui::Button<'static> {
     let (fill, color) = if selected {
         (tokens::palette().accent, tokens::palette().on_accent)
     } else {
         (egui::Color32::TRANSPARENT, tokens::palette().text_muted)
     };
-    ui.add(
-        egui::Button::selectable(selected, RichText::new(text).color(color))
-            .fill(fill)
-            .stroke(Stroke::NONE)
-            .corner_radius(CornerRadius::same(tokens::RADIUS_S + 2))
-            .min_size(Vec2::new(44.0, 26.0)),
-    )
+    egui::Button::selectable(selected, RichText::new(text).color(color))
+        .fill(fill)
+        .stroke(Stroke::NONE)
+        .corner_radius(CornerRadius::same(tokens::RADIUS_S + 2))
+        .truncate()
+        .min_size(Vec2::new(44.0, 26.0))
 }
 
 fn prompt_card_ui(
