@@ -570,6 +570,11 @@ fn the_create_form_holds_its_width_and_its_chips_and_combos_fit() {
         egui::pos2(edge, 450.0),
         egui::pos2(edge - 300.0, 450.0),
     );
+    let heading = harness.get_by_label("Jobs").rect();
+    assert!(
+        heading.left() < edge - 150.0,
+        "the tray is wide: its heading at {heading:?}"
+    );
 
     click_button(&mut harness, "Image edit");
     let names = [

@@ -30,19 +30,38 @@ pub const CHIP_MAX_WIDTH: f32 = 240.0;
 /// Narrowest a chip gets before it takes the whole row: a short name still reads.
 pub const CHIP_MIN_WIDTH: f32 = 150.0;
 
-/// A chip's width in a row `available_width` wide: [`CHIP_MAX_WIDTH`] when it fits, else
-/// the whole row (never a sliver at the end of a row, where text would wrap per letter).
-pub fn chip_width(available_width: f32) -> f32 {
-    if available_width >= CHIP_MIN_WIDTH {
-        available_width.min(CHIP_MAX_WIDTH)
-    } else {
-        available_width.max(1.0)
+/// Space between chips.
+const CHIP_GAP: f32 = 6.0;
+
+/// Columns and chip width for a row `available_width` wide: as many chips as fit at
+/// [`CHIP_MIN_WIDTH`] or more, none wider than [`CHIP_MAX_WIDTH`], sharing the row evenly.
+pub fn chip_columns(available_width: f32) -> (usize, f32) {
+    let available_width = available_width.max(1.0);
+    let most = ((available_width + CHIP_GAP) / (CHIP_MIN_WIDTH + CHIP_GAP)).floor();
+    let fewest = ((available_width + CHIP_GAP) / (CHIP_MAX_WIDTH + CHIP_GAP)).ceil();
+    let columns = fewest.min(most).max(1.0);
+    let width = ((available_width - CHIP_GAP * (columns - 1.0)) / columns).floor();
+    (columns as usize, width.min(CHIP_MAX_WIDTH))
+}
+
+/// `count` chips in even rows (see [`chip_columns`]); `chip` lays out chip `index` in a
+/// chip of the given width (usually with [`truncating_chip`]).
+pub fn chip_rows(ui: &mut Ui, count: usize, mut chip: impl FnMut(&mut Ui, usize, f32)) {
+    let (columns, width) = chip_columns(ui.available_width());
+    let indices: Vec<usize> = (0..count).collect();
+    for row in indices.chunks(columns) {
+        ui.horizontal_top(|ui| {
+            ui.spacing_mut().item_spacing.x = CHIP_GAP;
+            for &index in row {
+                chip(ui, index, width);
+            }
+        });
     }
 }
 
-/// A framed chip exactly `width` wide (see [`chip_width`]): in a wrapping row it moves to
-/// the next line as a whole instead of squeezing into what is left of this one. Its text
-/// should be [`truncated_label`]s, so a long name ends in "…" and shows in full on hover.
+/// A framed chip exactly `width` wide (see [`chip_rows`]), whatever its text: it never
+/// squeezes into what is left of a row. Its text should be [`truncated_label`]s, so a long
+/// name ends in "…" and shows in full on hover.
 pub fn truncating_chip<R>(
     ui: &mut Ui,
     width: f32,
@@ -478,6 +497,20 @@ pub fn prompt_block(ui: &mut Ui, prompt: Option<&str>, size: f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chips_share_a_row_evenly_between_their_limits() {
+        assert_eq!(chip_columns(390.0), (2, 192.0));
+        assert_eq!(chip_columns(240.0), (1, 240.0));
+        assert_eq!(
+            chip_columns(100.0),
+            (1, 100.0),
+            "narrower than a chip: the row"
+        );
+        let (columns, width) = chip_columns(640.0);
+        assert_eq!(columns, 3);
+        assert!((CHIP_MIN_WIDTH..=CHIP_MAX_WIDTH).contains(&width));
+    }
 
     #[test]
     fn the_longest_text_that_fits_is_chosen() {

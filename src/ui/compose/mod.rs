@@ -675,10 +675,8 @@ fn sources_card_ui(
         if form.sources.is_empty() {
             widgets::muted(ui, empty_text);
         }
-        ui.horizontal_wrapped(|ui| {
-            for (index, source) in form.sources.iter().enumerate() {
-                source_chip_ui(ui, index, source, textures, actions);
-            }
+        widgets::chip_rows(ui, form.sources.len(), |ui, index, width| {
+            source_chip_ui(ui, index, &form.sources[index], width, textures, actions);
         });
         for message in form.messages_for(&form.sources_field()) {
             widgets::field_error(ui, message);
@@ -752,11 +750,11 @@ fn source_chip_ui(
     ui: &mut Ui,
     index: usize,
     source: &SourceImage,
+    width: f32,
     textures: &TextureCache,
     actions: &mut Vec<Action>,
 ) {
     let (status, color) = source_status(&source.state, source.upload_progress, "ready");
-    let width = widgets::chip_width(ui.available_width());
     let chip = widgets::truncating_chip(ui, width, |ui| {
         if let SourceState::Ready { url } = &source.state {
             crate::ui::textures::small_thumbnail_ui(ui, textures, url, 32.0, &source.label);
