@@ -674,6 +674,18 @@ fn the_create_form_holds_its_width_and_its_chips_and_combos_fit() {
         (restored.center().x - after.center().x).abs() < 1.0,
         "the width is back after a restart: {after:?} → {restored:?}"
     );
+
+    // At its narrowest the form still holds everything (the sources are not remembered:
+    // an image edit's empty form, with its hints and URL row).
+    click_button(&mut harness, "Image edit");
+    drag(
+        &mut harness,
+        restored.center(),
+        restored.center() - egui::vec2(400.0, 0.0),
+    );
+    let narrowest = rect_of(&harness, Role::Splitter, FORM_SPLITTER_NAME);
+    assert!(narrowest.left() < restored.left() - 40.0, "{narrowest:?}");
+    assert_nothing_runs_past_the_form(&harness);
 }
 
 /// Issue 20, item 10: a 16:9 video's tile is 16:9 with its length on the picture's corner,
