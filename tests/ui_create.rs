@@ -686,6 +686,19 @@ fn the_create_form_holds_its_width_and_its_chips_and_combos_fit() {
     let narrowest = rect_of(&harness, Role::Splitter, FORM_SPLITTER_NAME);
     assert!(narrowest.left() < restored.left() - 40.0, "{narrowest:?}");
     assert_nothing_runs_past_the_form(&harness);
+
+    // From the keyboard: focused, Right moves the edge a step.
+    harness
+        .get_by_role_and_label(Role::Splitter, FORM_SPLITTER_NAME)
+        .focus();
+    steps(&mut harness, 2);
+    harness.key_press(egui::Key::ArrowRight);
+    steps(&mut harness, 2);
+    let stepped = rect_of(&harness, Role::Splitter, FORM_SPLITTER_NAME);
+    assert!(
+        (stepped.left() - narrowest.left() - 16.0).abs() < 0.5,
+        "{narrowest:?} → {stepped:?}"
+    );
 }
 
 /// Issue 20, item 10: a 16:9 video's tile is 16:9 with its length on the picture's corner,

@@ -133,6 +133,16 @@ pub fn column_splitter(
         moved = Some(current + response.drag_delta().x);
     }
     if response.has_focus() {
+        // Left and right move the edge rather than the focus.
+        ui.memory_mut(|m| {
+            m.set_focus_lock_filter(
+                id,
+                egui::EventFilter {
+                    horizontal_arrows: true,
+                    ..Default::default()
+                },
+            );
+        });
         let step = ui.input(|i| {
             let step = if i.modifiers.shift { 64.0 } else { 16.0 };
             if i.key_pressed(egui::Key::ArrowLeft) {

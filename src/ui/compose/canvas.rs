@@ -354,13 +354,29 @@ fn inline_player_ui(
     .inner
 }
 
-/// A placeholder square with the job's state written in it.
-fn status_frame(ui: &mut Ui, side: f32, border: egui::Color32, add: impl FnOnce(&mut Ui)) {
+/// Shortest a running job's placeholder gets, so its state and prompt stay readable.
+const MIN_STATUS_HEIGHT: f32 = 180.0;
+
+/// The height of a running job's placeholder `side` wide: the shape its result will have
+/// (so the tile keeps its place when the picture lands), within reason.
+fn running_tile_height(job: &JobRecord, side: f32) -> f32 {
+    let (w, h) = media_ratio(job);
+    let aspect = w as f32 / h.max(1) as f32;
+    (side / aspect).round().max(MIN_STATUS_HEIGHT.min(side))
+}
+
+/// A placeholder `side` × `height` with the job's state written in it.
+fn status_frame(
+    ui: &mut Ui,
+    (side, height): (f32, f32),
+    border: egui::Color32,
+    add: impl FnOnce(&mut Ui),
+) {
     let (rect, _) = ui.allocate_exact_size(
-        Vec2::new(side, side + result_tile::BUTTON_ROW_HEIGHT + 2.0),
+        Vec2::new(side, height + result_tile::BUTTON_ROW_HEIGHT + 2.0),
         egui::Sense::hover(),
     );
-    let square = Rect::from_min_size(rect.min, Vec2::splat(side));
+    let square = Rect::from_min_size(rect.min, Vec2::new(side, height));
     let radius = CornerRadius::same(tokens::RADIUS_M);
     ui.painter()
         .rect_filled(square, radius, tokens::palette().tile_placeholder);
@@ -402,7 +418,8 @@ fn running_tile_ui(
         );
         return;
     }
-    status_frame(ui, side, tokens::palette().border, |ui| {
+    let height = running_tile_height(job, side);
+    status_frame(ui, (side, height), tokens::palette().border, |ui| {
         let (title, detail) = match &job.phase {
             JobPhase::Submitting => ("Submitting…".to_owned(), "Sending the request"),
             JobPhase::Unconfirmed { .. } => (
@@ -445,7 +462,8 @@ fn queued_tile_ui(
     now_ms: i64,
     actions: &mut Vec<Action>,
 ) {
-    status_frame(ui, side, tokens::palette().border, |ui| {
+    let height = running_tile_height(job, side);
+    status_frame(ui, (side, height), tokens::palette().border, |ui| {
         let line = job_wording::queued_text(place, sends_at_unix_ms, reason, now_ms);
         // "Queued — sends in ~12 s · 3rd in line": the title, then the place under it.
         let (status, place_text) = line.split_once(" · ").unwrap_or((line.as_str(), ""));
@@ -478,7 +496,7 @@ fn queued_tile_ui(
 }
 
 fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
-    status_frame(ui, side, tokens::palette().danger, |ui| {
+    status_frame(ui, (side, side), tokens::palette().danger, |ui| {
         let (title, message, note) = match &job.phase {
             JobPhase::Failed { failure } => (
                 "Failed",
