@@ -96,8 +96,28 @@ pub fn truncated_label(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> Respon
     ui.add(egui::Label::new(text).truncate())
 }
 
-/// A combo box as wide as the space it is in, whose chosen text ends in "…" when long (the
-/// full text shows on hover): it never runs past its card.
+/// Shows the full chosen text of a [`combo_that_fits`] on hover when it was cut short.
+pub fn combo_full_text_on_hover(ui: &Ui, response: Response, selected_text: &str) -> Response {
+    let font = egui::TextStyle::Button.resolve(ui.style());
+    let text_width = ui
+        .painter()
+        .layout_no_wrap(selected_text.to_owned(), font, Color32::WHITE)
+        .size()
+        .x;
+    let spacing = ui.spacing();
+    let room = response.rect.width()
+        - spacing.icon_width
+        - 2.0 * spacing.button_padding.x
+        - spacing.item_spacing.x;
+    if text_width > room {
+        response.on_hover_text(selected_text.to_owned())
+    } else {
+        response
+    }
+}
+
+/// A combo box as wide as the space it is in, whose chosen text ends in "…" when long (pass
+/// its response to [`combo_full_text_on_hover`]): it never runs past its card.
 pub fn combo_that_fits(
     ui: &Ui,
     id_salt: impl egui::AsIdSalt,

@@ -639,6 +639,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, textures:
             }
         });
     widgets::name_widget(&inner.response, "Model");
+    widgets::combo_full_text_on_hover(ui, inner.response, &selected_text);
     if let Some(error) = &model.catalog.error {
         offline::load_error_ui(ui, model, "Could not load the model catalog", error);
     }
@@ -993,6 +994,7 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                     },
                 );
                 widgets::name_widget(&inner.response, "Project");
+                widgets::combo_full_text_on_hover(ui, inner.response, &selected_text);
             },
         );
         if form.new_project_open {
