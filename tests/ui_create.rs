@@ -3,14 +3,17 @@
 //! and Trash on a result, the prompt's focus, and the form remembered across a restart.
 
 mod support;
-use support::{click_button, generate, step_until, steps, studio, wait_for_service_data};
+use support::{
+    click_button, generate, press_generate, step_until, steps, studio, type_prompt,
+    wait_for_service_data,
+};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use framewright::api::GenerationKind;
 use framewright::engine::JobRecord;
-use framewright::ui::compose::SourceState;
+use framewright::ui::compose::{FORM_SPLITTER_NAME, SourceState};
 use framewright::ui::{StudioApp, View};
 
 type Studio = Harness<'static, StudioApp>;
@@ -71,8 +74,8 @@ fn a_finished_result_is_a_large_tile_and_reuse_fills_the_form() {
     });
     let rect = first_tile_rect(&harness);
     assert!(
-        rect.width() >= 256.0 && rect.height() >= 256.0,
-        "results are large tiles, got {rect:?}"
+        rect.width() >= 256.0 && (rect.height() - rect.width() * 9.0 / 16.0).abs() <= 1.0,
+        "results are large tiles shaped like the 16:9 picture, got {rect:?}"
     );
     harness.check_accessibility();
 
@@ -492,5 +495,253 @@ fn upscale_from_a_result_makes_a_double_size_image_and_a_repeat_follows_the_runn
             .query_by_label_contains(framewright::engine::FOLLOWED_SUFFIX)
             .is_some(),
         "the tray says the repeat follows the running job"
+    );
+}
+
+/// The rect of the node named exactly `label` with `role`.
+fn rect_of(harness: &Studio, role: Role, label: &str) -> egui::Rect {
+    harness.get_by_role_and_label(role, label).rect()
+}
+
+/// Drags with the primary button from `from` to `to`, a frame per step.
+fn drag(harness: &mut Studio, from: egui::Pos2, to: egui::Pos2) {
+    harness.hover_at(from);
+    harness.step();
+    harness.drag_at(from);
+    harness.step();
+    harness.hover_at(egui::pos2((from.x + to.x) / 2.0, to.y));
+    harness.step();
+    harness.hover_at(to);
+    harness.step();
+    harness.drop_at(to);
+    steps(harness, 2);
+}
+
+/// Where the form column and its type picker are: (splitter, "Image", "Video edit").
+fn form_geometry(harness: &Studio) -> [egui::Rect; 3] {
+    [
+        rect_of(harness, Role::Splitter, FORM_SPLITTER_NAME),
+        rect_of(harness, Role::Button, "Image"),
+        rect_of(harness, Role::Button, "Video edit"),
+    ]
+}
+
+/// Every named widget that starts in the form column ends in it.
+fn assert_nothing_runs_past_the_form(harness: &Studio) {
+    let splitter = rect_of(harness, Role::Splitter, FORM_SPLITTER_NAME);
+    let edge = splitter.left();
+    let overflowing: Vec<String> = harness
+        .query_all(egui_kittest::kittest::by())
+        .filter_map(|node| {
+            let n = node.accesskit_node();
+            let name = n.label().or(n.value())?;
+            let b = n.bounding_box()?;
+            // Right of the rail, above the status bar.
+            let starts_in_form =
+                b.x0 > 80.0 && (b.x0 as f32) < edge && b.y1 as f32 <= splitter.bottom();
+            (starts_in_form && b.x1 as f32 > edge + 0.5)
+                .then(|| format!("{:?} {name:?} {b:?}", n.role()))
+        })
+        .collect();
+    assert!(
+        overflowing.is_empty(),
+        "past the form's edge at x = {edge}: {overflowing:#?}"
+    );
+}
+
+/// Issue 20, item 2: with the job tray open and wide, an image edit with two sources whose
+/// names are long keeps its chips on one line and its combos in their cards, and the form
+/// column keeps its width while a job starts and finishes; the splitter sets and
+/// remembers the width.
+#[test]
+fn the_create_form_holds_its_width_and_its_chips_and_combos_fit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    if let Some(show) = harness.query_by_label_contains("Show jobs") {
+        show.click_accesskit();
+        steps(&mut harness, 3);
+    }
+    // Widen the tray to its widest.
+    // The tray's left edge: its resize handle.
+    let edge = 1440.0 - 340.0;
+    drag(
+        &mut harness,
+        egui::pos2(edge, 450.0),
+        egui::pos2(edge - 300.0, 450.0),
+    );
+    let heading = harness.get_by_label("Jobs").rect();
+    assert!(
+        heading.left() < edge - 150.0,
+        "the tray is wide: its heading at {heading:?}"
+    );
+
+    click_button(&mut harness, "Image edit");
+    let names = [
+        "sunset over the harbour at dusk, second take with the long lens.png",
+        "sunset.png",
+    ];
+    for (name, fixture) in names.iter().zip(["astronaut.png", "coffee.png"]) {
+        let path = dir.path().join(name);
+        std::fs::copy(support::fixture_photo(fixture), &path).expect("copy the photo");
+        support::drop_file(&mut harness, path);
+        harness.step();
+    }
+    step_until(&mut harness, "both sources to upload", |h| {
+        let form = h.state().compose_form();
+        form.sources.len() == 2
+            && form
+                .sources
+                .iter()
+                .all(|s| matches!(s.state, SourceState::Ready { .. }))
+    });
+    steps(&mut harness, 3);
+
+    for name in names {
+        let chip = harness
+            .get_by_role_and_label(Role::Group, &format!("{name} · ready"))
+            .rect();
+        assert!(
+            chip.height() < 56.0 && chip.width() >= 140.0,
+            "the chip of {name} is one line, not a column of letters: {chip:?}"
+        );
+    }
+    for combo in ["Model", "Project"] {
+        let rect = harness.get_by_label(combo).rect();
+        let edge = rect_of(&harness, Role::Splitter, FORM_SPLITTER_NAME).left();
+        assert!(
+            rect.right() <= edge,
+            "the {combo} combo ({rect:?}) stays left of the splitter at {edge}"
+        );
+    }
+    assert_nothing_runs_past_the_form(&harness);
+
+    let before = form_geometry(&harness);
+    type_prompt(&mut harness, "Make the sky violet");
+    press_generate(&mut harness);
+    step_until(&mut harness, "the job to start", |h| {
+        !h.state().jobs().is_empty()
+    });
+    assert_eq!(
+        form_geometry(&harness),
+        before,
+        "a job starting re-flows nothing"
+    );
+    step_until(&mut harness, "the job to finish", |h| {
+        h.state().jobs()[0].phase.is_finished()
+    });
+    steps(&mut harness, 3);
+    assert_eq!(
+        form_geometry(&harness),
+        before,
+        "a job ending re-flows nothing"
+    );
+    assert_nothing_runs_past_the_form(&harness);
+
+    // Drag the splitter 100 pt to the left (the wide tray leaves the results little room
+    // to give): the form narrows, and the width is remembered.
+    let splitter = before[0];
+    drag(
+        &mut harness,
+        splitter.center(),
+        splitter.center() - egui::vec2(100.0, 0.0),
+    );
+    let after = rect_of(&harness, Role::Splitter, FORM_SPLITTER_NAME);
+    assert!(
+        (splitter.center().x - after.center().x - 100.0).abs() < 2.0,
+        "the splitter followed the pointer: {splitter:?} → {after:?}"
+    );
+    assert_nothing_runs_past_the_form(&harness);
+    step_until(
+        &mut harness,
+        "the width to be written to the settings",
+        |h| {
+            h.state()
+                .session()
+                .ui_memory()
+                .panels
+                .get("create")
+                .and_then(|m| m["form_width_pt"].as_f64())
+                .is_some()
+        },
+    );
+    drop(harness);
+    let harness = studio(&dir, View::Create);
+    let mut harness = harness;
+    steps(&mut harness, 3);
+    let restored = rect_of(&harness, Role::Splitter, FORM_SPLITTER_NAME);
+    assert!(
+        (restored.center().x - after.center().x).abs() < 1.0,
+        "the width is back after a restart: {after:?} → {restored:?}"
+    );
+
+    // At its narrowest the form still holds everything (the sources are not remembered:
+    // an image edit's empty form, with its hints and URL row).
+    click_button(&mut harness, "Image edit");
+    drag(
+        &mut harness,
+        restored.center(),
+        restored.center() - egui::vec2(400.0, 0.0),
+    );
+    let narrowest = rect_of(&harness, Role::Splitter, FORM_SPLITTER_NAME);
+    assert!(narrowest.left() < restored.left() - 40.0, "{narrowest:?}");
+    assert_nothing_runs_past_the_form(&harness);
+
+    // From the keyboard: focused, Right moves the edge a step.
+    harness
+        .get_by_role_and_label(Role::Splitter, FORM_SPLITTER_NAME)
+        .focus();
+    steps(&mut harness, 2);
+    harness.key_press(egui::Key::ArrowRight);
+    steps(&mut harness, 2);
+    let stepped = rect_of(&harness, Role::Splitter, FORM_SPLITTER_NAME);
+    assert!(
+        (stepped.left() - narrowest.left() - 16.0).abs() < 0.5,
+        "{narrowest:?} → {stepped:?}"
+    );
+}
+
+/// Issue 20, item 10: a 16:9 video's tile is 16:9 with its length on the picture's corner,
+/// and the player that takes its place on a click fits the video with no empty band.
+#[test]
+fn a_video_tile_and_its_inline_player_take_the_video_s_shape() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    click_button(&mut harness, "Text to video");
+    click_button(&mut harness, "16:9");
+    let prompt = "a koi pond in the rain";
+    let job = generate(&mut harness, prompt);
+    assert!(job.result.as_ref().is_some_and(|r| r.duration.is_some()));
+    let name = format!("Result 1 of 1: {prompt}");
+    step_until(&mut harness, "the tile with its length", |h| {
+        h.query_by_role_and_label(Role::Button, &name).is_some()
+            && h.query_all_by_label_contains("Length ").next().is_some()
+    });
+    // Let the poster load: the tile then takes the picture's own shape.
+    steps(&mut harness, 10);
+    let off_16_9 = |r: egui::Rect| (r.height() - r.width() * 9.0 / 16.0).abs();
+    let tile = rect_of(&harness, Role::Button, &name);
+    assert!(tile.width() >= 256.0, "a large tile: {tile:?}");
+    assert!(off_16_9(tile) <= 1.0, "a 16:9 tile, no band: {tile:?}");
+    // The tray's card has its own small tile: the canvas's badge is the one on the left.
+    let badge = harness
+        .query_all_by_label_contains("Length ")
+        .map(|node| node.rect())
+        .min_by(|a, b| a.left().total_cmp(&b.left()))
+        .expect("the length badge");
+    assert!(
+        tile.contains_rect(badge),
+        "the length {badge:?} sits on the picture {tile:?}"
+    );
+
+    harness.get_by_role_and_label(Role::Button, &name).click();
+    step_until(&mut harness, "the video to play on the canvas", |h| {
+        h.state().create_state().canvas_player.is_playing()
+    });
+    let picture = rect_of(&harness, Role::Image, &name);
+    assert!(
+        off_16_9(picture) <= 1.0 && (picture.width() - tile.width()).abs() <= 1.0,
+        "the player's picture is the tile's shape, no band: {picture:?} for {tile:?}"
     );
 }

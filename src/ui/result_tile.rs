@@ -11,13 +11,65 @@ use crate::ui::video::is_video_output;
 use crate::ui::widgets;
 use egui::{CornerRadius, Rect, Role, Sense, Stroke, Ui, Vec2, WidgetInfo, pos2};
 
-/// How the image fills the tile's square.
+/// How the image fills the tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fit {
-    /// Crop to fill (small thumbnails).
+    /// A square, cropped to fill (small thumbnails).
     Cover,
-    /// The whole image, letterboxed (large tiles: nothing of the result is hidden).
+    /// A square holding the whole image, letterboxed.
     Contain,
+    /// The tile takes the picture's shape: `side` wide and as tall as the picture, so a
+    /// 16:9 video is a 16:9 tile with no empty band (large tiles: nothing is hidden).
+    /// `ratio` (width, height; "16:9" is (16, 9)) is its shape until the picture loads.
+    Media { ratio: (u32, u32) },
+}
+
+/// The flattest and the tallest shape a [`Fit::Media`] tile takes; beyond them the picture
+/// is letterboxed in the tile.
+const MEDIA_ASPECT_RANGE: std::ops::RangeInclusive<f32> = 0.5..=2.4;
+
+/// (width, height) of an aspect ratio written "16:9"; `None` when unreadable.
+pub fn parse_ratio(text: &str) -> Option<(u32, u32)> {
+    let (w, h) = text.trim().split_once(':')?;
+    let (w, h) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
+    (w > 0 && h > 0).then_some((w, h))
+}
+
+/// Width over height of what `lookup` shows, else of `fit`'s ratio (1 for squares).
+fn picture_aspect(lookup: &TextureLookup, fit: Fit) -> f32 {
+    let known = match lookup {
+        TextureLookup::Ready(texture) => {
+            let size = texture.size_vec2();
+            (size.x > 0.0 && size.y > 0.0).then(|| size.x / size.y)
+        }
+        _ => None,
+    };
+    match fit {
+        Fit::Cover | Fit::Contain => 1.0,
+        Fit::Media { ratio: (w, h) } => known.unwrap_or(w as f32 / h.max(1) as f32),
+    }
+}
+
+/// The size of a tile's picture area for `fit`, `side` wide.
+fn picture_size(side: f32, aspect: f32, fit: Fit) -> Vec2 {
+    match fit {
+        Fit::Cover | Fit::Contain => Vec2::splat(side),
+        Fit::Media { .. } => {
+            let aspect = aspect.clamp(*MEDIA_ASPECT_RANGE.start(), *MEDIA_ASPECT_RANGE.end());
+            Vec2::new(side, (side / aspect).round())
+        }
+    }
+}
+
+/// Width over height of `tile`'s picture area (what the canvas's inline player takes).
+pub fn tile_aspect(ui: &Ui, textures: &TextureCache, tile: &ResultTile) -> f32 {
+    let lookup = textures.get(tile.image_url, texture_side_px(ui, tile.side));
+    let size = picture_size(tile.side, picture_aspect(&lookup, tile.fit), tile.fit);
+    size.x / size.y.max(1.0)
+}
+
+fn texture_side_px(ui: &Ui, side: f32) -> u32 {
+    ((side * ui.ctx().pixels_per_point()).ceil() as u32).max(64)
 }
 
 /// Height of the button row under a tile with buttons.
@@ -30,7 +82,7 @@ pub struct ResultTile<'a> {
     /// Accessible name and hover text of the image ("Open result 1 of 2 in viewer").
     pub name: &'a str,
     pub favourite: bool,
-    /// Side of the image square in points.
+    /// Width of the picture in points (and its height, unless it is [`Fit::Media`]).
     pub side: f32,
     pub fit: Fit,
     /// Show the action buttons under the image; the context menu is always there.
@@ -166,7 +218,7 @@ pub fn job_output_picture(result: &JobResult, index: usize) -> Option<&str> {
     )
 }
 
-/// Lay out one tile: `tile.side` wide, the image square plus the button row if any.
+/// Lay out one tile: `tile.side` wide, the picture (see [`Fit`]) and the button row if any.
 pub fn result_tile_ui(
     ui: &mut Ui,
     textures: &TextureCache,
@@ -181,18 +233,23 @@ pub fn result_tile_ui(
         } else {
             Sense::click()
         };
-        let (rect, response) = ui.allocate_exact_size(Vec2::splat(tile.side), sense);
-        let max_side_px = (tile.side * ui.ctx().pixels_per_point()).ceil() as u32;
         let video = tile.video;
         // A video without a poster: the file itself is no picture to fetch.
         let no_poster = video.is_some() && crate::ui::video::is_video(None, None, tile.image_url);
         // Without a poster the engine shows the video's first frame.
-        let lookup = textures.get(tile.image_url, max_side_px.max(64));
+        let lookup = textures.get(tile.image_url, texture_side_px(ui, tile.side));
+        let size = picture_size(tile.side, picture_aspect(&lookup, tile.fit), tile.fit);
+        let (rect, response) = ui.allocate_exact_size(size, sense);
         let no_picture = no_poster && !matches!(lookup, TextureLookup::Ready(_));
+        let picture = painted_rect(rect, &lookup, tile.fit);
+        if let Some(duration) = video {
+            // Named, so the length can be read out (and found by tests).
+            video_length_ui(ui, picture, duration);
+        }
         if ui.is_rect_visible(rect) {
             paint_image(ui, rect, &lookup, tile.fit, response.hovered());
             if let Some(duration) = video {
-                paint_video_badges(ui.painter(), rect, duration, no_picture);
+                paint_video_badges(ui.painter(), picture, duration, no_picture);
             }
             if tile.favourite {
                 let badge = Rect::from_min_size(rect.min + Vec2::splat(6.0), Vec2::splat(18.0));
@@ -316,7 +373,56 @@ pub const FILE_OUT_ENTRIES: [(&str, &str, crate::engine::FileOutPurpose); 2] = [
     ),
 ];
 
-/// A play disc in the middle (it opens and plays in the viewer) and the length bottom-left.
+/// Where the picture is painted in a tile at `rect`: all of it, except where a
+/// letterboxed picture leaves bands.
+fn painted_rect(rect: Rect, lookup: &TextureLookup, fit: Fit) -> Rect {
+    let TextureLookup::Ready(texture) = lookup else {
+        return rect;
+    };
+    match fit {
+        Fit::Cover => rect,
+        Fit::Contain | Fit::Media { .. } => {
+            let size = texture.size_vec2();
+            let aspect = (size.x / size.y.max(1.0)).max(f32::EPSILON);
+            let fitted = if rect.width() / aspect <= rect.height() {
+                Vec2::new(rect.width(), rect.width() / aspect)
+            } else {
+                Vec2::new(rect.height() * aspect, rect.height())
+            };
+            Rect::from_center_size(rect.center(), fitted)
+        }
+    }
+}
+
+/// The duration badge's place: the picture's bottom-left corner.
+fn length_badge_rect(painter: &egui::Painter, picture: Rect, text: &str) -> Rect {
+    let galley = painter.layout_no_wrap(
+        text.to_owned(),
+        egui::FontId::proportional(11.0),
+        tokens::palette().text,
+    );
+    Rect::from_min_size(
+        pos2(picture.left() + 6.0, picture.bottom() - 6.0 - 18.0),
+        Vec2::new(galley.size().x + 10.0, 18.0),
+    )
+}
+
+/// The duration badge as a named (hover-only) widget: "Length 0:06".
+fn video_length_ui(ui: &Ui, picture: Rect, duration: Option<f64>) {
+    let Some(text) = duration.and_then(crate::ui::video::time::duration_badge) else {
+        return;
+    };
+    if picture.width() < 72.0 {
+        return;
+    }
+    let badge = length_badge_rect(ui.painter(), picture, &text);
+    let response = ui.interact(badge, ui.auto_id_with("video_length"), Sense::hover());
+    let name = format!("Length {text}");
+    response.widget_info(|| WidgetInfo::labeled(Role::Label, true, &name));
+}
+
+/// A play disc in the middle (it opens and plays in the viewer) and the length in the
+/// picture's bottom-left corner.
 fn paint_video_badges(
     painter: &egui::Painter,
     rect: Rect,
@@ -348,14 +454,11 @@ fn paint_video_badges(
     if rect.width() < 72.0 {
         return;
     }
+    let badge = length_badge_rect(painter, rect, &text);
     let galley = painter.layout_no_wrap(
         text,
         egui::FontId::proportional(11.0),
         tokens::palette().text,
-    );
-    let badge = Rect::from_min_size(
-        pos2(rect.left() + 6.0, rect.bottom() - 6.0 - 18.0),
-        Vec2::new(galley.size().x + 10.0, 18.0),
     );
     painter.rect_filled(
         badge,
@@ -423,16 +526,10 @@ fn paint_image(ui: &Ui, rect: Rect, lookup: &TextureLookup, fit: Fit, hovered: b
                         .corner_radius(radius)
                         .paint_at(ui, rect);
                 }
-                Fit::Contain => {
-                    let side = rect.width();
-                    let fitted = if aspect >= 1.0 {
-                        Vec2::new(side, side / aspect)
-                    } else {
-                        Vec2::new(side * aspect, side)
-                    };
+                Fit::Contain | Fit::Media { .. } => {
                     egui::Image::from_texture(texture)
                         .corner_radius(radius)
-                        .paint_at(ui, Rect::from_center_size(rect.center(), fitted));
+                        .paint_at(ui, painted_rect(rect, lookup, fit));
                 }
             }
         }

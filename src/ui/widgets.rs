@@ -25,6 +25,193 @@ pub fn first_that_fits(
     })
 }
 
+/// Widest a chip gets (source images, a video's source): room for a file name and its state.
+pub const CHIP_MAX_WIDTH: f32 = 240.0;
+/// Narrowest a chip gets before it takes the whole row: a short name still reads.
+pub const CHIP_MIN_WIDTH: f32 = 150.0;
+
+/// Space between chips.
+const CHIP_GAP: f32 = 6.0;
+
+/// Columns and chip width for a row `available_width` wide: as many chips as fit at
+/// [`CHIP_MIN_WIDTH`] or more, none wider than [`CHIP_MAX_WIDTH`], sharing the row evenly.
+pub fn chip_columns(available_width: f32) -> (usize, f32) {
+    let available_width = available_width.max(1.0);
+    let most = ((available_width + CHIP_GAP) / (CHIP_MIN_WIDTH + CHIP_GAP)).floor();
+    let fewest = ((available_width + CHIP_GAP) / (CHIP_MAX_WIDTH + CHIP_GAP)).ceil();
+    let columns = fewest.min(most).max(1.0);
+    let width = ((available_width - CHIP_GAP * (columns - 1.0)) / columns).floor();
+    (columns as usize, width.min(CHIP_MAX_WIDTH))
+}
+
+/// `count` chips in even rows (see [`chip_columns`]); `chip` lays out chip `index` in a
+/// chip of the given width (usually with [`truncating_chip`]).
+pub fn chip_rows(ui: &mut Ui, count: usize, mut chip: impl FnMut(&mut Ui, usize, f32)) {
+    let (columns, width) = chip_columns(ui.available_width());
+    let indices: Vec<usize> = (0..count).collect();
+    for row in indices.chunks(columns) {
+        ui.horizontal_top(|ui| {
+            ui.spacing_mut().item_spacing.x = CHIP_GAP;
+            for &index in row {
+                chip(ui, index, width);
+            }
+        });
+    }
+}
+
+/// A framed chip exactly `width` wide (see [`chip_rows`]), whatever its text: it never
+/// squeezes into what is left of a row. Its text should be [`truncated_label`]s, so a long
+/// name ends in "…" and shows in full on hover.
+pub fn truncating_chip<R>(
+    ui: &mut Ui,
+    width: f32,
+    add_contents: impl FnOnce(&mut Ui) -> R,
+) -> egui::InnerResponse<R> {
+    let margin = egui::Margin::symmetric(6, 4);
+    let inner_width = (width - f32::from(margin.left + margin.right) - 2.0).max(1.0);
+    ui.allocate_ui_with_layout(
+        Vec2::new(width, 0.0),
+        egui::Layout::left_to_right(egui::Align::Center),
+        |ui| {
+            egui::Frame::new()
+                .fill(tokens::palette().bg_elevated)
+                .stroke(Stroke::new(1.0, tokens::palette().border))
+                .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+                .inner_margin(margin)
+                .show(ui, |ui| {
+                    ui.set_width(inner_width);
+                    ui.horizontal(|ui| {
+                        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+                        add_contents(ui)
+                    })
+                    .inner
+                })
+                .inner
+        },
+    )
+}
+
+/// One line of text that ends in "…" where it does not fit, with the full text on hover.
+pub fn truncated_label(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> Response {
+    ui.add(egui::Label::new(text).truncate())
+}
+
+/// Shows the full chosen text of a [`combo_that_fits`] on hover when it was cut short.
+pub fn combo_full_text_on_hover(ui: &Ui, response: Response, selected_text: &str) -> Response {
+    let font = egui::TextStyle::Button.resolve(ui.style());
+    let text_width = ui
+        .painter()
+        .layout_no_wrap(selected_text.to_owned(), font, Color32::WHITE)
+        .size()
+        .x;
+    let spacing = ui.spacing();
+    let room = response.rect.width()
+        - spacing.icon_width
+        - 2.0 * spacing.button_padding.x
+        - spacing.item_spacing.x;
+    if text_width > room {
+        response.on_hover_text(selected_text.to_owned())
+    } else {
+        response
+    }
+}
+
+/// A combo box as wide as the space it is in, whose chosen text ends in "…" when long (pass
+/// its response to [`combo_full_text_on_hover`]): it never runs past its card.
+pub fn combo_that_fits(
+    ui: &Ui,
+    id_salt: impl egui::AsIdSalt,
+    selected_text: &str,
+) -> egui::ComboBox<'static> {
+    egui::ComboBox::from_id_salt(id_salt)
+        .selected_text(selected_text.to_owned())
+        .width(ui.available_width().max(1.0))
+        .truncate()
+}
+
+/// A thin vertical handle at `rect` that moves the edge between two columns. `width` is
+/// the left column's width in points (`None`: its default, `default_width`); dragging
+/// sets it within `range`, the arrow keys move it while it has focus, a double-click goes
+/// back to the default. `name` is what screen readers (and tests) get. True when it moved.
+pub fn column_splitter(
+    ui: &mut Ui,
+    rect: egui::Rect,
+    width: &mut Option<f32>,
+    default_width: f32,
+    range: std::ops::RangeInclusive<f32>,
+    name: &str,
+) -> bool {
+    let id = ui.scope_id().with(("column_splitter", name));
+    let response = ui
+        .interact(rect, id, Sense::click_and_drag())
+        .on_hover_cursor(egui::CursorIcon::ResizeHorizontal)
+        .on_hover_text("Drag to resize · double-click for the default width");
+    let clamp = |value: f32| value.clamp(*range.start(), *range.end());
+    let current = clamp(width.unwrap_or(default_width));
+    let mut moved = None;
+    if response.dragged() {
+        moved = Some(current + response.drag_delta().x);
+    }
+    if response.has_focus() {
+        // Left and right move the edge rather than the focus.
+        ui.memory_mut(|m| {
+            m.set_focus_lock_filter(
+                id,
+                egui::EventFilter {
+                    horizontal_arrows: true,
+                    ..Default::default()
+                },
+            );
+        });
+        let step = ui.input(|i| {
+            let step = if i.modifiers.shift { 64.0 } else { 16.0 };
+            if i.key_pressed(egui::Key::ArrowLeft) {
+                -step
+            } else if i.key_pressed(egui::Key::ArrowRight) {
+                step
+            } else {
+                0.0
+            }
+        });
+        if step != 0.0 {
+            moved = Some(current + step);
+        }
+    }
+    let mut changed = false;
+    if response.double_clicked() {
+        changed = width.is_some();
+        *width = None;
+    } else if let Some(value) = moved.map(clamp)
+        && value != current
+    {
+        *width = Some(value);
+        changed = true;
+    }
+    let active = response.hovered() || response.dragged() || response.has_focus();
+    if ui.is_rect_visible(rect) {
+        let color = if active {
+            tokens::palette().accent
+        } else {
+            tokens::palette().border
+        };
+        let x = rect.center().x;
+        let line_width = if active { 2.0 } else { 1.0 };
+        ui.painter().vline(
+            x,
+            rect.y_range().shrink(tokens::SPACE_M),
+            Stroke::new(line_width, color),
+        );
+    }
+    let name = name.to_owned();
+    let value = f64::from(width.map_or(current, clamp));
+    response.widget_info(|| {
+        let mut info = WidgetInfo::labeled(Role::Splitter, true, &name);
+        info.value = Some(value);
+        info
+    });
+    changed
+}
+
 /// The accent-filled button for the main action of a view.
 pub fn primary_button(text: impl Into<String>) -> Button<'static> {
     Button::new(
@@ -340,6 +527,20 @@ pub fn prompt_block(ui: &mut Ui, prompt: Option<&str>, size: f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chips_share_a_row_evenly_between_their_limits() {
+        assert_eq!(chip_columns(390.0), (2, 192.0));
+        assert_eq!(chip_columns(240.0), (1, 240.0));
+        assert_eq!(
+            chip_columns(100.0),
+            (1, 100.0),
+            "narrower than a chip: the row"
+        );
+        let (columns, width) = chip_columns(640.0);
+        assert_eq!(columns, 3);
+        assert!((CHIP_MIN_WIDTH..=CHIP_MAX_WIDTH).contains(&width));
+    }
 
     #[test]
     fn the_longest_text_that_fits_is_chosen() {

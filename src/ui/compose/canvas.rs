@@ -17,6 +17,10 @@ use egui::{CornerRadius, Rect, RichText, Stroke, Ui, Vec2};
 
 /// Smallest tile side: results are shown large.
 pub const MIN_TILE_SIDE: f32 = 256.0;
+/// Largest tile side: on a large screen more results show rather than giant ones.
+pub const MAX_TILE_SIDE: f32 = 480.0;
+/// The tile side aimed for is the canvas's width over this, within the limits above.
+const TILES_PER_WIDTH: f32 = 4.0;
 /// Space between tiles.
 pub const TILE_GAP: f32 = 12.0;
 
@@ -36,11 +40,13 @@ enum Cell<'a> {
     Storyboard(&'a JobRecord),
 }
 
-/// Columns and tile side for `width`: as many ≥ 256 pt columns as fit, grown to fill.
+/// Columns and tile side for `width`: tiles grow with the canvas (a quarter of it, at
+/// least [`MIN_TILE_SIDE`]), stretched to fill the row but never past [`MAX_TILE_SIDE`].
 pub fn grid_for_width(width: f32) -> (usize, f32) {
-    let columns = ((width + TILE_GAP) / (MIN_TILE_SIDE + TILE_GAP))
-        .floor()
-        .max(1.0) as usize;
+    let wanted = (width / TILES_PER_WIDTH).clamp(MIN_TILE_SIDE, MAX_TILE_SIDE);
+    let fitting = ((width + TILE_GAP) / (wanted + TILE_GAP)).floor();
+    let needed_for_max = ((width + TILE_GAP) / (MAX_TILE_SIDE + TILE_GAP)).ceil();
+    let columns = fitting.max(needed_for_max).max(1.0) as usize;
     let side = ((width - TILE_GAP * (columns as f32 - 1.0)) / columns as f32).floor();
     (columns, side.max(1.0))
 }
@@ -269,7 +275,9 @@ fn output_tile_ui(
         name: &name,
         favourite: state.is_favourite(url),
         side,
-        fit: Fit::Contain,
+        fit: Fit::Media {
+            ratio: media_ratio(job),
+        },
         buttons: true,
         video: job
             .result
@@ -293,7 +301,25 @@ fn output_tile_ui(
     }
 }
 
-/// The canvas's video player in a tile's place; the tile's buttons stay under it.
+/// The shape of a job's outputs until their pictures load: what the service reported, else
+/// what was asked for, else square.
+fn media_ratio(job: &JobRecord) -> (u32, u32) {
+    job.result
+        .as_ref()
+        .and_then(|r| r.aspect_ratio.as_deref())
+        .and_then(result_tile::parse_ratio)
+        .or_else(|| {
+            job.spec
+                .request
+                .aspect_ratio
+                .as_deref()
+                .and_then(result_tile::parse_ratio)
+        })
+        .unwrap_or((1, 1))
+}
+
+/// The canvas's video player in a tile's place, shaped like the tile's picture (no empty
+/// band); the tile's buttons stay under it.
 fn inline_player_ui(
     ui: &mut Ui,
     player: &mut VideoPlayerState,
@@ -310,7 +336,12 @@ fn inline_player_ui(
     }
     ui.vertical(|ui| {
         ui.spacing_mut().item_spacing.y = 2.0;
-        let (rect, _) = ui.allocate_exact_size(Vec2::splat(tile.side), egui::Sense::hover());
+        let picture_height = tile.side / result_tile::tile_aspect(ui, textures, tile);
+        let size = Vec2::new(
+            tile.side,
+            picture_height + VideoPlayerState::chrome_height(ui),
+        );
+        let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
         // Its keys while the pointer is over it, so the prompt keeps Space otherwise.
         if ui.rect_contains_pointer(rect) {
             player.keyboard_input(ui.ctx());
@@ -323,13 +354,29 @@ fn inline_player_ui(
     .inner
 }
 
-/// A placeholder square with the job's state written in it.
-fn status_frame(ui: &mut Ui, side: f32, border: egui::Color32, add: impl FnOnce(&mut Ui)) {
+/// Shortest a running job's placeholder gets, so its state and prompt stay readable.
+const MIN_STATUS_HEIGHT: f32 = 180.0;
+
+/// The height of a running job's placeholder `side` wide: the shape its result will have
+/// (so the tile keeps its place when the picture lands), within reason.
+fn running_tile_height(job: &JobRecord, side: f32) -> f32 {
+    let (w, h) = media_ratio(job);
+    let aspect = w as f32 / h.max(1) as f32;
+    (side / aspect).round().max(MIN_STATUS_HEIGHT.min(side))
+}
+
+/// A placeholder `side` × `height` with the job's state written in it.
+fn status_frame(
+    ui: &mut Ui,
+    (side, height): (f32, f32),
+    border: egui::Color32,
+    add: impl FnOnce(&mut Ui),
+) {
     let (rect, _) = ui.allocate_exact_size(
-        Vec2::new(side, side + result_tile::BUTTON_ROW_HEIGHT + 2.0),
+        Vec2::new(side, height + result_tile::BUTTON_ROW_HEIGHT + 2.0),
         egui::Sense::hover(),
     );
-    let square = Rect::from_min_size(rect.min, Vec2::splat(side));
+    let square = Rect::from_min_size(rect.min, Vec2::new(side, height));
     let radius = CornerRadius::same(tokens::RADIUS_M);
     ui.painter()
         .rect_filled(square, radius, tokens::palette().tile_placeholder);
@@ -371,7 +418,8 @@ fn running_tile_ui(
         );
         return;
     }
-    status_frame(ui, side, tokens::palette().border, |ui| {
+    let height = running_tile_height(job, side);
+    status_frame(ui, (side, height), tokens::palette().border, |ui| {
         let (title, detail) = match &job.phase {
             JobPhase::Submitting => ("Submitting…".to_owned(), "Sending the request"),
             JobPhase::Unconfirmed { .. } => (
@@ -414,7 +462,8 @@ fn queued_tile_ui(
     now_ms: i64,
     actions: &mut Vec<Action>,
 ) {
-    status_frame(ui, side, tokens::palette().border, |ui| {
+    let height = running_tile_height(job, side);
+    status_frame(ui, (side, height), tokens::palette().border, |ui| {
         let line = job_wording::queued_text(place, sends_at_unix_ms, reason, now_ms);
         // "Queued — sends in ~12 s · 3rd in line": the title, then the place under it.
         let (status, place_text) = line.split_once(" · ").unwrap_or((line.as_str(), ""));
@@ -447,7 +496,7 @@ fn queued_tile_ui(
 }
 
 fn problem_tile_ui(ui: &mut Ui, job: &JobRecord, side: f32) {
-    status_frame(ui, side, tokens::palette().danger, |ui| {
+    status_frame(ui, (side, side), tokens::palette().danger, |ui| {
         let (title, message, note) = match &job.phase {
             JobPhase::Failed { failure } => (
                 "Failed",
@@ -564,9 +613,22 @@ mod tests {
             "narrower than a tile: one"
         );
         assert_eq!(grid_for_width(600.0), (2, 294.0));
-        let (columns, side) = grid_for_width(2000.0);
-        assert_eq!(columns, 7);
-        assert!(side >= MIN_TILE_SIDE);
-        assert!(columns as f32 * side + (columns as f32 - 1.0) * TILE_GAP <= 2000.0);
+        assert_eq!(grid_for_width(876.0), (3, 284.0));
+        for width in [1000.0, 1448.0, 1800.0, 3000.0] {
+            let (columns, side) = grid_for_width(width);
+            assert!(
+                (MIN_TILE_SIDE..=MAX_TILE_SIDE).contains(&side),
+                "{width}: {side}"
+            );
+            let used = columns as f32 * side + (columns as f32 - 1.0) * TILE_GAP;
+            assert!(
+                used <= width && used > width - columns as f32,
+                "{width}: fills"
+            );
+        }
+        assert!(
+            grid_for_width(1800.0).1 > 400.0,
+            "tiles grow with a large canvas"
+        );
     }
 }

@@ -27,6 +27,8 @@ pub struct CreateMemory {
     pub duration_secs: Option<f64>,
     pub scene_count: Option<u32>,
     pub workflow: Option<crate::api::WorkflowType>,
+    /// The form column's width as dragged with the splitter (absent: the window's default).
+    pub form_width_pt: Option<f32>,
 }
 
 impl CreateMemory {
@@ -43,7 +45,22 @@ impl CreateMemory {
             duration_secs: Some(form.duration_secs),
             scene_count: Some(form.scene_count),
             workflow: Some(form.workflow),
+            form_width_pt: None,
         }
+    }
+
+    /// With the form column's width (`None`: the default for the window).
+    pub fn with_form_width(self, form_width_pt: Option<f32>) -> Self {
+        Self {
+            form_width_pt: form_width_pt.filter(|w| w.is_finite() && *w > 0.0),
+            ..self
+        }
+    }
+
+    /// Nothing of the form was remembered (a first run; a dragged width alone does not
+    /// count, so the Settings defaults still start the form).
+    pub fn is_first_run(&self) -> bool {
+        self.clone().with_form_width(None) == Self::default()
     }
 
     /// Read from the settings' panel value; anything unreadable gives the defaults.
@@ -113,10 +130,14 @@ mod tests {
             ..ComposeForm::default()
         };
         form.cinematic.insert("lighting".into(), "golden".into());
-        let value = CreateMemory::of(&form).to_value();
+        let value = CreateMemory::of(&form)
+            .with_form_width(Some(512.0))
+            .to_value();
         let mut restored = ComposeForm::default();
-        CreateMemory::from_value(Some(&value)).restore_into(&mut restored);
+        let memory = CreateMemory::from_value(Some(&value));
+        memory.restore_into(&mut restored);
         assert_eq!(CreateMemory::of(&restored), CreateMemory::of(&form));
+        assert_eq!(memory.form_width_pt, Some(512.0));
     }
 
     #[test]

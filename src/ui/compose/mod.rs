@@ -4,6 +4,7 @@
 //! the form and handles Create's events; this module only lays it out.
 
 pub mod canvas;
+pub mod columns;
 pub mod form;
 pub mod memory;
 pub mod model_avatar;
@@ -24,24 +25,19 @@ use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{
-    ComboBox, CornerRadius, Key, KeyboardShortcut, Modifiers, Rect, RichText, Stroke, TextEdit, Ui,
-    Vec2,
+    CornerRadius, Key, KeyboardShortcut, Modifiers, Rect, RichText, Stroke, TextEdit, Ui, Vec2,
 };
 
 pub const SUBMIT_SHORTCUT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Enter);
 
-/// Narrowest the form column gets beside the results.
-pub const FORM_MIN_WIDTH: f32 = 280.0;
-/// Widest the form column gets: a comfortable line length for the prompt.
-pub const FORM_MAX_WIDTH: f32 = 440.0;
+/// The accessible name of the handle between the form and the results.
+pub const FORM_SPLITTER_NAME: &str = "Form width";
 /// Width from which aspect ratio, resolution and count sit side by side.
 const OUTPUT_ROW_MIN_WIDTH: f32 = 440.0;
 /// Height kept under the form for the Generate button, its hint and the error line.
 const GENERATE_FOOTER_HEIGHT: f32 = 96.0;
 /// Extra height under Generate while the "more than your balance" warning shows.
 const SHORTFALL_NOTE_HEIGHT: f32 = 36.0;
-/// Space between the form column and the results.
-const COLUMN_GAP: f32 = 16.0;
 
 /// Lay out the Create view. Text fields edit the form in place; everything else is
 /// returned as actions.
@@ -59,18 +55,14 @@ pub fn create_ui(
     let mut player = std::mem::take(&mut state.canvas_player);
     let full = ui.available_rect_before_wrap();
     let canvas_min = canvas::MIN_TILE_SIDE + tokens::SCROLLBAR_ALLOWANCE;
-    let form_width = (full.width() * 0.4)
-        .clamp(FORM_MIN_WIDTH, FORM_MAX_WIDTH)
-        .min(full.width() - COLUMN_GAP - canvas_min)
-        .max(FORM_MIN_WIDTH);
-    let side_by_side = full.width() - form_width - COLUMN_GAP >= canvas_min;
+    // The window's width, not the view's: opening the job tray must not re-flow the form.
+    let window_width = ui.ctx().content_rect().width();
+    let two_columns =
+        columns::form_width(state.form_width_pt, window_width, full.width(), canvas_min);
+    let side_by_side = two_columns.is_some();
+    let form_width = two_columns.unwrap_or(full.width());
     // The Generate button stays in view under the form, however long the form gets, and
     // sits right under it when the form is shorter than the window.
-    let column_width = if side_by_side {
-        form_width
-    } else {
-        full.width()
-    };
     let footer_height = if balance_shortfall(model, &state.form).is_some() {
         GENERATE_FOOTER_HEIGHT + SHORTFALL_NOTE_HEIGHT
     } else {
@@ -82,10 +74,10 @@ pub fn create_ui(
     } else {
         room_height
     };
-    let scroll_rect = Rect::from_min_size(full.min, Vec2::new(column_width, scroll_height));
+    let scroll_rect = Rect::from_min_size(full.min, Vec2::new(form_width, scroll_height));
     let footer_rect = Rect::from_min_max(
         egui::pos2(full.min.x, scroll_rect.max.y),
-        egui::pos2(full.min.x + column_width, full.max.y),
+        egui::pos2(full.min.x + form_width, full.max.y),
     );
     let form_height = ui.scope_builder(egui::UiBuilder::new().max_rect(scroll_rect), |ui| {
         let output = egui::ScrollArea::vertical()
@@ -119,10 +111,19 @@ pub fn create_ui(
         },
     );
     if side_by_side {
-        let canvas_rect = Rect::from_min_max(
-            egui::pos2(full.min.x + form_width + COLUMN_GAP, full.min.y),
-            full.max,
+        let splitter_rect = Rect::from_min_max(
+            egui::pos2(full.min.x + form_width, full.min.y),
+            egui::pos2(full.min.x + form_width + columns::COLUMN_GAP, full.max.y),
         );
+        widgets::column_splitter(
+            ui,
+            splitter_rect.shrink2(Vec2::new(columns::COLUMN_GAP / 4.0, 0.0)),
+            &mut state.form_width_pt,
+            columns::default_form_width(window_width),
+            columns::form_width_range(window_width),
+            FORM_SPLITTER_NAME,
+        );
+        let canvas_rect = Rect::from_min_max(egui::pos2(splitter_rect.max.x, full.min.y), full.max);
         ui.scope_builder(egui::UiBuilder::new().max_rect(canvas_rect), |ui| {
             edit_stage_ui(ui, state, textures, &mut actions);
             canvas::canvas_ui(ui, model, state, &mut player, textures, true, &mut actions);
@@ -264,39 +265,73 @@ const PICKER_KINDS: [GenerationKind; 6] = [
     GenerationKind::VideoEdit,
 ];
 
-/// The type picker: every kind, wrapping onto a second line in a narrow column.
+/// The type picker: every kind in equal cells, on one row when the column is wide enough,
+/// else in two or three even rows. The rows depend on the column's width alone, so they
+/// do not change while jobs come and go.
 fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
+    const GAP: f32 = 2.0;
+    const MARGIN: i8 = 3;
     egui::Frame::new()
         .fill(tokens::palette().bg_panel)
         .stroke(Stroke::new(1.0, tokens::palette().border))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
-        .inner_margin(egui::Margin::same(3))
+        .inner_margin(egui::Margin::same(MARGIN))
         .show(ui, |ui| {
-            ui.horizontal_wrapped(|ui| {
-                ui.spacing_mut().item_spacing = Vec2::splat(2.0);
-                for kind in PICKER_KINDS {
-                    if segment(ui, form.kind == kind, kind.label()).clicked() {
-                        form.set_kind(kind);
+            let width = ui.available_width();
+            ui.set_width(width);
+            let padding = ui.spacing().button_padding.x * 2.0;
+            let widest = PICKER_KINDS
+                .iter()
+                .map(|kind| {
+                    let font = egui::TextStyle::Button.resolve(ui.style());
+                    ui.painter()
+                        .layout_no_wrap(kind.label().to_owned(), font, egui::Color32::WHITE)
+                        .size()
+                        .x
+                        + padding
+                })
+                .fold(0.0, f32::max);
+            let columns = [PICKER_KINDS.len(), 3, 2]
+                .into_iter()
+                .find(|&n| widest * n as f32 + GAP * (n as f32 - 1.0) <= width)
+                .unwrap_or(1);
+            let cell = ((width - GAP * (columns as f32 - 1.0)) / columns as f32).floor();
+            ui.spacing_mut().item_spacing = Vec2::splat(GAP);
+            for row in PICKER_KINDS.chunks(columns) {
+                ui.horizontal(|ui| {
+                    for &kind in row {
+                        let clicked = ui
+                            .add_sized(
+                                Vec2::new(cell, 26.0),
+                                segment_button(form.kind == kind, kind.label()),
+                            )
+                            .clicked();
+                        if clicked {
+                            form.set_kind(kind);
+                        }
                     }
-                }
-            });
+                });
+            }
         });
 }
 
 /// One segment of a segmented control: a selectable button with accent fill when chosen.
 fn segment(ui: &mut Ui, selected: bool, text: &str) -> egui::Response {
+    ui.add(segment_button(selected, text))
+}
+
+fn segment_button(selected: bool, text: &str) -> egui::Button<'static> {
     let (fill, color) = if selected {
         (tokens::palette().accent, tokens::palette().on_accent)
     } else {
         (egui::Color32::TRANSPARENT, tokens::palette().text_muted)
     };
-    ui.add(
-        egui::Button::selectable(selected, RichText::new(text).color(color))
-            .fill(fill)
-            .stroke(Stroke::NONE)
-            .corner_radius(CornerRadius::same(tokens::RADIUS_S + 2))
-            .min_size(Vec2::new(44.0, 26.0)),
-    )
+    egui::Button::selectable(selected, RichText::new(text).color(color))
+        .fill(fill)
+        .stroke(Stroke::NONE)
+        .corner_radius(CornerRadius::same(tokens::RADIUS_S + 2))
+        .truncate()
+        .min_size(Vec2::new(44.0, 26.0))
 }
 
 fn prompt_card_ui(
@@ -571,10 +606,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, textures:
         None => "Auto · loading models…".to_owned(),
     };
     let width = ui.available_width();
-    let inner = ComboBox::from_id_salt(("model_picker", form.catalog_type()))
-        .selected_text(selected_text.clone())
-        .width(width)
-        .truncate()
+    let inner = widgets::combo_that_fits(ui, ("model_picker", form.catalog_type()), &selected_text)
         .height(420.0)
         .show_ui(ui, |ui| {
             ui.set_min_width(width - 8.0);
@@ -607,6 +639,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, textures:
             }
         });
     widgets::name_widget(&inner.response, "Model");
+    widgets::combo_full_text_on_hover(ui, inner.response, &selected_text);
     if let Some(error) = &model.catalog.error {
         offline::load_error_ui(ui, model, "Could not load the model catalog", error);
     }
@@ -643,10 +676,8 @@ fn sources_card_ui(
         if form.sources.is_empty() {
             widgets::muted(ui, empty_text);
         }
-        ui.horizontal_wrapped(|ui| {
-            for (index, source) in form.sources.iter().enumerate() {
-                source_chip_ui(ui, index, source, textures, actions);
-            }
+        widgets::chip_rows(ui, form.sources.len(), |ui, index, width| {
+            source_chip_ui(ui, index, &form.sources[index], width, textures, actions);
         });
         for message in form.messages_for(&form.sources_field()) {
             widgets::field_error(ui, message);
@@ -720,44 +751,44 @@ fn source_chip_ui(
     ui: &mut Ui,
     index: usize,
     source: &SourceImage,
+    width: f32,
     textures: &TextureCache,
     actions: &mut Vec<Action>,
 ) {
     let (status, color) = source_status(&source.state, source.upload_progress, "ready");
-    egui::Frame::new()
-        .fill(tokens::palette().bg_elevated)
-        .stroke(Stroke::new(1.0, tokens::palette().border))
-        .corner_radius(CornerRadius::same(tokens::RADIUS_M))
-        .inner_margin(egui::Margin::symmetric(6, 4))
-        .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                if let SourceState::Ready { url } = &source.state {
-                    crate::ui::textures::small_thumbnail_ui(ui, textures, url, 32.0, &source.label);
-                }
-                ui.vertical(|ui| {
-                    ui.label(
-                        RichText::new(format::excerpt(&source.label, 28))
-                            .size(12.5)
-                            .color(tokens::palette().text),
-                    );
-                    ui.label(
-                        RichText::new(format::excerpt(&status, 40))
-                            .size(tokens::TEXT_SMALL)
-                            .color(color),
-                    )
-                    .on_hover_text(status.clone());
-                });
-                if widgets::icon_button(
+    let chip = widgets::truncating_chip(ui, width, |ui| {
+        if let SourceState::Ready { url } = &source.state {
+            crate::ui::textures::small_thumbnail_ui(ui, textures, url, 32.0, &source.label);
+        }
+        // The remove button first (from the right), so the names get what is left.
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let remove = widgets::icon_button(
+                ui,
+                crate::ui::icons::Icon::Close,
+                &format!("Remove {}", source.label),
+            );
+            if remove.clicked() {
+                actions.push(Action::RemoveSource(index));
+            }
+            ui.vertical(|ui| {
+                ui.set_width(ui.available_width());
+                ui.spacing_mut().item_spacing.y = 0.0;
+                widgets::truncated_label(
                     ui,
-                    crate::ui::icons::Icon::Close,
-                    &format!("Remove {}", source.label),
-                )
-                .clicked()
-                {
-                    actions.push(Action::RemoveSource(index));
-                }
+                    RichText::new(&source.label)
+                        .size(12.5)
+                        .color(tokens::palette().text),
+                );
+                widgets::truncated_label(
+                    ui,
+                    RichText::new(&status).size(tokens::TEXT_SMALL).color(color),
+                );
             });
         });
+    });
+    let name = format!("{} · {status}", source.label);
+    chip.response
+        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Group, true, &name));
 }
 
 /// "Cinematic: all Auto · choose": opens the preset rows under the model card (no extra height
@@ -799,6 +830,7 @@ fn cinematic_toggle_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
                 .size(12.5)
                 .color(color),
         )
+        .truncate()
         .min_size(Vec2::new(0.0, 26.0)),
     );
     widgets::name_widget(&response, "Cinematic presets");
@@ -931,12 +963,10 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                     form.new_project_open = true;
                     form.project_error = None;
                 }
-                let width = ui.available_width().max(120.0);
-                let inner = ComboBox::from_id_salt("project_picker")
-                    .selected_text(selected_text.clone())
-                    .width(width)
-                    .truncate()
-                    .show_ui(ui, |ui| {
+                let width = ui.available_width();
+                let inner = widgets::combo_that_fits(ui, "project_picker", &selected_text).show_ui(
+                    ui,
+                    |ui| {
                         ui.set_min_width(width - 8.0);
                         // Archived projects leave the picker (the projects dialog shows them).
                         for project in projects.iter().filter(|p| !p.archived) {
@@ -961,8 +991,10 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                             actions
                                 .push(Action::Projects(crate::ui::projects::ProjectsAction::Open));
                         }
-                    });
+                    },
+                );
                 widgets::name_widget(&inner.response, "Project");
+                widgets::combo_full_text_on_hover(ui, inner.response, &selected_text);
             },
         );
         if form.new_project_open {

@@ -40,6 +40,8 @@ pub struct CreateState {
     /// Height of the form column's content last frame, so Generate can sit right under a
     /// short form instead of at the bottom of a tall window.
     pub form_content_height_pt: f32,
+    /// The form column's width as dragged with the splitter (`None`: the window's default).
+    pub form_width_pt: Option<f32>,
     /// Job output url -> the library item holding it, once looked up.
     located: HashMap<String, String>,
     /// Changes waiting for the library lookup of their output url.
@@ -65,7 +67,8 @@ impl CreateState {
             kind_defaults,
             ..ComposeForm::default()
         };
-        if memory == CreateMemory::default() {
+        let form_width_pt = memory.form_width_pt;
+        if memory.is_first_run() {
             form.apply_kind_defaults();
             if form.resolution.is_empty() {
                 form.resolution = ComposeForm::default().resolution;
@@ -74,7 +77,7 @@ impl CreateState {
             memory.restore_into(&mut form);
         }
         Self {
-            saved_memory: CreateMemory::of(&form),
+            saved_memory: CreateMemory::of(&form).with_form_width(form_width_pt),
             form,
             video_edit: VideoEditForm::default(),
             edit_stage: EditStage::default(),
@@ -83,6 +86,7 @@ impl CreateState {
             focus_prompt: true,
             prompt_presets: Default::default(),
             form_content_height_pt: f32::INFINITY,
+            form_width_pt,
             located: HashMap::new(),
             awaiting_location: HashMap::new(),
             favourites: HashSet::new(),
@@ -138,7 +142,7 @@ impl CreateState {
         if now_secs - self.saved_at_secs < SAVE_INTERVAL_SECS {
             return None;
         }
-        let memory = CreateMemory::of(&self.form);
+        let memory = CreateMemory::of(&self.form).with_form_width(self.form_width_pt);
         if memory == self.saved_memory {
             return None;
         }

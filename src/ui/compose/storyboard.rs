@@ -14,9 +14,22 @@ use egui::{CornerRadius, RichText, Stroke, Ui, Vec2};
 
 /// Scene cards are at least this wide, so titles stay readable.
 const MIN_SCENE_SIDE: f32 = 150.0;
-/// And at most this wide, so four scenes fit beside each other on a wide canvas.
-const MAX_SCENE_SIDE: f32 = 260.0;
+/// And at most this wide: on a large canvas scenes grow, but a board stays one glance.
+const MAX_SCENE_SIDE: f32 = 420.0;
 const SCENE_GAP: f32 = 10.0;
+
+/// Columns and card side for `count` scenes in `width`: as few rows as the minimum side
+/// allows, the scenes spread evenly over them (2 × 2 rather than 3 + 1), as large as the
+/// width gives up to [`MAX_SCENE_SIDE`].
+pub fn scene_grid(count: usize, width: f32) -> (usize, f32) {
+    let count = count.max(1);
+    let most = (((width + SCENE_GAP) / (MIN_SCENE_SIDE + SCENE_GAP)).floor() as usize).max(1);
+    let rows = count.div_ceil(most);
+    let columns = count.div_ceil(rows);
+    let side = ((width - SCENE_GAP * (columns as f32 - 1.0)) / columns as f32)
+        .clamp(MIN_SCENE_SIDE.min(width), MAX_SCENE_SIDE);
+    (columns, side.floor())
+}
 
 /// What one scene card shows.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,12 +150,7 @@ fn board_ui(
     {
         header_ui(ui, job, actions);
         ui.add_space(tokens::SPACE_S);
-        let inner_width = ui.available_width().max(MIN_SCENE_SIDE);
-        let columns = ((inner_width + SCENE_GAP) / (MIN_SCENE_SIDE + SCENE_GAP))
-            .floor()
-            .clamp(1.0, views.len().max(1) as f32) as usize;
-        let side = ((inner_width - SCENE_GAP * (columns as f32 - 1.0)) / columns as f32)
-            .clamp(MIN_SCENE_SIDE, MAX_SCENE_SIDE);
+        let (columns, side) = scene_grid(views.len(), ui.available_width().max(MIN_SCENE_SIDE));
         for (row_index, row) in views.chunks(columns).enumerate() {
             ui.horizontal_top(|ui| {
                 ui.spacing_mut().item_spacing.x = SCENE_GAP;
@@ -335,6 +343,23 @@ mod tests {
             thumbnail_url: url.map(|u| format!("{u}.jpg")),
             ..Scene::default()
         }
+    }
+
+    #[test]
+    fn scenes_grow_with_the_canvas_in_even_rows() {
+        assert_eq!(scene_grid(4, 466.0), (2, 228.0), "2 × 2, not 3 + 1");
+        assert_eq!(
+            scene_grid(4, 1448.0),
+            (4, 354.0),
+            "one row on a wide canvas"
+        );
+        assert_eq!(scene_grid(2, 3000.0), (2, MAX_SCENE_SIDE));
+        assert_eq!(scene_grid(8, 700.0), (4, 167.0));
+        assert_eq!(
+            scene_grid(3, 120.0),
+            (1, 120.0),
+            "narrower than a card: one"
+        );
     }
 
     #[test]

@@ -290,13 +290,17 @@ impl VideoPlayerState {
 
     /// Lay the player out in the space `ui` offers: picture, scrub bar, controls. `name` is
     /// the picture's accessible name ("Video 1 of 3: …").
+    /// Height of what [`Self::player_ui`] puts under the picture (scrub bar and controls),
+    /// so a caller can size the player to its video.
+    pub fn chrome_height(ui: &Ui) -> f32 {
+        SCRUB_HEIGHT + CONTROLS_HEIGHT + 2.0 * ui.spacing().item_spacing.y
+    }
+
     pub fn player_ui(&mut self, ui: &mut Ui, textures: &TextureCache, name: &str) -> Vec<Action> {
         let mut actions = Vec::new();
         self.take_frame(ui.ctx());
         let available = ui.available_size().max(vec2(160.0, 120.0));
-        let picture_height =
-            (available.y - SCRUB_HEIGHT - CONTROLS_HEIGHT - 2.0 * ui.spacing().item_spacing.y)
-                .max(60.0);
+        let picture_height = (available.y - Self::chrome_height(ui)).max(60.0);
         self.picture_ui(
             ui,
             textures,
