@@ -246,6 +246,17 @@ fn job_card_ui(
         if !job.scenes.is_empty() {
             scene_rows_ui(ui, job);
         }
+        // Finished: what the service made and charged, next to what was asked.
+        if let Some(outcome) = crate::ui::job_outcome::outcome_line(job, model) {
+            ui.add(
+                egui::Label::new(
+                    RichText::new(outcome)
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::palette().text_muted),
+                )
+                .wrap(),
+            );
+        }
 
         // Meta row: elapsed, credits, actions.
         ui.horizontal(|ui| {

@@ -4,6 +4,7 @@
 //! the form and handles Create's events; this module only lays it out.
 
 pub mod attention;
+pub mod auto_mapping;
 pub mod canvas;
 pub mod form;
 pub mod memory;
@@ -463,6 +464,9 @@ fn model_card_ui(
                 });
             }
         });
+        if let Some(note) = auto_mapping::auto_mapping_note(form, model) {
+            widgets::muted(ui, note);
+        }
         ui.add_space(tokens::SPACE_S);
         ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
             .on_hover_text("Let the service expand the prompt before generating.");
@@ -1040,6 +1044,14 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
 
 /// What the Generate button's figure is made of, for its hover text.
 fn estimate_breakdown(model: &Model, form: &ComposeForm) -> String {
+    let figure = estimate_figure(model, form);
+    match auto_mapping::auto_mapping_note(form, model) {
+        Some(note) => format!("{figure}\n{note}"),
+        None => figure,
+    }
+}
+
+fn estimate_figure(model: &Model, form: &ComposeForm) -> String {
     let spec = form.build_spec(model);
     match form.selected_model(model) {
         Some(record) => {
