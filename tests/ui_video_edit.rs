@@ -135,9 +135,33 @@ fn a_dropped_video_is_reframed_to_the_models_default_ratio() {
         "{:?}",
         edit.operation
     );
-    assert!(
-        !job.result.expect("result").urls.is_empty(),
-        "the reframed video lands on the canvas"
+    let result_url = job
+        .result
+        .as_ref()
+        .and_then(|r| r.urls.first().cloned())
+        .expect("the reframed video lands on the canvas");
+
+    // In the Library it is titled by what was done to which video, not by an id.
+    harness
+        .get_by_role_and_label(Role::Button, "Library")
+        .click();
+    step_until(
+        &mut harness,
+        "the library to list the reframed video",
+        |h| {
+            h.state().library_settled()
+                && h.state()
+                    .library_items()
+                    .iter()
+                    .any(|i| i.url == result_url)
+        },
+    );
+    let items = harness.state().library_items();
+    let item = items.iter().find(|i| i.url == result_url).expect("listed");
+    assert_eq!(
+        item.display_name(),
+        "Reframe of baseline_160x90_24fps_48f.mp4",
+        "operation + the source's library title"
     );
 }
 
