@@ -158,12 +158,13 @@ fn scene_rows_ui(ui: &mut Ui, job: &JobRecord) {
             ui.horizontal(|ui| {
                 ui.add(
                     egui::Label::new(
-                        RichText::new(format::excerpt(&title, 40))
+                        RichText::new(job_wording::short_title(&title, 40))
                             .size(tokens::TEXT_SMALL)
                             .color(tokens::palette().text_muted),
                     )
                     .truncate(),
-                );
+                )
+                .on_hover_text(&title);
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     ui.label(RichText::new(state).size(tokens::TEXT_SMALL).color(color));
                 });
