@@ -42,7 +42,10 @@ pub fn outcome_line(job: &JobRecord, model: &Model) -> Option<String> {
         .as_deref()
         .map(str::trim)
         .filter(|m| !m.is_empty() && !m.eq_ignore_ascii_case("auto"));
-    if ran.is_some() || job.spec.request.model.is_some() {
+    // An image tool runs no catalog model (its label says what it did, already the title).
+    if job.spec.kind != GenerationKind::ImageTool
+        && (ran.is_some() || job.spec.request.model.is_some())
+    {
         parts.push(crate::ui::job_wording::model_name(job, model));
     }
 
