@@ -204,7 +204,7 @@ fn a_refused_apply_brings_the_missing_field_into_view_and_focus() {
         "and gave it the keyboard"
     );
     assert!(
-        shows_text(&harness, "Face image URL:"),
+        shows_text(&harness, "Face image URL needs fixing."),
         "the line under Apply names the field"
     );
     assert!(!shows_text(&harness, "Fix the fields marked above"));

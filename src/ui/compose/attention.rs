@@ -76,14 +76,13 @@ impl Attention {
                 fields.push(&error.field);
             }
         }
-        let others = fields.len().saturating_sub(1);
-        let mut line = field_problem(first);
-        match others {
-            0 => {}
-            1 => line.push_str(" One more field needs fixing."),
-            n => line.push_str(&format!(" {n} more fields need fixing.")),
-        }
-        Some(line)
+        // Short enough for the one line under the button; the field has the full words.
+        let line = field_problem(first);
+        Some(match fields.len().saturating_sub(1) {
+            0 => format!("{line}."),
+            1 => format!("{line}, and one more field."),
+            n => format!("{line}, and {n} more fields."),
+        })
     }
 }
 
@@ -129,7 +128,10 @@ pub fn mark_create(
     form.attention.mark(&field, has_problem, response, focus);
 }
 
-/// One sentence on what is wrong at `error`'s field, naming it.
+/// Longest field message repeated under the button; a longer one stays at its field.
+const SHORT_MESSAGE_CHARS: usize = 40;
+
+/// What is wrong at `error`'s field, naming it, without a final full stop.
 fn field_problem(error: &FieldError) -> String {
     let name = field_name(&error.field);
     let is_choice = matches!(
@@ -145,11 +147,13 @@ fn field_problem(error: &FieldError) -> String {
             | Field::AudioFormat
             | Field::GridPosition
     );
+    let message = error.message.trim().trim_end_matches('.');
     if is_choice {
-        format!("{name} needs a choice.")
+        format!("{name} needs a choice")
+    } else if message.chars().count() <= SHORT_MESSAGE_CHARS && !message.is_empty() {
+        format!("{name}: {message}")
     } else {
-        let message = error.message.trim().trim_end_matches('.');
-        format!("{name}: {message}.")
+        format!("{name} needs fixing")
     }
 }
 
@@ -174,13 +178,22 @@ mod tests {
         let mut attention = Attention::default();
         assert_eq!(
             attention.refusal_line(&errors).as_deref(),
-            Some("Prompt: Enter a prompt. One more field needs fixing.")
+            Some("Prompt: Enter a prompt, and one more field.")
         );
         // The ratio was drawn above the prompt: it is the one named.
         attention.first_shown = Some(Field::AspectRatio);
         assert_eq!(
             attention.refusal_line(&errors).as_deref(),
-            Some("Aspect ratio needs a choice. One more field needs fixing.")
+            Some("Aspect ratio needs a choice, and one more field.")
+        );
+        // A long message stays at its field.
+        let long = [error(
+            Field::FaceImage,
+            "Add the face to swap in: drop an image or pick one from the Library.",
+        )];
+        assert_eq!(
+            Attention::default().refusal_line(&long).as_deref(),
+            Some("Face image URL needs fixing.")
         );
         assert_eq!(attention.refusal_line(&[]), None);
     }
