@@ -42,6 +42,8 @@ const OUTPUT_ROW_MIN_WIDTH: f32 = 440.0;
 const GENERATE_FOOTER_HEIGHT: f32 = 96.0;
 /// Extra height under Generate while the "more than your balance" warning shows.
 const SHORTFALL_NOTE_HEIGHT: f32 = 36.0;
+/// Extra height under Generate / Apply for the line naming the field to fix.
+const REFUSAL_LINE_HEIGHT: f32 = 20.0;
 /// Space between the form column and the results.
 const COLUMN_GAP: f32 = 16.0;
 
@@ -73,11 +75,20 @@ pub fn create_ui(
     } else {
         full.width()
     };
-    let footer_height = if balance_shortfall(model, &state.form).is_some() {
+    let mut footer_height = if balance_shortfall(model, &state.form).is_some() {
         GENERATE_FOOTER_HEIGHT + SHORTFALL_NOTE_HEIGHT
     } else {
         GENERATE_FOOTER_HEIGHT
     };
+    // Room for the line naming the field to fix, after a refused submit.
+    let refused = if state.form.kind == GenerationKind::VideoEdit {
+        state.video_edit.show_validation && !state.video_edit.errors.is_empty()
+    } else {
+        !state.form.errors.is_empty()
+    };
+    if refused {
+        footer_height += REFUSAL_LINE_HEIGHT;
+    }
     let room_height = (full.height() - footer_height).max(0.0);
     let scroll_height = if side_by_side {
         room_height.min(state.form_content_height_pt)
