@@ -5,7 +5,7 @@
 //! viewer.
 
 mod support;
-use support::{click_button, drop_file, step_until, steps, studio, wait_for_service_data};
+use support::{drop_file, step_until, steps, studio, wait_for_service_data};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;

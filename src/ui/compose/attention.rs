@@ -24,11 +24,6 @@ impl Attention {
         self.pending = true;
     }
 
-    /// Whether a refused submit still waits for its field to be drawn.
-    pub fn is_pending(&self) -> bool {
-        self.pending
-    }
-
     /// Call before the form's fields are drawn.
     pub fn begin_form(&mut self) {
         self.first_shown = None;
