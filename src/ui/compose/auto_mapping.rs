@@ -1,4 +1,4 @@
-//! What the service may make of a video form's length and ratio before it is sent.
+//! What the service may make of a video form's length, ratio and tier before it is sent.
 //!
 //! With a chosen model the chips offer only what it makes, so nothing changes. With Auto
 //! the service routes to a model of its choosing, and the contract says "unsupported
@@ -13,7 +13,7 @@ use crate::ui::format;
 use crate::ui::model::Model;
 
 /// "Auto may pick Veo 3, which makes 6 s, not 5 s." — one sentence per choice (length,
-/// ratio) that some model of the type would change; `None` when none would.
+/// ratio, resolution) that some model of the type would change; `None` when none would.
 pub fn auto_mapping_note(form: &ComposeForm, model: &Model) -> Option<String> {
     if !form.makes_video() || form.selected_model(model).is_some() {
         return None;
@@ -64,6 +64,29 @@ pub fn auto_mapping_note(form: &ComposeForm, model: &Model) -> Option<String> {
         }
         if let Some(sentence) = sentence(asked_ratio, &ratios) {
             sentences.push(sentence);
+        }
+    }
+    // A tier is not mapped: a model without it may refuse the request or pick its own.
+    let asked_tier = form.resolution.trim();
+    if !asked_tier.is_empty() {
+        let lacking: Vec<&str> = candidates
+            .iter()
+            .filter(|m| {
+                !m.supported_resolutions.is_empty()
+                    && !m
+                        .supported_resolutions
+                        .iter()
+                        .any(|r| r.trim().eq_ignore_ascii_case(asked_tier))
+            })
+            .map(|m| m.display_name())
+            .collect();
+        match lacking.as_slice() {
+            [] => {}
+            [one] => sentences.push(format!("Auto may pick {one}, which has no {asked_tier}.")),
+            many => sentences.push(format!(
+                "Auto may pick {}, which have no {asked_tier}.",
+                many.join(", ")
+            )),
         }
     }
     (!sentences.is_empty()).then(|| sentences.join(" "))
@@ -152,6 +175,13 @@ mod tests {
         form.model_id = Some("google/veo-3".into());
         form.normalize(&model);
         assert_eq!(auto_mapping_note(&form, &model), None);
+        // A tier one of the models lacks is said too.
+        form.model_id = None;
+        form.normalize(&model);
+        form.duration_secs = 10.0;
+        form.resolution = "4K".into();
+        let note = auto_mapping_note(&form, &model).unwrap_or_default();
+        assert!(note.contains("which have no 4K."), "{note}");
         // Images have no length.
         form.set_kind(GenerationKind::Image);
         form.model_id = None;
