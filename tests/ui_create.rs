@@ -743,5 +743,45 @@ fn a_video_tile_and_its_inline_player_take_the_video_s_shape() {
     assert!(
         off_16_9(picture) <= 1.0 && (picture.width() - tile.width()).abs() <= 1.0,
         "the player's picture is the tile's shape, no band: {picture:?} for {tile:?}"
+#[test]
+fn a_refused_generate_brings_the_missing_prompt_into_view_and_focus() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    // A short window and the longest form: the prompt scrolls out of view.
+    harness.set_size(egui::vec2(1440.0, 600.0));
+    click_button(&mut harness, "Creative Director");
+    // Down to the project, the last card; a click there moves the focus off the prompt.
+    harness.get_by_label("Project").scroll_to_me();
+    steps(&mut harness, 30);
+    harness.get_by_label("Project").click();
+    steps(&mut harness, 2);
+    harness.key_press(egui::Key::Escape);
+    steps(&mut harness, 2);
+    let generate = |h: &Studio| {
+        h.get_by(|n| {
+            n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .rect()
+    };
+    let prompt_in_view = |h: &Studio| {
+        let prompt = h.get_by_label("Prompt").rect();
+        prompt.min.y >= 0.0 && prompt.max.y <= generate(h).min.y
+    };
+    assert!(!prompt_in_view(&harness), "the prompt starts out of view");
+    assert!(!prompt_focused(&harness));
+
+    harness
+        .get_by(|n| {
+            n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Generate"))
+        })
+        .click();
+    steps(&mut harness, 30);
+    assert!(harness.state().jobs().is_empty(), "nothing was sent");
+    assert!(prompt_in_view(&harness), "the prompt was brought into view");
+    assert!(prompt_focused(&harness), "and typing goes into it");
+    assert!(
+        harness.query_by_label("Prompt: Enter a prompt.").is_some(),
+        "the line under Generate names the field"
     );
 }

@@ -133,6 +133,54 @@ fn text_to_video_from_prompt_to_poster_on_the_canvas() {
     });
 }
 
+/// Whether some text on screen contains `needle` (a label's text is its value).
+fn shows_text_containing(harness: &Studio, needle: &str) -> bool {
+    harness
+        .query_all_by(|n| {
+            n.label().is_some_and(|l| l.contains(needle))
+                || n.value().is_some_and(|v| v.contains(needle))
+        })
+        .next()
+        .is_some()
+}
+
+#[test]
+fn auto_says_which_length_it_may_make_and_then_what_it_made() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    click_button(&mut harness, "Text to video");
+    click_button(&mut harness, "5 s");
+    // Before submit: Auto may route to Veo 3, whose lengths are 4, 6 and 8 s.
+    assert!(
+        shows_text_containing(&harness, "Auto may pick Veo 3, which makes 6 s, not 5 s."),
+        "the mapped length is said under the chips"
+    );
+
+    type_prompt(&mut harness, "a lighthouse in a storm");
+    press_generate(&mut harness);
+    step_until(&mut harness, "the video job to finish", |h| {
+        h.state()
+            .jobs()
+            .first()
+            .is_some_and(|j| j.phase.is_finished())
+    });
+    let job = newest_job(&harness);
+    assert_eq!(job.phase, JobPhase::Completed, "{job:?}");
+    steps(&mut harness, 3);
+    // After: the model that ran, the length it made and the credits it used, beside what
+    // was asked and estimated.
+    let used = job.credits_used.expect("credits used");
+    let expected = format!(
+        "Asked 5 s · got 6 s · Veo 3 · {} credits (estimate 140–360)",
+        used as u64
+    );
+    assert!(
+        shows_text_containing(&harness, &format!("Latest: {expected}")),
+        "the results header says {expected}"
+    );
+}
+
 #[test]
 fn animate_on_an_image_result_makes_a_video_from_it() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -253,7 +253,8 @@ fn a_message_is_sent_and_its_answer_arrives_in_a_new_conversation() {
     assert_eq!(job.credits_estimate, Some(1.0));
     assert!(
         harness
-            .query_by_label_contains("Three names for a harbour café")
+            .query_all_by_label_contains("Three names for a harbour café")
+            .next()
             .is_some(),
         "the message is shown while its answer is written"
     );
@@ -303,12 +304,20 @@ fn a_message_is_sent_and_its_answer_arrives_in_a_new_conversation() {
             .is_some(),
         "the answer names its model and charge"
     );
+    // Listed and headed by its first question, not the service's "API Chat - <date>".
+    assert!(
+        harness
+            .query_all_by_label_contains("Three names for a harbour café")
+            .any(|node| node.accesskit_node().role() == Role::Button),
+        "the conversation is listed by its first question"
+    );
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     assert!(
         harness
             .query_all_by_label_contains(&format!("API Chat - {today}"))
-            .any(|node| node.accesskit_node().role() == Role::Button),
-        "the conversation is listed"
+            .next()
+            .is_none(),
+        "the service's automatic name is not shown"
     );
     harness.check_accessibility();
 

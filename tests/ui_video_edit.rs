@@ -1,10 +1,11 @@
 //! Video editing in Create as an artist does it, through egui_kittest against the real
-//! studio on a sandbox on loopback: a dropped video is uploaded and edited (a reframe that
-//! cannot be sent until its aspect ratio is chosen), a trim made with the keyboard on the
-//! timeline, and the result's Before / After in the viewer.
+//! studio on a sandbox on loopback: a dropped video is uploaded and edited (a reframe to
+//! the model's default ratio), a refused Apply that brings the missing field into view, a
+//! trim made with the keyboard on the timeline, and the result's Before / After in the
+//! viewer.
 
 mod support;
-use support::{click_button, drop_file, step_until, steps, studio, wait_for_service_data};
+use support::{drop_file, step_until, steps, studio, wait_for_service_data};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -64,10 +65,11 @@ fn choose_operation(harness: &mut Studio, operation: &str) {
 
 fn shows_text(harness: &Studio, prefix: &str) -> bool {
     harness
-        .query_by(|n| {
+        .query_all_by(|n| {
             n.label().is_some_and(|l| l.starts_with(prefix))
                 || n.value().is_some_and(|v| v.starts_with(prefix))
         })
+        .next()
         .is_some()
 }
 
@@ -100,7 +102,7 @@ fn wait_for_finished_job(harness: &mut Studio, what: &str) -> JobRecord {
 }
 
 #[test]
-fn a_dropped_video_is_reframed_once_its_aspect_ratio_is_chosen() {
+fn a_dropped_video_is_reframed_to_the_models_default_ratio() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut harness = studio_editing_the_fixture(&dir);
     let source_secs = harness.state().create_state().video_edit.source_secs();
@@ -110,22 +112,16 @@ fn a_dropped_video_is_reframed_once_its_aspect_ratio_is_chosen() {
     steps(&mut harness, 2);
     // Priced on the operation's default model for the 2-s source: luma/reframe 3/s.
     assert_eq!(submit_label(&harness), "Apply edit · 6 credits");
-
-    // No aspect ratio chosen: the field says so and nothing is sent.
-    press_submit(&mut harness);
-    assert!(harness.state().jobs().is_empty(), "nothing was sent");
-    assert!(
-        shows_text(
-            &harness,
-            "Pick the aspect ratio to reframe to: 16:9, 9:16, 1:1"
-        ),
-        "the aspect ratio field explains what is missing, with the model's choices"
-    );
-
-    click_button(&mut harness, "Aspect ratio 1:1");
-    assert!(
-        !shows_text(&harness, "Pick the aspect ratio to reframe to"),
-        "the message goes once a ratio is chosen"
+    // The required ratio starts at the model record's default: Apply goes through at once.
+    assert_eq!(
+        harness
+            .state()
+            .create_state()
+            .video_edit
+            .fields
+            .aspect_ratio,
+        "9:16",
+        "luma/reframe's default_aspect_ratio"
     );
     press_submit(&mut harness);
     let job = wait_for_finished_job(&mut harness, "the reframe to finish");
@@ -135,14 +131,94 @@ fn a_dropped_video_is_reframed_once_its_aspect_ratio_is_chosen() {
         panic!("an edit: {:?}", job.spec.video);
     };
     assert!(
-        matches!(&edit.operation, VideoEditOperation::Reframe { aspect_ratio, .. } if aspect_ratio == "1:1"),
+        matches!(&edit.operation, VideoEditOperation::Reframe { aspect_ratio, .. } if aspect_ratio == "9:16"),
         "{:?}",
         edit.operation
     );
-    assert!(
-        !job.result.expect("result").urls.is_empty(),
-        "the reframed video lands on the canvas"
+    let result_url = job
+        .result
+        .as_ref()
+        .and_then(|r| r.urls.first().cloned())
+        .expect("the reframed video lands on the canvas");
+
+    // In the Library it is titled by what was done to which video, not by an id.
+    harness
+        .get_by_role_and_label(Role::Button, "Library")
+        .click();
+    step_until(
+        &mut harness,
+        "the library to list the reframed video",
+        |h| {
+            h.state().library_settled()
+                && h.state()
+                    .library_items()
+                    .iter()
+                    .any(|i| i.url == result_url)
+        },
     );
+    let items = harness.state().library_items();
+    let item = items.iter().find(|i| i.url == result_url).expect("listed");
+    assert_eq!(
+        item.display_name(),
+        "Reframe of baseline_160x90_24fps_48f.mp4",
+        "operation + the source's library title"
+    );
+}
+
+/// Whether `label`'s widget lies in the form's visible part: below the window's top and
+/// above the pinned Apply button.
+fn in_view_above_submit(harness: &Studio, role: Role, label: &str) -> bool {
+    let field = harness.get_by_role_and_label(role, label).rect();
+    let submit = harness.get_by_label(&submit_label(harness)).rect();
+    field.min.y >= 0.0 && field.max.y <= submit.min.y
+}
+
+#[test]
+fn a_refused_apply_brings_the_missing_field_into_view_and_focus() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio_editing_the_fixture(&dir);
+    // A short window: the operation list alone is taller than the form's visible part.
+    harness.set_size(egui::vec2(1440.0, 600.0));
+    choose_operation(&mut harness, "Face swap");
+    // Back to the top of the form, as after reading the source card.
+    harness
+        .get_by_role_and_label(Role::Button, "Choose video…")
+        .scroll_to_me();
+    steps(&mut harness, 30);
+    assert!(
+        !in_view_above_submit(&harness, Role::TextInput, "Face image URL"),
+        "the face field starts out of view"
+    );
+
+    press_submit(&mut harness);
+    steps(&mut harness, 30);
+    assert!(harness.state().jobs().is_empty(), "nothing was sent");
+    assert!(
+        in_view_above_submit(&harness, Role::TextInput, "Face image URL"),
+        "the refused Apply scrolled the missing field into view"
+    );
+    assert!(
+        harness
+            .get_by_role_and_label(Role::TextInput, "Face image URL")
+            .is_focused(),
+        "and gave it the keyboard"
+    );
+    assert!(
+        shows_text(&harness, "Face image URL needs fixing."),
+        "the line under Apply names the field"
+    );
+    assert!(!shows_text(&harness, "Fix the fields marked above"));
+
+    // Once per refused click: scrolling away again is not undone on the next frames.
+    harness
+        .get_by_role_and_label(Role::Button, "Choose video…")
+        .scroll_to_me();
+    steps(&mut harness, 30);
+    assert!(!in_view_above_submit(
+        &harness,
+        Role::TextInput,
+        "Face image URL"
+    ));
 }
 
 #[test]

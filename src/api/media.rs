@@ -181,10 +181,12 @@ pub struct MediaItem {
 
 impl MediaItem {
     pub fn display_name(&self) -> &str {
-        self.name
-            .as_deref()
-            .or(self.filename.as_deref())
-            .filter(|n| !n.is_empty())
+        // An empty name (an output without a prompt) falls back to the file name.
+        fn given(name: &Option<String>) -> Option<&str> {
+            name.as_deref().filter(|n| !n.trim().is_empty())
+        }
+        given(&self.name)
+            .or(given(&self.filename))
             .unwrap_or(&self.id)
     }
     /// `image`, `video`, `audio`, … from `type`, else `media_type`.

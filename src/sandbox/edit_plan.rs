@@ -106,6 +106,23 @@ impl Operation {
         }
     }
 
+    /// What a person calls the operation, first in an output's library name.
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Self::Upscale => "Upscale",
+            Self::Reframe => "Reframe",
+            Self::GenerateAudio => "Audio",
+            Self::RemoveWatermark => "Watermark removal",
+            Self::FaceSwap => "Face swap",
+            Self::Extend => "Extension",
+            Self::MagicEdit => "Magic edit",
+            Self::Lipsync => "Lipsync",
+            Self::RemoveBackground => "Background removal",
+            Self::Inpaint => "Inpaint",
+            Self::Retake => "Retake",
+        }
+    }
+
     /// The internal name a completed edit reports as `result.edit_type`.
     pub(crate) fn edit_type(self) -> &'static str {
         match self {

@@ -519,6 +519,47 @@ pub(crate) fn write_video_outputs(
 /// Longest library item name taken from the prompt.
 const MEDIA_NAME_MAX_CHARS: usize = 80;
 
+/// An edit or restyle is named after what was done to which video ("Reframe of Beach
+/// walk"), as a person would title it; a prompt (when a restyle has one) does not say that.
+fn derived_name(state: &AppState, row: &GenerationRow, request: &Value) -> Option<String> {
+    let what = match row.kind.as_str() {
+        super::edit_jobs::EDIT_KIND => request
+            .get("operation")
+            .and_then(Value::as_str)
+            .and_then(|name| super::edit_plan::Operation::parse(name.trim()))
+            .map_or("Edit", |operation| operation.title()),
+        super::edit_jobs::VIDEO_FROM_VIDEO_KIND => "Restyle",
+        _ => return None,
+    };
+    let source = row
+        .source_images
+        .first()
+        .map(|url| source_title(state, url))
+        .unwrap_or_else(|| "a video".to_owned());
+    Some(
+        format!("{what} of {source}")
+            .chars()
+            .take(MEDIA_NAME_MAX_CHARS)
+            .collect(),
+    )
+}
+
+/// The library's name of the video at `url` when it is one of the sandbox's own files,
+/// else the URL's file name.
+pub(crate) fn source_title(state: &AppState, url: &str) -> String {
+    let own_prefix = state.file_url("");
+    if let Some(rel_path) = url.strip_prefix(&own_prefix)
+        && let Ok(Some(title)) = state.store.media_title_by_rel_path(rel_path)
+    {
+        return title;
+    }
+    url.rsplit('/')
+        .next()
+        .filter(|name| !name.is_empty())
+        .unwrap_or(url)
+        .to_owned()
+}
+
 /// One library item per output URL of a completed generation.
 fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult) -> Vec<NewMedia> {
     let request: Value = serde_json::from_str(&row.request_json).unwrap_or(Value::Null);
@@ -553,7 +594,10 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
         .map(|spec| spec.name.clone());
     let now_ms = state.clock.now_ms();
     let created_at = super::clock::Clock::iso_at(now_ms);
-    let name: String = row.prompt.chars().take(MEDIA_NAME_MAX_CHARS).collect();
+    let name: String = match derived_name(state, row, &request) {
+        Some(name) => name,
+        None => row.prompt.chars().take(MEDIA_NAME_MAX_CHARS).collect(),
+    };
     result
         .paths
         .iter()

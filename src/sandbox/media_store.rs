@@ -392,6 +392,30 @@ impl Store {
             .optional()
     }
 
+    /// What the library calls the item stored at `rel_path` (its name, else its file
+    /// name), for naming what is made from it ("Reframe of Beach walk").
+    pub(crate) fn media_title_by_rel_path(
+        &self,
+        rel_path: &str,
+    ) -> rusqlite::Result<Option<String>> {
+        self.lock()
+            .query_row(
+                "SELECT name, filename FROM media_items WHERE rel_path = ?1
+                 ORDER BY created_ms LIMIT 1",
+                params![rel_path],
+                |row| {
+                    let name: String = row.get(0)?;
+                    let filename: String = row.get(1)?;
+                    Ok(if name.trim().is_empty() {
+                        filename
+                    } else {
+                        name
+                    })
+                },
+            )
+            .optional()
+    }
+
     /// The lowest-index item a generation produced (the GET /media/:id fallback).
     pub(crate) fn first_media_of_generation(
         &self,

@@ -270,7 +270,12 @@ fn trim_media(state: &AppState, job: &TrimJobRow, output: &TrimOutput) -> NewMed
         category: "trimmed-video".to_owned(),
         media_type: "video".to_owned(),
         generation_type: Some("video_trim".to_owned()),
-        name: format!("Trim {:.2}-{:.2} s", job.start_secs, job.end_secs),
+        name: format!(
+            "Trim of {} ({:.2}-{:.2} s)",
+            super::jobs::source_title(state, &job.video_url),
+            job.start_secs,
+            job.end_secs
+        ),
         filename: format!("{}.mp4", job.id),
         rel_path: output.rel_path.clone(),
         thumb_rel_path: Some(output.poster_rel_path.clone()),

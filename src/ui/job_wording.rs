@@ -250,6 +250,30 @@ pub fn retry_body(job: Option<&JobRecord>) -> String {
         .to_owned()
 }
 
+/// `text` (its first line) shortened to at most `max_chars` at a word boundary, with "…"
+/// where it was cut: "Scene 2: The boat drifts past…" rather than "…past the ha…". A
+/// single word longer than the room is cut where it must be.
+pub fn short_title(text: &str, max_chars: usize) -> String {
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if line.chars().count() <= max_chars {
+        return line.to_owned();
+    }
+    let room: String = line.chars().take(max_chars.saturating_sub(1)).collect();
+    // Cut at the last space that keeps at least a third of the room; else mid-word.
+    let cut = room
+        .char_indices()
+        .filter(|(_, c)| c.is_whitespace())
+        .map(|(i, _)| i)
+        .rfind(|i| room[..*i].chars().count() * 3 >= room.chars().count())
+        .unwrap_or(room.len());
+    let kept = room[..cut].trim_end_matches(|c: char| c.is_whitespace() || ",;:-–—".contains(c));
+    format!("{kept}…")
+}
+
 /// What a job is about, in a few words: its prompt, or for an edit, restyle or trim what
 /// was done to which video ("Upscale of clip.mp4").
 pub fn job_subject(job: &JobRecord) -> String {
@@ -329,6 +353,18 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn titles_are_shortened_between_words() {
+        let title = "Scene 2: The paper boat drifts past the harbour lights at dusk";
+        assert_eq!(short_title(title, 80), title);
+        assert_eq!(short_title(title, 30), "Scene 2: The paper boat…");
+        assert_eq!(
+            short_title("Scene 1: Establishing, wide shot", 20),
+            "Scene 1…"
+        );
+        assert_eq!(short_title("Supercalifragilistic", 8), "Superca…");
+    }
 
     #[test]
     fn retry_without_a_job_still_says_it_bills() {

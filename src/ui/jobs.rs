@@ -181,12 +181,13 @@ fn scene_rows_ui(ui: &mut Ui, job: &JobRecord) {
             ui.horizontal(|ui| {
                 ui.add(
                     egui::Label::new(
-                        RichText::new(format::excerpt(&title, 40))
+                        RichText::new(job_wording::short_title(&title, 40))
                             .size(tokens::TEXT_SMALL)
                             .color(tokens::palette().text_muted),
                     )
                     .truncate(),
-                );
+                )
+                .on_hover_text(&title);
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     ui.label(RichText::new(state).size(tokens::TEXT_SMALL).color(color));
                 });
@@ -323,6 +324,17 @@ fn job_card_ui(
 
         if !job.scenes.is_empty() {
             scene_rows_ui(ui, job);
+        }
+        // Finished: what the service made and charged, next to what was asked.
+        if let Some(outcome) = crate::ui::job_outcome::outcome_line(job, model) {
+            ui.add(
+                egui::Label::new(
+                    RichText::new(outcome)
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::palette().text_muted),
+                )
+                .wrap(),
+            );
         }
 
         // Meta row: elapsed, credits, actions.

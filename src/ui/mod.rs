@@ -14,6 +14,7 @@ pub mod docs;
 pub mod format;
 pub mod icons;
 pub mod image_tools;
+pub mod job_outcome;
 pub mod job_wording;
 pub mod jobs;
 pub mod library;

@@ -135,6 +135,13 @@ pub fn canvas_ui(
             widgets::muted(ui, format!("{} this session · newest first", outputs.len()));
         }
     });
+    // The newest result: what the service made and charged against what was asked.
+    if let Some(outcome) = cells.iter().find_map(|cell| match cell {
+        Cell::Output { job, .. } => crate::ui::job_outcome::outcome_line(job, model),
+        _ => None,
+    }) {
+        widgets::muted(ui, format!("Latest: {outcome}"));
+    }
     ui.add_space(tokens::SPACE_S);
 
     if cells.is_empty() {

@@ -118,6 +118,8 @@ pub struct ComposeForm {
     pub show_validation: bool,
     /// Messages from the service's rejection of the last submit, per field.
     pub server_errors: Vec<FieldError>,
+    /// After a refused Generate: the first bad field is scrolled to and focused.
+    pub attention: crate::ui::compose::attention::Attention,
     /// The next new job is the one this form just submitted.
     pub awaiting_job: bool,
     pub tracked_job: Option<LocalJobId>,
@@ -169,6 +171,7 @@ impl Default for ComposeForm {
             errors: Vec::new(),
             show_validation: false,
             server_errors: Vec::new(),
+            attention: Default::default(),
             awaiting_job: false,
             tracked_job: None,
             cinematic: BTreeMap::new(),
@@ -565,6 +568,11 @@ impl ComposeForm {
             }
         }
         errors
+    }
+
+    /// The line under Generate after a refusal: names the first field to fix.
+    pub fn refusal_line(&self) -> Option<String> {
+        self.attention.refusal_line(&self.errors)
     }
 
     /// Messages to show under `field` (validation first, then the service's).

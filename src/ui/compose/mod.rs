@@ -3,6 +3,8 @@
 //! the session's results as large tiles on the right ([`canvas`]). [`CreateState`] owns
 //! the form and handles Create's events; this module only lays it out.
 
+pub mod attention;
+pub mod auto_mapping;
 pub mod canvas;
 pub mod columns;
 pub mod form;
@@ -38,6 +40,8 @@ const OUTPUT_ROW_MIN_WIDTH: f32 = 440.0;
 const GENERATE_FOOTER_HEIGHT: f32 = 96.0;
 /// Extra height under Generate while the "more than your balance" warning shows.
 const SHORTFALL_NOTE_HEIGHT: f32 = 36.0;
+/// Extra height under Generate / Apply for the line naming the field to fix.
+const REFUSAL_LINE_HEIGHT: f32 = 20.0;
 
 /// Lay out the Create view. Text fields edit the form in place; everything else is
 /// returned as actions.
@@ -63,11 +67,20 @@ pub fn create_ui(
     let form_width = two_columns.unwrap_or(full.width());
     // The Generate button stays in view under the form, however long the form gets, and
     // sits right under it when the form is shorter than the window.
-    let footer_height = if balance_shortfall(model, &state.form).is_some() {
+    let mut footer_height = if balance_shortfall(model, &state.form).is_some() {
         GENERATE_FOOTER_HEIGHT + SHORTFALL_NOTE_HEIGHT
     } else {
         GENERATE_FOOTER_HEIGHT
     };
+    // Room for the line naming the field to fix, after a refused submit.
+    let refused = if state.form.kind == GenerationKind::VideoEdit {
+        state.video_edit.show_validation && !state.video_edit.errors.is_empty()
+    } else {
+        !state.form.errors.is_empty()
+    };
+    if refused {
+        footer_height += REFUSAL_LINE_HEIGHT;
+    }
     let room_height = (full.height() - footer_height).max(0.0);
     let scroll_height = if side_by_side {
         room_height.min(state.form_content_height_pt)
@@ -177,6 +190,7 @@ fn form_ui(
         return;
     }
     let focus = std::mem::take(&mut state.focus_prompt);
+    state.form.attention.begin_form();
     prompt_card_ui(ui, model, state, focus, actions);
     let form = &mut state.form;
     // What is edited or animated comes right after the prompt; Creative Director's
@@ -201,6 +215,7 @@ fn form_ui(
     }
     ui.add_space(tokens::SPACE_M);
     project_card_ui(ui, model, form, actions);
+    form.attention.end_form();
     ui.add_space(tokens::SPACE_L);
 }
 
@@ -364,7 +379,7 @@ fn prompt_card_ui(
             edit = edit.background_color(tokens::palette().danger_soft);
         }
         // Long prompts scroll inside the box instead of pushing the form down.
-        egui::ScrollArea::vertical()
+        let prompt = egui::ScrollArea::vertical()
             .id_salt("prompt_scroll")
             .max_height(240.0)
             .show(ui, |ui| {
@@ -373,7 +388,11 @@ fn prompt_card_ui(
                 if focus {
                     output.response.response.request_focus();
                 }
-            });
+                output.response.response
+            })
+            .inner;
+        // Out here, so the form's scroll area (not the prompt's own) brings it into view.
+        attention::mark_create(form, Field::Prompt, &prompt, true);
         let _ = label;
         ui.horizontal(|ui| {
             prompt_presets::prompt_presets_ui(ui, presets, form, actions);
@@ -440,7 +459,8 @@ fn model_card_ui(
             if !options.aspect_ratios.is_empty() {
                 ui.vertical(|ui| {
                     widgets::section_label(ui, "Aspect ratio");
-                    choice_row_ui(ui, &options.aspect_ratios, &mut form.aspect_ratio);
+                    let first = choice_row_ui(ui, &options.aspect_ratios, &mut form.aspect_ratio);
+                    attention::mark_create(form, Field::AspectRatio, &first, true);
                     for message in form.messages_for(&Field::AspectRatio) {
                         widgets::field_error(ui, message);
                     }
@@ -449,7 +469,8 @@ fn model_card_ui(
             if !options.resolutions.is_empty() {
                 ui.vertical(|ui| {
                     widgets::section_label(ui, "Resolution");
-                    choice_row_ui(ui, &options.resolutions, &mut form.resolution);
+                    let first = choice_row_ui(ui, &options.resolutions, &mut form.resolution);
+                    attention::mark_create(form, Field::Resolution, &first, true);
                     for message in form.messages_for(&Field::Resolution) {
                         widgets::field_error(ui, message);
                     }
@@ -464,7 +485,8 @@ fn model_card_ui(
                         .map(|d| format::seconds_label(*d))
                         .collect();
                     let mut current = format::seconds_label(form.duration_secs);
-                    choice_row_ui(ui, &labels, &mut current);
+                    let first = choice_row_ui(ui, &labels, &mut current);
+                    attention::mark_create(form, Field::Duration, &first, true);
                     if let Some(index) = labels.iter().position(|l| *l == current) {
                         form.duration_secs = options.durations_secs[index];
                     }
@@ -479,7 +501,8 @@ fn model_card_ui(
                     let counts: Vec<String> =
                         (1..=options.max_images).map(|n| n.to_string()).collect();
                     let mut current = form.num_images.to_string();
-                    choice_row_ui(ui, &counts, &mut current);
+                    let first = choice_row_ui(ui, &counts, &mut current);
+                    attention::mark_create(form, Field::NumImages, &first, true);
                     form.num_images = current.parse().unwrap_or(1);
                     for message in form.messages_for(&Field::NumImages) {
                         widgets::field_error(ui, message);
@@ -487,6 +510,9 @@ fn model_card_ui(
                 });
             }
         });
+        if let Some(note) = auto_mapping::auto_mapping_note(form, model) {
+            widgets::muted(ui, note);
+        }
         ui.add_space(tokens::SPACE_S);
         ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
             .on_hover_text("Let the service expand the prompt before generating.");
@@ -502,9 +528,10 @@ fn model_card_ui(
     });
 }
 
-/// A compact segmented row of text choices.
-fn choice_row_ui(ui: &mut Ui, choices: &[String], current: &mut String) {
-    egui::Frame::new()
+/// A compact segmented row of text choices; returns the row (its first choice when there is
+/// one: what takes the focus after a refused Generate).
+fn choice_row_ui(ui: &mut Ui, choices: &[String], current: &mut String) -> egui::Response {
+    let row = egui::Frame::new()
         .fill(tokens::palette().bg_panel)
         .stroke(Stroke::new(1.0, tokens::palette().border))
         .corner_radius(CornerRadius::same(tokens::RADIUS_M))
@@ -513,13 +540,19 @@ fn choice_row_ui(ui: &mut Ui, choices: &[String], current: &mut String) {
             ui.horizontal_wrapped(|ui| {
                 ui.spacing_mut().item_spacing = Vec2::splat(2.0);
                 ui.spacing_mut().button_padding.x = 6.0;
+                let mut first = None;
                 for choice in choices {
-                    if segment(ui, current == choice, choice).clicked() {
+                    let response = segment(ui, current == choice, choice);
+                    if response.clicked() {
                         *current = choice.clone();
                     }
+                    first.get_or_insert(response);
                 }
-            });
+                first
+            })
+            .inner
         });
+    row.inner.unwrap_or(row.response)
 }
 
 fn price_text(record: &crate::api::ModelRecord) -> Option<String> {
@@ -551,7 +584,8 @@ fn storyboard_card_ui(ui: &mut Ui, form: &mut ComposeForm) {
             .map(|n| n.to_string())
             .collect();
         let mut current = form.scene_count.to_string();
-        choice_row_ui(ui, &counts, &mut current);
+        let first = choice_row_ui(ui, &counts, &mut current);
+        attention::mark_create(form, Field::SceneCount, &first, true);
         form.scene_count = current.parse().unwrap_or(crate::api::DEFAULT_SCENE_COUNT);
         for message in form.messages_for(&Field::SceneCount) {
             widgets::field_error(ui, message);
@@ -591,6 +625,7 @@ fn visual_dna_ui(ui: &mut Ui, form: &mut ComposeForm) {
                 .desired_width(ui.available_width()),
         );
         widgets::name_widget(&response, "Visual DNA ids");
+        attention::mark_create(form, Field::VisualDna, &response, true);
     });
     for message in form.messages_for(&Field::VisualDna) {
         widgets::field_error(ui, message);
@@ -639,6 +674,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, textures:
             }
         });
     widgets::name_widget(&inner.response, "Model");
+    attention::mark_create(form, Field::Model, &inner.response, true);
     widgets::combo_full_text_on_hover(ui, inner.response, &selected_text);
     if let Some(error) = &model.catalog.error {
         offline::load_error_ui(ui, model, "Could not load the model catalog", error);
@@ -685,7 +721,9 @@ fn sources_card_ui(
         ui.add_space(tokens::SPACE_XS);
         // Wraps in a narrow column rather than widening the card past the form.
         ui.horizontal_wrapped(|ui| {
-            if ui.add(widgets::secondary_button(add_label)).clicked() {
+            let add = ui.add(widgets::secondary_button(add_label));
+            attention::mark_create(form, form.sources_field(), &add, true);
+            if add.clicked() {
                 actions.push(Action::PickSourceFiles);
             }
             let hint = if form.kind == GenerationKind::ImageToVideo {
@@ -994,6 +1032,7 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
                     },
                 );
                 widgets::name_widget(&inner.response, "Project");
+                attention::mark_create(form, Field::Project, &inner.response, true);
                 widgets::combo_full_text_on_hover(ui, inner.response, &selected_text);
             },
         );
@@ -1048,6 +1087,14 @@ fn project_card_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, actions: 
 
 /// What the Generate button's figure is made of, for its hover text.
 fn estimate_breakdown(model: &Model, form: &ComposeForm) -> String {
+    let figure = estimate_figure(model, form);
+    match auto_mapping::auto_mapping_note(form, model) {
+        Some(note) => format!("{figure}\n{note}"),
+        None => figure,
+    }
+}
+
+fn estimate_figure(model: &Model, form: &ComposeForm) -> String {
     let spec = form.build_spec(model);
     match form.selected_model(model) {
         Some(record) => {
@@ -1126,9 +1173,9 @@ fn generate_row_ui(ui: &mut Ui, model: &Model, form: &ComposeForm, actions: &mut
             .color(tokens::palette().warning),
         );
     }
-    if !form.errors.is_empty() {
+    if let Some(line) = form.refusal_line() {
         ui.label(
-            RichText::new("Fix the highlighted fields to generate.")
+            RichText::new(line)
                 .size(12.5)
                 .color(tokens::palette().danger),
         );

@@ -221,6 +221,7 @@ impl CreateState {
         if !errors.is_empty() {
             form.errors = errors;
             form.show_validation = true;
+            form.attention.submit_refused();
             return Vec::new();
         }
         form.errors.clear();
@@ -242,6 +243,7 @@ impl CreateState {
         if !errors.is_empty() {
             edit.errors = errors;
             edit.show_validation = true;
+            edit.attention.submit_refused();
             return Vec::new();
         }
         edit.errors.clear();

@@ -265,11 +265,15 @@ fn scene_card_ui(
             }
             other => placeholder_ui(ui, other, side),
         }
-        ui.label(
-            RichText::new(format::excerpt(title, 48))
+        let shown = crate::ui::job_wording::short_title(title, 48);
+        let label = ui.label(
+            RichText::new(&shown)
                 .size(12.5)
                 .color(tokens::palette().text),
         );
+        if shown != title {
+            label.on_hover_text(title);
+        }
     });
 }
 

@@ -53,12 +53,9 @@ pub fn subject_of(
             let mut facts = if is_trim {
                 vec![("Trimmed from", job.model_label.clone())]
             } else {
-                let model_ran = output
-                    .model
-                    .clone()
-                    .filter(|m| !m.is_empty())
-                    .unwrap_or_else(|| job.model_label.clone());
-                vec![("Model", model_ran)]
+                // The catalog's name of the model that ran ("FLUX.1 [schnell]", not
+                // "fal-ai/flux/schnell" or "Auto").
+                vec![("Model", crate::ui::job_wording::model_name(job, model))]
             };
             facts.push((
                 "Credits",
@@ -109,7 +106,11 @@ pub fn subject_of(
                 url,
                 is_image: !is_video,
                 is_video,
-                title: format!("{} · {}", job.spec.kind.label(), job.model_label),
+                title: format!(
+                    "{} · {}",
+                    job.spec.kind.label(),
+                    crate::ui::job_wording::model_name(job, model)
+                ),
                 subtitle,
                 prompt,
                 facts,
@@ -125,8 +126,15 @@ pub fn subject_of(
         ResultRef::Media(snapshot) => {
             let item = live_media.unwrap_or(snapshot);
             let mut facts = Vec::new();
-            if let Some(model_name) = item.model() {
-                facts.push(("Model", model_name.to_owned()));
+            if let Some(identifier) = item.model() {
+                // The catalog's name, else the service's own name for it, else the id.
+                let name = model
+                    .model_by_id(identifier)
+                    .map(|m| m.display_name())
+                    .or_else(|| item.metadata.get("modelName").and_then(|v| v.as_str()))
+                    .filter(|n| !n.trim().is_empty())
+                    .unwrap_or(identifier);
+                facts.push(("Model", name.to_owned()));
             }
             if let Some(credits) = item.credits_used() {
                 facts.push(("Credits", format::credits(credits)));
@@ -220,6 +228,52 @@ mod tests {
         )
         .expect("subject");
         assert_eq!(subject.favourite, Some(true));
+    }
+
+    #[test]
+    fn a_job_is_headed_by_the_model_that_ran_as_the_catalog_names_it() {
+        use crate::api::{GenerationKind, GenerationSpec, JobResult, ModelRecord};
+        use crate::engine::{JobPhase, JobRecord};
+        let mut model = Model::default();
+        let records: Vec<ModelRecord> =
+            serde_json::from_str(include_str!("../../../assets/models.json")).expect("catalog");
+        model.catalog.set(Ok(records));
+        let job = JobRecord {
+            local_id: 3,
+            generation_id: Some("g".into()),
+            spec: GenerationSpec {
+                kind: GenerationKind::Image,
+                request: Default::default(),
+                video: None,
+            },
+            model_label: "Auto".into(),
+            phase: JobPhase::Completed,
+            progress_percent: 100.0,
+            submitted_at_unix_ms: 0,
+            finished_at_unix_ms: Some(1),
+            credits_estimate: None,
+            credits_used: Some(1.0),
+            result: Some(JobResult {
+                urls: vec!["http://x/1.png".into()],
+                model: Some("fal-ai/flux/schnell".into()),
+                ..Default::default()
+            }),
+            poll_problem: None,
+            poll_interval_secs: 1.0,
+            scenes: Vec::new(),
+        };
+        model.jobs.insert(3, job);
+        let result = ResultRef::Job {
+            local_id: 3,
+            index: 0,
+        };
+        let subject = subject_of(&result, &model, None).expect("subject");
+        assert_eq!(subject.title, "Image · Flux Schnell");
+        assert!(
+            subject
+                .facts
+                .contains(&("Model", "Flux Schnell".to_owned()))
+        );
     }
 
     #[test]

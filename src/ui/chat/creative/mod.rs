@@ -22,6 +22,7 @@ use egui_commonmark::CommonMarkCache;
 use std::collections::{HashMap, HashSet};
 
 pub mod markdown;
+pub mod names;
 
 /// Width of the conversation list.
 const LIST_WIDTH_PT: f32 = 240.0;
@@ -101,6 +102,37 @@ impl CreativeChatState {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// What `conversation` is called on screen: its first question while the service's
+    /// automatic name stands (see [`names`]).
+    pub fn conversation_title(&self, conversation: &ChatConversation, model: &Model) -> String {
+        let question = self.first_question(&conversation.session_id, model);
+        names::conversation_title(conversation, question.as_deref())
+    }
+
+    /// The first question asked in `session_id`: from its messages as read, else from this
+    /// studio's own chat jobs into it (the list is read before any conversation is opened).
+    fn first_question(&self, session_id: &str, model: &Model) -> Option<String> {
+        let read = self
+            .messages
+            .get(session_id)
+            .and_then(|read| read.value.as_ref())
+            .and_then(|messages| {
+                messages
+                    .iter()
+                    .find(|m| m.role == ChatRole::User && !m.content.trim().is_empty())
+            });
+        if let Some(message) = read {
+            return Some(message.content.clone());
+        }
+        model
+            .jobs
+            .values()
+            .filter(|job| job.spec.kind == GenerationKind::Chat)
+            .filter(|job| job.spec.request.session_id.as_deref() == Some(session_id))
+            .min_by_key(|job| job.submitted_at_unix_ms)
+            .map(|job| job.spec.request.prompt.clone())
     }
 
     /// The selected conversation's id, if one is selected.
@@ -347,10 +379,11 @@ fn conversation_list_ui(
                     .or(conversation.created_at.as_deref())
                     .map(format::timestamp)
                     .unwrap_or_default();
+                let title = state.conversation_title(conversation, model);
                 let text = if when.is_empty() {
-                    conversation.display_name().to_owned()
+                    title
                 } else {
-                    format!("{}\n{when}", conversation.display_name())
+                    format!("{title}\n{when}")
                 };
                 let response = ui.add_sized(
                     [ui.available_width(), 40.0],
@@ -434,7 +467,7 @@ fn transcript_ui(
             .unwrap_or_default()
             .iter()
             .find(|c| &c.session_id == id)
-            .map_or_else(|| id.clone(), |c| c.display_name().to_owned()),
+            .map_or_else(|| id.clone(), |c| state.conversation_title(c, model)),
     };
     ui.label(
         RichText::new(title)

@@ -274,6 +274,10 @@ fn fill_operation_fields(f: &mut EditFields, operation: &VideoEditOperation) {
     }
 }
 
+fn contains_ignore_case(list: &[String], value: &str) -> bool {
+    !value.trim().is_empty() && list.iter().any(|v| v.eq_ignore_ascii_case(value.trim()))
+}
+
 fn non_blank(text: &str) -> Option<String> {
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_owned())
@@ -292,6 +296,8 @@ pub struct VideoEditForm {
     pub errors: Vec<FieldError>,
     pub show_validation: bool,
     pub server_errors: Vec<FieldError>,
+    /// After a refused Apply: the first bad field is scrolled to and focused.
+    pub attention: crate::ui::compose::attention::Attention,
 }
 
 impl Default for VideoEditForm {
@@ -306,6 +312,7 @@ impl Default for VideoEditForm {
             errors: Vec::new(),
             show_validation: false,
             server_errors: Vec::new(),
+            attention: Default::default(),
         }
     }
 }
@@ -740,6 +747,60 @@ impl VideoEditForm {
             Field::Operation
         };
         self.server_errors.push(FieldError { field, message });
+    }
+
+    /// Fill the choices the service requires from the model that will run, when its
+    /// record gives a default or offers a single option (Reframe's ratio, Upscale's tier,
+    /// Restyle's model); a choice the model does not offer falls back the same way. (The
+    /// audio format is optional: the service writes the model's default.) Call before
+    /// layout.
+    pub fn normalize(&mut self, model: &Model) {
+        if !model.catalog.is_loaded() {
+            return;
+        }
+        match self.choice {
+            EditChoice::Trim => {}
+            EditChoice::Restyle => {
+                if self.selected_model(model).is_none()
+                    && let [only] = self.models_for_choice(model).as_slice()
+                {
+                    self.model_id = Some(only.identifier.clone());
+                }
+            }
+            EditChoice::Operation(kind) => {
+                let runs = self.effective_model(model);
+                let record_default = |value: Option<&String>, offered: &[String]| {
+                    value
+                        .filter(|v| offered.iter().any(|o| o.eq_ignore_ascii_case(v)))
+                        .cloned()
+                        .or_else(|| match offered {
+                            [only] => Some(only.clone()),
+                            _ => None,
+                        })
+                };
+                match kind {
+                    VideoEditOperationKind::Reframe => {
+                        let offered = self.aspect_ratio_choices(model);
+                        if !contains_ignore_case(&offered, &self.fields.aspect_ratio) {
+                            let default = runs.and_then(|m| m.default_aspect_ratio.as_ref());
+                            self.fields.aspect_ratio =
+                                record_default(default, &offered).unwrap_or_default();
+                        }
+                    }
+                    VideoEditOperationKind::Upscale => {
+                        let offered = self.resolution_choices(model);
+                        if !contains_ignore_case(&offered, &self.fields.resolution) {
+                            // The contract's default tier when offered, else the first.
+                            let contract = "1080p".to_owned();
+                            self.fields.resolution = record_default(Some(&contract), &offered)
+                                .or_else(|| offered.first().cloned())
+                                .unwrap_or_default();
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
 
     /// Revalidate live once a submit has been refused.

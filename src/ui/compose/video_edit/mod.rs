@@ -23,11 +23,21 @@ pub fn edit_form_ui(
     form: &mut VideoEditForm,
     actions: &mut Vec<Action>,
 ) {
+    form.normalize(model);
+    form.attention.begin_form();
     source_card_ui(ui, form, actions);
     ui.add_space(tokens::SPACE_M);
     operation_card_ui(ui, form);
     ui.add_space(tokens::SPACE_M);
     fields_card_ui(ui, model, form);
+    form.attention.end_form();
+}
+
+/// Reports `field`'s control to the form's attention (scroll and focus after a refused
+/// Apply), when the field has a problem.
+fn mark(form: &mut VideoEditForm, field: Field, response: &egui::Response, focus: bool) {
+    let has_problem = !form.messages_for(&field).is_empty();
+    form.attention.mark(&field, has_problem, response, focus);
 }
 
 fn source_card_ui(ui: &mut Ui, form: &mut VideoEditForm, actions: &mut Vec<Action>) {
@@ -53,12 +63,17 @@ fn source_card_ui(ui: &mut Ui, form: &mut VideoEditForm, actions: &mut Vec<Actio
             widgets::field_error(ui, message);
         }
         ui.add_space(tokens::SPACE_XS);
-        ui.horizontal_wrapped(|ui| {
-            if ui.add(widgets::secondary_button("Choose video…")).clicked() {
-                actions.push(Action::PickSourceVideo);
-            }
-            ui.label(RichText::new("or add a URL:").color(tokens::palette().text_faint));
-        });
+        let choose = ui
+            .horizontal_wrapped(|ui| {
+                let choose = ui.add(widgets::secondary_button("Choose video…"));
+                if choose.clicked() {
+                    actions.push(Action::PickSourceVideo);
+                }
+                ui.label(RichText::new("or add a URL:").color(tokens::palette().text_faint));
+                choose
+            })
+            .inner;
+        mark(form, Field::SourceVideo, &choose, true);
         if super::url_row_ui(
             ui,
             &mut form.url_input,
@@ -132,6 +147,9 @@ fn operation_card_ui(ui: &mut Ui, form: &mut VideoEditForm) {
         for choice in EditChoice::all() {
             let selected = form.choice == choice;
             let response = choice_row_ui(ui, selected, choice);
+            if selected {
+                mark(form, Field::Operation, &response, true);
+            }
             if response.clicked() {
                 form.set_choice(choice);
             }
@@ -250,9 +268,7 @@ fn trim_fields_ui(ui: &mut Ui, form: &mut VideoEditForm) {
         ui.end_row();
     });
     for field in [Field::StartTime, Field::EndTime] {
-        for message in form.messages_for(&field) {
-            widgets::field_error(ui, message);
-        }
+        errors_ui(ui, form, field);
     }
     widgets::muted(ui, "Trimming is free; the original video is kept.");
 }
@@ -311,6 +327,7 @@ fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut VideoEditForm) {
             }
         });
     widgets::name_widget(&inner.response, "Model");
+    mark(form, Field::Model, &inner.response, true);
     for message in form.messages_for(&Field::Model) {
         widgets::field_error(ui, message);
     }
@@ -326,6 +343,7 @@ fn prompt_ui(ui: &mut Ui, form: &mut VideoEditForm, name: &str, hint: &str, show
             .desired_width(f32::INFINITY),
     );
     widgets::name_widget(&response, name);
+    mark(form, Field::Prompt, &response, true);
     if show_errors {
         for message in form.messages_for(&Field::Prompt) {
             widgets::field_error(ui, message);
@@ -334,7 +352,7 @@ fn prompt_ui(ui: &mut Ui, form: &mut VideoEditForm, name: &str, hint: &str, show
     ui.add_space(tokens::SPACE_XS);
 }
 
-fn text_field_ui(ui: &mut Ui, value: &mut String, name: &str, hint: &str) {
+fn text_field_ui(ui: &mut Ui, value: &mut String, name: &str, hint: &str) -> egui::Response {
     ui.label(RichText::new(name).color(tokens::palette().text_muted));
     let response = ui.add(
         TextEdit::singleline(value)
@@ -342,11 +360,19 @@ fn text_field_ui(ui: &mut Ui, value: &mut String, name: &str, hint: &str) {
             .desired_width(f32::INFINITY),
     );
     widgets::name_widget(&response, name);
+    response
 }
 
-fn chips_ui(ui: &mut Ui, name: &str, choices: &[String], current: &mut String) {
+/// A row of choices; returns the first chip (what takes the focus after a refused Apply).
+fn chips_ui(
+    ui: &mut Ui,
+    name: &str,
+    choices: &[String],
+    current: &mut String,
+) -> Option<egui::Response> {
     ui.label(RichText::new(name).color(tokens::palette().text_muted));
     ui.horizontal_wrapped(|ui| {
+        let mut first = None;
         for choice in choices {
             let selected = current.eq_ignore_ascii_case(choice);
             let response = ui.add(widgets::toggle_button(choice, selected));
@@ -354,14 +380,32 @@ fn chips_ui(ui: &mut Ui, name: &str, choices: &[String], current: &mut String) {
             if response.clicked() {
                 *current = choice.clone();
             }
+            first.get_or_insert(response);
         }
-    });
+        first
+    })
+    .inner
 }
 
-fn errors_ui(ui: &mut Ui, form: &VideoEditForm, field: Field) {
-    for message in form.messages_for(&field) {
-        widgets::field_error(ui, message);
+/// `field`'s messages; a field without a control of its own (trim's and retake's times,
+/// set on the timeline) is brought into view by its message.
+fn errors_ui(ui: &mut Ui, form: &mut VideoEditForm, field: Field) {
+    let messages: Vec<String> = form
+        .messages_for(&field)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    if messages.is_empty() {
+        return;
     }
+    let shown = ui
+        .scope(|ui| {
+            for message in &messages {
+                widgets::field_error(ui, message);
+            }
+        })
+        .response;
+    mark(form, field, &shown, false);
 }
 
 fn operation_fields_ui(
@@ -373,7 +417,9 @@ fn operation_fields_ui(
     match kind {
         VideoEditOperationKind::Upscale => {
             let tiers = form.resolution_choices(model);
-            chips_ui(ui, "Resolution", &tiers, &mut form.fields.resolution);
+            if let Some(first) = chips_ui(ui, "Resolution", &tiers, &mut form.fields.resolution) {
+                mark(form, Field::Resolution, &first, true);
+            }
             errors_ui(ui, form, Field::Resolution);
             ui.add_space(tokens::SPACE_XS);
             ui.label(RichText::new("Frame rate").color(tokens::palette().text_muted));
@@ -383,6 +429,7 @@ fn operation_fields_ui(
                     form.fields.target_fps.is_none(),
                 ));
                 widgets::name_widget(&keep, "Frame rate Keep");
+                mark(form, Field::TargetFps, &keep, true);
                 if keep.clicked() {
                     form.fields.target_fps = None;
                 }
@@ -398,7 +445,11 @@ fn operation_fields_ui(
         }
         VideoEditOperationKind::Reframe => {
             let ratios = form.aspect_ratio_choices(model);
-            chips_ui(ui, "Aspect ratio", &ratios, &mut form.fields.aspect_ratio);
+            if let Some(first) =
+                chips_ui(ui, "Aspect ratio", &ratios, &mut form.fields.aspect_ratio)
+            {
+                mark(form, Field::AspectRatio, &first, true);
+            }
             errors_ui(ui, form, Field::AspectRatio);
             ui.add_space(tokens::SPACE_XS);
             ui.label(RichText::new("Placement").color(tokens::palette().text_muted));
@@ -413,12 +464,13 @@ fn operation_fields_ui(
                 "Rain on a tin roof, distant thunder…",
                 false,
             );
-            text_field_ui(
+            let effects = text_field_ui(
                 ui,
                 &mut form.fields.sound_effect_prompt,
                 "Sound effects",
                 "Footsteps on gravel…",
             );
+            mark(form, Field::AudioPrompts, &effects, true);
             text_field_ui(
                 ui,
                 &mut form.fields.background_music_prompt,
@@ -431,7 +483,11 @@ fn operation_fields_ui(
             widgets::name_widget(&response, "Keep the original sound");
             let formats = form.audio_format_choices(model);
             if !formats.is_empty() {
-                chips_ui(ui, "Audio format", &formats, &mut form.fields.audio_format);
+                if let Some(first) =
+                    chips_ui(ui, "Audio format", &formats, &mut form.fields.audio_format)
+                {
+                    mark(form, Field::AudioFormat, &first, true);
+                }
                 errors_ui(ui, form, Field::AudioFormat);
             }
         }
@@ -439,12 +495,13 @@ fn operation_fields_ui(
             widgets::muted(ui, "Nothing to set: the watermark is found and removed.");
         }
         VideoEditOperationKind::FaceSwap => {
-            text_field_ui(
+            let face = text_field_ui(
                 ui,
                 &mut form.fields.face_image_url,
                 "Face image URL",
                 "https://… a clear photo of the face",
             );
+            mark(form, Field::FaceImage, &face, true);
             errors_ui(ui, form, Field::FaceImage);
         }
         VideoEditOperationKind::Extend => {
@@ -465,12 +522,13 @@ fn operation_fields_ui(
                     form.fields.extend_at_start = false;
                 }
             });
-            seconds_ui(
+            let seconds = seconds_ui(
                 ui,
                 "Seconds to add",
                 &mut form.fields.extend_secs,
                 1.0..=20.0,
             );
+            mark(form, Field::Duration, &seconds, true);
             errors_ui(ui, form, Field::Duration);
             prompt_ui(ui, form, "Prompt", "Optional: what happens next…", true);
             text_field_ui(ui, &mut form.fields.context, "Context", "Optional guidance");
@@ -501,21 +559,22 @@ fn operation_fields_ui(
                     form.fields.lipsync_by_text = false;
                 }
             });
-            if form.fields.lipsync_by_text {
+            let speech = if form.fields.lipsync_by_text {
                 text_field_ui(
                     ui,
                     &mut form.fields.lipsync_text,
                     "Text to speak",
                     "Hello there…",
-                );
+                )
             } else {
                 text_field_ui(
                     ui,
                     &mut form.fields.lipsync_audio_url,
                     "Speech audio URL",
                     "https://… .mp3 or .wav",
-                );
-            }
+                )
+            };
+            mark(form, Field::LipsyncSource, &speech, true);
             errors_ui(ui, form, Field::LipsyncSource);
         }
         VideoEditOperationKind::RemoveBackground => {
@@ -528,12 +587,13 @@ fn operation_fields_ui(
             widgets::name_widget(&person, "The subject is a person");
         }
         VideoEditOperationKind::Inpaint => {
-            text_field_ui(
+            let mask = text_field_ui(
                 ui,
                 &mut form.fields.mask_video_url,
                 "Mask video URL",
                 "Optional: black and white, white is filled",
             );
+            mark(form, Field::MaskVideo, &mask, true);
             errors_ui(ui, form, Field::MaskVideo);
             text_field_ui(
                 ui,
@@ -552,6 +612,7 @@ fn operation_fields_ui(
             let mut strength = form.fields.video_strength.unwrap_or(0.5);
             let response = ui.add(egui::Slider::new(&mut strength, 0.0..=1.0).fixed_decimals(2));
             widgets::name_widget(&response, "Closeness to the source");
+            mark(form, Field::VideoStrength, &response, true);
             if response.changed() {
                 form.fields.video_strength = Some(strength);
             }
@@ -609,6 +670,7 @@ fn placement_ui(ui: &mut Ui, form: &mut VideoEditForm) {
     let centred = form.fields.grid_x.is_none() && form.fields.grid_y.is_none();
     let response = ui.add(widgets::toggle_button("Centre", centred));
     widgets::name_widget(&response, "Placement Centre");
+    mark(form, Field::GridPosition, &response, true);
     if response.clicked() {
         form.fields.grid_x = None;
         form.fields.grid_y = None;
@@ -641,7 +703,12 @@ fn placement_ui(ui: &mut Ui, form: &mut VideoEditForm) {
         });
 }
 
-fn seconds_ui(ui: &mut Ui, name: &str, value: &mut f64, range: std::ops::RangeInclusive<f64>) {
+fn seconds_ui(
+    ui: &mut Ui,
+    name: &str,
+    value: &mut f64,
+    range: std::ops::RangeInclusive<f64>,
+) -> egui::Response {
     ui.label(RichText::new(name).color(tokens::palette().text_muted));
     let response = ui.add(
         egui::DragValue::new(value)
@@ -651,6 +718,7 @@ fn seconds_ui(ui: &mut Ui, name: &str, value: &mut f64, range: std::ops::RangeIn
             .suffix(" s"),
     );
     widgets::name_widget(&response, name);
+    response
 }
 
 /// The submit button for a video edit, pinned under the form like Generate.
@@ -690,7 +758,9 @@ pub fn submit_row_ui(
             .size(tokens::TEXT_SMALL)
             .color(tokens::palette().text_faint),
     );
-    if form.show_validation && !form.errors.is_empty() {
-        widgets::field_error(ui, "Fix the fields marked above.");
+    if form.show_validation
+        && let Some(line) = form.attention.refusal_line(&form.errors)
+    {
+        widgets::field_error(ui, &line);
     }
 }

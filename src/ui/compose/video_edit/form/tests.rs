@@ -92,7 +92,7 @@ fn reframe_without_an_aspect_ratio_is_refused_at_that_field() {
     );
     assert!(
         form.fields.aspect_ratio.is_empty(),
-        "nothing chosen at first"
+        "nothing chosen before the form has seen the catalog"
     );
     let errors = form.validation_errors(&model, None);
     assert!(
@@ -187,4 +187,42 @@ fn measuring_the_source_sets_the_out_point_to_its_end() {
     form.source_measured("http://127.0.0.1:1/files/clip.mp4", 2.5, 24.0);
     assert_eq!(form.fields.trim_out_secs, Some(2.5));
     assert_eq!(form.source_fps(), Some(24.0));
+}
+
+#[test]
+fn required_choices_start_from_the_model_record() {
+    let mut model = model_with_catalog();
+    // Reframe: the record's default ratio.
+    let mut reframe = form_with_source(
+        EditChoice::Operation(VideoEditOperationKind::Reframe),
+        Some(6.0),
+    );
+    reframe.normalize(&model);
+    assert_eq!(reframe.fields.aspect_ratio, "9:16");
+    assert!(reframe.validation_errors(&model, None).is_empty());
+    // A choice the artist made is kept.
+    reframe.fields.aspect_ratio = "1:1".into();
+    reframe.normalize(&model);
+    assert_eq!(reframe.fields.aspect_ratio, "1:1");
+
+    // Restyle: the only video-to-video model in the catalog.
+    let mut restyle = form_with_source(EditChoice::Restyle, Some(4.0));
+    restyle.normalize(&model);
+    assert_eq!(restyle.model_id.as_deref(), Some("runway/aleph"));
+
+    // Without a record default and with several ratios, the artist chooses.
+    for m in model.catalog.value.iter_mut().flatten() {
+        m.default_aspect_ratio = None;
+    }
+    let mut open = form_with_source(
+        EditChoice::Operation(VideoEditOperationKind::Reframe),
+        Some(6.0),
+    );
+    open.normalize(&model);
+    assert!(open.fields.aspect_ratio.is_empty());
+    let errors = open.validation_errors(&model, None);
+    assert!(
+        errors.iter().any(|e| e.field == Field::AspectRatio),
+        "{errors:?}"
+    );
 }
