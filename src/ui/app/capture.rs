@@ -31,6 +31,8 @@ pub enum ScreenshotScene {
     VideoEdit,
     /// A saved, shared document with a table, open in the Docs editor beside its preview.
     Docs,
+    /// One finished image job in the tray (`--tray open`); the view is left as it is.
+    TrayJob,
 }
 
 impl ScreenshotScene {
@@ -52,6 +54,19 @@ impl ScreenshotScene {
                     video: None,
                 },
                 "Veo 3",
+            ),
+            ScreenshotScene::TrayJob => (
+                GenerationSpec {
+                    kind: GenerationKind::Image,
+                    request: GenerationRequest {
+                        prompt: "a quiet harbour at dawn, mist over the water".into(),
+                        model: Some("fal-ai/flux/schnell".into()),
+                        aspect_ratio: Some("16:9".into()),
+                        ..GenerationRequest::default()
+                    },
+                    video: None,
+                },
+                "Flux Schnell",
             ),
             ScreenshotScene::Storyboard => (
                 GenerationSpec {
@@ -88,6 +103,8 @@ pub enum SceneStage {
     Editing(Instant),
     /// Docs: where the staging of the documents is.
     Docs(DocsScene),
+    /// The tray's job finished: the view's own data decides when to capture.
+    TrayJobDone,
     Failed,
 }
 
@@ -215,6 +232,7 @@ impl StudioApp {
                 }
                 SceneStage::Settling(Instant::now())
             }
+            (JobPhase::Completed, ScreenshotScene::TrayJob) => SceneStage::TrayJobDone,
             (phase, _) if phase.is_finished() => {
                 eprintln!("screenshot: the staged job ended {}", phase.label());
                 SceneStage::Failed
@@ -277,6 +295,7 @@ impl StudioApp {
             SceneStage::Settling(since) => since.elapsed() >= POSTERS_SETTLE,
             SceneStage::Editing(_) => self.edit_scene_shown(),
             SceneStage::Docs(step) => *step == DocsScene::Shown,
+            SceneStage::TrayJobDone => return None,
             _ => false,
         })
     }
