@@ -231,11 +231,13 @@ pub fn column_layout(width_pt: f32) -> Vec<&'static [ShortcutGroup]> {
     let mut start = 0;
     let mut filled = 0;
     for (index, group) in SHORTCUT_GROUPS.iter().enumerate() {
-        let left = SHORTCUT_GROUPS.len() - index;
-        let columns_left = columns - out.len();
-        // Close the column when this group would overfill it, or when each remaining
-        // column needs a group of its own.
-        if index > start && (filled + rows(group) > per_column || left < columns_left) {
+        let columns_after = columns - out.len() - 1;
+        let groups_left = SHORTCUT_GROUPS.len() - index;
+        // Each column still to come needs a group; otherwise a column ends where this
+        // group would reach past its share by more than half its height.
+        let must_close = groups_left <= columns_after;
+        let may_close = columns_after > 0 && 2 * filled + rows(group) > 2 * per_column;
+        if index > start && (must_close || may_close) {
             out.push(&SHORTCUT_GROUPS[start..index]);
             start = index;
             filled = 0;
@@ -354,5 +356,6 @@ mod tests {
         assert_eq!(column_layout(300.0).len(), 1);
         assert_eq!(column_layout(880.0).len(), 2);
         assert_eq!(column_layout(1300.0).len(), 3);
+        assert_eq!(column_layout(4000.0).len(), MAX_COLUMNS);
     }
 }
