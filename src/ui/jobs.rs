@@ -366,32 +366,42 @@ fn job_card_ui(
         if let Some(result) = job.result.as_ref().filter(|r| !r.urls.is_empty()) {
             {
                 ui.add_space(2.0);
-                ui.horizontal_wrapped(|ui| {
-                    ui.spacing_mut().item_spacing = Vec2::splat(6.0);
-                    for (index, url) in result.urls.iter().enumerate() {
-                        let source = crate::ui::result_tile::job_output_picture(result, index)
-                            .unwrap_or(url);
-                        let name = format!("Open result {} of {}", index + 1, result.urls.len());
-                        let result_ref = ResultRef::Job {
-                            local_id: job.local_id,
-                            index,
-                        };
-                        let tile = ResultTile {
-                            result: &result_ref,
-                            image_url: source,
-                            name: &name,
-                            favourite: false,
-                            side: tokens::THUMB_SIDE,
-                            fit: Fit::Cover,
-                            buttons: false,
-                            video: crate::ui::result_tile::job_output_video(result, index),
-                        };
-                        if let Some(event) = result_tile_ui(ui, textures, &tile) {
-                            let action = event.into_action(|| job_result_refs(job), index);
-                            actions.push(Action::Result(action));
+                // Rows of as many tiles as fit the card (a tile's own layout does not
+                // wrap, and an over-long row would widen the card past the tray).
+                let gap = 6.0;
+                let per_row = (((ui.available_width() + gap) / (tokens::THUMB_SIDE + gap)).floor()
+                    as usize)
+                    .max(1);
+                let indexed: Vec<(usize, &String)> = result.urls.iter().enumerate().collect();
+                for row in indexed.chunks(per_row) {
+                    ui.horizontal(|ui| {
+                        ui.spacing_mut().item_spacing = Vec2::splat(gap);
+                        for &(index, url) in row {
+                            let source = crate::ui::result_tile::job_output_picture(result, index)
+                                .unwrap_or(url);
+                            let name =
+                                format!("Open result {} of {}", index + 1, result.urls.len());
+                            let result_ref = ResultRef::Job {
+                                local_id: job.local_id,
+                                index,
+                            };
+                            let tile = ResultTile {
+                                result: &result_ref,
+                                image_url: source,
+                                name: &name,
+                                favourite: false,
+                                side: tokens::THUMB_SIDE,
+                                fit: Fit::Cover,
+                                buttons: false,
+                                video: crate::ui::result_tile::job_output_video(result, index),
+                            };
+                            if let Some(event) = result_tile_ui(ui, textures, &tile) {
+                                let action = event.into_action(|| job_result_refs(job), index);
+                                actions.push(Action::Result(action));
+                            }
                         }
-                    }
-                });
+                    });
+                }
             }
         }
     });
@@ -443,7 +453,8 @@ pub struct TrayState {
     memory: TrayMemory,
     /// A narrow window's strip was clicked: the tray shows anyway.
     shown_while_narrow: bool,
-    wide: bool,
+    /// Whether the window was wide enough last frame (`None` before the first frame).
+    wide: Option<bool>,
     /// The artist toggled the tray, or the first job opened it, in this run.
     settled_this_run: bool,
     /// `memory` changed since it was last written.
@@ -469,31 +480,33 @@ impl TrayState {
         Self {
             memory,
             shown_while_narrow: false,
-            wide: true,
+            wide: None,
             settled_this_run: false,
             unsaved: false,
         }
     }
 
-    /// Start open or closed whatever was remembered, and stay so when the first job comes
-    /// (`--tray open|closed`, for screenshots). Not written to the settings.
+    /// Start open or closed whatever was remembered (open even in a narrow window), and
+    /// stay so when the first job comes (`--tray open|closed`, for screenshots). Not
+    /// written to the settings.
     pub fn start_as(&mut self, open: bool) {
         self.memory.open = open;
+        self.shown_while_narrow = open;
         self.settled_this_run = true;
     }
 
     /// Called once per frame before layout.
     pub fn update(&mut self, window_width_pt: f32) {
         let wide = window_width_pt >= TRAY_COLLAPSE_BELOW_PT;
-        if wide != self.wide {
+        if self.wide.is_some_and(|was_wide| was_wide != wide) {
             self.shown_while_narrow = false;
         }
-        self.wide = wide;
+        self.wide = Some(wide);
     }
 
     /// Whether the tray shows open this frame (else the strip).
     pub fn expanded(&self) -> bool {
-        if self.wide {
+        if self.wide.unwrap_or(true) {
             self.memory.open
         } else {
             self.shown_while_narrow
@@ -534,7 +547,7 @@ impl TrayState {
 
     pub fn toggle(&mut self) {
         self.settled_this_run = true;
-        if self.wide {
+        if self.wide.unwrap_or(true) {
             self.memory.open = !self.memory.open;
             self.unsaved = true;
         } else {
@@ -678,6 +691,13 @@ mod tray_tests {
         assert_eq!(again.width_pt(), 412.0);
         let odd = serde_json::json!({"open": true, "width_pt": 5000.0});
         assert_eq!(TrayState::restore(Some(&odd)).width_pt(), TRAY_MAX_WIDTH_PT);
+        let mut narrow = TrayState::restore(Some(&stored));
+        narrow.start_as(true);
+        narrow.update(960.0);
+        assert!(
+            narrow.expanded(),
+            "--tray open shows it in a narrow window too"
+        );
         let broken = serde_json::json!("nonsense");
         assert!(!TrayState::restore(Some(&broken)).open_chosen());
     }

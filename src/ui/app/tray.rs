@@ -52,7 +52,23 @@ impl StudioApp {
                 .show_separator_line(false)
                 .frame(tokens::panel_frame().inner_margin(egui::Margin::same(12)))
                 .show(ui, |ui| {
-                    actions.extend(jobs::tray_ui(ui, &self.model, &self.textures, now_ms));
+                    // Laid out in a child the panel does not grow with: an over-wide card
+                    // is clipped at the tray's edge instead of pushing the panel's edge
+                    // over the view beside it.
+                    let inside = ui.max_rect();
+                    let mut content = ui.new_child(
+                        egui::UiBuilder::new()
+                            .max_rect(inside)
+                            .layout(egui::Layout::top_down(egui::Align::Min)),
+                    );
+                    content.shrink_clip_rect(inside);
+                    actions.extend(jobs::tray_ui(
+                        &mut content,
+                        &self.model,
+                        &self.textures,
+                        now_ms,
+                    ));
+                    ui.advance_cursor_after_rect(inside);
                 });
             let rect = panel.response.rect;
             if let Some(dragged_to) = splitter_ui(ui, rect) {
