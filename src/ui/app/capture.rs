@@ -4,6 +4,8 @@
 //! documents), then show it: the video paused on a frame past the start in the viewer, the
 //! finished storyboard on the Create canvas, the video on the trim timeline with its
 //! thumbnail strip, or a shared call sheet with a table in the Docs editor and preview.
+//! With `--tray open` and no other scene, one finished image job is staged so the open
+//! tray has a card (the view is left as it is).
 
 use super::StudioApp;
 use crate::api::{GenerationKind, GenerationRequest, GenerationSpec, WorkflowType};
