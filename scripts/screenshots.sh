@@ -20,13 +20,19 @@ mkdir -p "$out"
 
 # One capture: SIZE VIEW TRAY (closed|open).
 capture() {
-  local size="$1" view="$2" tray="$3" suffix="" home
+  local size="$1" view="$2" tray="$3" suffix="" home shot
   [ "$tray" = open ] && suffix="-tray"
+  shot="$out/$view-$size$suffix.png"
   home="$(mktemp -d)"
-  FRAMEWRIGHT_HOME="$home" FRAMEWRIGHT_SANDBOX_SPEED=20 timeout 120 \
-    xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --screenshot-to "$out/$view-$size$suffix.png" \
-    --view "$view" --size "$size" --tray "$tray" >/dev/null 2>&1 \
-    || echo "screenshot $view at $size (tray $tray) failed" >&2
+  # The staged scenes at 2560×1440 take a while on a software renderer: a generous limit.
+  FRAMEWRIGHT_HOME="$home" FRAMEWRIGHT_SANDBOX_SPEED=20 timeout 300 \
+    xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --screenshot-to "$shot" \
+    --view "$view" --size "$size" --tray "$tray" >"$home/run.log" 2>&1 || true
+  # xvfb-run does not always pass a failure on: the picture is the proof.
+  if [ ! -s "$shot" ]; then
+    echo "screenshot $view at $size (tray $tray) failed:" >&2
+    tail -n 5 "$home/run.log" >&2
+  fi
   rm -rf "$home"
 }
 export -f capture
