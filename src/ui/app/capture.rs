@@ -134,22 +134,19 @@ impl StudioApp {
             return;
         };
         let next = match stage {
-            SceneStage::Starting(ScreenshotScene::Docs) => SceneStage::Docs(DocsScene::Listing),
+            SceneStage::Starting(ScreenshotScene::Docs) => {
+                // The documents make no job: with the tray open, one image job fills it.
+                if self.tray.open_chosen() {
+                    self.submit_scene_job(ScreenshotScene::TrayJob);
+                }
+                SceneStage::Docs(DocsScene::Listing)
+            }
             SceneStage::Docs(step) => self.docs_scene_step(step),
             SceneStage::Starting(scene) if self.model.catalog.is_loaded() => {
-                let Some((spec, model_label)) = scene.spec() else {
+                if !self.submit_scene_job(scene) {
                     self.screenshot_scene = Some(SceneStage::Failed);
                     return;
-                };
-                let credits_estimate = self
-                    .model
-                    .model_by_id(spec.request.model.as_deref().unwrap_or_default())
-                    .and_then(|record| crate::api::estimate_credits(record, &spec));
-                self.send(Command::Submit {
-                    spec,
-                    model_label: model_label.to_owned(),
-                    credits_estimate,
-                });
+                }
                 SceneStage::Running(scene)
             }
             SceneStage::Running(scene) => self.scene_job_progress(scene),
@@ -171,6 +168,23 @@ impl StudioApp {
             other => other,
         };
         self.screenshot_scene = Some(next);
+    }
+
+    /// Submit the job `scene` makes (false: it makes none).
+    fn submit_scene_job(&mut self, scene: ScreenshotScene) -> bool {
+        let Some((spec, model_label)) = scene.spec() else {
+            return false;
+        };
+        let credits_estimate = self
+            .model
+            .model_by_id(spec.request.model.as_deref().unwrap_or_default())
+            .and_then(|record| crate::api::estimate_credits(record, &spec));
+        self.send(Command::Submit {
+            spec,
+            model_label: model_label.to_owned(),
+            credits_estimate,
+        });
+        true
     }
 
     /// The video-edit scene shows its source frame and the whole thumbnail strip.
@@ -296,7 +310,7 @@ impl StudioApp {
                 .is_some_and(|p| p.shown_frame() == Some(VIDEO_FRAME)),
             SceneStage::Settling(since) => since.elapsed() >= POSTERS_SETTLE,
             SceneStage::Editing(_) => self.edit_scene_shown(),
-            SceneStage::Docs(step) => *step == DocsScene::Shown,
+            SceneStage::Docs(step) => *step == DocsScene::Shown && self.model.running_count() == 0,
             SceneStage::TrayJobDone => return None,
             _ => false,
         })
