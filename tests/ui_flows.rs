@@ -487,7 +487,7 @@ fn after_trying_the_sandbox_typing_lands_in_the_prompt() {
 }
 
 #[test]
-fn opening_chat_or_a_new_conversation_puts_typing_in_the_message_field() {
+fn opening_chat_puts_typing_in_the_message_field() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut harness = studio(&dir, View::Create);
     wait_for_service_data(&mut harness);
@@ -516,7 +516,7 @@ fn opening_chat_or_a_new_conversation_puts_typing_in_the_message_field() {
 fn toast_stack_rect(harness: &Harness<'static, StudioApp>) -> egui::Rect {
     harness
         .ctx
-        .memory(|m| m.area_rect(egui::Id::unique("toasts")))
+        .memory(|m| m.area_rect(framewright::ui::toasts::stack_id()))
         .expect("toasts on screen")
 }
 

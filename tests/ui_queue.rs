@@ -157,6 +157,7 @@ fn the_first_job_opens_the_tray_later_ones_leave_it_closed_and_its_width_holds()
     // The first job of the session opens the tray; its width never follows the cards.
     generate_and_wait(&mut harness, "a quiet harbour at dawn", |_| {});
     assert!(harness.state().tray_open(), "the first job opens the tray");
+    harness.check_accessibility();
     let edge = tray_edge_x(&harness);
     let mut edges = Vec::new();
     generate_and_wait(&mut harness, "a second harbour, at dusk", |h| {

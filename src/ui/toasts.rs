@@ -264,6 +264,11 @@ pub fn stack_top_centre(
     egui::pos2(window.center().x, top)
 }
 
+/// The stack's egui area (its rect is in `Memory::area_rect`).
+pub fn stack_id() -> egui::Id {
+    egui::Id::unique("toasts")
+}
+
 /// Draw the stack, newest first, where [`stack_top_centre`] says. `central`: the area the
 /// views use this frame; `over_viewer`: the viewer covers the window.
 pub fn toasts_ui(
@@ -277,7 +282,7 @@ pub fn toasts_ui(
         return actions;
     }
     let now = ctx.input(|i| i.time);
-    let area_id = egui::Id::unique("toasts");
+    let area_id = stack_id();
     let (dialog, stack_height_pt) = ctx.memory(|m| {
         let dialog = m.top_modal_layer().and_then(|layer| m.area_rect(layer.id));
         let height = m.area_rect(area_id).map_or(0.0, |r| r.height());
