@@ -156,7 +156,7 @@ fn ctrl_q_with_a_running_job_asks_first() {
     assert!(!harness.state().quitting(), "it asks before quitting");
     assert!(
         harness
-            .query_by_label_contains("1 job is still running; they will resume")
+            .query_by_label_contains("1 job is still running; it will resume")
             .is_some()
     );
     // Esc answers "no" (the tray's Cancel buttons share the dialog's label).

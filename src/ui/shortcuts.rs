@@ -129,12 +129,12 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
 
 /// The question asked before quitting with jobs still running.
 pub fn quit_body(running_jobs: usize) -> String {
-    let jobs = if running_jobs == 1 {
-        "1 job is".to_owned()
+    let (jobs, they) = if running_jobs == 1 {
+        ("1 job is".to_owned(), "it")
     } else {
-        format!("{running_jobs} jobs are")
+        (format!("{running_jobs} jobs are"), "they")
     };
-    format!("{jobs} still running; they will resume next time you open Framewright.")
+    format!("{jobs} still running; {they} will resume next time you open Framewright.")
 }
 
 /// The view Ctrl+`n` opens (1-based, in rail order).
