@@ -18,9 +18,12 @@ USAGE:
                                                 (video: a short sandbox clip paused in the viewer;
                                                  storyboard: a Creative Director batch on Create;
                                                  video-edit: that clip on the trim timeline;
-                                                 docs: a shared call sheet with a table)
+                                                 docs: a shared call sheet with a table;
                                                  chat: a question and its streamed answer)
   framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
+  framewright [--tray open|closed]              start with the job tray open or closed, whatever was
+                                                remembered (with --screenshot-to and open: a finished
+                                                image job is staged so the tray shows a card)
   framewright [--] FILE…                        open images as edit sources in Create and videos as
                                                 the source of a video edit; when Framewright is
                                                 already running (same data folder), the files go
@@ -75,6 +78,8 @@ struct StudioArgs {
     screenshot_scene: Option<ScreenshotScene>,
     /// Files to open (absolute; a running studio is handed them).
     files: Vec<PathBuf>,
+    /// `--tray open|closed`.
+    tray_open: Option<bool>,
 }
 
 fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
@@ -118,6 +123,13 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                     format!("--size “{size}” is not WIDTHxHEIGHT (e.g. 1024x700)")
                 })?);
             }
+            "--tray" => {
+                options.tray_open = match iter.next().map(String::as_str) {
+                    Some("open") => Some(true),
+                    Some("closed") => Some(false),
+                    _ => return Err("--tray needs “open” or “closed”".to_owned()),
+                };
+            }
             "--" => {
                 for file in iter.by_ref() {
                     options.files.push(absolute_path(file)?);
@@ -132,6 +144,13 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
     // A screenshot of Docs stages a saved, shared document with a table.
     if options.screenshot_to.is_some() && options.view == Some(View::Docs) {
         options.screenshot_scene = Some(ScreenshotScene::Docs);
+    }
+    // A screenshot with the tray open shows a card in it: one finished image job.
+    if options.screenshot_to.is_some()
+        && options.tray_open == Some(true)
+        && options.screenshot_scene.is_none()
+    {
+        options.screenshot_scene = Some(ScreenshotScene::TrayJob);
     }
     Ok(options)
 }
@@ -205,6 +224,7 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
             files: cli.files,
             missing: Vec::new(),
         },
+        tray_open: cli.tray_open,
     };
     options.open_files.check_files();
     let saved_window = memory.window.filter(|_| options.screenshot_to.is_none());

@@ -743,6 +743,9 @@ fn a_video_tile_and_its_inline_player_take_the_video_s_shape() {
     assert!(
         off_16_9(picture) <= 1.0 && (picture.width() - tile.width()).abs() <= 1.0,
         "the player's picture is the tile's shape, no band: {picture:?} for {tile:?}"
+    );
+}
+
 #[test]
 fn a_refused_generate_brings_the_missing_prompt_into_view_and_focus() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -469,3 +469,101 @@ fn the_welcome_leads_to_settings_where_theme_and_scale_apply_at_once_and_persist
     harness.step();
     assert!(!harness.state().welcome_open());
 }
+
+#[test]
+fn after_trying_the_sandbox_typing_lands_in_the_prompt() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = support::studio_as_new_user(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    assert!(harness.state().welcome_open());
+    harness
+        .get_by_role_and_label(Role::Button, "Try the sandbox")
+        .click();
+    harness.run_steps(3);
+    assert!(!harness.state().welcome_open());
+    harness.event(egui::Event::Text("a lighthouse at dusk".into()));
+    harness.run_steps(2);
+    assert_eq!(harness.state().compose_prompt(), "a lighthouse at dusk");
+}
+
+#[test]
+fn opening_chat_puts_typing_in_the_message_field() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num6);
+    harness.run_steps(3);
+    assert_eq!(harness.state().view(), View::Chat);
+    harness.event(egui::Event::Text("what is a dolly zoom?".into()));
+    harness.run_steps(2);
+    assert_eq!(harness.state().chat().composer, "what is a dolly zoom?");
+
+    // Away and back: the field has the focus again.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num1);
+    harness.run_steps(2);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num6);
+    harness.run_steps(3);
+    harness.event(egui::Event::Text(" And a whip pan?".into()));
+    harness.run_steps(2);
+    assert!(
+        harness.state().chat().composer.ends_with("And a whip pan?"),
+        "{:?}",
+        harness.state().chat().composer
+    );
+}
+
+/// The toasts' stack as laid out last frame.
+fn toast_stack_rect(harness: &Harness<'static, StudioApp>) -> egui::Rect {
+    harness
+        .ctx
+        .memory(|m| m.area_rect(framewright::ui::toasts::stack_id()))
+        .expect("toasts on screen")
+}
+
+fn toasts_stay_off_delete_and_send(size: egui::Vec2) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = support::studio_sized(&dir, View::Palettes, size);
+    step_until(&mut harness, "the palette list", |h| {
+        h.state().palettes_loaded_for_project()
+    });
+    harness.run_steps(3);
+    support::click_button(&mut harness, "+ Add colour");
+    harness.get_by_label("Palette name").click();
+    harness.step();
+    harness.get_by_label("Palette name").type_text("Toast test");
+    harness.run_steps(2);
+    support::click_button(&mut harness, "Save palette");
+    step_until(&mut harness, "the save's toast and Delete…", |h| {
+        !h.state().toast_texts().is_empty()
+            && h.query_by_label("Delete…").is_some()
+            && h.state().palettes_state().editor.palette_id.is_some()
+    });
+    harness.run_steps(3);
+    let delete = harness
+        .get_by_role_and_label(Role::Button, "Delete…")
+        .rect();
+    let stack = toast_stack_rect(&harness);
+    assert!(
+        !stack.intersects(delete),
+        "at {size:?} the toasts {stack:?} cover Delete… {delete:?}"
+    );
+
+    // The toast is still up in Chat: it keeps off Send.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num6);
+    harness.run_steps(3);
+    assert!(!harness.state().toast_texts().is_empty());
+    let send = harness
+        .get_by(|n| n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Send")))
+        .rect();
+    let stack = toast_stack_rect(&harness);
+    assert!(
+        !stack.intersects(send),
+        "at {size:?} the toasts {stack:?} cover Send {send:?}"
+    );
+}
+
+#[test]
+fn toasts_keep_off_the_palette_delete_and_chat_send_buttons() {
+    toasts_stay_off_delete_and_send(egui::vec2(1440.0, 900.0));
+    toasts_stay_off_delete_and_send(egui::vec2(960.0, 600.0));
+}

@@ -156,7 +156,7 @@ fn ctrl_q_with_a_running_job_asks_first() {
     assert!(!harness.state().quitting(), "it asks before quitting");
     assert!(
         harness
-            .query_by_label_contains("1 job is still running; they will resume")
+            .query_by_label_contains("1 job is still running; it will resume")
             .is_some()
     );
     // Esc answers "no" (the tray's Cancel buttons share the dialog's label).
@@ -172,6 +172,111 @@ fn ctrl_q_with_a_running_job_asks_first() {
         .click();
     harness.run_steps(2);
     assert!(harness.state().quitting());
+}
+
+/// Submit `prompt` from Create and wait until it is on its way (not finished).
+fn submit_slow_job(harness: &mut Studio, prompt: &str) {
+    let before = harness.state().jobs().len();
+    support::type_prompt(harness, prompt);
+    support::press_generate(harness);
+    step_until(harness, "the job to be running", |h| {
+        let jobs = h.state().jobs();
+        jobs.len() == before + 1 && !jobs[0].phase.is_finished()
+    });
+}
+
+/// Cancel the newest unfinished job the way the tray's Cancel does.
+fn cancel_a_running_job(harness: &mut Studio) {
+    let local_id = harness
+        .state()
+        .jobs()
+        .iter()
+        .find(|job| !job.phase.is_finished())
+        .map(|job| job.local_id)
+        .expect("a running job");
+    harness
+        .state()
+        .session()
+        .send(framewright::engine::Command::Cancel { local_id })
+        .expect("cancel sent");
+}
+
+#[test]
+fn the_quit_question_follows_the_running_jobs_and_enter_quits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = slow_studio(&dir);
+    wait_for_service_data(&mut harness);
+    submit_slow_job(&mut harness, "slow tide, long exposure");
+    submit_slow_job(&mut harness, "slower tide, longer exposure");
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    harness.run_steps(2);
+    assert!(
+        harness
+            .query_by_label_contains("2 jobs are still running")
+            .is_some()
+    );
+    // One finishes (cancelled) while the question is open: the question says so.
+    cancel_a_running_job(&mut harness);
+    step_until(&mut harness, "the question to count one job", |h| {
+        h.query_by_label_contains("1 job is still running")
+            .is_some()
+    });
+    assert!(!harness.state().quitting());
+
+    // Enter answers the question with its main button.
+    harness.key_press(Key::Enter);
+    harness.run_steps(2);
+    assert!(harness.state().quitting(), "Enter quits");
+}
+
+#[test]
+fn a_quit_question_whose_jobs_all_finished_quits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = slow_studio(&dir);
+    wait_for_service_data(&mut harness);
+    submit_slow_job(&mut harness, "slow tide, long exposure");
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    harness.run_steps(2);
+    assert!(harness.query_by_label("Quit Framewright?").is_some());
+    cancel_a_running_job(&mut harness);
+    step_until(&mut harness, "the studio to quit as asked", |h| {
+        h.state().quitting()
+    });
+}
+
+/// Every group of the shortcuts overlay is in the window (`scroll`: once scrolled to, for
+/// a short window).
+fn every_shortcut_group_is_reachable(size: egui::Vec2, scroll: bool) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = support::studio_sized(&dir, View::Create, size);
+    harness.run_steps(2);
+    harness.key_press(Key::F1);
+    harness.run_steps(3);
+    let window = egui::Rect::from_min_size(egui::Pos2::ZERO, size);
+    for group in framewright::ui::shortcuts::SHORTCUT_GROUPS {
+        let title = group.title.to_uppercase();
+        if scroll {
+            harness.get_by_label(&title).scroll_to_me();
+            harness.run_steps(3);
+        }
+        let rect = harness.get_by_label(&title).rect();
+        assert!(
+            window.contains_rect(rect),
+            "“{}” at {size:?} is out of the window: {rect:?}",
+            group.title
+        );
+    }
+    // The Close button stays in the window too.
+    let close = harness.get_by_role_and_label(Role::Button, "Close").rect();
+    assert!(window.contains_rect(close), "Close at {size:?}: {close:?}");
+}
+
+#[test]
+fn the_shortcuts_overlay_reaches_every_group_at_960x600_and_1440x900() {
+    every_shortcut_group_is_reachable(egui::vec2(960.0, 600.0), true);
+    // At 1440×900 every group is in sight at once.
+    every_shortcut_group_is_reachable(egui::vec2(1440.0, 900.0), false);
 }
 
 #[test]

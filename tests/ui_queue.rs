@@ -125,3 +125,122 @@ fn a_queued_job_counts_down_and_can_be_cancelled_unsent() {
             .is_none()
     );
 }
+
+/// The left edge of the open tray (its splitter), in points.
+fn tray_edge_x(harness: &Studio) -> f32 {
+    harness
+        .get_by_role_and_label(Role::Splitter, "Resize the job tray")
+        .rect()
+        .center()
+        .x
+}
+
+fn generate_and_wait(harness: &mut Studio, prompt: &str, mut each_frame: impl FnMut(&Studio)) {
+    let before = harness.state().jobs().len();
+    support::type_prompt(harness, prompt);
+    support::press_generate(harness);
+    step_until(harness, "the job to finish", |h| {
+        each_frame(h);
+        let jobs = h.state().jobs();
+        jobs.len() == before + 1 && jobs[0].phase.is_finished()
+    });
+    harness.run_steps(2);
+}
+
+#[test]
+fn the_first_job_opens_the_tray_later_ones_leave_it_closed_and_its_width_holds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Create);
+    support::wait_for_service_data(&mut harness);
+    assert!(!harness.state().tray_open(), "a new studio shows the strip");
+
+    // The first job of the session opens the tray; its width never follows the cards.
+    generate_and_wait(&mut harness, "a quiet harbour at dawn", |_| {});
+    assert!(harness.state().tray_open(), "the first job opens the tray");
+    harness.check_accessibility();
+    let edge = tray_edge_x(&harness);
+    let mut edges = Vec::new();
+    generate_and_wait(&mut harness, "a second harbour, at dusk", |h| {
+        edges.push(tray_edge_x(h));
+    });
+    edges.push(tray_edge_x(&harness));
+    assert!(
+        edges.iter().all(|x| (x - edge).abs() < 0.5),
+        "the tray kept its width while a job ran and finished: {edge} vs {edges:?}"
+    );
+
+    // Closed by the artist, it stays closed for the next job; the strip counts the jobs.
+    support::click_button(&mut harness, "Hide job tray");
+    assert!(!harness.state().tray_open());
+    generate_and_wait(&mut harness, "a third harbour, at night", |_| {});
+    assert!(!harness.state().tray_open(), "a later job leaves it closed");
+    assert!(harness.query_by_label("Show jobs (3)").is_some());
+
+    // Ctrl+J opens it again.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::J);
+    harness.run_steps(2);
+    assert!(harness.state().tray_open());
+}
+
+#[test]
+fn the_trays_choice_and_width_survive_a_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Library);
+    harness.run_steps(3);
+    support::click_button(&mut harness, "Show job tray");
+    assert!(harness.state().tray_open());
+    let width_before = harness.state().tray_width_pt();
+
+    // Drag the splitter 60 pt to the left: the tray grows by as much.
+    let edge = harness
+        .get_by_role_and_label(Role::Splitter, "Resize the job tray")
+        .rect()
+        .center();
+    let target = edge - egui::vec2(60.0, 0.0);
+    harness.event(egui::Event::PointerMoved(edge));
+    harness.step();
+    harness.event(egui::Event::PointerButton {
+        pos: edge,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    harness.step();
+    for step in 1..=6 {
+        let x = edge.x - 10.0 * step as f32;
+        harness.event(egui::Event::PointerMoved(egui::pos2(x, edge.y)));
+        harness.step();
+    }
+    harness.event(egui::Event::PointerButton {
+        pos: target,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    harness.run_steps(3);
+    let width = harness.state().tray_width_pt();
+    assert!(
+        (width - (width_before + 60.0)).abs() < 2.0,
+        "dragged from {width_before} to {width}"
+    );
+    let edge_after = tray_edge_x(&harness);
+    eframe::App::on_exit(harness.state_mut(), None);
+    drop(harness);
+
+    let mut harness = studio(&dir, View::Library);
+    harness.run_steps(3);
+    assert!(harness.state().tray_open(), "the open tray is remembered");
+    assert_eq!(harness.state().tray_width_pt(), width);
+    assert!((tray_edge_x(&harness) - edge_after).abs() < 0.5);
+
+    // Closed, it starts closed.
+    support::click_button(&mut harness, "Hide job tray");
+    eframe::App::on_exit(harness.state_mut(), None);
+    drop(harness);
+    let mut harness = studio(&dir, View::Library);
+    harness.run_steps(3);
+    assert!(
+        !harness.state().tray_open(),
+        "the closed tray is remembered"
+    );
+}

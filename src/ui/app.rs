@@ -21,14 +21,14 @@ use crate::ui::textures::TextureCache;
 use crate::ui::toasts::{self, ToastKind, Toasts};
 use crate::ui::tokens;
 use crate::ui::viewer::ViewerState;
-use crate::ui::widgets;
-use egui::{RichText, Stroke};
+use egui::Stroke;
 use std::path::PathBuf;
 use std::time::Duration;
 
 mod account;
 mod appearance;
 mod capture;
+mod confirm;
 mod dialogs;
 mod docs;
 #[cfg(any(target_os = "macos", target_os = "windows"))]
@@ -41,6 +41,7 @@ mod open_files;
 mod projects;
 mod results;
 mod service;
+mod tray;
 pub use capture::ScreenshotScene;
 
 /// How the studio starts (from the command line).
@@ -53,6 +54,9 @@ pub struct StartupOptions {
     pub screenshot_scene: Option<ScreenshotScene>,
     /// Files named on the command line (images to edit, videos), checked.
     pub open_files: crate::desktop::single_instance::LaunchRequest,
+    /// `--tray open|closed`: start with the job tray so, whatever was remembered
+    /// (screenshots show both).
+    pub tray_open: Option<bool>,
 }
 
 pub struct StudioApp {
@@ -110,6 +114,11 @@ impl StudioApp {
         let session_window = session.ui_memory().window;
         let generation_defaults = session.settings().generation_defaults.clone();
         let screenshot_run = options.screenshot_to.is_some();
+        let mut tray =
+            jobs::TrayState::restore(session.ui_memory().panels.get(jobs::TRAY_PANEL_KEY));
+        if let Some(open) = options.tray_open {
+            tray.start_as(open);
+        }
         let appearance = appearance::AppearanceState::new(&session, screenshot_run);
         let mut app = Self {
             epoch: session.connection_epoch(),
@@ -123,7 +132,7 @@ impl StudioApp {
             toasts: Toasts::default(),
             viewer: ViewerState::default(),
             confirm: None,
-            tray: jobs::TrayState::default(),
+            tray,
             window_title: String::new(),
             dialogs: FileDialogs::default(),
             library: LibraryState::default(),
@@ -601,49 +610,8 @@ impl StudioApp {
             Action::PickChatImages => self.dialogs.open(DialogKind::ChatImages),
             Action::Ask(confirm) => self.confirm = Some(confirm),
             Action::CancelConfirm => self.confirm = None,
-            Action::Confirmed(Confirm::DeletePalette { .. }) => {
-                self.confirm = None;
-                let palettes = self.model.palettes.value.clone().unwrap_or_default();
-                let project = self.current_project();
-                for follow_up in self.palettes.apply(
-                    palettes::PaletteAction::Delete,
-                    &palettes,
-                    project.as_ref(),
-                ) {
-                    self.apply(ctx, follow_up);
-                }
-            }
-            Action::Confirmed(Confirm::Vary { result, .. }) => {
-                self.confirm = None;
-                self.submit_variation(&result);
-            }
-            Action::Confirmed(Confirm::RemoveProfile { id, .. }) => {
-                self.confirm = None;
-                self.apply(ctx, Action::RemoveProfile(id));
-            }
-            Action::Confirmed(Confirm::ClearCache { .. }) => {
-                self.confirm = None;
-                self.clear_cache();
-            }
+            Action::Confirmed(confirm) => self.confirmed(ctx, confirm),
             Action::Settings(action) => self.apply_settings(action),
-            Action::Confirmed(Confirm::Quit { .. }) => {
-                self.confirm = None;
-                self.quit_now(ctx);
-            }
-            Action::Confirmed(confirm) => {
-                self.confirm = None;
-                let (Confirm::Retry(local_id) | Confirm::SubmitAgain(local_id)) = confirm else {
-                    return;
-                };
-                if let Some(job) = self.model.jobs.get(&local_id) {
-                    let command = Command::Submit {
-                        spec: job.spec.clone(),
-                        model_label: job.model_label.clone(),
-                        credits_estimate: job.credits_estimate,
-                    };
-                    self.send(command);
-                }
-            }
             Action::ActivateProfile(id) => self.activate_profile(id),
             Action::AddProfile => {
                 let form = &self.settings_form.add;
@@ -743,7 +711,7 @@ impl StudioApp {
                         service_label: &service_label,
                         connection_error: connection_error.as_deref(),
                         project_name: project_name.as_deref(),
-                        tray_open: self.tray.expanded,
+                        tray_open: self.tray.expanded(),
                         low_balance_threshold: self
                             .low_balance
                             .is_low()
@@ -761,37 +729,7 @@ impl StudioApp {
                 actions.extend(shell::rail_ui(ui, self.view, self.model.running_count()));
             });
 
-        let other_jobs: Vec<_> = self.session.other_profile_jobs().collect();
-        self.tray.update(
-            ctx.content_rect().width(),
-            self.model.jobs.len() + other_jobs.len(),
-        );
-        if !self.tray.expanded {
-            egui::Panel::right("job_tray_strip")
-                .exact_size(jobs::TRAY_STRIP_WIDTH_PT)
-                .resizable(false)
-                .show_separator_line(false)
-                .frame(tokens::panel_frame())
-                .show(ui, |ui| {
-                    actions.extend(jobs::tray_strip_ui(ui, &self.model))
-                });
-        } else {
-            egui::Panel::right("job_tray")
-                .default_size(tokens::TRAY_WIDTH)
-                .size_range(280.0..=560.0)
-                .resizable(true)
-                .show_separator_line(false)
-                .frame(tokens::panel_frame().inner_margin(egui::Margin::same(12)))
-                .show(ui, |ui| {
-                    actions.extend(jobs::tray_ui(
-                        ui,
-                        &self.model,
-                        &other_jobs,
-                        &self.textures,
-                        now_ms,
-                    ));
-                });
-        }
+        actions.extend(self.tray_panel_ui(ui, now_ms));
 
         let central_margin = match self.view {
             View::Library | View::Palettes | View::Docs => 0,
@@ -800,7 +738,7 @@ impl StudioApp {
             _ => 24,
         };
         let project = self.current_project();
-        egui::CentralPanel::default()
+        let central = egui::CentralPanel::default()
             .frame(
                 egui::Frame::new()
                     .fill(tokens::palette().bg_app)
@@ -848,7 +786,7 @@ impl StudioApp {
             });
 
         if let Some(confirm) = self.confirm.clone() {
-            actions.extend(confirm_ui(&ctx, &confirm, &self.model));
+            actions.extend(confirm::confirm_ui(&ctx, &confirm, &self.model));
         }
         if let Some(outcome) = self.dialogs.path_prompt_ui(&ctx) {
             self.dialog_outcome(&ctx, outcome);
@@ -858,8 +796,12 @@ impl StudioApp {
         }
         actions.extend(self.welcome_ui(&ctx));
         actions.extend(self.projects_dialog_layout(&ctx));
-        let over_dialog = self.viewer.is_open() || self.confirm.is_some() || self.projects.open;
-        actions.extend(toasts::toasts_ui(&ctx, &self.toasts, over_dialog));
+        actions.extend(toasts::toasts_ui(
+            &ctx,
+            &self.toasts,
+            central.response.rect,
+            self.viewer.is_open(),
+        ));
         actions
     }
 
@@ -994,98 +936,6 @@ impl eframe::App for StudioApp {
         }
         self.session.shutdown();
     }
-}
-
-fn confirm_ui(ctx: &egui::Context, confirm: &Confirm, model: &Model) -> Vec<Action> {
-    let mut actions = Vec::new();
-    let delete_body;
-    let retry_body;
-    let vary_body;
-    let title_text;
-    let (title, body, yes) = match confirm {
-        Confirm::Vary { credits, .. } => {
-            let cost = match credits {
-                Some(credits) => format!("It costs about {}.", format::credits(*credits)),
-                None => "Its price is not known until it finishes.".to_owned(),
-            };
-            vary_body = format!(
-                "This submits a new job with the same prompt and settings and a new seed. \
-                 It is billed like any other job: {cost}"
-            );
-            ("Vary this result?", vary_body.as_str(), "Submit new job")
-        }
-        Confirm::DeletePalette { name, .. } => {
-            delete_body = format!(
-                "“{name}” is removed from your library and every project it grades loses \
-                 its colour grade. This can't be undone."
-            );
-            (
-                "Delete this palette?",
-                delete_body.as_str(),
-                "Delete palette",
-            )
-        }
-        Confirm::Retry(local_id) => {
-            retry_body = crate::ui::job_wording::retry_body(model.jobs.get(local_id));
-            ("Retry this job?", retry_body.as_str(), "Submit new job")
-        }
-        Confirm::RemoveProfile { name, .. } => {
-            title_text = format!("Remove “{name}” and its stored API key?");
-            delete_body = settings::remove_profile_body(name);
-            (title_text.as_str(), delete_body.as_str(), "Remove profile")
-        }
-        Confirm::ClearCache { bytes } => {
-            delete_body = settings::storage::clear_cache_body(*bytes);
-            ("Clear the cache?", delete_body.as_str(), "Clear cache")
-        }
-        Confirm::Quit { running_jobs } => {
-            delete_body = crate::ui::shortcuts::quit_body(*running_jobs);
-            ("Quit Framewright?", delete_body.as_str(), "Quit")
-        }
-        Confirm::SubmitAgain(_) => (
-            "Submit again?",
-            "The first submission may have reached the service. Submitting again may bill \
-             twice. Prefer “Check again” unless you are sure it did not arrive. Continue?",
-            "Submit again",
-        ),
-    };
-    let response = egui::Modal::new(egui::Id::unique("confirm_dialog"))
-        .backdrop_color(tokens::palette().scrim)
-        .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
-        .show(ctx, |ui| {
-            ui.set_width(400.0);
-            ui.label(
-                RichText::new(title)
-                    .size(tokens::TEXT_TITLE)
-                    .strong()
-                    .color(tokens::palette().text),
-            );
-            ui.add_space(tokens::SPACE_XS);
-            ui.label(RichText::new(body).color(tokens::palette().text_muted));
-            ui.add_space(tokens::SPACE_M);
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let button = if matches!(
-                    confirm,
-                    Confirm::DeletePalette { .. }
-                        | Confirm::RemoveProfile { .. }
-                        | Confirm::ClearCache { .. }
-                ) {
-                    widgets::danger_button(yes)
-                } else {
-                    widgets::primary_button(yes)
-                };
-                if ui.add(button).clicked() {
-                    actions.push(Action::Confirmed(confirm.clone()));
-                }
-                if ui.add(widgets::secondary_button("Cancel")).clicked() {
-                    actions.push(Action::CancelConfirm);
-                }
-            });
-        });
-    if response.should_close() && actions.is_empty() {
-        actions.push(Action::CancelConfirm);
-    }
-    actions
 }
 
 fn drop_overlay_ui(ctx: &egui::Context, library: bool) {

@@ -241,6 +241,9 @@ impl FileDialogs {
                     egui::TextEdit::multiline(&mut prompt.text).desired_rows(3)
                 };
                 let field = ui.add(edit.hint_text(hint).desired_width(f32::INFINITY));
+                if crate::ui::focus::first_frame_shown(ui.ctx(), field.id) {
+                    field.request_focus(); // The prompt is for typing: it opens ready for it.
+                }
                 widgets::name_widget(&field, "Path");
                 if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
                     confirmed = true;

@@ -474,32 +474,42 @@ fn job_card_ui(
         {
             {
                 ui.add_space(2.0);
-                ui.horizontal_wrapped(|ui| {
-                    ui.spacing_mut().item_spacing = Vec2::splat(6.0);
-                    for (index, url) in result.urls.iter().enumerate() {
-                        let source = crate::ui::result_tile::job_output_picture(result, index)
-                            .unwrap_or(url);
-                        let name = format!("Open result {} of {}", index + 1, result.urls.len());
-                        let result_ref = ResultRef::Job {
-                            local_id: job.local_id,
-                            index,
-                        };
-                        let tile = ResultTile {
-                            result: &result_ref,
-                            image_url: source,
-                            name: &name,
-                            favourite: false,
-                            side: tokens::THUMB_SIDE,
-                            fit: Fit::Cover,
-                            buttons: false,
-                            video: crate::ui::result_tile::job_output_video(result, index),
-                        };
-                        if let Some(event) = result_tile_ui(ui, textures, &tile) {
-                            let action = event.into_action(|| job_result_refs(job), index);
-                            actions.push(Action::Result(action));
+                // Rows of as many tiles as fit the card (a tile's own layout does not
+                // wrap, and an over-long row would widen the card past the tray).
+                let gap = 6.0;
+                let per_row = (((ui.available_width() + gap) / (tokens::THUMB_SIDE + gap)).floor()
+                    as usize)
+                    .max(1);
+                let indexed: Vec<(usize, &String)> = result.urls.iter().enumerate().collect();
+                for row in indexed.chunks(per_row) {
+                    ui.horizontal(|ui| {
+                        ui.spacing_mut().item_spacing = Vec2::splat(gap);
+                        for &(index, url) in row {
+                            let source = crate::ui::result_tile::job_output_picture(result, index)
+                                .unwrap_or(url);
+                            let name =
+                                format!("Open result {} of {}", index + 1, result.urls.len());
+                            let result_ref = ResultRef::Job {
+                                local_id: job.local_id,
+                                index,
+                            };
+                            let tile = ResultTile {
+                                result: &result_ref,
+                                image_url: source,
+                                name: &name,
+                                favourite: false,
+                                side: tokens::THUMB_SIDE,
+                                fit: Fit::Cover,
+                                buttons: false,
+                                video: crate::ui::result_tile::job_output_video(result, index),
+                            };
+                            if let Some(event) = result_tile_ui(ui, textures, &tile) {
+                                let action = event.into_action(|| job_result_refs(job), index);
+                                actions.push(Action::Result(action));
+                            }
                         }
-                    }
-                });
+                    });
+                }
             }
         }
     });
@@ -516,48 +526,151 @@ fn job_card_ui(
 pub const TRAY_COLLAPSE_BELOW_PT: f32 = 1200.0;
 /// Width of the collapsed strip.
 pub const TRAY_STRIP_WIDTH_PT: f32 = 44.0;
+/// The narrowest and widest the open tray may be dragged.
+pub const TRAY_MIN_WIDTH_PT: f32 = 280.0;
+pub const TRAY_MAX_WIDTH_PT: f32 = 560.0;
+/// The key of the tray's entry in `UiMemory.panels`.
+pub const TRAY_PANEL_KEY: &str = "tray";
 
-/// Whether the tray is expanded or a narrow strip. It collapses by itself when the window
-/// becomes narrow or the last job goes, and expands when a job is submitted while the
-/// window is wide enough; a click on the strip or the hide button always wins until the
-/// next such change.
-#[derive(Clone, Debug, Default)]
+/// What the tray remembers across restarts: the artist's open/closed choice and the width
+/// they dragged it to.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct TrayMemory {
+    pub open: bool,
+    pub width_pt: f32,
+}
+
+impl Default for TrayMemory {
+    fn default() -> Self {
+        Self {
+            open: false,
+            width_pt: tokens::TRAY_WIDTH,
+        }
+    }
+}
+
+/// Whether the tray is open or a narrow strip, and how wide it is. The artist decides:
+/// the strip, the status bar's button, Ctrl+J and the tray's hide button toggle it, and
+/// the choice and the width are remembered. Only the first job submitted in a run opens
+/// it by itself (and only when the artist has not toggled it yet in that run). A window
+/// narrower than [`TRAY_COLLAPSE_BELOW_PT`] shows the strip without forgetting the
+/// choice; a click on the strip there shows the tray until the window changes class.
+#[derive(Clone, Debug)]
 pub struct TrayState {
-    pub expanded: bool,
-    /// Window width and job count seen last frame (`None` before the first frame).
-    last_seen: Option<(bool, bool)>,
-    wide: bool,
+    memory: TrayMemory,
+    /// A narrow window's strip was clicked: the tray shows anyway.
+    shown_while_narrow: bool,
+    /// Whether the window was wide enough last frame (`None` before the first frame).
+    wide: Option<bool>,
+    /// The artist toggled the tray, or the first job opened it, in this run.
+    settled_this_run: bool,
+    /// `memory` changed since it was last written.
+    unsaved: bool,
+}
+
+impl Default for TrayState {
+    fn default() -> Self {
+        Self::restore(None)
+    }
 }
 
 impl TrayState {
-    /// Called once per frame before layout.
-    pub fn update(&mut self, window_width_pt: f32, job_count: usize) {
-        let wide = window_width_pt >= TRAY_COLLAPSE_BELOW_PT;
-        let has_jobs = job_count > 0;
-        match self.last_seen {
-            None => self.expanded = wide && has_jobs,
-            Some((was_wide, had_jobs)) => {
-                if (was_wide && !wide) || (had_jobs && !has_jobs) {
-                    self.expanded = false;
-                }
-                if !had_jobs && has_jobs && wide {
-                    self.expanded = true;
-                }
-            }
+    /// From `UiMemory.panels["tray"]` (an unreadable value falls back to the defaults).
+    pub fn restore(value: Option<&serde_json::Value>) -> Self {
+        let mut memory: TrayMemory = value
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default();
+        if !memory.width_pt.is_finite() {
+            memory.width_pt = tokens::TRAY_WIDTH;
         }
-        self.wide = wide;
-        self.last_seen = Some((wide, has_jobs));
+        memory.width_pt = memory.width_pt.clamp(TRAY_MIN_WIDTH_PT, TRAY_MAX_WIDTH_PT);
+        Self {
+            memory,
+            shown_while_narrow: false,
+            wide: None,
+            settled_this_run: false,
+            unsaved: false,
+        }
     }
 
-    /// A job was submitted in this run: show it when there is room.
+    /// Start open or closed whatever was remembered (open even in a narrow window), and
+    /// stay so when the first job comes (`--tray open|closed`, for screenshots). Not
+    /// written to the settings.
+    pub fn start_as(&mut self, open: bool) {
+        self.memory.open = open;
+        self.shown_while_narrow = open;
+        self.settled_this_run = true;
+    }
+
+    /// Called once per frame before layout.
+    pub fn update(&mut self, window_width_pt: f32) {
+        let wide = window_width_pt >= TRAY_COLLAPSE_BELOW_PT;
+        if self.wide.is_some_and(|was_wide| was_wide != wide) {
+            self.shown_while_narrow = false;
+        }
+        self.wide = Some(wide);
+    }
+
+    /// Whether the tray shows open this frame (else the strip).
+    pub fn expanded(&self) -> bool {
+        if self.wide.unwrap_or(true) {
+            self.memory.open
+        } else {
+            self.shown_while_narrow
+        }
+    }
+
+    /// The artist's remembered choice (a narrow window may still show the strip).
+    pub fn open_chosen(&self) -> bool {
+        self.memory.open
+    }
+
+    /// The open tray's width, as the artist left it.
+    pub fn width_pt(&self) -> f32 {
+        self.memory.width_pt
+    }
+
+    /// The artist dragged the tray's edge.
+    pub fn set_width(&mut self, width_pt: f32) {
+        let width_pt = width_pt.clamp(TRAY_MIN_WIDTH_PT, TRAY_MAX_WIDTH_PT);
+        if (width_pt - self.memory.width_pt).abs() >= 0.5 {
+            self.memory.width_pt = width_pt;
+            self.unsaved = true;
+        }
+    }
+
+    /// A job was submitted in this run: the first one opens the tray, later ones leave it
+    /// as the artist has it (the strip and the status bar count them).
     pub fn job_submitted(&mut self) {
-        if self.wide {
-            self.expanded = true;
+        if self.settled_this_run {
+            return;
+        }
+        self.settled_this_run = true;
+        if !self.memory.open {
+            self.memory.open = true;
+            self.unsaved = true;
         }
     }
 
     pub fn toggle(&mut self) {
-        self.expanded = !self.expanded;
+        self.settled_this_run = true;
+        if self.wide.unwrap_or(true) {
+            self.memory.open = !self.memory.open;
+            self.unsaved = true;
+        } else {
+            self.shown_while_narrow = !self.shown_while_narrow;
+        }
+    }
+
+    /// The value to store under [`TRAY_PANEL_KEY`] when it changed; `settled`: no drag is
+    /// under way (a drag is written once, when it ends).
+    pub fn memory_to_write(&mut self, settled: bool) -> Option<serde_json::Value> {
+        if !self.unsaved || !settled {
+            return None;
+        }
+        self.unsaved = false;
+        serde_json::to_value(&self.memory).ok()
     }
 }
 
@@ -619,37 +732,81 @@ mod tray_tests {
     use super::*;
 
     #[test]
-    fn tray_starts_collapsed_when_narrow_or_empty() {
+    fn a_fresh_tray_is_closed_and_the_first_job_of_a_run_opens_it() {
         let mut tray = TrayState::default();
-        tray.update(1440.0, 0);
-        assert!(!tray.expanded);
-        let mut tray = TrayState::default();
-        tray.update(1024.0, 3);
-        assert!(!tray.expanded);
-        let mut tray = TrayState::default();
-        tray.update(1440.0, 3);
-        assert!(tray.expanded);
+        tray.update(1440.0);
+        assert!(!tray.expanded());
+        tray.job_submitted();
+        assert!(tray.expanded());
     }
 
     #[test]
-    fn tray_collapses_when_the_window_narrows_and_expands_on_submit_when_wide() {
+    fn later_jobs_leave_a_closed_tray_closed() {
         let mut tray = TrayState::default();
-        tray.update(1440.0, 1);
-        tray.update(1000.0, 1);
-        assert!(!tray.expanded);
-        // A click while narrow is respected.
-        tray.toggle();
-        tray.update(1000.0, 1);
-        assert!(tray.expanded);
-        tray.toggle();
-        // Submitting while narrow leaves the strip; while wide it opens.
+        tray.update(1440.0);
         tray.job_submitted();
-        assert!(!tray.expanded);
-        tray.update(1440.0, 1);
+        tray.toggle();
+        assert!(!tray.expanded());
         tray.job_submitted();
-        assert!(tray.expanded);
-        // The last job dismissed: back to the strip.
-        tray.update(1440.0, 0);
-        assert!(!tray.expanded);
+        tray.job_submitted();
+        assert!(
+            !tray.expanded(),
+            "only the first job of a run opens the tray"
+        );
+    }
+
+    #[test]
+    fn a_choice_made_before_the_first_job_is_kept() {
+        let mut tray = TrayState::default();
+        tray.update(1440.0);
+        tray.toggle();
+        tray.toggle();
+        tray.job_submitted();
+        assert!(!tray.expanded(), "the artist closed it in this run");
+    }
+
+    #[test]
+    fn a_narrow_window_shows_the_strip_without_forgetting_the_choice() {
+        let mut tray = TrayState::default();
+        tray.update(1440.0);
+        tray.toggle();
+        assert!(tray.expanded());
+        tray.update(1000.0);
+        assert!(!tray.expanded());
+        assert!(tray.open_chosen());
+        // A click on the strip shows it while narrow, and does not change the choice.
+        tray.toggle();
+        assert!(tray.expanded());
+        tray.toggle();
+        assert!(!tray.expanded());
+        assert!(tray.open_chosen());
+        tray.update(1440.0);
+        assert!(tray.expanded());
+    }
+
+    #[test]
+    fn the_choice_and_the_width_survive_a_restart() {
+        let mut tray = TrayState::default();
+        tray.update(1440.0);
+        tray.toggle();
+        tray.set_width(412.0);
+        assert_eq!(tray.memory_to_write(false), None, "not while dragging");
+        let stored = tray.memory_to_write(true).expect("changed");
+        assert_eq!(tray.memory_to_write(true), None, "written once");
+        let mut again = TrayState::restore(Some(&stored));
+        again.update(1440.0);
+        assert!(again.expanded());
+        assert_eq!(again.width_pt(), 412.0);
+        let odd = serde_json::json!({"open": true, "width_pt": 5000.0});
+        assert_eq!(TrayState::restore(Some(&odd)).width_pt(), TRAY_MAX_WIDTH_PT);
+        let mut narrow = TrayState::restore(Some(&stored));
+        narrow.start_as(true);
+        narrow.update(960.0);
+        assert!(
+            narrow.expanded(),
+            "--tray open shows it in a narrow window too"
+        );
+        let broken = serde_json::json!("nonsense");
+        assert!(!TrayState::restore(Some(&broken)).open_chosen());
     }
 }

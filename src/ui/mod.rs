@@ -11,6 +11,7 @@ pub mod clipboard;
 pub mod compose;
 pub mod dialogs;
 pub mod docs;
+pub mod focus;
 pub mod format;
 pub mod icons;
 pub mod image_tools;

@@ -1,5 +1,6 @@
-//! Keys that work everywhere in the studio (Ctrl+1…6 switch views, Ctrl+Q quits, F1 or ?
-//! shows the shortcuts) and the overlay that lists every shortcut of the studio.
+//! Keys that work everywhere in the studio (Ctrl+1…7 switch views, Ctrl+J shows or hides
+//! the jobs tray, Ctrl+Q quits, F1 or ? shows the shortcuts) and the overlay that lists
+//! every shortcut of the studio.
 
 use crate::ui::model::{Action, View};
 use crate::ui::tokens;
@@ -32,6 +33,7 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
                 "Ctrl+1 … Ctrl+7",
                 "Create, Library, Palettes, Presets, Docs, Chat, Settings",
             ),
+            s("Ctrl+J", "Show / hide the jobs tray"),
             s("Ctrl+Q", "Quit (running jobs resume next time)"),
             s("Ctrl+= / - / 0", "UI scale: bigger / smaller / 100 %"),
             s("F1 or ?", "Show these shortcuts"),
@@ -127,12 +129,12 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
 
 /// The question asked before quitting with jobs still running.
 pub fn quit_body(running_jobs: usize) -> String {
-    let jobs = if running_jobs == 1 {
-        "1 job is".to_owned()
+    let (jobs, they) = if running_jobs == 1 {
+        ("1 job is".to_owned(), "it")
     } else {
-        format!("{running_jobs} jobs are")
+        (format!("{running_jobs} jobs are"), "they")
     };
-    format!("{jobs} still running; they will resume next time you open Framewright.")
+    format!("{jobs} still running; {they} will resume next time you open Framewright.")
 }
 
 /// The view Ctrl+`n` opens (1-based, in rail order).
@@ -169,6 +171,9 @@ pub fn global_keys(ctx: &egui::Context, overlay_open: bool) -> Vec<Action> {
         if i.consume_key(Modifiers::COMMAND, Key::Q) {
             actions.push(Action::Quit);
         }
+        if i.consume_key(Modifiers::COMMAND, Key::J) {
+            actions.push(Action::ToggleTray);
+        }
         if i.consume_key(Modifiers::NONE, Key::F1) {
             actions.push(Action::ShowShortcuts(!overlay_open));
         }
@@ -203,18 +208,66 @@ fn consume_question_mark(input: &mut egui::InputState) -> bool {
     found
 }
 
-/// The overlay listing every shortcut; Esc, Close or a click outside closes it.
+/// A column of the overlay is at least this wide (keys, then what they do).
+const COLUMN_MIN_WIDTH_PT: f32 = 400.0;
+/// Columns never get more than this many (the list is not that long).
+const MAX_COLUMNS: usize = 4;
+/// Room the overlay leaves around itself, and its title row with the buttons.
+const WINDOW_MARGIN_PT: f32 = 32.0;
+const TITLE_ROW_PT: f32 = 48.0;
+const FRAME_MARGIN: i8 = 20;
+
+/// How many columns fit `width_pt`, and the groups in each, in order (read down the first
+/// column, then the next), balanced by their number of rows.
+pub fn column_layout(width_pt: f32) -> Vec<&'static [ShortcutGroup]> {
+    let gap = tokens::SPACE_L;
+    let fit = ((width_pt + gap) / (COLUMN_MIN_WIDTH_PT + gap)).floor() as usize;
+    let columns = fit.clamp(1, MAX_COLUMNS);
+    // A group's height in rows: its title and spacing count as two.
+    let rows = |group: &ShortcutGroup| group.shortcuts.len() + 2;
+    let total: usize = SHORTCUT_GROUPS.iter().map(rows).sum();
+    let per_column = total.div_ceil(columns);
+    let mut out = Vec::with_capacity(columns);
+    let mut start = 0;
+    let mut filled = 0;
+    for (index, group) in SHORTCUT_GROUPS.iter().enumerate() {
+        let columns_after = columns - out.len() - 1;
+        let groups_left = SHORTCUT_GROUPS.len() - index;
+        // Each column still to come needs a group; otherwise a column ends where this
+        // group would reach past its share by more than half its height.
+        let must_close = groups_left <= columns_after;
+        let may_close = columns_after > 0 && 2 * filled + rows(group) > 2 * per_column;
+        if index > start && (must_close || may_close) {
+            out.push(&SHORTCUT_GROUPS[start..index]);
+            start = index;
+            filled = 0;
+        }
+        filled += rows(group);
+    }
+    out.push(&SHORTCUT_GROUPS[start..]);
+    out
+}
+
+/// The overlay listing every shortcut: as tall as the window allows, in as many columns
+/// as fit, with a solid scroll bar when the list is longer still. Esc, Close or a click
+/// outside closes it.
 pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
     let mut actions = Vec::new();
-    let max_height = (ctx.content_rect().height() - 120.0).max(240.0);
+    let window = ctx.content_rect();
+    let frame_margins = 2.0 * f32::from(FRAME_MARGIN);
+    let width_pt = (window.width() - 2.0 * WINDOW_MARGIN_PT - frame_margins).max(240.0);
+    let list_height_pt =
+        (window.height() - 2.0 * WINDOW_MARGIN_PT - frame_margins - TITLE_ROW_PT).max(160.0);
+    let columns = column_layout(width_pt);
+    let gap = tokens::SPACE_L;
+    let used_width_pt = (columns.len() as f32 * (COLUMN_MIN_WIDTH_PT + 80.0)
+        + (columns.len() as f32 - 1.0) * gap)
+        .min(width_pt);
     let response = egui::Modal::new(egui::Id::unique("shortcuts_overlay"))
         .backdrop_color(tokens::palette().scrim)
-        .frame(tokens::card_frame().inner_margin(egui::Margin::same(20)))
+        .frame(tokens::card_frame().inner_margin(egui::Margin::same(FRAME_MARGIN)))
         .show(ctx, |ui| {
-            // Two columns when there is room, so every group is in sight without scrolling.
-            let two_columns = ctx.content_rect().width() >= 1000.0;
-            let width: f32 = if two_columns { 880.0 } else { 560.0 };
-            ui.set_width(width.min(ctx.content_rect().width() - 80.0));
+            ui.set_width(used_width_pt);
             ui.horizontal(|ui| {
                 ui.label(
                     RichText::new("Keyboard shortcuts")
@@ -234,33 +287,23 @@ pub fn shortcuts_overlay_ui(ctx: &egui::Context) -> Vec<Action> {
                 });
             });
             ui.add_space(tokens::SPACE_S);
-            if two_columns {
-                // Wide windows hold every group at once; short ones (or a large UI scale)
-                // scroll rather than push the title and Close off the screen.
-                let (left, right) = SHORTCUT_GROUPS.split_at(SHORTCUT_GROUPS.len() / 2);
-                egui::ScrollArea::vertical()
-                    .max_height(max_height)
-                    .auto_shrink([false, true])
-                    .show(ui, |ui| {
-                        ui.columns(2, |columns| {
-                            for group in left {
-                                group_ui(&mut columns[0], group);
+            // A solid bar, not the thin one that shows only on hover: the artist must see
+            // that more is below.
+            ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
+            egui::ScrollArea::vertical()
+                .max_height(list_height_pt)
+                .min_scrolled_height(list_height_pt)
+                .auto_shrink([false, true])
+                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
+                .show(ui, |ui| {
+                    ui.columns(columns.len(), |uis| {
+                        for (ui, groups) in uis.iter_mut().zip(&columns) {
+                            for group in *groups {
+                                group_ui(ui, group);
                             }
-                            for group in right {
-                                group_ui(&mut columns[1], group);
-                            }
-                        });
-                    });
-            } else {
-                egui::ScrollArea::vertical()
-                    .max_height(max_height)
-                    .auto_shrink([false, true])
-                    .show(ui, |ui| {
-                        for group in SHORTCUT_GROUPS {
-                            group_ui(ui, group);
                         }
                     });
-            }
+                });
         });
     if response.should_close() && actions.is_empty() {
         actions.push(Action::ShowShortcuts(false));
@@ -292,4 +335,27 @@ fn group_ui(ui: &mut egui::Ui, group: &ShortcutGroup) {
             }
         });
     ui.add_space(tokens::SPACE_S);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_hold_every_group_once_in_order() {
+        for width in [300.0, 880.0, 1300.0, 2400.0] {
+            let columns = column_layout(width);
+            let titles: Vec<_> = columns
+                .iter()
+                .flat_map(|c| c.iter().map(|g| g.title))
+                .collect();
+            let all: Vec<_> = SHORTCUT_GROUPS.iter().map(|g| g.title).collect();
+            assert_eq!(titles, all, "at {width} pt");
+            assert!(columns.iter().all(|c| !c.is_empty()), "at {width} pt");
+        }
+        assert_eq!(column_layout(300.0).len(), 1);
+        assert_eq!(column_layout(880.0).len(), 2);
+        assert_eq!(column_layout(1300.0).len(), 3);
+        assert_eq!(column_layout(4000.0).len(), MAX_COLUMNS);
+    }
 }

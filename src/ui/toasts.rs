@@ -1,7 +1,6 @@
-//! A small stack of toasts, bottom-right above the status bar, each dismissed after a few
-//! seconds. They are no wider than the job tray, so while the tray is open they sit over
-//! its lower end and never over a form's buttons (Create's Generate, the palette editor's
-//! Save and Analyze are in the central column).
+//! A small stack of toasts, top centre over the views' headings (where no primary button
+//! is: Generate, Send, Save and Delete… are at the bottom or the sides), each dismissed
+//! after a few seconds; over an open dialog they move above or below it.
 //!
 //! A toast may carry one button (Undo) and an `on_expire` action that runs when it leaves
 //! without its button being pressed: its lifetime ran out, it was dismissed, or it was
@@ -16,8 +15,8 @@ use egui::{Color32, CornerRadius, RichText, Stroke};
 
 pub const TOAST_LIFETIME_SECS: f64 = 5.0;
 const MAX_TOASTS: usize = 5;
-/// Outer width of a toast: inside the tray's default width with a margin either side.
-pub const TOAST_WIDTH: f32 = tokens::TRAY_WIDTH - 2.0 * tokens::SPACE_M;
+/// Outer width of a toast.
+pub const TOAST_WIDTH: f32 = 320.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToastKind {
@@ -229,28 +228,76 @@ impl Toasts {
     }
 }
 
-/// Draw the stack above the status bar, bottom-right. While a dialog or the viewer covers
-/// the window (`over_dialog`), the stack moves to the top centre, over the backdrop and
-/// the image, clear of the dialog's buttons in its corners.
-pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec<Action> {
+/// Where the stack's top centre goes. Without a dialog: the top centre of `central` (the
+/// area between the rail and the tray), over the views' headings: the views keep their
+/// primary buttons at the bottom (Generate, Send, Save, Delete…) or at the sides of their
+/// headers. Over the viewer: the top centre of the window, clear of its corner buttons.
+/// Over a dialog: above it when the stack fits there, else below it.
+pub fn stack_top_centre(
+    window: egui::Rect,
+    central: egui::Rect,
+    dialog: Option<egui::Rect>,
+    over_viewer: bool,
+    stack_height_pt: f32,
+) -> egui::Pos2 {
+    let gap = tokens::SPACE_S;
+    let Some(dialog) = dialog else {
+        let centre_x = if over_viewer {
+            window.center().x
+        } else {
+            central.center().x
+        };
+        let top = if over_viewer {
+            window.top()
+        } else {
+            central.top()
+        };
+        return egui::pos2(centre_x, top + gap);
+    };
+    let above = dialog.top() - window.top() - 2.0 * gap;
+    let below = window.bottom() - dialog.bottom() - 2.0 * gap;
+    let top = if above >= stack_height_pt || above >= below {
+        window.top() + gap
+    } else {
+        dialog.bottom() + gap
+    };
+    egui::pos2(window.center().x, top)
+}
+
+/// The stack's egui area (its rect is in `Memory::area_rect`).
+pub fn stack_id() -> egui::Id {
+    egui::Id::unique("toasts")
+}
+
+/// Draw the stack, newest first, where [`stack_top_centre`] says. `central`: the area the
+/// views use this frame; `over_viewer`: the viewer covers the window.
+pub fn toasts_ui(
+    ctx: &egui::Context,
+    toasts: &Toasts,
+    central: egui::Rect,
+    over_viewer: bool,
+) -> Vec<Action> {
     let mut actions = Vec::new();
     if toasts.items().is_empty() {
         return actions;
     }
     let now = ctx.input(|i| i.time);
-    let (corner, offset) = if over_dialog {
-        (egui::Align2::CENTER_TOP, egui::vec2(0.0, tokens::SPACE_S))
-    } else {
-        (
-            egui::Align2::RIGHT_BOTTOM,
-            egui::vec2(
-                -tokens::SPACE_M,
-                -(tokens::STATUS_BAR_HEIGHT + tokens::SPACE_M),
-            ),
-        )
-    };
-    egui::Area::new(egui::Id::unique("toasts"))
-        .anchor(corner, offset)
+    let area_id = stack_id();
+    let (dialog, stack_height_pt) = ctx.memory(|m| {
+        let dialog = m.top_modal_layer().and_then(|layer| m.area_rect(layer.id));
+        let height = m.area_rect(area_id).map_or(0.0, |r| r.height());
+        (dialog, height)
+    });
+    let top_centre = stack_top_centre(
+        ctx.content_rect(),
+        central,
+        dialog,
+        over_viewer,
+        stack_height_pt,
+    );
+    egui::Area::new(area_id)
+        .pivot(egui::Align2::CENTER_TOP)
+        .fixed_pos(top_centre)
         .order(egui::Order::Tooltip)
         .interactable(true)
         .show(ctx, |ui| {
@@ -331,6 +378,21 @@ pub fn toasts_ui(ctx: &egui::Context, toasts: &Toasts, over_dialog: bool) -> Vec
 mod tests {
     use super::*;
     use crate::ui::docs::DocsAction;
+
+    #[test]
+    fn the_stack_sits_over_the_views_or_clear_of_a_dialog() {
+        let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1440.0, 900.0));
+        let central = egui::Rect::from_x_y_ranges(84.0..=1100.0, 0.0..=872.0);
+        let top = stack_top_centre(window, central, None, false, 0.0);
+        assert_eq!(top.x, central.center().x);
+        let dialog = egui::Rect::from_x_y_ranges(520.0..=920.0, 300.0..=600.0);
+        let top = stack_top_centre(window, central, Some(dialog), false, 120.0);
+        assert!(top.y + 120.0 < dialog.top(), "above the dialog: {top:?}");
+        // A dialog as tall as the window leaves room only below it, if anywhere.
+        let tall = egui::Rect::from_x_y_ranges(100.0..=1340.0, 30.0..=700.0);
+        let top = stack_top_centre(window, central, Some(tall), false, 120.0);
+        assert!(top.y > tall.bottom(), "below the dialog: {top:?}");
+    }
 
     fn undo_toast(id: &str, lifetime_secs: f64) -> UndoToast {
         UndoToast {

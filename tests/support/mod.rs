@@ -39,11 +39,27 @@ pub fn studio_as_new_user(dir: &tempfile::TempDir, initial_view: View) -> Studio
     studio_with(dir, initial_view, SANDBOX_SPEED, false)
 }
 
+/// As [`studio`], in a window of `size` points.
+pub fn studio_sized(dir: &tempfile::TempDir, initial_view: View, size: egui::Vec2) -> Studio {
+    studio_with_size(dir, initial_view, SANDBOX_SPEED, true, size)
+}
+
 fn studio_with(
     dir: &tempfile::TempDir,
     initial_view: View,
     sandbox_speed: f64,
     welcome_answered: bool,
+) -> Studio {
+    let size = egui::vec2(1440.0, 900.0);
+    studio_with_size(dir, initial_view, sandbox_speed, welcome_answered, size)
+}
+
+fn studio_with_size(
+    dir: &tempfile::TempDir,
+    initial_view: View,
+    sandbox_speed: f64,
+    welcome_answered: bool,
+    size: egui::Vec2,
 ) -> Studio {
     let mut session = Session::open_with(
         AppPaths::under(dir.path()),
@@ -56,18 +72,16 @@ fn studio_with(
     if welcome_answered {
         session.set_welcome_seen(true);
     }
-    Harness::builder()
-        .with_size(egui::vec2(1440.0, 900.0))
-        .build_eframe(move |cc| {
-            StudioApp::new(
-                &cc.egui_ctx,
-                session,
-                StartupOptions {
-                    initial_view,
-                    ..StartupOptions::default()
-                },
-            )
-        })
+    Harness::builder().with_size(size).build_eframe(move |cc| {
+        StudioApp::new(
+            &cc.egui_ctx,
+            session,
+            StartupOptions {
+                initial_view,
+                ..StartupOptions::default()
+            },
+        )
+    })
 }
 
 /// Steps frames (sleeping briefly so the engine can work) until `done`, or panics after

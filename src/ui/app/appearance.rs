@@ -67,6 +67,9 @@ impl StudioApp {
                     // Settings is where profiles are added: open the form there.
                     self.settings_form.add_open = true;
                     self.apply(ctx, Action::Navigate(View::Settings));
+                } else if self.view == View::Create {
+                    // Trying the sandbox starts with a prompt: typing goes there.
+                    self.create.on_shown();
                 }
             }
         }

@@ -4,6 +4,8 @@
 //! documents), then show it: the video paused on a frame past the start in the viewer, the
 //! finished storyboard on the Create canvas, the video on the trim timeline with its
 //! thumbnail strip, or a shared call sheet with a table in the Docs editor and preview.
+//! With `--tray open` and no other scene, one finished image job is staged so the open
+//! tray has a card (the view is left as it is).
 
 use super::StudioApp;
 use crate::api::{GenerationKind, GenerationRequest, GenerationSpec, WorkflowType};
@@ -31,6 +33,8 @@ pub enum ScreenshotScene {
     VideoEdit,
     /// A saved, shared document with a table, open in the Docs editor beside its preview.
     Docs,
+    /// One finished image job in the tray (`--tray open`); the view is left as it is.
+    TrayJob,
 }
 
 impl ScreenshotScene {
@@ -52,6 +56,19 @@ impl ScreenshotScene {
                     video: None,
                 },
                 "Veo 3",
+            ),
+            ScreenshotScene::TrayJob => (
+                GenerationSpec {
+                    kind: GenerationKind::Image,
+                    request: GenerationRequest {
+                        prompt: "a quiet harbour at dawn, mist over the water".into(),
+                        model: Some("fal-ai/flux/schnell".into()),
+                        aspect_ratio: Some("16:9".into()),
+                        ..GenerationRequest::default()
+                    },
+                    video: None,
+                },
+                "Flux Schnell",
             ),
             ScreenshotScene::Storyboard => (
                 GenerationSpec {
@@ -88,6 +105,8 @@ pub enum SceneStage {
     Editing(Instant),
     /// Docs: where the staging of the documents is.
     Docs(DocsScene),
+    /// The tray's job finished: the view's own data decides when to capture.
+    TrayJobDone,
     Failed,
 }
 
@@ -115,22 +134,19 @@ impl StudioApp {
             return;
         };
         let next = match stage {
-            SceneStage::Starting(ScreenshotScene::Docs) => SceneStage::Docs(DocsScene::Listing),
+            SceneStage::Starting(ScreenshotScene::Docs) => {
+                // The documents make no job: with the tray open, one image job fills it.
+                if self.tray.open_chosen() {
+                    self.submit_scene_job(ScreenshotScene::TrayJob);
+                }
+                SceneStage::Docs(DocsScene::Listing)
+            }
             SceneStage::Docs(step) => self.docs_scene_step(step),
             SceneStage::Starting(scene) if self.model.catalog.is_loaded() => {
-                let Some((spec, model_label)) = scene.spec() else {
+                if !self.submit_scene_job(scene) {
                     self.screenshot_scene = Some(SceneStage::Failed);
                     return;
-                };
-                let credits_estimate = self
-                    .model
-                    .model_by_id(spec.request.model.as_deref().unwrap_or_default())
-                    .and_then(|record| crate::api::estimate_credits(record, &spec));
-                self.send(Command::Submit {
-                    spec,
-                    model_label: model_label.to_owned(),
-                    credits_estimate,
-                });
+                }
                 SceneStage::Running(scene)
             }
             SceneStage::Running(scene) => self.scene_job_progress(scene),
@@ -152,6 +168,23 @@ impl StudioApp {
             other => other,
         };
         self.screenshot_scene = Some(next);
+    }
+
+    /// Submit the job `scene` makes (false: it makes none).
+    fn submit_scene_job(&mut self, scene: ScreenshotScene) -> bool {
+        let Some((spec, model_label)) = scene.spec() else {
+            return false;
+        };
+        let credits_estimate = self
+            .model
+            .model_by_id(spec.request.model.as_deref().unwrap_or_default())
+            .and_then(|record| crate::api::estimate_credits(record, &spec));
+        self.send(Command::Submit {
+            spec,
+            model_label: model_label.to_owned(),
+            credits_estimate,
+        });
+        true
     }
 
     /// The video-edit scene shows its source frame and the whole thumbnail strip.
@@ -215,6 +248,7 @@ impl StudioApp {
                 }
                 SceneStage::Settling(Instant::now())
             }
+            (JobPhase::Completed, ScreenshotScene::TrayJob) => SceneStage::TrayJobDone,
             (phase, _) if phase.is_finished() => {
                 eprintln!("screenshot: the staged job ended {}", phase.label());
                 SceneStage::Failed
@@ -276,7 +310,8 @@ impl StudioApp {
                 .is_some_and(|p| p.shown_frame() == Some(VIDEO_FRAME)),
             SceneStage::Settling(since) => since.elapsed() >= POSTERS_SETTLE,
             SceneStage::Editing(_) => self.edit_scene_shown(),
-            SceneStage::Docs(step) => *step == DocsScene::Shown,
+            SceneStage::Docs(step) => *step == DocsScene::Shown && self.model.running_count() == 0,
+            SceneStage::TrayJobDone => return None,
             _ => false,
         })
     }

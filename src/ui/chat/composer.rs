@@ -63,6 +63,17 @@ pub fn composer_ui(
                 .desired_width(ui.available_width() - buttons_width),
         );
         widgets::name_widget(&field, "Message");
+        // Opening Chat, another conversation or a new one: typing goes to the message.
+        let shown_for = egui::Id::unique("chat_composer_shown_for");
+        let conversation_changed = ui.data_mut(|d| {
+            let changed = d.get_temp::<Option<i64>>(shown_for) != Some(state.selected);
+            d.insert_temp(shown_for, state.selected);
+            changed
+        });
+        let newly_shown = crate::ui::focus::first_frame_shown(ui.ctx(), id);
+        if (newly_shown || conversation_changed) && !modal_open {
+            field.request_focus();
+        }
         ui.vertical(|ui| {
             if state.live.is_some() {
                 let stop = ui
