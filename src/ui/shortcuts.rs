@@ -73,7 +73,9 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
             s("Enter", "Open the selected item in the viewer"),
             s("F", "Favourite / unfavourite the selection"),
             s("Del", "Move the selection to the Trash"),
-            s("Esc", "Clear the selection"),
+            s("Ctrl+O", "Upload files"),
+            s("Ctrl+V", "Upload the picture or files on the clipboard"),
+            s("Esc", "Close a drawer, then clear the selection"),
         ],
     },
     ShortcutGroup {
