@@ -582,7 +582,7 @@ impl VideoPlayerState {
                             .font(font.clone())
                             .color(tokens::palette().text),
                     )
-                    .on_hover_text("Minutes:seconds.frame — J back 1 s, K pause, L play");
+                    .on_hover_text("Minutes:seconds:frames — J back 1 s, K pause, L play");
                 }
                 // A small player (a canvas tile) keeps the picture fitted: no room for both
                 // the time and the zoom buttons.
