@@ -372,6 +372,14 @@ fn settle_on(harness: &mut Studio, what: &str, frame: u32) {
     assert_eq!(shown_frame(harness), frame, "{what}: the picture moved on");
 }
 
+/// The frame index on screen and its presentation time name the same frame.
+fn assert_frame_and_time_agree(harness: &Studio) {
+    let player = viewer_player(harness);
+    let time = player.shown_time_secs().expect("a time");
+    let frame = player.shown_frame().expect("a frame");
+    assert_eq!((time * 24.0).round() as u32, frame, "frame {frame} at {time} s");
+}
+
 #[test]
 fn player_keys_act_from_the_frame_shown() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -398,6 +406,25 @@ fn player_keys_act_from_the_frame_shown() {
     settle_on(&mut harness, ". after a click", clicked + 1);
     press(&mut harness, egui::Key::Comma);
     settle_on(&mut harness, ", after .", clicked);
+
+    // While playing: a click on the scrub bar, then J, goes one second back from the frame
+    // on screen when J was pressed; the read-out and the picture agree.
+    press(&mut harness, egui::Key::L);
+    step_until(&mut harness, "playback", |h| {
+        shown_frame(h) > clicked + 5
+    });
+    let clicked = click_scrub_bar(&mut harness, 0.6);
+    step_until(&mut harness, "playback from the clicked frame", |h| {
+        (clicked + 2..clicked + 20).contains(&shown_frame(h))
+    });
+    let before_j = shown_frame(&harness);
+    assert_frame_and_time_agree(&harness);
+    press(&mut harness, egui::Key::J);
+    settle_on(&mut harness, "J while playing", before_j - 24);
+    assert!(!viewer_player(&harness).is_playing(), "J pauses");
+    assert_frame_and_time_agree(&harness);
+    press(&mut harness, egui::Key::Period);
+    settle_on(&mut harness, ". after J while playing", before_j - 23);
 
     // Play, then K: the picture stops and the read-out names the frame on screen; "."
     // steps one frame from it.

@@ -11,6 +11,8 @@ use crate::ui::fonts;
 use crate::ui::tokens;
 use egui::{RichText, Stroke, Ui};
 
+/// Space between paragraphs, lists, tables.
+const BLOCK_GAP: f32 = 10.0;
 /// Left indent of a list's items and of a quote's text.
 const INDENT: f32 = 18.0;
 /// Padding of a table cell.
@@ -21,7 +23,9 @@ const CELL_PADDING_Y: f32 = 4.0;
 pub fn show(ui: &mut Ui, markdown: &str) {
     let blocks = blocks::parse(markdown);
     ui.vertical(|ui| {
-        ui.spacing_mut().item_spacing.y = tokens::SPACE_S;
+        ui.spacing_mut().item_spacing.y = BLOCK_GAP;
+        // Rows as tall as their text (a row is otherwise at least a button's height).
+        ui.spacing_mut().interact_size.y = 0.0;
         blocks_ui(ui, &blocks, 0);
     });
 }
@@ -45,7 +49,10 @@ fn blocks_ui(ui: &mut Ui, blocks: &[Block], depth: usize) {
 fn block_ui(ui: &mut Ui, block: &Block, depth: usize) {
     match block {
         Block::Heading { level, text } => {
-            ui.add_space(if *level <= 2 { 4.0 } else { 2.0 });
+            // A heading sits closer to what it heads than to what came before.
+            if ui.min_rect().height() > 0.0 {
+                ui.add_space(if *level <= 2 { 8.0 } else { 4.0 });
+            }
             inline_ui(ui, text, Some(heading_size(*level)), true);
         }
         Block::Paragraph(text) => inline_ui(ui, text, None, false),
@@ -90,8 +97,6 @@ fn inline_ui(ui: &mut Ui, text: &Inline, size: Option<f32>, bold: bool) {
 
 fn runs_ui(ui: &mut Ui, text: &Inline, size: Option<f32>, bold: bool) {
     ui.spacing_mut().item_spacing.x = 0.0;
-    // Rows as tall as the text (a wrapping row is otherwise at least a button's height).
-    ui.spacing_mut().interact_size.y = 0.0;
     for run in text {
         let rich = run_text(run, size, bold);
         match &run.link {
