@@ -254,15 +254,11 @@ impl VideoPlayerState {
             if i.consume_key(egui::Modifiers::NONE, egui::Key::Space) {
                 player.toggle_play();
             }
-            if i.consume_key(egui::Modifiers::NONE, egui::Key::Period) {
-                step_by += 1;
-            }
-            if i.consume_key(egui::Modifiers::NONE, egui::Key::Comma) {
-                step_by -= 1;
-            }
-            if i.consume_key(egui::Modifiers::NONE, egui::Key::J) {
-                step_by -= jump_frames;
-            }
+            // Every press counts, also several within one frame (a held key, a fast hand).
+            let mut presses = |key| i.count_and_consume_key(egui::Modifiers::NONE, key) as i64;
+            step_by += presses(egui::Key::Period);
+            step_by -= presses(egui::Key::Comma);
+            step_by -= presses(egui::Key::J) * jump_frames;
             if i.consume_key(egui::Modifiers::NONE, egui::Key::K) {
                 pause_here = true;
             }
