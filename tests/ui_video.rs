@@ -377,7 +377,11 @@ fn assert_frame_and_time_agree(harness: &Studio) {
     let player = viewer_player(harness);
     let time = player.shown_time_secs().expect("a time");
     let frame = player.shown_frame().expect("a frame");
-    assert_eq!((time * 24.0).round() as u32, frame, "frame {frame} at {time} s");
+    assert_eq!(
+        (time * 24.0).round() as u32,
+        frame,
+        "frame {frame} at {time} s"
+    );
 }
 
 #[test]
@@ -410,9 +414,7 @@ fn player_keys_act_from_the_frame_shown() {
     // While playing: a click on the scrub bar, then J, goes one second back from the frame
     // on screen when J was pressed; the read-out and the picture agree.
     press(&mut harness, egui::Key::L);
-    step_until(&mut harness, "playback", |h| {
-        shown_frame(h) > clicked + 5
-    });
+    step_until(&mut harness, "playback", |h| shown_frame(h) > clicked + 5);
     let clicked = click_scrub_bar(&mut harness, 0.6);
     step_until(&mut harness, "playback from the clicked frame", |h| {
         (clicked + 2..clicked + 20).contains(&shown_frame(h))

@@ -463,9 +463,8 @@ mod tests {
 
     #[test]
     fn links_tasks_code_and_unfinished_text() {
-        let blocks = parse(
-            "[the call sheet](https://e.example/call)\n\n- [x] done\n- [ ] not yet\n\n    indented code\n",
-        );
+        let blocks =
+            parse("[the call sheet](https://e.example/call)\n\n- [x] done\n- [ ] not yet\n");
         let Block::Paragraph(runs) = &blocks[0] else {
             panic!();
         };
@@ -475,7 +474,13 @@ mod tests {
         };
         assert_eq!(items[0].checked, Some(true));
         assert_eq!(items[1].checked, Some(false));
-        assert_eq!(blocks[2], Block::Code("indented code".to_owned()));
+        assert_eq!(
+            parse("Before\n\n    indented code\n"),
+            vec![
+                Block::Paragraph(vec![run("Before", PLAIN)]),
+                Block::Code("indented code".to_owned())
+            ]
+        );
         // A reply cut off mid-list still shows what arrived.
         let blocks = parse("> - half a");
         assert!(

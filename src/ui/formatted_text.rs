@@ -42,19 +42,19 @@ pub fn heading_size(level: u8) -> f32 {
 
 fn blocks_ui(ui: &mut Ui, blocks: &[Block], depth: usize) {
     for (index, block) in blocks.iter().enumerate() {
+        // A heading sits closer to what it heads than to what came before.
+        if let Block::Heading { level, .. } = block
+            && index > 0
+        {
+            ui.add_space(if *level <= 2 { 8.0 } else { 4.0 });
+        }
         ui.push_id(index, |ui| block_ui(ui, block, depth));
     }
 }
 
 fn block_ui(ui: &mut Ui, block: &Block, depth: usize) {
     match block {
-        Block::Heading { level, text } => {
-            // A heading sits closer to what it heads than to what came before.
-            if ui.min_rect().height() > 0.0 {
-                ui.add_space(if *level <= 2 { 8.0 } else { 4.0 });
-            }
-            inline_ui(ui, text, Some(heading_size(*level)), true);
-        }
+        Block::Heading { level, text } => inline_ui(ui, text, Some(heading_size(*level)), true),
         Block::Paragraph(text) => inline_ui(ui, text, None, false),
         Block::List { start, items } => list_ui(ui, *start, items, depth),
         Block::Quote(inner) => quote_ui(ui, inner, depth),

@@ -322,8 +322,7 @@ impl VideoPlayerState {
         // ones while playing); the newest is shown.
         let mut newest = None;
         while let Some(frame) = player.try_recv_frame() {
-            if self.asked_frame == Some(frame.status.frame_index) || frame.status.error.is_some()
-            {
+            if self.asked_frame == Some(frame.status.frame_index) || frame.status.error.is_some() {
                 self.asked_frame = None;
             }
             newest = Some(frame);
@@ -598,7 +597,8 @@ impl VideoPlayerState {
                 {
                     player.toggle_play();
                 }
-                if control_button(ui, Icon::StepBack, "Previous frame (,)", ready, false).clicked() {
+                if control_button(ui, Icon::StepBack, "Previous frame (,)", ready, false).clicked()
+                {
                     self.step_from_shown(-1);
                 }
                 if control_button(ui, Icon::StepForward, "Next frame (.)", ready, false).clicked() {
