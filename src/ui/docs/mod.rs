@@ -352,10 +352,9 @@ fn share_ui(ui: &mut Ui, draft: &DocDraft, header: &HeaderState, actions: &mut V
         });
 }
 
-/// Said under a share link of the sandbox that runs inside the studio.
-pub const LOCAL_LINK_NOTE: &str = "This link works only on this computer, while Framewright \
-     is running: the sandbox service runs inside the studio. Connect an account to share \
-     with others.";
+/// Said under a share link that points at this computer (the local sandbox's).
+pub const LOCAL_LINK_NOTE: &str = "This link works only on this computer, while the local \
+     service runs. To share with others, connect an account in Settings.";
 
 /// The link points at this computer (`localhost`, `127.0.0.1`, `[::1]`).
 fn is_loopback_url(url: &str) -> bool {
