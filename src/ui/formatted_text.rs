@@ -116,7 +116,7 @@ fn list_ui(ui: &mut Ui, start: Option<u64>, items: &[ListItem], depth: usize) {
             (Some(true), _) => "☑".to_owned(),
             (Some(false), _) => "☐".to_owned(),
             (None, Some(first)) => format!("{}.", first + index as u64),
-            (None, None) if depth % 2 == 0 => "•".to_owned(),
+            (None, None) if depth.is_multiple_of(2) => "•".to_owned(),
             (None, None) => "◦".to_owned(),
         };
         ui.push_id(index, |ui| {
