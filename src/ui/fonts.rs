@@ -110,4 +110,21 @@ mod tests {
         let ratio = inter / ubuntu;
         assert!((0.95..=1.05).contains(&ratio), "Inter/Ubuntu width {ratio}");
     }
+
+    #[test]
+    fn both_faces_draw_the_studio_s_marks() {
+        let ctx = egui::Context::default();
+        install(&ctx);
+        ready(&ctx);
+        // List markers, the time placeholder, dashes, arrows, ellipsis, separators.
+        let marks = "•◦–—…→·×✓";
+        for family in [FontFamily::Proportional, bold()] {
+            let font = FontId::new(14.0, family.clone());
+            let missing: String = marks
+                .chars()
+                .filter(|c| !ctx.fonts_mut(|f| f.has_glyph(&font, *c)))
+                .collect();
+            assert!(missing.is_empty(), "{family:?} lacks {missing}");
+        }
+    }
 }

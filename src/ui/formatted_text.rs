@@ -112,12 +112,10 @@ fn runs_ui(ui: &mut Ui, text: &Inline, size: Option<f32>, bold: bool) {
 
 fn list_ui(ui: &mut Ui, start: Option<u64>, items: &[ListItem], depth: usize) {
     for (index, item) in items.iter().enumerate() {
-        let marker = match (item.checked, start) {
-            (Some(true), _) => "☑".to_owned(),
-            (Some(false), _) => "☐".to_owned(),
-            (None, Some(first)) => format!("{}.", first + index as u64),
-            (None, None) if depth.is_multiple_of(2) => "•".to_owned(),
-            (None, None) => "◦".to_owned(),
+        let marker = match start {
+            Some(first) => format!("{}.", first + index as u64),
+            None if depth.is_multiple_of(2) => "•".to_owned(),
+            None => "◦".to_owned(),
         };
         ui.push_id(index, |ui| {
             ui.horizontal_top(|ui| {
@@ -126,19 +124,48 @@ fn list_ui(ui: &mut Ui, start: Option<u64>, items: &[ListItem], depth: usize) {
                     egui::vec2(INDENT, ui.text_style_height(&egui::TextStyle::Body)),
                     egui::Sense::hover(),
                 );
-                ui.painter().text(
-                    rect.right_center() - egui::vec2(4.0, 0.0),
-                    egui::Align2::RIGHT_CENTER,
-                    marker,
-                    egui::TextStyle::Body.resolve(ui.style()),
-                    tokens::palette().text_muted,
-                );
+                match item.checked {
+                    Some(checked) => task_box(ui.painter(), rect, checked),
+                    None => {
+                        ui.painter().text(
+                            rect.right_center() - egui::vec2(4.0, 0.0),
+                            egui::Align2::RIGHT_CENTER,
+                            marker,
+                            egui::TextStyle::Body.resolve(ui.style()),
+                            tokens::palette().text_muted,
+                        );
+                    }
+                }
                 ui.vertical(|ui| {
                     ui.spacing_mut().item_spacing.y = tokens::SPACE_XS;
                     blocks_ui(ui, &item.blocks, depth + 1);
                 });
             });
         });
+    }
+}
+
+/// A task list item's box, ticked or not (drawn: the fonts have no ballot-box glyphs).
+fn task_box(painter: &egui::Painter, row: egui::Rect, checked: bool) {
+    let side = 11.0;
+    let square = egui::Rect::from_center_size(
+        egui::pos2(row.right() - 4.0 - side / 2.0, row.center().y),
+        egui::vec2(side, side),
+    );
+    let radius = egui::CornerRadius::same(2);
+    if checked {
+        painter.rect_filled(square, radius, tokens::palette().accent);
+        let stroke = Stroke::new(1.6, tokens::palette().on_accent);
+        let at = |x: f32, y: f32| square.min + egui::vec2(x * side, y * side);
+        painter.line_segment([at(0.2, 0.52), at(0.42, 0.74)], stroke);
+        painter.line_segment([at(0.42, 0.74), at(0.8, 0.28)], stroke);
+    } else {
+        painter.rect_stroke(
+            square,
+            radius,
+            Stroke::new(1.2, tokens::palette().text_muted),
+            egui::StrokeKind::Inside,
+        );
     }
 }
 
