@@ -4,8 +4,9 @@
 //! Controls: play/pause, frame step, loop, a scrub bar (hover shows the time, click or drag
 //! seeks to the exact frame), the time code, Fit / 100 %. Keys (when the caller says the
 //! player owns the keyboard and no text field has focus): Space play/pause, `,` / `.` one
-//! frame back / forward, J back one second (paused), K pause, L play. Steps, J and K act
-//! from the frame on screen (see `asked_frame`), and the time read-out is that frame's.
+//! frame back / forward, J back one second (paused), K pause, L play. Steps and J act from
+//! the frame on screen (see `asked_frame`), a pause (K, Space, a click) stops on it, and the
+//! time read-out is that frame's.
 //!
 //! The widget owns its state and returns actions; it never opens files or decodes.
 
@@ -250,10 +251,9 @@ impl VideoPlayerState {
         let jump_frames = (player.info().fps * JUMP_SECS).round().max(1.0) as i64;
         let mut step_by = 0;
         let mut pause_here = false;
+        let mut toggle = false;
         ctx.input_mut(|i| {
-            if i.consume_key(egui::Modifiers::NONE, egui::Key::Space) {
-                player.toggle_play();
-            }
+            toggle = i.consume_key(egui::Modifiers::NONE, egui::Key::Space);
             // Every press counts, also several within one frame (a held key, a fast hand).
             let mut presses = |key| i.count_and_consume_key(egui::Modifiers::NONE, key) as i64;
             step_by += presses(egui::Key::Period);
@@ -270,6 +270,18 @@ impl VideoPlayerState {
             self.step_from_shown(step_by);
         } else if pause_here {
             self.pause_on_shown();
+        } else if toggle {
+            self.toggle_play();
+        }
+    }
+
+    /// Space, a click on the picture, the Play/Pause button: a pause stops on the frame on
+    /// screen, as K does.
+    fn toggle_play(&mut self) {
+        if self.is_playing() {
+            self.pause_on_shown();
+        } else if let Some(player) = self.player() {
+            player.play();
         }
     }
 
@@ -378,10 +390,8 @@ impl VideoPlayerState {
         let (area, response) = ui.allocate_exact_size(size, Sense::click());
         let name = name.to_owned();
         response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &name));
-        if response.clicked()
-            && let Some(player) = self.player()
-        {
-            player.toggle_play();
+        if response.clicked() {
+            self.toggle_play();
         }
         let painter = ui.painter_at(area);
         painter.rect_filled(
@@ -592,10 +602,8 @@ impl VideoPlayerState {
                 } else {
                     (Icon::Play, "Play (Space)")
                 };
-                if control_button(ui, icon, label, ready, false).clicked()
-                    && let Some(player) = self.player()
-                {
-                    player.toggle_play();
+                if control_button(ui, icon, label, ready, false).clicked() {
+                    self.toggle_play();
                 }
                 if control_button(ui, Icon::StepBack, "Previous frame (,)", ready, false).clicked()
                 {
