@@ -428,16 +428,18 @@ fn player_keys_act_from_the_frame_shown() {
     press(&mut harness, egui::Key::Period);
     settle_on(&mut harness, ". after J while playing", before_j - 23);
 
-    // Play, then K: the picture stops and the read-out names the frame on screen; "."
-    // steps one frame from it.
+    // Play, then K while the studio is busy for a moment (frames pile up for it and the
+    // player thread runs on past what is on screen): the picture stops on the frame that was
+    // on screen when K was pressed, the read-out names it, and "." steps one frame from it.
     press(&mut harness, egui::Key::L);
     step_until(&mut harness, "playback", |h| shown_frame(h) > clicked + 10);
+    std::thread::sleep(Duration::from_millis(400));
+    let paused_at = shown_frame(&harness);
     press(&mut harness, egui::Key::K);
     step_until(&mut harness, "K to pause", |h| {
         !viewer_player(h).is_playing()
     });
-    let paused_at = shown_frame(&harness);
-    settle_on(&mut harness, "the paused frame", paused_at);
+    settle_on(&mut harness, "the frame on screen at K", paused_at);
     let player = viewer_player(&harness);
     let shown_time = player.shown_time_secs().expect("a time");
     assert_eq!(
