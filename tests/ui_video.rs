@@ -411,6 +411,12 @@ fn player_keys_act_from_the_frame_shown() {
     press(&mut harness, egui::Key::Comma);
     settle_on(&mut harness, ", after .", clicked);
 
+    // J straight after a click, before the clicked frame has arrived: back from the clicked
+    // frame, not from the one still on screen.
+    let clicked = click_scrub_bar(&mut harness, 0.75);
+    press(&mut harness, egui::Key::J);
+    settle_on(&mut harness, "J straight after a click", clicked - 24);
+
     // While playing: a click on the scrub bar, then J, goes one second back from the frame
     // on screen when J was pressed; the read-out and the picture agree.
     press(&mut harness, egui::Key::L);
