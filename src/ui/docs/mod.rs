@@ -159,6 +159,11 @@ fn editor_area_ui(
     }
 }
 
+/// Room for the header's marker and buttons before they were first measured.
+const CONTROLS_WIDTH_GUESS: f32 = 330.0;
+/// The title field never gets narrower than this.
+const TITLE_MIN_WIDTH: f32 = 160.0;
+
 /// What the header shows besides the draft.
 struct HeaderState<'a> {
     saving: bool,
@@ -171,8 +176,14 @@ struct HeaderState<'a> {
 fn header_ui(ui: &mut Ui, draft: &mut DocDraft, header: HeaderState, actions: &mut Vec<Action>) {
     let saving = header.saving;
     ui.horizontal(|ui| {
-        let buttons_width = 330.0;
-        let title_width = (ui.available_width() - buttons_width).max(160.0);
+        // The title takes what the controls on the right leave (as wide as last frame; they
+        // change with the document's state).
+        let controls_id = egui::Id::unique("docs_header_controls_width");
+        let controls_width = ui
+            .data(|d| d.get_temp::<f32>(controls_id))
+            .unwrap_or(CONTROLS_WIDTH_GUESS);
+        let title_width =
+            (ui.available_width() - controls_width - tokens::SPACE_M).max(TITLE_MIN_WIDTH);
         let response = ui.add(
             TextEdit::singleline(&mut draft.title)
                 .desired_width(title_width)
@@ -217,6 +228,8 @@ fn header_ui(ui: &mut Ui, draft: &mut DocDraft, header: HeaderState, actions: &m
                 ui.painter()
                     .circle_filled(rect.center(), 3.5, tokens::palette().warning);
             }
+            let used = ui.min_rect().width();
+            ui.data_mut(|d| d.insert_temp(controls_id, used));
         });
     });
     if let Some(message) = draft.title_message() {
