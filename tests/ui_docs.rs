@@ -166,12 +166,17 @@ fn a_document_with_a_table_is_saved_reopened_shared_copied_and_unshared() {
         .expect("New document")
         .click_accesskit();
     steps(&mut harness, 2);
-    harness.get_by_label("Document title").click();
-    harness.step();
+    // The new document's title has the focus: typing names it, no click needed.
+    assert!(harness.get_by_label("Document title").is_focused());
     harness
-        .get_by_label("Document title")
-        .type_text("Harbour call sheet");
+        .input_mut()
+        .events
+        .push(egui::Event::Text("Harbour call sheet".to_owned()));
     steps(&mut harness, 2);
+    assert_eq!(
+        harness.state().docs().draft().map(|d| d.title.as_str()),
+        Some("Harbour call sheet")
+    );
 
     // The toolbar acts on the selection: the whole text becomes a heading…
     type_markdown(&mut harness, "Call times");
@@ -253,6 +258,12 @@ fn a_document_with_a_table_is_saved_reopened_shared_copied_and_unshared() {
     steps(&mut harness, 2);
     let share_url = meta(&harness).share_url.expect("share url");
     assert!(share_url.contains("/share/docs/"), "{share_url}");
+    assert!(
+        harness
+            .query_by_label_contains("This link works only on this computer")
+            .is_some(),
+        "a link of the sandbox inside the studio says where it works"
+    );
     click_button(&mut harness, "Copy link");
     assert_eq!(harness.state().last_copied(), Some(share_url.as_str()));
     assert!(
@@ -520,4 +531,73 @@ fn unkept_content_is_named_before_saving_and_unsaved_edits_are_asked_about() {
         !harness.state().docs().has_unsaved_changes(),
         "toggled back"
     );
+}
+
+/// The width `text` takes in the body font (regular face).
+fn regular_width(harness: &Studio, text: &str) -> f32 {
+    harness.ctx.fonts_mut(|fonts| {
+        fonts
+            .layout_no_wrap(
+                text.to_owned(),
+                egui::FontId::proportional(framewright::ui::tokens::TEXT_BODY),
+                egui::Color32::WHITE,
+            )
+            .rect
+            .width()
+    })
+}
+
+/// The preview's run of text that reads exactly `text`.
+fn preview_run(harness: &Studio, text: &str) -> egui::Rect {
+    harness
+        .query_all_by_label(text)
+        .map(|node| node.rect())
+        // The preview is the right-hand pane.
+        .max_by(|a, b| a.min.x.total_cmp(&b.min.x))
+        .unwrap_or_else(|| panic!("no “{text}” in the preview"))
+}
+
+#[test]
+fn bold_headings_and_table_headers_are_set_in_the_bold_face() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = open_docs(&dir);
+    harness
+        .query_all_by_role_and_label(Role::Button, "New document")
+        .next()
+        .expect("New document")
+        .click_accesskit();
+    steps(&mut harness, 2);
+    type_markdown(
+        &mut harness,
+        "Call at **quarter past six** sharp\n\nMeet at the harbour\n\n| Crew role | Name |\n| --- | --- |\n| Lighting crew | Ana |\n",
+    );
+    steps(&mut harness, 3);
+    let bold = preview_run(&harness, "quarter past six");
+    let regular = preview_run(&harness, "Meet at the harbour");
+    assert!(
+        bold.width() > regular_width(&harness, "quarter past six") * 1.02,
+        "the bold run ({} pt) is wider than the same words in the regular face ({} pt)",
+        bold.width(),
+        regular_width(&harness, "quarter past six")
+    );
+    assert!(
+        (regular.width() - regular_width(&harness, "Meet at the harbour")).abs() < 1.0,
+        "plain text stays regular"
+    );
+    // The table's header is bold, its cells are not.
+    let header = preview_run(&harness, "Crew role");
+    let cell = preview_run(&harness, "Lighting crew");
+    assert!(
+        header.width() > regular_width(&harness, "Crew role") * 1.02,
+        "the header cell ({} pt) is wider than in the regular face ({} pt)",
+        header.width(),
+        regular_width(&harness, "Crew role")
+    );
+    assert!(
+        (cell.width() - regular_width(&harness, "Lighting crew")).abs() < 1.0,
+        "a cell ({} pt) is regular ({} pt)",
+        cell.width(),
+        regular_width(&harness, "Lighting crew")
+    );
+    harness.check_accessibility();
 }

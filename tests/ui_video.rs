@@ -133,12 +133,12 @@ fn press(harness: &mut Studio, key: egui::Key) {
     harness.step();
 }
 
-/// The viewer's time read-out ("0:01.12 / 0:04.00") as shown; the Library's detail pane
+/// The viewer's time read-out ("0:01:12 / 0:04:00") as shown; the Library's detail pane
 /// behind the viewer has one too, further right.
 fn readout(harness: &Studio) -> String {
     harness
         .query_all_by(|n| {
-            n.role() == Role::Label && n.value().is_some_and(|t| t.ends_with(" / 0:04.00"))
+            n.role() == Role::Label && n.value().is_some_and(|t| t.ends_with(" / 0:04:00"))
         })
         .min_by(|a, b| a.rect().min.x.total_cmp(&b.rect().min.x))
         .and_then(|n| n.accesskit_node().value())
@@ -172,13 +172,13 @@ fn a_video_plays_steps_scrubs_and_loops_in_the_viewer() {
     assert_eq!(player.frame_count(), Some(96), "4 s at 24 fps");
     assert!(!player.is_playing(), "it opens paused on the first frame");
     assert!(player.is_looping(), "loop is on by default");
-    assert_eq!(readout(&harness), "0:00.00 / 0:04.00");
+    assert_eq!(readout(&harness), "0:00:00 / 0:04:00");
     harness.check_accessibility();
 
     // `.` steps exactly one frame, `,` back.
     press(&mut harness, egui::Key::Period);
     step_until(&mut harness, "frame 1", |h| shown_frame(h) == 1);
-    assert_eq!(readout(&harness), "0:00.01 / 0:04.00");
+    assert_eq!(readout(&harness), "0:00:01 / 0:04:00");
     press(&mut harness, egui::Key::Period);
     step_until(&mut harness, "frame 2", |h| shown_frame(h) == 2);
     press(&mut harness, egui::Key::Comma);
@@ -333,4 +333,129 @@ fn a_video_plays_in_the_detail_pane_and_its_tile_scrubs() {
     step_until(&mut harness, "the hover preview", |h| {
         h.state().library().video_previews.is_ready(&url)
     });
+}
+
+/// Click the viewer's scrub bar at `share` of its track; the frame that click asks for.
+fn click_scrub_bar(harness: &mut Studio, share: f32) -> u32 {
+    let bar = viewer_control(harness, Role::Slider, "Seek (frame)").rect();
+    let track_left = bar.left() + 6.0;
+    let track_width = bar.width() - 12.0;
+    let x = track_left + track_width * share;
+    let wanted = time::scrub_frame(x, track_left, track_width, 96);
+    let pointer = egui::pos2(x, bar.center().y);
+    harness
+        .input_mut()
+        .events
+        .push(egui::Event::PointerMoved(pointer));
+    harness.step();
+    for pressed in [true, false] {
+        harness.input_mut().events.push(egui::Event::PointerButton {
+            pos: pointer,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        harness.step();
+    }
+    wanted
+}
+
+/// Steps until the player has shown `frame` and nothing newer arrives for a few frames.
+fn settle_on(harness: &mut Studio, what: &str, frame: u32) {
+    step_until(harness, what, |h| {
+        viewer_player(h).shown_frame() == Some(frame)
+    });
+    for _ in 0..5 {
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    assert_eq!(shown_frame(harness), frame, "{what}: the picture moved on");
+}
+
+/// The frame index on screen and its presentation time name the same frame.
+fn assert_frame_and_time_agree(harness: &Studio) {
+    let player = viewer_player(harness);
+    let time = player.shown_time_secs().expect("a time");
+    let frame = player.shown_frame().expect("a frame");
+    assert_eq!(
+        (time * 24.0).round() as u32,
+        frame,
+        "frame {frame} at {time} s"
+    );
+}
+
+#[test]
+fn player_keys_act_from_the_frame_shown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut harness, _result, tile) = library_with_a_video(&dir);
+    harness.get_by_role_and_label(Role::Button, &tile).click();
+    harness.step();
+    harness.key_press(egui::Key::Enter);
+    step_until(&mut harness, "the viewer", |h| h.state().viewer().is_open());
+    settle_on(&mut harness, "the first frame", 0);
+
+    // A click on the scrub bar, then J: one second (24 frames) back from the clicked frame.
+    let clicked = click_scrub_bar(&mut harness, 0.5);
+    settle_on(&mut harness, "the clicked frame", clicked);
+    press(&mut harness, egui::Key::J);
+    settle_on(&mut harness, "J after a click", clicked - 24);
+    // "." then steps exactly one frame from there.
+    press(&mut harness, egui::Key::Period);
+    settle_on(&mut harness, ". after J", clicked - 23);
+
+    // "." straight after a click steps one frame from the clicked frame.
+    let clicked = click_scrub_bar(&mut harness, 0.25);
+    settle_on(&mut harness, "the second click", clicked);
+    press(&mut harness, egui::Key::Period);
+    settle_on(&mut harness, ". after a click", clicked + 1);
+    press(&mut harness, egui::Key::Comma);
+    settle_on(&mut harness, ", after .", clicked);
+
+    // J straight after a click, before the clicked frame has arrived: back from the clicked
+    // frame, not from the one still on screen.
+    let clicked = click_scrub_bar(&mut harness, 0.75);
+    press(&mut harness, egui::Key::J);
+    settle_on(&mut harness, "J straight after a click", clicked - 24);
+
+    // While playing: a click on the scrub bar, then J, goes one second back from the frame
+    // on screen when J was pressed; the read-out and the picture agree.
+    press(&mut harness, egui::Key::L);
+    step_until(&mut harness, "playback", |h| shown_frame(h) > clicked + 5);
+    let clicked = click_scrub_bar(&mut harness, 0.6);
+    step_until(&mut harness, "playback from the clicked frame", |h| {
+        (clicked + 2..clicked + 20).contains(&shown_frame(h))
+    });
+    let before_j = shown_frame(&harness);
+    assert_frame_and_time_agree(&harness);
+    press(&mut harness, egui::Key::J);
+    settle_on(&mut harness, "J while playing", before_j - 24);
+    assert!(!viewer_player(&harness).is_playing(), "J pauses");
+    assert_frame_and_time_agree(&harness);
+    press(&mut harness, egui::Key::Period);
+    settle_on(&mut harness, ". after J while playing", before_j - 23);
+
+    // Play, then K while the studio is busy for a moment (frames pile up for it and the
+    // player thread runs on past what is on screen): the picture stops on the frame that was
+    // on screen when K was pressed, the read-out names it, and "." steps one frame from it.
+    press(&mut harness, egui::Key::L);
+    step_until(&mut harness, "playback", |h| shown_frame(h) > clicked + 10);
+    std::thread::sleep(Duration::from_millis(400));
+    let paused_at = shown_frame(&harness);
+    press(&mut harness, egui::Key::K);
+    step_until(&mut harness, "K to pause", |h| {
+        !viewer_player(h).is_playing()
+    });
+    settle_on(&mut harness, "the frame on screen at K", paused_at);
+    let player = viewer_player(&harness);
+    let shown_time = player.shown_time_secs().expect("a time");
+    assert_eq!(
+        readout(&harness),
+        format!("{} / 0:04:00", time::timecode(shown_time, 24.0))
+    );
+    assert_eq!(
+        time::timecode(shown_time, 24.0),
+        time::timecode(f64::from(paused_at) / 24.0, 24.0)
+    );
+    press(&mut harness, egui::Key::Period);
+    settle_on(&mut harness, ". after K", paused_at + 1);
 }

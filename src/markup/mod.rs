@@ -11,6 +11,7 @@
 //! A document written with the allowed elements survives Markdown → HTML → Markdown → HTML
 //! unchanged (see the tests).
 
+pub mod blocks;
 pub mod edit;
 mod sanitize;
 mod unsupported;

@@ -237,9 +237,11 @@ pub fn panel_frame() -> egui::Frame {
         .stroke(Stroke::new(1.0, palette().border))
 }
 
-/// Turn the tokens into egui's dark and light styles. Call once at startup; which of the
-/// two is shown follows `ctx`'s theme preference (see `ui::appearance`).
+/// Turn the tokens into egui's dark and light styles and load the studio's fonts. Call
+/// once at startup; which of the two styles is shown follows `ctx`'s theme preference (see
+/// `ui::appearance`).
 pub fn apply_theme(ctx: &egui::Context) {
+    crate::ui::fonts::install(ctx);
     for theme in [egui::Theme::Dark, egui::Theme::Light] {
         ctx.style_mut_of(theme, |style| style_from(style, theme));
     }
@@ -265,7 +267,7 @@ fn style_from(style: &mut egui::Style, theme: egui::Theme) {
             ),
             (
                 TextStyle::Heading,
-                FontId::new(TEXT_HEADING, FontFamily::Proportional),
+                FontId::new(TEXT_HEADING, crate::ui::fonts::bold()),
             ),
             (
                 TextStyle::Monospace,

@@ -4,7 +4,7 @@
 //!
 //! Only top-level fences are taken out (indented up to three spaces, as CommonMark allows);
 //! a fence inside a blockquote or indented deeper stays in the Markdown and is drawn by
-//! egui_commonmark. An unclosed fence runs to the end of the text, which is what a reply
+//! `ui::formatted_text`. An unclosed fence runs to the end of the text, which is what a reply
 //! still streaming in looks like.
 
 /// One piece of a message, in order.

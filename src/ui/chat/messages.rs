@@ -4,7 +4,7 @@
 //! width), so scrolling a conversation of thousands of messages lays out a handful.
 //!
 //! User messages are right-aligned bubbles (text and image thumbnails); assistant replies
-//! are Markdown (egui_commonmark) with their fenced code drawn here, each block with a
+//! are Markdown (`ui::formatted_text`) with their fenced code drawn here, each block with a
 //! Copy button that goes through the app's clipboard. Under a reply: its cost (tokens on
 //! hover), or that it was stopped or failed.
 
@@ -75,7 +75,6 @@ pub fn messages_ui(
         models,
         live,
         heights,
-        markdown,
         selected,
         scroll_to_bottom,
         scroll_to_row,
@@ -140,7 +139,7 @@ pub fn messages_ui(
                     .layout(egui::Layout::top_down(egui::Align::Min)),
                 |ui| {
                     let models = models.value.as_deref().unwrap_or_default();
-                    row_ui(ui, &rows[index], models, markdown, textures, width, actions);
+                    row_ui(ui, &rows[index], models, textures, width, actions);
                 },
             );
             let measured = response.response.rect.height();
@@ -207,7 +206,6 @@ fn row_ui(
     ui: &mut Ui,
     row: &Row,
     models: &[CodeModel],
-    markdown: &mut egui_commonmark::CommonMarkCache,
     textures: &TextureCache,
     width: f32,
     actions: &mut Vec<ChatAction>,
@@ -218,11 +216,11 @@ fn row_ui(
         }
         Row::Pending(message) => user_bubble_ui(ui, message, textures, width),
         Row::Stored(shown) => {
-            reply_ui(ui, &shown.segments, false, markdown, width, actions);
+            reply_ui(ui, &shown.segments, false, width, actions);
             reply_footer_ui(ui, shown, models);
         }
         Row::Live(live) => {
-            reply_ui(ui, &live.segments, true, markdown, width, actions);
+            reply_ui(ui, &live.segments, true, width, actions);
             ui.horizontal(|ui| {
                 ui.add(egui::Spinner::new().size(12.0));
                 let text = if live.stopping {
@@ -309,7 +307,6 @@ fn reply_ui(
     ui: &mut Ui,
     segments: &[Segment],
     streaming: bool,
-    markdown: &mut egui_commonmark::CommonMarkCache,
     width: f32,
     actions: &mut Vec<ChatAction>,
 ) {
@@ -327,7 +324,7 @@ fn reply_ui(
             for (index, segment) in segments.iter().enumerate() {
                 ui.push_id(index, |ui| match segment {
                     Segment::Markdown(text) => {
-                        egui_commonmark::CommonMarkViewer::new().show(ui, markdown, text);
+                        crate::ui::formatted_text::show(ui, text);
                     }
                     Segment::Code { lang, code, closed } => {
                         let arriving = streaming && !*closed;

@@ -223,7 +223,6 @@ pub struct ChatState {
     pub confirm_delete: Option<(i64, String)>,
     next_id: u64,
     pub heights: HeightCache,
-    pub markdown: egui_commonmark::CommonMarkCache,
     /// Narrow windows: the conversation list is unfolded (wide ones always show it).
     pub list_open: bool,
     /// Scroll the messages to the bottom on the next frame.
@@ -270,7 +269,6 @@ impl Default for ChatState {
             confirm_delete: None,
             next_id: 1,
             heights: HeightCache::default(),
-            markdown: egui_commonmark::CommonMarkCache::default(),
             list_open: false,
             scroll_to_bottom: false,
             scroll_to_row: None,

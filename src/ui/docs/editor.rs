@@ -1,10 +1,9 @@
 //! The Markdown editor: a toolbar whose buttons (and Ctrl+B / Ctrl+I / Ctrl+K while the
 //! editor has focus) act on the editor's selection through `markup::edit`, a monospace
-//! multi-line text field, and the live preview (egui_commonmark) beside it — or below it
-//! in a narrow window. The preview renders the document as the service will keep it
-//! (`DocDraft::preview`), so what it shows is what a save, a reopen or the share page
-//! shows; what is dropped is named by the notice above. (It also never meets a code block,
-//! whose copy button egui_commonmark draws with a glyph the studio's fonts lack.)
+//! multi-line text field, and the live preview (`ui::formatted_text`: bold in the bold face,
+//! table headers set apart) beside it — or below it in a narrow window. The preview renders
+//! the document as the service will keep it (`DocDraft::preview`), so what it shows is what
+//! a save, a reopen or the share page shows; what is dropped is named by the notice above.
 
 use super::state::DocDraft;
 use crate::markup::edit::{self, Format};
@@ -95,12 +94,7 @@ pub fn apply_format(ui: &Ui, markdown: &mut String, format: Format) {
 }
 
 /// The editor and the preview in the space left. Returns whether the text changed.
-pub fn editor_and_preview_ui(
-    ui: &mut Ui,
-    draft: &mut DocDraft,
-    cache: &mut egui_commonmark::CommonMarkCache,
-    enabled: bool,
-) -> bool {
+pub fn editor_and_preview_ui(ui: &mut Ui, draft: &mut DocDraft, enabled: bool) -> bool {
     let available = ui.available_size();
     let side_by_side = available.x >= SIDE_BY_SIDE_MIN_WIDTH;
     let (pane, second_at) = if side_by_side {
@@ -121,7 +115,7 @@ pub fn editor_and_preview_ui(
         changed = markdown_pane_ui(ui, draft, enabled);
     });
     ui.scope_builder(egui::UiBuilder::new().max_rect(preview_rect), |ui| {
-        preview_pane_ui(ui, &draft.preview, cache);
+        preview_pane_ui(ui, &draft.preview);
     });
     ui.allocate_rect(editor_rect.union(preview_rect), egui::Sense::hover());
     changed
@@ -173,7 +167,7 @@ fn markdown_pane_ui(ui: &mut Ui, draft: &mut DocDraft, enabled: bool) -> bool {
     changed
 }
 
-fn preview_pane_ui(ui: &mut Ui, markdown: &str, cache: &mut egui_commonmark::CommonMarkCache) {
+fn preview_pane_ui(ui: &mut Ui, markdown: &str) {
     let height = ui.available_height();
     pane_frame().show(ui, |ui| {
         ui.set_min_size(ui.available_size());
@@ -186,7 +180,7 @@ fn preview_pane_ui(ui: &mut Ui, markdown: &str, cache: &mut egui_commonmark::Com
                 if markdown.trim().is_empty() {
                     widgets::muted(ui, "The formatted document appears here as you write.");
                 } else {
-                    egui_commonmark::CommonMarkViewer::new().show(ui, cache, markdown);
+                    crate::ui::formatted_text::show(ui, markdown);
                 }
             });
     });

@@ -115,16 +115,20 @@ fn editor_area_ui(
     let saving = state.is_saving();
     let sharing = state.sharing.is_some();
     let share_error = state.share_error.clone();
-    let DocsState {
-        editor: EditorState::Editing(draft),
-        preview_cache,
-        ..
-    } = state
-    else {
+    let EditorState::Editing(draft) = &mut state.editor else {
         return;
     };
 
-    header_ui(ui, draft, saving, sharing, share_error.as_deref(), actions);
+    header_ui(
+        ui,
+        draft,
+        HeaderState {
+            saving,
+            sharing,
+            share_error: share_error.as_deref(),
+        },
+        actions,
+    );
     details_ui(ui, draft, model, project, now_ms);
     ui.add_space(tokens::SPACE_S);
 
@@ -150,23 +154,36 @@ fn editor_area_ui(
         widgets::notice(ui, error, tokens::palette().danger);
     }
     ui.add_space(tokens::SPACE_XS);
-    if editor::editor_and_preview_ui(ui, draft, preview_cache, editable) {
+    if editor::editor_and_preview_ui(ui, draft, editable) {
         draft.markdown_changed();
     }
 }
 
-/// Title field, unsaved marker, Save, Share and Delete.
-fn header_ui(
-    ui: &mut Ui,
-    draft: &mut DocDraft,
+/// Room for the header's marker and buttons before they were first measured.
+const CONTROLS_WIDTH_GUESS: f32 = 330.0;
+/// The title field never gets narrower than this.
+const TITLE_MIN_WIDTH: f32 = 160.0;
+
+/// What the header shows besides the draft.
+struct HeaderState<'a> {
     saving: bool,
+    /// A sharing change is in flight.
     sharing: bool,
-    share_error: Option<&str>,
-    actions: &mut Vec<Action>,
-) {
+    share_error: Option<&'a str>,
+}
+
+/// Title field, unsaved marker, Save, Share and Delete.
+fn header_ui(ui: &mut Ui, draft: &mut DocDraft, header: HeaderState, actions: &mut Vec<Action>) {
+    let saving = header.saving;
     ui.horizontal(|ui| {
-        let buttons_width = 330.0;
-        let title_width = (ui.available_width() - buttons_width).max(160.0);
+        // The title takes what the controls on the right leave (as wide as last frame; they
+        // change with the document's state).
+        let controls_id = egui::Id::unique("docs_header_controls_width");
+        let controls_width = ui
+            .data(|d| d.get_temp::<f32>(controls_id))
+            .unwrap_or(CONTROLS_WIDTH_GUESS);
+        let title_width =
+            (ui.available_width() - controls_width - tokens::SPACE_M).max(TITLE_MIN_WIDTH);
         let response = ui.add(
             TextEdit::singleline(&mut draft.title)
                 .desired_width(title_width)
@@ -174,6 +191,9 @@ fn header_ui(
                 .hint_text("Untitled document"),
         );
         widgets::name_widget(&response, "Document title");
+        if std::mem::take(&mut draft.focus_title) {
+            response.request_focus();
+        }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             let dirty = draft.is_dirty() || draft.meta.is_none();
             let save_text = if saving { "Saving…" } else { "Save" };
@@ -184,7 +204,7 @@ fn header_ui(
                 actions.push(Action::Docs(DocsAction::Save));
             }
             if draft.meta.is_some() {
-                share_ui(ui, draft, sharing, share_error, actions);
+                share_ui(ui, draft, &header, actions);
                 let delete = ui
                     .add_enabled(!saving, widgets::danger_button_small("Delete"))
                     .on_hover_text("Delete this document (you can undo for a few seconds)");
@@ -208,6 +228,8 @@ fn header_ui(
                 ui.painter()
                     .circle_filled(rect.center(), 3.5, tokens::palette().warning);
             }
+            let used = ui.min_rect().width();
+            ui.data_mut(|d| d.insert_temp(controls_id, used));
         });
     });
     if let Some(message) = draft.title_message() {
@@ -258,13 +280,8 @@ fn details_ui(
 
 /// The Share button and its popover: Shared on/off, "Anyone with the link can edit", the
 /// link with Copy link, and Unshare.
-fn share_ui(
-    ui: &mut Ui,
-    draft: &DocDraft,
-    busy: bool,
-    error: Option<&str>,
-    actions: &mut Vec<Action>,
-) {
+fn share_ui(ui: &mut Ui, draft: &DocDraft, header: &HeaderState, actions: &mut Vec<Action>) {
+    let busy = header.sharing;
     let Some(meta) = draft.meta.as_ref() else {
         return;
     };
@@ -335,13 +352,41 @@ fn share_ui(
                     "Anyone with the link can read it."
                 };
                 widgets::muted(ui, who);
+                // The embedded sandbox serves on loopback: its links open only here.
+                if is_loopback_url(url) {
+                    widgets::notice(ui, LOCAL_LINK_NOTE, tokens::palette().warning);
+                }
             } else if !meta.is_shared {
                 widgets::muted(ui, "Only you and the project's members can open it.");
             }
-            if let Some(error) = error {
+            if let Some(error) = header.share_error {
                 widgets::notice(ui, error, tokens::palette().danger);
             }
         });
+}
+
+/// Said under a share link that points at this computer (the local sandbox's).
+pub const LOCAL_LINK_NOTE: &str = "This link works only on this computer, while the local \
+     service runs. To share with others, connect an account in Settings.";
+
+/// The link points at this computer (`localhost`, `127.0.0.1`, `[::1]`).
+fn is_loopback_url(url: &str) -> bool {
+    let Some(rest) = url.split_once("://").map(|(_, rest)| rest) else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = if let Some(bracketed) = host.strip_prefix('[') {
+        bracketed.split(']').next().unwrap_or_default()
+    } else {
+        host.split(':').next().unwrap_or_default()
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Nothing open: an invitation to pick or start a document.
@@ -418,4 +463,20 @@ fn guard_ui(ctx: &egui::Context, state: &DocsState, target: LeaveTarget) -> Vec<
         actions.push(answer(GuardAnswer::Cancel));
     }
     actions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_url;
+
+    #[test]
+    fn loopback_links_are_recognised() {
+        assert!(is_loopback_url("http://127.0.0.1:4173/share/abc"));
+        assert!(is_loopback_url("http://localhost:8080/s/x"));
+        assert!(is_loopback_url("http://[::1]:9000/s"));
+        assert!(is_loopback_url("https://user@127.0.0.2/s"));
+        assert!(!is_loopback_url("https://docs.example.com/share/abc"));
+        assert!(!is_loopback_url("https://10.0.0.5/share"));
+        assert!(!is_loopback_url("not a url"));
+    }
 }

@@ -166,6 +166,9 @@ pub struct DocDraft {
     /// `markdown` as the service will keep it: what the preview renders.
     pub preview: String,
     pub save_error: Option<String>,
+    /// The title field takes the keyboard focus on the next frame (a new document: typing
+    /// names it).
+    pub focus_title: bool,
 }
 
 impl DocDraft {
@@ -183,6 +186,7 @@ impl DocDraft {
             unsupported: Vec::new(),
             preview: String::new(),
             save_error: None,
+            focus_title: false,
         };
         draft.markdown_changed();
         draft
@@ -271,8 +275,6 @@ pub struct DocsState {
     /// The share popover's request in flight and its last refusal.
     pub sharing: Option<u64>,
     pub share_error: Option<String>,
-    /// The rendered preview's cache (egui_commonmark).
-    pub preview_cache: egui_commonmark::CommonMarkCache,
     /// How long Undo is offered after a delete.
     pub undo_window_secs: f64,
     saving: Option<SaveOp>,
@@ -294,7 +296,6 @@ impl Default for DocsState {
             guard: None,
             sharing: None,
             share_error: None,
-            preview_cache: Default::default(),
             undo_window_secs: DOC_UNDO_WINDOW_SECS,
             saving: None,
             after_save: None,
@@ -643,12 +644,10 @@ impl DocsState {
             DocsAction::New => {
                 if self.may_leave(LeaveTarget::New) {
                     let uid = self.next_id();
-                    self.editor = EditorState::Editing(Box::new(DocDraft::new(
-                        uid,
-                        None,
-                        project_id.map(str::to_owned),
-                        String::new(),
-                    )));
+                    let mut draft =
+                        DocDraft::new(uid, None, project_id.map(str::to_owned), String::new());
+                    draft.focus_title = true;
+                    self.editor = EditorState::Editing(Box::new(draft));
                     self.share_error = None;
                 }
             }

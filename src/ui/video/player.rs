@@ -4,7 +4,9 @@
 //! Controls: play/pause, frame step, loop, a scrub bar (hover shows the time, click or drag
 //! seeks to the exact frame), the time code, Fit / 100 %. Keys (when the caller says the
 //! player owns the keyboard and no text field has focus): Space play/pause, `,` / `.` one
-//! frame back / forward, J back one second (paused), K pause, L play.
+//! frame back / forward, J back one second (paused), K pause, L play. Steps and J act from
+//! the frame on screen (see `asked_frame`), a pause (K, Space, a click) stops on it, and the
+//! time read-out is that frame's.
 //!
 //! The widget owns its state and returns actions; it never opens files or decodes.
 
@@ -51,6 +53,10 @@ pub struct VideoPlayerState {
     last_scrub_frame: Option<u32>,
     /// Play once opened ([`Self::play_when_ready`]).
     autoplay: bool,
+    /// The frame last asked for by a seek, a step or J, until it is on screen. The keys act
+    /// from it (else from the frame on screen), never from the player thread's own position,
+    /// which runs ahead of the picture while frames queue or are dropped.
+    asked_frame: Option<u32>,
 }
 
 struct Source {
@@ -242,34 +248,98 @@ impl VideoPlayerState {
         let Some(player) = self.player() else {
             return;
         };
-        let current = self.shown.as_ref().map_or(0, |s| s.frame_index);
-        let jump_frames = (player.info().fps * JUMP_SECS).round().max(1.0) as u32;
+        let jump_frames = (player.info().fps * JUMP_SECS).round().max(1.0) as i64;
+        let mut step_by = 0;
+        let mut pause_here = false;
+        let mut toggle = false;
         ctx.input_mut(|i| {
-            if i.consume_key(egui::Modifiers::NONE, egui::Key::Space) {
-                player.toggle_play();
-            }
-            if i.consume_key(egui::Modifiers::NONE, egui::Key::Period) {
-                player.step(1);
-            }
-            if i.consume_key(egui::Modifiers::NONE, egui::Key::Comma) {
-                player.step(-1);
-            }
-            if i.consume_key(egui::Modifiers::NONE, egui::Key::J) {
-                player.pause();
-                player.seek_frame(current.saturating_sub(jump_frames));
-            }
+            toggle = i.consume_key(egui::Modifiers::NONE, egui::Key::Space);
+            // Every press counts, also several within one frame (a held key, a fast hand).
+            let mut presses = |key| i.count_and_consume_key(egui::Modifiers::NONE, key) as i64;
+            step_by += presses(egui::Key::Period);
+            step_by -= presses(egui::Key::Comma);
+            step_by -= presses(egui::Key::J) * jump_frames;
             if i.consume_key(egui::Modifiers::NONE, egui::Key::K) {
-                player.pause();
+                pause_here = true;
             }
             if i.consume_key(egui::Modifiers::NONE, egui::Key::L) {
                 player.play();
             }
         });
+        if step_by != 0 {
+            self.step_from_shown(step_by);
+        } else if pause_here {
+            self.pause_on_shown();
+        } else if toggle {
+            self.toggle_play();
+        }
+    }
+
+    /// Space, a click on the picture, the Play/Pause button: a pause stops on the frame on
+    /// screen, as K does.
+    fn toggle_play(&mut self) {
+        if self.is_playing() {
+            self.pause_on_shown();
+        } else if let Some(player) = self.player() {
+            player.play();
+        }
+    }
+
+    /// Pause and show the frame `frames` away from the one on screen (or from the one last
+    /// asked for, when it has not arrived yet: two quick presses move two frames).
+    fn step_from_shown(&mut self, frames: i64) {
+        let Some(player) = self.player() else {
+            return;
+        };
+        let last = i64::from(player.info().frame_count.saturating_sub(1));
+        let from = self.asked_frame.or(self.shown_frame()).unwrap_or(0);
+        let target = (i64::from(from) + frames).clamp(0, last) as u32;
+        player.pause();
+        player.seek_frame(target);
+        self.asked_frame = Some(target);
+    }
+
+    /// K: pause on the frame on screen. The player thread may already have moved past it
+    /// (frames waiting for the UI, frames dropped to keep time); it goes back to it, so the
+    /// picture, the read-out and the next step all start from what the person saw.
+    fn pause_on_shown(&mut self) {
+        let Some(player) = self.player() else {
+            return;
+        };
+        player.pause();
+        let Some(shown) = self.asked_frame.or(self.shown_frame()) else {
+            return;
+        };
+        if player.status().frame_index != shown || self.asked_frame.is_some() {
+            player.seek_frame(shown);
+            self.asked_frame = Some(shown);
+        }
+    }
+
+    /// The frame the scrub bar or a caller asked for (keeps play/pause).
+    fn seek_asked(&mut self, index: u32) {
+        if let Some(player) = self.player()
+            && player.seek_frame(index)
+        {
+            self.asked_frame = Some(index);
+        }
     }
 
     /// Take the newest frame from the player and upload it into our one texture.
     fn take_frame(&mut self, ctx: &egui::Context) {
-        let Some(latest) = self.player().and_then(VideoPlayer::latest_frame) else {
+        let Phase::Ready(player) = &self.phase else {
+            return;
+        };
+        // Every waiting frame is looked at (the asked-for one may be followed by newer
+        // ones while playing); the newest is shown.
+        let mut newest = None;
+        while let Some(frame) = player.try_recv_frame() {
+            if self.asked_frame == Some(frame.status.frame_index) || frame.status.error.is_some() {
+                self.asked_frame = None;
+            }
+            newest = Some(frame);
+        }
+        let Some(latest) = newest else {
             return;
         };
         let frame = latest.frame;
@@ -324,10 +394,8 @@ impl VideoPlayerState {
         let (area, response) = ui.allocate_exact_size(size, Sense::click());
         let name = name.to_owned();
         response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &name));
-        if response.clicked()
-            && let Some(player) = self.player()
-        {
-            player.toggle_play();
+        if response.clicked() {
+            self.toggle_play();
         }
         let painter = ui.painter_at(area);
         painter.rect_filled(
@@ -506,9 +574,7 @@ impl VideoPlayerState {
             let frame = frame_at(pointer.x);
             if self.last_scrub_frame != Some(frame) || response.clicked() {
                 self.last_scrub_frame = Some(frame);
-                if let Some(player) = self.player() {
-                    player.seek_frame(frame);
-                }
+                self.seek_asked(frame);
             }
         }
         if response.drag_stopped() {
@@ -540,20 +606,15 @@ impl VideoPlayerState {
                 } else {
                     (Icon::Play, "Play (Space)")
                 };
-                if control_button(ui, icon, label, ready, false).clicked()
-                    && let Some(player) = self.player()
-                {
-                    player.toggle_play();
+                if control_button(ui, icon, label, ready, false).clicked() {
+                    self.toggle_play();
                 }
                 if control_button(ui, Icon::StepBack, "Previous frame (,)", ready, false).clicked()
-                    && let Some(player) = self.player()
                 {
-                    player.step(-1);
+                    self.step_from_shown(-1);
                 }
-                if control_button(ui, Icon::StepForward, "Next frame (.)", ready, false).clicked()
-                    && let Some(player) = self.player()
-                {
-                    player.step(1);
+                if control_button(ui, Icon::StepForward, "Next frame (.)", ready, false).clicked() {
+                    self.step_from_shown(1);
                 }
                 if control_button(ui, Icon::Loop, "Loop", ready, looping).clicked()
                     && let Some(player) = self.player()
@@ -586,7 +647,7 @@ impl VideoPlayerState {
                             .font(font.clone())
                             .color(tokens::palette().text),
                     )
-                    .on_hover_text("Minutes:seconds.frame — J back 1 s, K pause, L play");
+                    .on_hover_text("Minutes:seconds:frames — J back 1 s, K pause, L play");
                 }
                 // A small player (a canvas tile) keeps the picture fitted: no room for both
                 // the time and the zoom buttons.

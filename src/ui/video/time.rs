@@ -1,8 +1,10 @@
 //! Pure maths of the player's controls: time codes, the scrub bar's x → frame mapping, and
 //! which preview frame is under the pointer.
 
-/// `m:ss.ff`: minutes, seconds and the frame within the second at `fps` (frame-accurate,
-/// like an editor's time code). Negative or non-finite times show as 0.
+/// `m:ss:ff`: minutes, seconds and the frame within the second at `fps` (`0:02:23` is frame
+/// 23 of second 2), the colon-separated frames an editor's time code uses (a `.` would read
+/// as decimal seconds). The one format for a video time in the player, the trim timeline
+/// and the viewer. Negative or non-finite times show as 0; an unknown rate as whole seconds.
 pub fn timecode(time_secs: f64, fps: f64) -> String {
     let fps_whole = if fps.is_finite() && fps >= 1.0 {
         fps.round() as u64
@@ -17,7 +19,7 @@ pub fn timecode(time_secs: f64, fps: f64) -> String {
     // A hair of tolerance: pts like 0.041666… must land on frame 1, not 0.
     let frames = (time_secs * fps_whole as f64 + 1e-6).floor() as u64;
     let (secs, frame) = (frames / fps_whole, frames % fps_whole);
-    format!("{}:{:02}.{frame:02}", secs / 60, secs % 60)
+    format!("{}:{:02}:{frame:02}", secs / 60, secs % 60)
 }
 
 /// `m:ss` for badges (rounded to the nearest second, at least 0:01 for any positive length).
@@ -69,17 +71,28 @@ mod tests {
 
     #[test]
     fn timecodes_are_frame_accurate() {
-        assert_eq!(timecode(0.0, 24.0), "0:00.00");
-        assert_eq!(timecode(1.0 / 24.0, 24.0), "0:00.01");
-        assert_eq!(timecode(36.0 / 24.0, 24.0), "0:01.12");
-        assert_eq!(timecode(4.0, 24.0), "0:04.00");
-        assert_eq!(timecode(61.5, 30.0), "1:01.15");
-        assert_eq!(timecode(1001.0 / 30000.0 * 30.0, 29.97), "0:01.00");
-        assert_eq!(timecode(-3.0, 24.0), "0:00.00");
-        assert_eq!(timecode(f64::NAN, 24.0), "0:00.00");
+        assert_eq!(timecode(0.0, 24.0), "0:00:00");
+        assert_eq!(timecode(1.0 / 24.0, 24.0), "0:00:01");
+        assert_eq!(timecode(36.0 / 24.0, 24.0), "0:01:12");
+        assert_eq!(
+            timecode(71.0 / 24.0, 24.0),
+            "0:02:23",
+            "the last frame of second 2"
+        );
+        assert_eq!(timecode(72.0 / 24.0, 24.0), "0:03:00");
+        assert_eq!(timecode(4.0, 24.0), "0:04:00");
+        assert_eq!(timecode(49.0 / 25.0, 25.0), "0:01:24");
+        assert_eq!(timecode(50.0 / 25.0, 25.0), "0:02:00");
+        assert_eq!(timecode(61.5, 30.0), "1:01:15");
+        assert_eq!(timecode(29.0 / 30.0, 30.0), "0:00:29");
+        assert_eq!(timecode(600.0, 30.0), "10:00:00");
+        assert_eq!(timecode(1001.0 / 30000.0 * 30.0, 29.97), "0:01:00");
+        assert_eq!(timecode(-3.0, 24.0), "0:00:00");
+        assert_eq!(timecode(f64::NAN, 24.0), "0:00:00");
+        assert_eq!(timecode(f64::INFINITY, 24.0), "0:00:00");
         assert_eq!(
             timecode(2.5, 0.0),
-            "0:02.00",
+            "0:02:00",
             "an unknown rate shows whole seconds"
         );
     }

@@ -1,4 +1,4 @@
-//! Answers as Markdown: prose through egui_commonmark, fenced code blocks (split out by
+//! Answers as Markdown: prose through `ui::formatted_text`, fenced code blocks (split out by
 //! the Chat view's `markdown::split_segments`) drawn here as a monospace block with a named "Copy code" button (egui_commonmark's own copy icon is a
 //! glyph the studio's fonts do not have, and it has no accessible name).
 
@@ -6,20 +6,13 @@ use crate::ui::chat::markdown::{Segment, split_segments};
 use crate::ui::model::Action;
 use crate::ui::{tokens, widgets};
 use egui::{RichText, Ui};
-use egui_commonmark::{CommonMarkCache, CommonMarkViewer};
 
 /// Shows `text` (an answer) under `key`; a code block's Copy button becomes an action.
-pub fn answer_ui(
-    ui: &mut Ui,
-    cache: &mut CommonMarkCache,
-    key: &str,
-    text: &str,
-    actions: &mut Vec<Action>,
-) {
+pub fn answer_ui(ui: &mut Ui, key: &str, text: &str, actions: &mut Vec<Action>) {
     for (index, segment) in split_segments(text).into_iter().enumerate() {
         ui.push_id((key, index), |ui| match segment {
             Segment::Markdown(prose) => {
-                CommonMarkViewer::new().show(ui, cache, &prose);
+                crate::ui::formatted_text::show(ui, &prose);
             }
             Segment::Code { lang, code, .. } => {
                 code_block_ui(ui, lang.as_deref().unwrap_or(""), code, actions);

@@ -18,7 +18,6 @@ use crate::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use crate::ui::model::{Action, Confirm, Model, Requested};
 use crate::ui::{format, job_wording, offline, tokens, widgets};
 use egui::{RichText, Ui};
-use egui_commonmark::CommonMarkCache;
 use std::collections::{HashMap, HashSet};
 
 pub mod markdown;
@@ -56,8 +55,6 @@ pub struct CreativeChatState {
     pub composer_problem: Option<String>,
     /// The chosen chat model's identifier; `None` is Auto (the service routes it).
     pub model_choice: Option<String>,
-    /// Markdown layout caches of the answers.
-    pub markdown: CommonMarkCache,
     /// Messages sent into a new conversation whose job has not been seen yet.
     new_conversation_sends: Vec<String>,
     /// Chat jobs sent into a new conversation that has no id yet.
@@ -511,9 +508,9 @@ fn transcript_ui(
             }
             for (index, turn) in turns.iter().enumerate() {
                 ui.push_id(("turn", index), |ui| match turn {
-                    Turn::Said(message) => said_ui(ui, state, message, actions),
+                    Turn::Said(message) => said_ui(ui, message, actions),
                     Turn::Sent(job) => user_bubble(ui, &job.spec.request.prompt),
-                    Turn::Answer(job) => job_answer_ui(ui, state, model, job, actions),
+                    Turn::Answer(job) => job_answer_ui(ui, model, job, actions),
                 });
                 ui.add_space(tokens::SPACE_S);
             }
@@ -558,16 +555,6 @@ fn answer_frame(ui: &mut Ui, byline: &str, body: impl FnOnce(&mut Ui)) {
     });
 }
 
-fn markdown_ui(
-    ui: &mut Ui,
-    state: &mut CreativeChatState,
-    key: &str,
-    content: &str,
-    actions: &mut Vec<Action>,
-) {
-    markdown::answer_ui(ui, &mut state.markdown, key, content, actions);
-}
-
 fn copy_button(ui: &mut Ui, content: &str, actions: &mut Vec<Action>) {
     let copy = ui
         .add(widgets::subtle_button("Copy answer").small())
@@ -581,12 +568,7 @@ fn copy_button(ui: &mut Ui, content: &str, actions: &mut Vec<Action>) {
 }
 
 /// A message from the service's list.
-fn said_ui(
-    ui: &mut Ui,
-    state: &mut CreativeChatState,
-    message: &ChatMessage,
-    actions: &mut Vec<Action>,
-) {
+fn said_ui(ui: &mut Ui, message: &ChatMessage, actions: &mut Vec<Action>) {
     match &message.role {
         ChatRole::User => user_bubble(ui, &message.content),
         role => {
@@ -603,7 +585,7 @@ fn said_ui(
             }
             answer_frame(ui, byline.trim(), |ui| match &message.status {
                 JobState::Completed => {
-                    markdown_ui(ui, state, &message.message_id, &message.content, actions);
+                    markdown::answer_ui(ui, &message.message_id, &message.content, actions);
                     copy_button(ui, &message.content, actions);
                 }
                 JobState::Failed => {
@@ -628,13 +610,7 @@ fn said_ui(
 }
 
 /// An answer the engine follows: its phase as it is.
-fn job_answer_ui(
-    ui: &mut Ui,
-    state: &mut CreativeChatState,
-    model: &Model,
-    job: &JobRecord,
-    actions: &mut Vec<Action>,
-) {
+fn job_answer_ui(ui: &mut Ui, model: &Model, job: &JobRecord, actions: &mut Vec<Action>) {
     let mut byline = job_wording::model_name(job, model);
     match (job.credits_used, job.credits_estimate) {
         (Some(used), _) => byline.push_str(&format!(" · {}", format::credits(used))),
@@ -683,13 +659,7 @@ fn job_answer_ui(
             if content.trim().is_empty() {
                 widgets::muted(ui, "The service finished without an answer text.");
             } else {
-                markdown_ui(
-                    ui,
-                    state,
-                    &format!("job-{}", job.local_id),
-                    &content,
-                    actions,
-                );
+                markdown::answer_ui(ui, &format!("job-{}", job.local_id), &content, actions);
                 copy_button(ui, &content, actions);
             }
         }

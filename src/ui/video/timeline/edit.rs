@@ -211,13 +211,10 @@ impl FrameGrid {
     }
 }
 
-/// `m:ss.ff` with two-digit minutes (`00:01.12`): minutes, seconds, frame in the second.
+/// The timeline's In / Out / playhead times: the player's `m:ss:ff` time code, so the
+/// two read alike.
 pub fn clock_label(secs: f64, fps: f64) -> String {
-    let code = super::super::time::timecode(secs, fps);
-    match code.split_once(':') {
-        Some((minutes, _)) if minutes.len() < 2 => format!("0{code}"),
-        _ => code,
-    }
+    super::super::time::timecode(secs, fps)
 }
 
 /// A selection length for people: `1.50 s`, or `1:02.50` from a minute on.
@@ -409,10 +406,10 @@ mod tests {
 
     #[test]
     fn labels_are_readable() {
-        assert_eq!(clock_label(0.0, 24.0), "00:00.00");
-        assert_eq!(clock_label(36.0 / 24.0, 24.0), "00:01.12");
-        assert_eq!(clock_label(61.5, 30.0), "01:01.15");
-        assert_eq!(clock_label(600.0, 30.0), "10:00.00");
+        assert_eq!(clock_label(0.0, 24.0), "0:00:00");
+        assert_eq!(clock_label(36.0 / 24.0, 24.0), "0:01:12");
+        assert_eq!(clock_label(61.5, 30.0), "1:01:15");
+        assert_eq!(clock_label(600.0, 30.0), "10:00:00");
         assert_eq!(length_label(1.5), "1.50 s");
         assert_eq!(length_label(62.5), "1:02.50");
         assert_eq!(length_label(f64::NAN), "0.00 s");

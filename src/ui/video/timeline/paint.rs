@@ -100,7 +100,7 @@ fn ruler(painter: &Painter, state: &TimelineState, rect: Rect) {
             painter.text(
                 pos2(x + 3.0, rect.bottom() - 8.0),
                 Align2::LEFT_BOTTOM,
-                ruler_label(major_secs, step),
+                ruler_label(major_secs, step, state.fps),
                 font.clone(),
                 tokens::palette().text_faint,
             );
@@ -117,13 +117,14 @@ fn ruler(painter: &Painter, state: &TimelineState, rect: Rect) {
     }
 }
 
-fn ruler_label(secs: f64, step: f64) -> String {
-    let tenths = (secs * 10.0).round() as u64;
-    let whole = tenths / 10;
+/// Whole-second ticks as `m:ss`; finer ticks as the player's `m:ss:ff` time code (never
+/// decimal seconds, which would read like frames next to the read-outs).
+fn ruler_label(secs: f64, step: f64, fps: f64) -> String {
     if step >= 1.0 {
+        let whole = secs.round() as u64;
         format!("{}:{:02}", whole / 60, whole % 60)
     } else {
-        format!("{}:{:02}.{}", whole / 60, whole % 60, tenths % 10)
+        clock_label(secs, fps)
     }
 }
 
@@ -397,8 +398,9 @@ mod tests {
 
     #[test]
     fn ruler_labels_read_as_times() {
-        assert_eq!(ruler_label(0.0, 1.0), "0:00");
-        assert_eq!(ruler_label(75.0, 5.0), "1:15");
-        assert_eq!(ruler_label(1.5, 0.5), "0:01.5");
+        assert_eq!(ruler_label(0.0, 1.0, 24.0), "0:00");
+        assert_eq!(ruler_label(75.0, 5.0, 24.0), "1:15");
+        assert_eq!(ruler_label(1.5, 0.5, 24.0), "0:01:12");
+        assert_eq!(ruler_label(2.5, 0.5, 30.0), "0:02:15");
     }
 }
