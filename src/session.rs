@@ -19,6 +19,13 @@ use background::{BackgroundProfile, JobBook, job_of};
 pub use background::{KeptRunning, OtherProfileJob};
 use std::sync::Arc;
 
+/// Jobs of profiles other than the active one, as the status bar and rail count them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OtherProfileCounts {
+    pub shown: usize,
+    pub running: usize,
+}
+
 pub type RepaintHook = Arc<dyn Fn() + Send + Sync>;
 
 /// Environment variable that speeds up the local sandbox's jobs (demos, tests).
@@ -243,6 +250,16 @@ impl Session {
                 record,
             })
         })
+    }
+
+    /// How many jobs of other profiles the tray shows, and how many of them still run.
+    pub fn other_profile_job_counts(&self) -> OtherProfileCounts {
+        self.other_profile_jobs()
+            .fold(OtherProfileCounts::default(), |mut counts, job| {
+                counts.shown += 1;
+                counts.running += usize::from(!job.record.phase.is_finished());
+                counts
+            })
     }
 
     pub fn connection_epoch(&self) -> u64 {

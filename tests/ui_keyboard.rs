@@ -195,8 +195,8 @@ fn cancel_a_running_job(harness: &mut Studio) {
         .map(|job| job.local_id)
         .expect("a running job");
     harness
-        .state()
-        .session()
+        .state_mut()
+        .session_mut()
         .send(framewright::engine::Command::Cancel { local_id })
         .expect("cancel sent");
 }

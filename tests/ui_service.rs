@@ -150,6 +150,13 @@ fn switching_profile_keeps_a_running_job_in_the_tray_labelled_with_its_profile()
     assert!(harness.state().jobs().is_empty());
     harness.get_by_label("On Local sandbox");
     harness.get_by_label_contains("Image · ");
+    // The status bar counts it too: it still runs, just not on this profile.
+    assert_eq!(
+        harness.state().session().other_profile_job_counts().running,
+        1
+    );
+    // The status bar's count and the tray's header.
+    assert_eq!(harness.query_all_by_label("1 running").count(), 2);
     harness.check_accessibility();
 
     step_until(

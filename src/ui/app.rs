@@ -381,9 +381,11 @@ impl StudioApp {
                 // Only the answer for the project asked for last counts.
                 if self.palettes.list_requested_for.as_ref() == Some(&project_id) {
                     self.model.palettes_project = project_id;
-                    self.model
-                        .palettes
-                        .set(result.map(|page| page.palettes).map_err(|e| e.to_string()));
+                    self.model.palettes.set(
+                        result
+                            .map(|page| page.palettes)
+                            .map_err(|e| in_words("palettes", &e)),
+                    );
                 }
             }
             event @ (Event::PaletteOpDone { .. }
@@ -396,9 +398,14 @@ impl StudioApp {
             Event::Presets { origin, result } => {
                 tracing::debug!(?origin, ok = result.is_ok(), "cinematic presets");
                 // A failed revalidation keeps the cached map on screen.
-                self.model.presets.set(result.map_err(|e| e.to_string()));
+                self.model
+                    .presets
+                    .set(result.map_err(|e| in_words("cinematic presets", &e)));
             }
-            Event::Catalog(result) => self.model.catalog.set(result.map_err(|e| e.to_string())),
+            Event::Catalog(result) => self
+                .model
+                .catalog
+                .set(result.map_err(|e| in_words("model catalog", &e))),
             Event::Credits(result) => self.credits_updated(result),
             event @ (Event::Account(_) | Event::Storage(_)) => {
                 for action in self.settings_form.handle_event(event) {
@@ -406,7 +413,9 @@ impl StudioApp {
                 }
             }
             Event::Projects(result) => {
-                self.model.projects.set(result.map_err(|e| e.to_string()));
+                self.model
+                    .projects
+                    .set(result.map_err(|e| in_words("projects", &e)));
                 self.choose_project();
             }
             Event::ProjectOps(event) => self.project_ops_event(ctx, event),
@@ -698,6 +707,7 @@ impl StudioApp {
             .as_deref()
             .and_then(|id| self.model.project_name(id))
             .map(str::to_owned);
+        let other_profiles = self.session.other_profile_job_counts();
         egui::Panel::bottom("status_bar")
             .exact_size(tokens::STATUS_BAR_HEIGHT)
             .resizable(false)
@@ -712,6 +722,7 @@ impl StudioApp {
                         connection_error: connection_error.as_deref(),
                         project_name: project_name.as_deref(),
                         tray_open: self.tray.expanded(),
+                        other_profiles,
                         low_balance_threshold: self
                             .low_balance
                             .is_low()
@@ -726,7 +737,11 @@ impl StudioApp {
             .show_separator_line(false)
             .frame(tokens::panel_frame())
             .show(ui, |ui| {
-                actions.extend(shell::rail_ui(ui, self.view, self.model.running_count()));
+                actions.extend(shell::rail_ui(
+                    ui,
+                    self.view,
+                    self.model.running_count() + other_profiles.running,
+                ));
             });
 
         actions.extend(self.tray_panel_ui(ui, now_ms));
@@ -936,6 +951,12 @@ impl eframe::App for StudioApp {
         }
         self.session.shutdown();
     }
+}
+
+/// A failed load as the panels show it: what happened in words; the raw error is logged.
+fn in_words(what: &str, error: &crate::api::ApiError) -> String {
+    tracing::warn!("loading the {what} failed: {error}");
+    crate::engine::error_in_words(error)
 }
 
 fn drop_overlay_ui(ctx: &egui::Context, library: bool) {

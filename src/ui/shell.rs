@@ -112,6 +112,8 @@ pub struct StatusInfo<'a> {
     pub connection_error: Option<&'a str>,
     pub project_name: Option<&'a str>,
     pub tray_open: bool,
+    /// Jobs of profiles switched away from while they ran (the tray shows them too).
+    pub other_profiles: crate::session::OtherProfileCounts,
     /// The warning threshold, while the balance is below it.
     pub low_balance_threshold: Option<f64>,
 }
@@ -171,7 +173,7 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
         separator(ui);
         actions.extend(credits_ui(ui, model, info.low_balance_threshold));
         separator(ui);
-        let running = model.running_count();
+        let running = model.running_count() + info.other_profiles.running;
         ui.label(small(
             format!("{running} running"),
             if running > 0 {
@@ -181,7 +183,7 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
             },
         ));
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            let count = model.jobs.len();
+            let count = model.jobs.len() + info.other_profiles.shown;
             let text = if info.tray_open {
                 format!("Hide jobs ({count})")
             } else {

@@ -21,6 +21,10 @@ impl StudioApp {
     /// project); the rest is the Library's own.
     pub(super) fn apply_library(&mut self, ctx: &egui::Context, action: LibraryAction) {
         match action {
+            // The viewer covers the Library: an upload asked for now came from Ctrl+O or
+            // Ctrl+V meant for the viewer, not from the Library's buttons.
+            LibraryAction::Upload(UploadSource::Pick | UploadSource::Paths(_))
+                if self.viewer.is_open() => {}
             LibraryAction::Upload(UploadSource::Pick) => {
                 self.dialogs.open(DialogKind::LibraryFiles);
             }
@@ -215,8 +219,21 @@ pub(super) fn start_thumbnails(
 fn save_pasted_png(png: &[u8], folder: &Path) -> Result<PathBuf, String> {
     sweep_old_pastes(folder);
     let now = chrono::Local::now();
-    let unique = folder.join(now.format("%Y%m%d-%H%M%S%.3f").to_string());
-    std::fs::create_dir_all(&unique).map_err(|e| e.to_string())?;
+    crate::local_files::create_private_dir_all(folder).map_err(|e| e.to_string())?;
+    let stamp = now.format("%Y%m%d-%H%M%S%.3f").to_string();
+    // Two pastes in the same millisecond: the second folder gets a number.
+    let mut unique = folder.join(&stamp);
+    let mut attempt = 1;
+    loop {
+        match std::fs::create_dir(&unique) {
+            Ok(()) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
+                unique = folder.join(format!("{stamp}-{attempt}"));
+                attempt += 1;
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    }
     let path = unique.join(format!("Pasted image {}.png", now.format("%Y-%m-%d %H.%M")));
     std::fs::write(&path, png).map_err(|e| e.to_string())?;
     Ok(path)
