@@ -13,7 +13,11 @@ use egui::{RichText, Sense, Ui, Vec2};
 /// Width of the model picker's rows.
 const MODEL_ROW_WIDTH: f32 = 360.0;
 
+/// Below this width the balance gets a row of its own instead of crowding the picker.
+const BALANCE_INLINE_MIN_WIDTH_PT: f32 = 640.0;
+
 pub fn header_ui(ui: &mut Ui, state: &ChatState, narrow: bool, actions: &mut Vec<ChatAction>) {
+    let balance_inline = ui.available_width() >= BALANCE_INLINE_MIN_WIDTH_PT;
     ui.horizontal(|ui| {
         if narrow {
             let name = if state.list_open {
@@ -26,10 +30,15 @@ pub fn header_ui(ui: &mut Ui, state: &ChatState, narrow: bool, actions: &mut Vec
             }
         }
         model_picker_ui(ui, state, actions);
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            balance_ui(ui, state, actions);
-        });
+        if balance_inline {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                balance_ui(ui, state, actions);
+            });
+        }
     });
+    if !balance_inline {
+        ui.horizontal(|ui| balance_ui(ui, state, actions));
+    }
     if let Some(model) = state.current_model() {
         ui.label(
             RichText::new(format!(

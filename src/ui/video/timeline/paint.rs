@@ -325,59 +325,64 @@ fn playhead(painter: &Painter, layout: &Layout) {
 
 fn labels(painter: &Painter, state: &TimelineState, rect: Rect) {
     let fps = state.fps;
-    let mut x = rect.left() + super::HANDLE_WIDTH;
-    let y = rect.center().y + 2.0;
-    let mut pair = |name: &str, value: String| {
-        let name_rect = painter.text(
-            pos2(x, y),
-            Align2::LEFT_CENTER,
-            name,
-            FontId::proportional(tokens::TEXT_SMALL),
-            tokens::palette().text_muted,
-        );
-        let value_rect = painter.text(
-            pos2(name_rect.right() + 5.0, y),
-            Align2::LEFT_CENTER,
-            value,
-            FontId::monospace(tokens::TEXT_MONO),
-            tokens::palette().text,
-        );
-        x = value_rect.right() + tokens::SPACE_M;
-    };
-    match state.mode {
-        TimelineMode::Trim => {
-            pair("In", clock_label(state.in_secs, fps));
-            pair("Out", clock_label(state.out_secs, fps));
-            pair("Length", length_label(state.selection_secs()));
-        }
-        TimelineMode::Span { .. } => {
-            pair("Start", clock_label(state.in_secs, fps));
-            pair("End", clock_label(state.out_secs, fps));
-            pair("Length", length_label(state.selection_secs()));
-        }
+    let pairs: Vec<(&str, String)> = match state.mode {
+        TimelineMode::Trim => vec![
+            ("In", clock_label(state.in_secs, fps)),
+            ("Out", clock_label(state.out_secs, fps)),
+            ("Length", length_label(state.selection_secs())),
+        ],
+        TimelineMode::Span { .. } => vec![
+            ("Start", clock_label(state.in_secs, fps)),
+            ("End", clock_label(state.out_secs, fps)),
+            ("Length", length_label(state.selection_secs())),
+        ],
         TimelineMode::Point => {
             let at = match state.point {
                 PointAnchor::Start => "at start",
                 PointAnchor::End => "at end",
             };
-            pair("Extend", at.to_owned());
+            vec![("Extend", at.to_owned())]
         }
-    }
-    // The playhead's time on the right; in a narrow window the duration goes first, then
-    // the time itself, rather than drawing over the selection's figures.
-    let right = rect.right() - super::HANDLE_WIDTH;
-    let playhead = clock_label(state.playhead_secs, fps);
-    let with_duration = format!("{playhead} / {}", clock_label(state.duration_secs, fps));
-    let font = FontId::monospace(tokens::TEXT_MONO);
-    let shown = widgets::first_that_fits(painter, &font, right - x, [with_duration, playhead]);
-    if let Some(text) = shown {
-        painter.text(
-            pos2(right, y),
-            Align2::RIGHT_CENTER,
-            text,
-            font,
+    };
+    let name_font = FontId::proportional(tokens::TEXT_SMALL);
+    let value_font = FontId::monospace(tokens::TEXT_MONO);
+    let text_width = |text: &str, font: &FontId| {
+        painter
+            .layout_no_wrap(text.to_owned(), font.clone(), tokens::palette().text)
+            .size()
+            .x
+    };
+    let left = rect.left() + super::HANDLE_WIDTH;
+    let full_width: f32 = pairs
+        .iter()
+        .map(|(name, value)| {
+            text_width(name, &name_font) + 5.0 + text_width(value, &value_font) + tokens::SPACE_M
+        })
+        .sum();
+    // A narrow card: the values alone (the names are in each handle's tooltip and the
+    // accessible names), so nothing runs past the card.
+    let with_names = left + full_width <= rect.right();
+    let mut x = left;
+    let y = rect.center().y + 2.0;
+    for (name, value) in pairs {
+        if with_names {
+            let name_rect = painter.text(
+                pos2(x, y),
+                Align2::LEFT_CENTER,
+                name,
+                name_font.clone(),
+                tokens::palette().text_muted,
+            );
+            x = name_rect.right() + 5.0;
+        }
+        let value_rect = painter.text(
+            pos2(x, y),
+            Align2::LEFT_CENTER,
+            value,
+            value_font.clone(),
             tokens::palette().text,
         );
+        x = value_rect.right() + tokens::SPACE_M;
     }
 }
 
