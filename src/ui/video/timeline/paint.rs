@@ -384,6 +384,22 @@ fn labels(painter: &Painter, state: &TimelineState, rect: Rect) {
         );
         x = value_rect.right() + tokens::SPACE_M;
     }
+    // The playhead's time on the right; in a narrow window the duration goes first, then
+    // the time itself, rather than drawing over the selection's figures.
+    let right = rect.right() - super::HANDLE_WIDTH;
+    let playhead = clock_label(state.playhead_secs, fps);
+    let with_duration = format!("{playhead} / {}", clock_label(state.duration_secs, fps));
+    let font = FontId::monospace(tokens::TEXT_MONO);
+    let shown = widgets::first_that_fits(painter, &font, right - x, [with_duration, playhead]);
+    if let Some(text) = shown {
+        painter.text(
+            pos2(right, y),
+            Align2::RIGHT_CENTER,
+            text,
+            font,
+            tokens::palette().text,
+        );
+    }
 }
 
 #[cfg(test)]
