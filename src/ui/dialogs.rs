@@ -306,8 +306,15 @@ fn prefill(kind: &DialogKind) -> String {
     }
 }
 
-/// `~/x` → `$HOME/x`.
+/// `~/x` → `$HOME/x`; a `file://` URI (copied from a file manager) → its path.
 fn expand_home(text: &str) -> PathBuf {
+    if text.starts_with("file://")
+        && let Some(path) = crate::ui::library::add_files::paths_in_pasted_text(text)
+            .into_iter()
+            .next()
+    {
+        return path;
+    }
     match (text.strip_prefix("~/"), std::env::var("HOME")) {
         (Some(rest), Ok(home)) => Path::new(&home).join(rest),
         _ => PathBuf::from(text),
@@ -477,6 +484,14 @@ mod tests {
         assert_eq!(
             check_typed_paths(&DialogKind::SourceImages, &format!("\n{text}\n")),
             Ok(vec![file.clone()])
+        );
+        // A file manager's copied URI names the same file (spaces percent-encoded).
+        let spaced = dir.path().join("a b.png");
+        std::fs::write(&spaced, b"x").expect("write");
+        let uri = format!("file://{}", spaced.display()).replace(' ', "%20");
+        assert_eq!(
+            check_typed_paths(&DialogKind::SourceImages, &uri),
+            Ok(vec![spaced.clone()])
         );
         assert!(check_typed_paths(&DialogKind::SourceImages, "/no/such/file.png").is_err());
         assert!(check_typed_paths(&DialogKind::SourceImages, "  ").is_err());

@@ -325,8 +325,13 @@ fn job_card_ui(
         if !job.scenes.is_empty() {
             scene_rows_ui(ui, job);
         }
-        // Finished: what the service made and charged, next to what was asked.
-        if let Some(outcome) = crate::ui::job_outcome::outcome_line(job, model) {
+        // Finished: what the service made and charged, next to what was asked (then the
+        // meta row leaves the credits out).
+        let outcome = crate::ui::job_outcome::outcome_line(job, model);
+        let credits_in_outcome = outcome.is_some()
+            && (job.credits_used.is_some()
+                || job.spec.kind == crate::api::GenerationKind::VideoTrim);
+        if let Some(outcome) = outcome {
             ui.add(
                 egui::Label::new(
                     RichText::new(outcome)
@@ -343,6 +348,7 @@ fn job_card_ui(
             let elapsed = format::elapsed(end - job.submitted_at_unix_ms);
             let mut meta = elapsed;
             match (job.credits_used, job.credits_estimate) {
+                _ if credits_in_outcome => {}
                 // A trim uses no credits at all (the contract has no credits field for it).
                 _ if job.spec.kind == crate::api::GenerationKind::VideoTrim => {
                     meta.push_str("  ·  free");

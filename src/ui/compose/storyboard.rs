@@ -103,7 +103,7 @@ pub fn batch_status_text(job: &JobRecord) -> String {
         JobPhase::Completed => format!("Done · {done} of {} scenes", views.len()),
         JobPhase::Failed { failure } => format!("Failed · {}", failure.message),
         JobPhase::Cancelled => format!("Cancelled · {done} of {} scenes done", views.len()),
-        JobPhase::Rejected { error } => format!("Not sent · {error}"),
+        JobPhase::Rejected { error } => crate::ui::job_wording::rejected_text(error).0,
         JobPhase::Running { .. } => format!(
             "{done} of {} scenes · {:.0} %",
             views.len(),
