@@ -112,6 +112,9 @@ pub enum DecodeError {
     },
     #[error("unrecognised image format")]
     Format,
+    /// The header (or the decoder) says the picture has no pixels: nothing to show.
+    #[error("the picture is {width} × {height} px: it has no pixels")]
+    Empty { width: u32, height: u32 },
     #[error("the image could not be read: {0}")]
     Io(#[from] std::io::Error),
     #[error("the image could not be decoded: {0}")]
@@ -190,6 +193,9 @@ fn decode_reader<R: BufRead + Seek, T>(
     // Reads the header only; the check below runs before any pixel buffer exists.
     let mut decoder = reader.into_decoder()?;
     let (width, height) = decoder.dimensions();
+    if width == 0 || height == 0 {
+        return Err(DecodeError::Empty { width, height });
+    }
     budget.check(width, height)?;
     // Second line: the decoder's own output (e.g. 16 bits per channel) and its buffers
     // within `image::Limits`.
@@ -197,6 +203,13 @@ fn decode_reader<R: BufRead + Seek, T>(
     decoder.set_limits(budget.limits())?;
     let _permit = (u64::from(width) * u64::from(height) > BIG_DECODE_PIXELS).then(big_permit);
     let image = DynamicImage::from_decoder(decoder)?;
+    // A GIF's frame may disagree with its header (found by the fuzzer: a 0 × 40 result).
+    if image.width() == 0 || image.height() == 0 {
+        return Err(DecodeError::Empty {
+            width: image.width(),
+            height: image.height(),
+        });
+    }
     Ok(finish(image))
 }
 

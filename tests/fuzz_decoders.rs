@@ -339,3 +339,23 @@ fn the_runner_names_a_panicking_case_so_it_can_be_replayed() {
     let replayed = Rng::for_case(seed, case).next_u64() as u8;
     assert!(replayed % 4 <= 1, "case {case} gave {replayed:#x}");
 }
+
+/// The case the fuzzer found (`FUZZ_SEED=1795897062 FUZZ_CASE=27941`, `decode_image`): a
+/// GIF whose logical screen is 0 × 40 px decoded to a picture with no pixels, which no
+/// texture or thumbnail can hold. It is refused as empty instead.
+#[test]
+fn a_gif_with_a_zero_width_screen_is_refused_as_empty() {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/images/gif-screen-0x40.gif"
+    ))
+    .expect("fixture");
+    for max_side_px in [THUMB_SIDE_PX, 0] {
+        match decode_image(&bytes, max_side_px) {
+            Err(DecodeError::Empty { width, height }) => {
+                assert_eq!(width.min(height), 0, "{width} × {height}");
+            }
+            other => panic!("expected Empty, got {other:?}"),
+        }
+    }
+}
