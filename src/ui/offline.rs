@@ -106,7 +106,22 @@ pub fn service_error(error: &crate::api::ApiError) -> String {
     match error {
         ApiError::Connect(_) => "the service can't be reached right now".to_owned(),
         ApiError::NoResponse(_) => "the service did not answer".to_owned(),
-        other => other.to_string(),
+        // Words without status numbers or codes, as a clause ("Not saved: …. Your text…");
+        // the raw error is logged where it arrives.
+        other => as_clause(&crate::engine::error_in_words(other)),
+    }
+}
+
+/// A sentence as a clause inside another: no full stop, and a lower-case first letter
+/// unless the first word is an acronym ("API key…").
+fn as_clause(sentence: &str) -> String {
+    let text = sentence.trim().trim_end_matches('.');
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && !second.is_uppercase() => {
+            first.to_lowercase().chain(text.chars().skip(1)).collect()
+        }
+        _ => text.to_owned(),
     }
 }
 
@@ -141,6 +156,28 @@ mod tests {
         let refused = crate::api::ApiError::Connect("tcp connect error".into()).to_string();
         assert_eq!(human_error(&refused), "Can't reach the service — retrying");
         assert_eq!(human_error("Not found (404)"), "Not found (404)");
+    }
+
+    #[test]
+    fn a_refusal_reads_as_a_clause_without_status_numbers() {
+        let refusal = |status: u16, message: &str| crate::api::ApiError::Status {
+            status,
+            message: message.to_owned(),
+            code: Some("SOME_CODE".to_owned()),
+            retry_after_secs: None,
+        };
+        assert_eq!(
+            service_error(&refusal(503, "")),
+            "the service had a problem"
+        );
+        assert_eq!(
+            service_error(&refusal(400, "Title is too long")),
+            "title is too long"
+        );
+        assert_eq!(
+            service_error(&refusal(401, "API key not valid")),
+            "API key not valid"
+        );
     }
 
     #[test]
