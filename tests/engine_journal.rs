@@ -2,7 +2,6 @@
 //! being re-sent, a lost submit answer is reconciled without a second job, refusals are
 //! shown as Rejected.
 
-use framewright::api::{GenerationKind, GenerationRequest, GenerationSpec};
 use framewright::engine::{
     Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, Journal, LocalJobId, start,
 };
@@ -11,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+mod service_support;
+use service_support::image_spec;
 
 const SERVICE_ID: &str = "sandbox-test";
 /// Upper bound for any single wait; only there to stop a broken build from hanging.
@@ -38,18 +40,6 @@ fn start_engine(sandbox: &SandboxHandle, dir: &Path, repaints: Arc<AtomicUsize>)
         }),
     })
     .expect("engine starts")
-}
-
-fn image_spec(prompt: &str) -> GenerationSpec {
-    GenerationSpec {
-        kind: GenerationKind::Image,
-        request: GenerationRequest {
-            prompt: prompt.to_owned(),
-            model: Some("fal-ai/flux/schnell".to_owned()),
-            ..GenerationRequest::default()
-        },
-        video: None,
-    }
 }
 
 fn submit(engine: &EngineHandle, prompt: &str) {

@@ -2,13 +2,15 @@
 //! talks to that service; the key lives only in the secret store and is shown masked.
 //! The "remote" service here is a second sandbox on loopback.
 
-use framewright::api::{GenerationKind, GenerationRequest, GenerationSpec};
 use framewright::engine::{Command, Event, JobPhase, JobRecord, LocalJobId};
 use framewright::sandbox::{SandboxConfig, start};
 use framewright::session::{Session, SessionError, SessionOptions};
 use framewright::settings::{AppPaths, ProfileKind};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod service_support;
+use service_support::image_spec;
 
 fn open(paths: &AppPaths) -> Session {
     open_at_speed(paths, 20.0)
@@ -161,18 +163,6 @@ fn a_remote_profile_connects_with_its_key_and_never_stores_it_in_settings() {
 
 /// Wait limit for every loop below; reaching it fails the test (no timing assertion).
 const WAIT_LIMIT: Duration = Duration::from_secs(60);
-
-fn image_spec(prompt: &str) -> GenerationSpec {
-    GenerationSpec {
-        kind: GenerationKind::Image,
-        request: GenerationRequest {
-            prompt: prompt.to_owned(),
-            model: Some("fal-ai/flux/schnell".to_owned()),
-            ..GenerationRequest::default()
-        },
-        video: None,
-    }
-}
 
 /// Reads events (as the UI does every frame) until `done`; the active profile's events.
 fn pump_until(

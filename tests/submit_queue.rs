@@ -7,7 +7,6 @@
 //! they run in parallel. The sandbox and the engine share a 10 s rate window instead of the
 //! contract's 60 s (`rate_window_secs` on both sides), so waiting one out takes seconds.
 
-use framewright::api::{GenerationKind, GenerationRequest, GenerationSpec};
 use framewright::engine::{
     Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, LocalJobId, QueueReason,
     TransferTuning, start_with,
@@ -17,6 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod service_support;
+use service_support::image_spec;
 
 const SERVICE_ID: &str = "sandbox-queue-test";
 /// The contract's image-generation limit per window.
@@ -52,18 +54,6 @@ fn start_engine(base_url: &str, api_key: &str, dir: &Path) -> EngineHandle {
         },
     )
     .expect("engine starts")
-}
-
-fn image_spec(prompt: &str) -> GenerationSpec {
-    GenerationSpec {
-        kind: GenerationKind::Image,
-        request: GenerationRequest {
-            prompt: prompt.to_owned(),
-            model: Some("fal-ai/flux/schnell".to_owned()),
-            ..GenerationRequest::default()
-        },
-        video: None,
-    }
 }
 
 fn submit(engine: &EngineHandle, prompt: &str) {

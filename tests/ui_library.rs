@@ -685,16 +685,7 @@ fn delete_forever_always_asks_and_trashing_always_offers_undo() {
         .next()
         .expect("tile")
         .click_secondary();
-    step_until(&mut harness, "the context menu", |h| {
-        h.query_all_by_role_and_label(Role::Button, "Move to trash")
-            .count()
-            == 2
-    });
-    harness
-        .get_all_by_role_and_label(Role::Button, "Move to trash")
-        .last()
-        .expect("the menu entry")
-        .click();
+    click_menu_entry(&mut harness, "the context menu", "Move to trash");
     step_until(&mut harness, "the Undo toast", |h| {
         h.query_by_label("Undo").is_some()
     });
@@ -737,16 +728,7 @@ fn delete_forever_always_asks_and_trashing_always_offers_undo() {
         .next()
         .expect("tile")
         .click_secondary();
-    step_until(&mut harness, "the context menu", |h| {
-        h.query_all_by_role_and_label(Role::Button, "Delete forever…")
-            .count()
-            == 2
-    });
-    harness
-        .get_all_by_role_and_label(Role::Button, "Delete forever…")
-        .last()
-        .expect("the menu entry")
-        .click();
+    click_menu_entry(&mut harness, "the context menu", "Delete forever…");
     harness.step();
     assert!(confirm_shown(&mut harness, "Delete forever?"));
     assert_eq!(
@@ -1030,16 +1012,7 @@ fn upload_opens_the_path_prompt_without_a_file_dialog_and_the_typed_photo_appear
             modifiers: egui::Modifiers::NONE,
         });
     }
-    step_until(&mut harness, "the empty-space menu", |h| {
-        h.query_all_by_role_and_label(Role::Button, "Upload…")
-            .count()
-            == 2
-    });
-    harness
-        .query_all_by_role_and_label(Role::Button, "Upload…")
-        .last()
-        .expect("the menu's Upload…")
-        .click();
+    click_menu_entry(&mut harness, "the empty-space menu", "Upload…");
     step_until(&mut harness, "the path prompt from the menu", |h| {
         h.state().path_prompt_open()
     });
@@ -1263,4 +1236,17 @@ fn a_narrow_window_with_the_tray_open_collapses_the_panes_before_the_grid_loses_
     harness.step();
     assert!(harness.state().library().sidebar_open);
     assert_eq!(harness.state().library().panes.sidebar, Pane::Docked);
+}
+
+/// Waits for an open menu's entry `label` (a second button of that name beside the one in
+/// the pane or toolbar) and clicks it.
+fn click_menu_entry(harness: &mut Harness<'static, StudioApp>, what: &str, label: &str) {
+    step_until(harness, what, |h| {
+        h.query_all_by_role_and_label(Role::Button, label).count() == 2
+    });
+    harness
+        .get_all_by_role_and_label(Role::Button, label)
+        .last()
+        .expect("the menu entry")
+        .click();
 }

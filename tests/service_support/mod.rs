@@ -149,3 +149,16 @@ pub fn client_with_key(service: &LocalService, key: &str) -> ApiClient {
 pub fn client(service: &LocalService) -> ApiClient {
     client_with_key(service, service.sandbox.api_key())
 }
+
+/// An image job for Flux Schnell with `prompt`: the spec the engine-level tests submit.
+pub fn image_spec(prompt: &str) -> framewright::api::GenerationSpec {
+    framewright::api::GenerationSpec {
+        kind: framewright::api::GenerationKind::Image,
+        request: framewright::api::GenerationRequest {
+            prompt: prompt.to_owned(),
+            model: Some("fal-ai/flux/schnell".to_owned()),
+            ..framewright::api::GenerationRequest::default()
+        },
+        video: None,
+    }
+}
