@@ -156,6 +156,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// How far ahead of the device the output thread decodes.
 const DECODE_AHEAD_SECS: f64 = 0.25;
+/// What is decoded before the device starts (the rest follows right after).
+const FIRST_DECODE_SECS: f64 = 0.03;
 /// Source frames decoded per step.
 const DECODE_BLOCK_FRAMES: usize = 2048;
 /// The output thread's tick while a sound plays.
@@ -695,9 +697,8 @@ impl Resampler {
 impl DecodeState {
     /// Decodes until the voice's queue holds `DECODE_AHEAD_SECS`. Returns false when the
     /// source failed (the sound then ends).
-    fn top_up(&mut self, voice: &Voice, format: Format) {
-        let target =
-            (DECODE_AHEAD_SECS * format.rate_hz as f64) as usize * format.channels as usize;
+    fn top_up(&mut self, voice: &Voice, format: Format, ahead_secs: f64) {
+        let target = (ahead_secs * format.rate_hz as f64) as usize * format.channels as usize;
         let mut guard_steps = 0u32;
         loop {
             // Take requests (a seek, the loop) and see how much is queued.
@@ -823,7 +824,8 @@ impl DecodeState {
 
 /// The device the thread has open.
 struct OpenDevice {
-    stream: cpal::Stream,
+    /// None: closed while idle (see `OutputThread::step`).
+    stream: Option<cpal::Stream>,
     format: Format,
     name: String,
     running: bool,
@@ -912,30 +914,43 @@ impl OutputThread {
             },
         };
         *lock(&self.shared.format) = Some(format);
-        // Decode ahead for the sound that has the output (also while paused, so `play`
-        // starts at once).
+        // Decode a little for the sound that has the output (also while paused, so `play`
+        // starts at once), start or stop the device, then decode the rest ahead.
         let current = lock(&self.shared.current).clone();
         if let Some(voice) = &current {
-            lock(&voice.decode).top_up(voice, format);
+            lock(&voice.decode).top_up(voice, format, FIRST_DECODE_SECS);
         }
         let playing = current
             .as_ref()
             .is_some_and(|v| v.state() == PlaybackState::Playing);
+        let mut failure = None;
         match &mut self.mode {
             Mode::Device(device) => {
                 if playing && !device.running {
-                    match device.stream.play() {
-                        Ok(()) => device.running = true,
-                        Err(e) => {
-                            let reason = format!("the sound device did not start ({e})");
-                            self.set_unavailable(reason);
+                    if device.stream.is_none() {
+                        // Closed while idle (the device cannot pause): open it again.
+                        match open_stream(device_name(&self.device), self.shared.clone()) {
+                            Ok(reopened) => *device = reopened,
+                            Err(reason) => failure = Some(reason),
+                        }
+                    }
+                    if let Some(stream) = &device.stream {
+                        match stream.play() {
+                            Ok(()) => device.running = true,
+                            Err(e) => {
+                                failure = Some(format!("the sound device did not start ({e})"))
+                            }
                         }
                     }
                 } else if !playing && device.running {
-                    // Paused: stop the device so an idle studio costs nothing.
-                    if device.stream.pause().is_ok() {
-                        device.running = false;
+                    // Nothing plays: stop the device so an idle studio costs nothing. A
+                    // device that cannot pause (ALSA's null PCM) is closed instead.
+                    if let Some(stream) = &device.stream {
+                        if stream.pause().is_err() {
+                            device.stream = None;
+                        }
                     }
+                    device.running = false;
                 }
             }
             Mode::WallClock {
@@ -971,11 +986,17 @@ impl OutputThread {
                             }
                         }
                         if let Some(voice) = &current {
-                            lock(&voice.decode).top_up(voice, format);
+                            lock(&voice.decode).top_up(voice, format, DECODE_AHEAD_SECS);
                         }
                     }
                 }
             }
+        }
+        if let Some(reason) = failure {
+            self.set_unavailable(reason);
+        }
+        if let Some(voice) = &current {
+            lock(&voice.decode).top_up(voice, format, DECODE_AHEAD_SECS);
         }
         if self.shared.notify.swap(false, Ordering::AcqRel) {
             (self.shared.repaint)();
@@ -1008,17 +1029,13 @@ impl OutputThread {
 
     fn open_device(&mut self) {
         self.last_attempt = Some(Instant::now());
-        let name = match &self.device {
-            OutputDevice::Capture(_) => {
-                *lock(&self.shared.device_state) = DeviceState::Ready {
-                    name: "capture".into(),
-                };
-                return;
-            }
-            OutputDevice::Default => None,
-            OutputDevice::Named(n) => Some(n.clone()),
-        };
-        match open_stream(name.as_deref(), self.shared.clone()) {
+        if matches!(self.device, OutputDevice::Capture(_)) {
+            *lock(&self.shared.device_state) = DeviceState::Ready {
+                name: "capture".into(),
+            };
+            return;
+        }
+        match open_stream(device_name(&self.device), self.shared.clone()) {
             Ok(device) => {
                 tracing::info!(
                     "audio: output on {} at {} Hz, {} channels",
@@ -1036,6 +1053,14 @@ impl OutputThread {
             }
             Err(reason) => self.set_unavailable(reason),
         }
+    }
+}
+
+/// The cpal device id asked for (None: the default device).
+fn device_name(device: &OutputDevice) -> Option<&str> {
+    match device {
+        OutputDevice::Named(n) => Some(n),
+        OutputDevice::Default | OutputDevice::Capture(_) => None,
     }
 }
 
@@ -1098,7 +1123,7 @@ fn open_stream(name: Option<&str>, shared: Arc<Shared>) -> Result<OpenDevice, St
     // Stays paused until something plays.
     let _ = stream.pause();
     Ok(OpenDevice {
-        stream,
+        stream: Some(stream),
         format,
         name: label,
         running: false,
