@@ -535,3 +535,113 @@ fn a_sound_saves_as_wav_and_reads_back() {
     assert_eq!(back.channels, info.channels);
     assert!((back.duration_secs.unwrap() - 1.2).abs() < 0.06);
 }
+
+#[test]
+fn a_device_lost_mid_play_falls_back_to_the_wall_clock_and_comes_back() {
+    let repaints = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = repaints.clone();
+    let output = AudioOutput::start(
+        OutputConfig {
+            device: OutputDevice::Named("null".into()),
+            ..OutputConfig::default()
+        },
+        Arc::new(move || {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }),
+    );
+    assert!(matches!(output.device_state(), DeviceState::Ready { .. }));
+    let playback = output.load(
+        Box::new(MemorySource::new(
+            tones(&[(4.0, 440.0)], RATE, 0.5),
+            RATE,
+            1,
+        )),
+        false,
+    );
+    playback.set_loop(Some((0.0, 4.0)));
+    playback.play();
+    wait_for("the device to take sound", || {
+        playback.position_secs() > 0.0
+    });
+    let before = repaints.load(std::sync::atomic::Ordering::Relaxed);
+    output.simulate_device_error("the card was unplugged");
+    wait_for("the device to count as gone", || {
+        matches!(output.device_state(), DeviceState::Unavailable { .. })
+    });
+    let DeviceState::Unavailable { reason } = output.device_state() else {
+        unreachable!()
+    };
+    assert!(reason.contains("unplugged"), "{reason}");
+    assert!(repaints.load(std::sync::atomic::Ordering::Relaxed) > before);
+    // Still playing, on the wall clock.
+    assert_eq!(playback.state(), PlaybackState::Playing);
+    let p = playback.position_secs();
+    wait_for("the clock to move on", || playback.position_secs() != p);
+    // The device is tried again after a few seconds.
+    wait_for("the device to come back", || {
+        matches!(output.device_state(), DeviceState::Ready { .. })
+    });
+    assert_eq!(playback.state(), PlaybackState::Playing);
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/audio")
+        .join(name)
+}
+
+#[test]
+fn aac_vorbis_and_flac_decode_in_order() {
+    for (name, codec, container) in [
+        ("tones_440_880.m4a", "AAC", "m4a"),
+        ("tones_440_880.ogg", "Vorbis", "ogg"),
+        ("tones_440_880.flac", "FLAC", "flac"),
+    ] {
+        let (mut source, info) = open_file(&fixture(name)).unwrap();
+        assert_eq!(
+            (info.codec.as_str(), info.container.as_str()),
+            (codec, container)
+        );
+        let d = info.duration_secs.unwrap();
+        assert!((d - 1.0).abs() < 0.06, "{name}: {d}");
+        let rate = info.sample_rate_hz;
+        let channels = info.channels as usize;
+        let mut all = Vec::new();
+        let mut buf = vec![0f32; 4096 * channels];
+        loop {
+            let n = source.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+        }
+        let mono: Vec<f32> = all.iter().step_by(channels).copied().collect();
+        let at = |a: f64, b: f64| &mono[(a * rate as f64) as usize..(b * rate as f64) as usize];
+        let f1 = frequency_hz(at(0.1, 0.4), rate);
+        let f2 = frequency_hz(at(0.6, 0.9), rate);
+        assert!(
+            (f1 - 440.0).abs() < 15.0 && (f2 - 880.0).abs() < 25.0,
+            "{name}: {f1} {f2}"
+        );
+        // Seek into the second half.
+        source.seek(0.7).unwrap();
+        let mut after = Vec::new();
+        while after.len() < (0.2 * rate as f64) as usize * channels {
+            let n = source.read(&mut buf).unwrap();
+            assert!(n > 0, "{name}: ended after the seek");
+            after.extend_from_slice(&buf[..n]);
+        }
+        let after: Vec<f32> = after.iter().step_by(channels).copied().collect();
+        let f = frequency_hz(&after, rate);
+        assert!((f - 880.0).abs() < 30.0, "{name} after seek: {f}");
+    }
+}
+
+#[test]
+fn opus_in_mp4_is_unsupported_here_not_a_panic() {
+    match open_file(&fixture("opus_tones_440_880.mp4")) {
+        Err(AudioError::Unsupported(what)) => assert!(what.contains("Opus"), "{what}"),
+        Err(e) => panic!("expected Unsupported, got {e}"),
+        Ok(_) => panic!("symphonia has no Opus decoder"),
+    }
+}

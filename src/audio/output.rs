@@ -162,8 +162,10 @@ const FIRST_DECODE_SECS: f64 = 0.03;
 const DECODE_BLOCK_FRAMES: usize = 2048;
 /// The output thread's tick while a sound plays.
 const TICK: Duration = Duration::from_millis(10);
-/// How often a missing device is tried again.
+/// How often a missing device is tried again while a sound plays.
 const RETRY_EVERY: Duration = Duration::from_secs(3);
+/// How often a missing device is tried again while nothing plays.
+const RETRY_IDLE_EVERY: Duration = Duration::from_secs(30);
 /// Wall-clock catch-up is capped (a stalled thread does not burst minutes of sound).
 const MAX_CATCH_UP_SECS: f64 = 0.5;
 
@@ -463,6 +465,13 @@ impl AudioOutput {
     }
     pub fn device_state(&self) -> DeviceState {
         lock(&self.shared.device_state).clone()
+    }
+
+    /// Tests: behave as if the device reported a fatal error (unplugged, ALSA error).
+    #[doc(hidden)]
+    pub fn simulate_device_error(&self, reason: &str) {
+        *lock(&self.shared.device_failed) = Some(reason.to_string());
+        self.waker.wake();
     }
 }
 
@@ -879,7 +888,9 @@ impl OutputThread {
             let playing = self.shared.current_playing().is_some();
             let timeout = match (&self.mode, playing) {
                 (_, true) => TICK,
-                (Mode::WallClock { capture: None, .. }, false) => RETRY_EVERY,
+                // No device and nothing playing: look again now and then (a `play`
+                // wakes the thread and retries at once).
+                (Mode::WallClock { capture: None, .. }, false) => RETRY_IDLE_EVERY,
                 (_, false) => Duration::from_secs(3600),
             };
             match self.rx.recv_timeout(timeout) {
@@ -899,6 +910,8 @@ impl OutputThread {
         if let Some(reason) = failed {
             if matches!(self.mode, Mode::Device(_)) {
                 self.set_unavailable(format!("the sound device stopped working ({reason})"));
+                // Try again in a few seconds, not at once.
+                self.last_attempt = Some(Instant::now());
             }
         }
         if matches!(self.mode, Mode::WallClock { capture: None, .. })
