@@ -509,10 +509,11 @@ impl Playback {
     fn take_output(&self, state: PlaybackState) {
         {
             let mut current = lock(&self.shared.current);
-            if let Some(other) = current.as_ref() {
-                if other.id != self.voice.id && other.state() == PlaybackState::Playing {
-                    other.set_state(PlaybackState::PausedByOther);
-                }
+            if let Some(other) = current.as_ref()
+                && other.id != self.voice.id
+                && other.state() == PlaybackState::Playing
+            {
+                other.set_state(PlaybackState::PausedByOther);
             }
             *current = Some(self.voice.clone());
             self.voice.set_state(state);
@@ -907,12 +908,12 @@ impl OutputThread {
 
     fn step(&mut self) {
         let failed = lock(&self.shared.device_failed).take();
-        if let Some(reason) = failed {
-            if matches!(self.mode, Mode::Device(_)) {
-                self.set_unavailable(format!("the sound device stopped working ({reason})"));
-                // Try again in a few seconds, not at once.
-                self.last_attempt = Some(Instant::now());
-            }
+        if let Some(reason) = failed
+            && matches!(self.mode, Mode::Device(_))
+        {
+            self.set_unavailable(format!("the sound device stopped working ({reason})"));
+            // Try again in a few seconds, not at once.
+            self.last_attempt = Some(Instant::now());
         }
         if matches!(self.mode, Mode::WallClock { capture: None, .. })
             && self.last_attempt.is_none_or(|t| t.elapsed() >= RETRY_EVERY)
@@ -958,10 +959,10 @@ impl OutputThread {
                 } else if !playing && device.running {
                     // Nothing plays: stop the device so an idle studio costs nothing. A
                     // device that cannot pause (ALSA's null PCM) is closed instead.
-                    if let Some(stream) = &device.stream {
-                        if stream.pause().is_err() {
-                            device.stream = None;
-                        }
+                    if let Some(stream) = &device.stream
+                        && stream.pause().is_err()
+                    {
+                        device.stream = None;
                     }
                     device.running = false;
                 }
@@ -1126,9 +1127,9 @@ fn open_stream(name: Option<&str>, shared: Arc<Shared>) -> Result<OpenDevice, St
             _ => Err(cpal::Error::new(cpal::ErrorKind::UnsupportedConfig)),
         }
     };
-    let stream = build(config.clone())
+    let stream = build(config)
         .or_else(|_| {
-            let mut fallback = config.clone();
+            let mut fallback = config;
             fallback.buffer_size = cpal::BufferSize::Default;
             build(fallback)
         })
