@@ -135,11 +135,12 @@ fn seek_lands_where_asked() {
     // And back, while playing.
     playback.seek(0.45);
     sink.clear();
-    wait_captured(&sink, 0.2);
-    let heard = captured(&sink, 0.05, 0.2);
+    wait_captured(&sink, 0.3);
+    // (A pull under way when seeking may still record a little of the old place.)
+    let heard = captured(&sink, 0.1, 0.3);
     assert_freq(&heard, 600.0);
     let p = playback.position_secs();
-    assert!((0.45..0.8).contains(&p), "position {p}");
+    assert!((0.45..1.2).contains(&p), "position {p}");
 }
 
 #[test]
@@ -212,9 +213,10 @@ fn one_sound_at_a_time() {
     assert_eq!(b.state(), PlaybackState::PausedByOther);
     a.pause();
     assert_eq!(a.state(), PlaybackState::Paused);
-    // Paused sounds keep their place.
-    let p = a.position_secs();
+    // Paused sounds keep their place (a pull already under way may still land).
     std::thread::sleep(Duration::from_millis(50));
+    let p = a.position_secs();
+    std::thread::sleep(Duration::from_millis(100));
     assert_eq!(a.position_secs(), p);
     a.toggle();
     assert_eq!(a.state(), PlaybackState::Playing);
@@ -237,25 +239,23 @@ fn volume_zero_and_mute_are_silent() {
     );
     wait_captured(&sink, 0.1);
     assert!(rms(&captured(&sink, 0.0, 0.1)) > 0.2);
+    // After each change: skip what a pull already under way may still record, then
+    // listen for 0.1 s.
+    let listen = || {
+        sink.clear();
+        wait_captured(&sink, 0.2);
+        captured(&sink, 0.1, 0.2)
+    };
     output.set_volume(0.0);
     assert_eq!(output.volume(), 0.0);
-    std::thread::sleep(Duration::from_millis(30));
-    sink.clear();
-    wait_captured(&sink, 0.1);
-    assert_eq!(rms(&sink.samples()), 0.0);
+    assert_eq!(rms(&listen()), 0.0);
     output.set_volume(0.5);
     output.set_muted(true);
     assert!(output.muted());
-    std::thread::sleep(Duration::from_millis(30));
-    sink.clear();
-    wait_captured(&sink, 0.1);
-    assert_eq!(rms(&sink.samples()), 0.0);
+    assert_eq!(rms(&listen()), 0.0);
     output.set_muted(false);
-    std::thread::sleep(Duration::from_millis(30));
-    sink.clear();
-    wait_captured(&sink, 0.1);
     // Half volume: a 0.5 sine's RMS (0.354) halves.
-    let r = rms(&sink.samples());
+    let r = rms(&listen());
     assert!((r - 0.177).abs() < 0.03, "rms {r}");
     // The clock ran all along.
     assert!(playback.position_secs() > 0.25);
@@ -273,12 +273,14 @@ fn the_clock_follows_consumed_sound() {
         true,
     );
     wait_captured(&sink, 0.3);
+    // The position is the frames taken so far: read between two readings of the clock
+    // (the output thread may take more meanwhile).
+    let before = playback.position_secs();
     let consumed = sink.len() as f64 / 2.0 / CAPTURE_RATE_HZ as f64;
-    let p = playback.position_secs();
-    // The position is the frames taken so far (one tick of slack either way).
+    let after = playback.position_secs();
     assert!(
-        (p - consumed).abs() < 0.05,
-        "position {p}, consumed {consumed}"
+        before - 0.001 <= consumed && consumed <= after + 0.001,
+        "position {before}..{after}, consumed {consumed}"
     );
 }
 
