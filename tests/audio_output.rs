@@ -647,3 +647,93 @@ fn opus_in_mp4_is_unsupported_here_not_a_panic() {
         Ok(_) => panic!("symphonia has no Opus decoder"),
     }
 }
+
+/// The subprocess half of `the_default_device_gets_the_sound`: plays through the ALSA
+/// default device, which the parent pointed at a file.
+#[test]
+#[ignore = "run by the_default_device_gets_the_sound in a private HOME"]
+fn default_device_inner() {
+    let output = AudioOutput::start(OutputConfig::default(), Arc::new(|| {}));
+    let DeviceState::Ready { name } = output.device_state() else {
+        panic!("no device: {:?}", output.device_state());
+    };
+    assert_eq!(name, "default");
+    let playback = output.load(Box::new(MemorySource::new(three_tones(), RATE, 1)), true);
+    wait_for("the end", || playback.state() == PlaybackState::Ended);
+    let (rate, channels) = output.output_format().unwrap();
+    println!("FORMAT {rate} {channels}");
+    // Let the device drain.
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+#[test]
+fn the_default_device_gets_the_sound() {
+    // ALSA's default device as a file (over the null PCM): what cpal hands ALSA is
+    // written there as raw samples.
+    let home = tempfile::tempdir().unwrap();
+    let raw = home.path().join("out.raw");
+    std::fs::write(
+        home.path().join(".asoundrc"),
+        format!(
+            "pcm.!default {{ type file; slave.pcm \"null\"; file \"{}\"; format \"raw\" }}\n",
+            raw.display()
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "default_device_inner",
+            "--nocapture",
+        ])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let format = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("FORMAT "))
+        .expect("the child names the format");
+    let mut parts = format.split_whitespace().map(|v| v.parse::<u32>().unwrap());
+    let (rate, channels) = (parts.next().unwrap(), parts.next().unwrap() as usize);
+    let bytes = std::fs::read(&raw).unwrap();
+    // cpal asks the file plugin for 32-bit floats here; check that they are.
+    let samples: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert!(
+        samples.iter().all(|v| (-1.0..=1.0).contains(v)),
+        "not f32 samples"
+    );
+    // The null PCM takes samples faster than real time, so the output ran dry between
+    // decode steps: drop the silence, keep the sound, which must be whole and in order.
+    let sound: Vec<f32> = samples
+        .chunks_exact(channels)
+        .map(|f| f[0])
+        .filter(|v| *v != 0.0)
+        .collect();
+    let secs = sound.len() as f64 / rate as f64;
+    assert!(
+        (secs - 1.2).abs() < 0.01,
+        "{secs} s of sound reached the device"
+    );
+    let part = |a: f64, b: f64| &sound[(a * rate as f64) as usize..(b * rate as f64) as usize];
+    for (a, b, want) in [
+        (0.05, 0.35, 300.0),
+        (0.45, 0.75, 600.0),
+        (0.85, 1.15, 1200.0),
+    ] {
+        let got = frequency_hz(part(a, b), rate);
+        assert!(
+            (got - want).abs() < want * 0.03,
+            "{a}–{b} s: {got} Hz, not {want}"
+        );
+    }
+}

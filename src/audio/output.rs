@@ -467,6 +467,11 @@ impl AudioOutput {
         lock(&self.shared.device_state).clone()
     }
 
+    /// The rate and channel count sound is sent to the device (or capture) at.
+    pub fn output_format(&self) -> Option<(u32, u16)> {
+        lock(&self.shared.format).map(|f| (f.rate_hz, f.channels))
+    }
+
     /// Tests: behave as if the device reported a fatal error (unplugged, ALSA error).
     #[doc(hidden)]
     pub fn simulate_device_error(&self, reason: &str) {
@@ -1174,3 +1179,11 @@ where
         None,
     )
 }
+
+// The UI keeps the output in egui's context and hands playbacks between threads.
+const _: () = {
+    const fn send_sync<T: Send + Sync + Clone + 'static>() {}
+    const fn send<T: Send + 'static>() {}
+    send_sync::<AudioOutput>();
+    send::<Playback>();
+};
