@@ -416,6 +416,10 @@ fn the_null_device_opens_and_plays() {
     wait_for("the device to take sound", || {
         playback.position_secs() > 0.0
     });
+    // The device's own delay is reported in a sane range (the null PCM says little).
+    let latency = output.output_latency_secs();
+    eprintln!("null device latency: {latency} s");
+    assert!((0.0..1.0).contains(&latency), "{latency}");
 }
 
 #[test]

@@ -313,6 +313,9 @@ struct Shared {
     format: Mutex<Option<Format>>,
     /// A voice ended or the device failed: the output thread should repaint / react.
     notify: AtomicBool,
+    /// Seconds from a device callback to the moment its first frame is heard (as the
+    /// device reports it); 0 without a device.
+    latency_bits: AtomicU64,
     device_failed: Mutex<Option<String>>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 }
@@ -381,6 +384,7 @@ impl AudioOutput {
             next_id: AtomicU64::new(1),
             format: Mutex::new(None),
             notify: AtomicBool::new(false),
+            latency_bits: AtomicU64::new(0f64.to_bits()),
             device_failed: Mutex::new(None),
             repaint,
         });
@@ -465,6 +469,18 @@ impl AudioOutput {
     }
     pub fn device_state(&self) -> DeviceState {
         lock(&self.shared.device_state).clone()
+    }
+
+    /// How long after the device takes a frame it is heard, as the device last reported
+    /// it (0 without a device or when the device does not say). `Playback::position_secs`
+    /// counts frames taken; what is heard at that moment is about this much earlier.
+    pub fn output_latency_secs(&self) -> f64 {
+        match *lock(&self.shared.device_state) {
+            DeviceState::Ready { .. } => {
+                f64::from_bits(self.shared.latency_bits.load(Ordering::Relaxed))
+            }
+            DeviceState::Unavailable { .. } => 0.0,
+        }
     }
 
     /// The rate and channel count sound is sent to the device (or capture) at.
@@ -1163,7 +1179,12 @@ where
     let waker_shared = shared;
     device.build_output_stream::<T, _, _>(
         config,
-        move |data: &mut [T], _info| {
+        move |data: &mut [T], info: &cpal::OutputCallbackInfo| {
+            let stamp = info.timestamp();
+            let delay = stamp.playback.duration_since(stamp.callback).as_secs_f64();
+            data_shared
+                .latency_bits
+                .store(delay.to_bits(), Ordering::Relaxed);
             scratch.resize(data.len(), 0.0);
             data_shared.mix(&mut scratch, format);
             for (d, s) in data.iter_mut().zip(&scratch) {
