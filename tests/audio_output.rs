@@ -193,6 +193,26 @@ fn a_loop_is_seamless() {
 }
 
 #[test]
+fn a_loop_in_an_mp3_is_seamless() {
+    // The same 10 periods of 100 Hz, from an MP3: the wrap seeks the decoder, which must
+    // not leave a gap or a jump (MP3's own coding noise is far below the threshold).
+    let sound = tones(&[(1.0, 100.0)], RATE, 0.5);
+    let (source, _) = open_bytes(mp3_bytes(&sound, RATE, 1, 128), Some("mp3")).unwrap();
+    let (output, sink) = capture_output();
+    let playback = output.load(source, false);
+    playback.set_loop(Some((0.2, 0.3)));
+    playback.play();
+    wait_captured(&sink, 0.5);
+    let heard = captured(&sink, 0.0, 0.5);
+    let max_step = heard
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .fold(0f32, f32::max);
+    assert!(max_step < 0.02, "a click at the loop seam: step {max_step}");
+    assert!(rms(&heard) > 0.3);
+}
+
+#[test]
 fn one_sound_at_a_time() {
     let (output, _sink) = capture_output();
     let sound = || {
