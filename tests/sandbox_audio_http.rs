@@ -846,3 +846,52 @@ async fn a_sound_job_survives_a_restart() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Seconds of the MP4's Opus sound track (20-ms packets), `None` without one.
+fn opus_track_secs(mp4: &[u8]) -> Option<f64> {
+    let parsed = re_mp4::Mp4::read_bytes(mp4).expect("an MP4 re_mp4 reads");
+    parsed.tracks().values().find_map(|track| {
+        let trak = track.trak(&parsed);
+        let opus = matches!(
+            &trak.mdia.minf.stbl.stsd.contents,
+            re_mp4::StsdBoxContent::Unknown(fourcc) if fourcc.value == *b"Opus"
+        );
+        (trak.mdia.hdlr.handler_type.value == *b"soun" && opus)
+            .then(|| track.samples.len() as f64 * 0.02)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn native_sound_videos_carry_an_opus_track() {
+    let key = &shared().ben;
+    let veo = "google/veo-3";
+    let request = |sound: Option<bool>| {
+        let mut body = json!({"prompt": "waves breaking on a rocky shore", "model": veo,
+                              "duration": 4, "resolution": "720p"});
+        if let Some(sound) = sound {
+            body["sound_enabled"] = json!(sound);
+        }
+        body
+    };
+    // veo-3 makes sound by default (x 1.5): 40 x 1.5 x 4 s; off on request: 40 x 4 s.
+    let (status, with_sound) = post(key, "/v1/generate/video", request(None)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{with_sound}");
+    assert_eq!(with_sound["credits_charged"], 240.0, "{with_sound}");
+    let (status, silent) = post(key, "/v1/generate/video", request(Some(false))).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{silent}");
+    assert_eq!(silent["credits_charged"], 160.0, "{silent}");
+    let (code, body) = post(
+        key,
+        "/v1/generate/video",
+        json!({"prompt": "x", "sound_enabled": "yes"}),
+    )
+    .await;
+    assert_error(code, &body, StatusCode::BAD_REQUEST, "INVALID_PARAMETER");
+    let with_sound = wait(key, &with_sound).await;
+    let mp4 = download(with_sound["result"]["urls"][0].as_str().expect("url")).await;
+    let secs = opus_track_secs(&mp4).expect("an Opus sound track");
+    assert!((secs - 4.0).abs() < 0.1, "{secs} s of sound");
+    let silent = wait(key, &silent).await;
+    let mp4 = download(silent["result"]["urls"][0].as_str().expect("url")).await;
+    assert_eq!(opus_track_secs(&mp4), None, "sound_enabled false: no track");
+}
