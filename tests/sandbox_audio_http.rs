@@ -436,6 +436,13 @@ async fn speech_length_follows_the_text_and_voices_are_checked() {
     );
     let (_, total) = credits(key).await;
     assert_eq!(total, total_before - 1.0 - (chars / 100.0).ceil());
+    // The library finds speech by its voice's name.
+    let (_, by_voice) = get(key, "/v1/media?search=adam").await;
+    let items = by_voice["media"].as_array().expect("media");
+    assert_eq!(items.len(), 1, "{by_voice}");
+    assert_eq!(items[0]["type"], "audio");
+    assert_eq!(items[0]["metadata"]["voice"], "Adam");
+    assert_eq!(items[0]["metadata"]["prompt"], LONG_TEXT);
 
     let (code, body) = post(key, "/v1/generate/speech", json!({"text": "Hi"})).await;
     assert_error(code, &body, StatusCode::BAD_REQUEST, "VOICE_REQUIRED");
@@ -804,6 +811,30 @@ async fn the_seeded_audio_items_play() {
 async fn a_sound_job_survives_a_restart() {
     // Its own sandbox: slow enough that the job is still running at the restart.
     let service = local_service(1.0);
+    // Cancel releases the reservation; a cancelled job has no outputs.
+    let available_before = service.sandbox.credits_available();
+    let (status, doomed) = service
+        .call_as(
+            &service.key,
+            Method::POST,
+            "/v1/generate/speech",
+            Some(json!({"text": "Never said.", "voice": "Rachel"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{doomed}");
+    assert_eq!(service.sandbox.credits_available(), available_before - 1.0);
+    let doomed_id = doomed["generation_id"].as_str().expect("id");
+    let (status, cancelled) = service
+        .call_as(
+            &service.key,
+            Method::POST,
+            &format!("/v1/generate/{doomed_id}/cancel"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{cancelled}");
+    assert_eq!(cancelled["state"], "cancelled");
+    assert_eq!(service.sandbox.credits_available(), available_before);
     let (status, answer) = service
         .call_as(
             &service.key,
@@ -894,4 +925,30 @@ async fn native_sound_videos_carry_an_opus_track() {
     let silent = wait(key, &silent).await;
     let mp4 = download(silent["result"]["urls"][0].as_str().expect("url")).await;
     assert_eq!(opus_track_secs(&mp4), None, "sound_enabled false: no track");
+    // A video transcribes too: a made-up transcript over its length.
+    let video_url = with_sound["result"]["urls"][0].as_str().expect("url");
+    let answer = submit(
+        key,
+        "/v1/transcribe",
+        json!({"audio_url": video_url}),
+        "transcription",
+        "auto",
+        8,
+    )
+    .await;
+    let status = wait(key, &answer).await;
+    assert!(
+        (status["result"]["duration"].as_f64().expect("duration") - 4.0).abs() < 0.1,
+        "{status}"
+    );
+    let srt = String::from_utf8(download(status["result"]["srt_url"].as_str().expect("srt")).await)
+        .expect("UTF-8");
+    let cues = cues(&srt);
+    assert!(
+        !cues.is_empty()
+            && cues
+                .iter()
+                .all(|(start, end, _)| start < end && *end <= 4.0),
+        "{srt}"
+    );
 }
