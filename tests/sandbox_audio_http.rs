@@ -888,7 +888,7 @@ fn opus_track_secs(mp4: &[u8]) -> Option<f64> {
             re_mp4::StsdBoxContent::Unknown(fourcc) if fourcc.value == *b"Opus"
         );
         (trak.mdia.hdlr.handler_type.value == *b"soun" && opus)
-            .then(|| track.samples.len() as f64 * 0.02)
+            .then_some(track.samples.len() as f64 * 0.02)
     })
 }
 

@@ -145,11 +145,11 @@ pub(crate) fn fade_edges(samples: &mut [f32], fade_in_secs: f64, fade_out_secs: 
     let len = samples.len();
     let fade_in = samples_for(fade_in_secs).min(len / 2);
     let fade_out = samples_for(fade_out_secs).min(len / 2);
-    for i in 0..fade_in {
-        samples[i] *= i as f32 / fade_in as f32;
+    for (i, sample) in samples.iter_mut().take(fade_in).enumerate() {
+        *sample *= i as f32 / fade_in as f32;
     }
-    for i in 0..fade_out {
-        samples[len - 1 - i] *= i as f32 / fade_out as f32;
+    for (i, sample) in samples.iter_mut().rev().take(fade_out).enumerate() {
+        *sample *= i as f32 / fade_out as f32;
     }
 }
 
