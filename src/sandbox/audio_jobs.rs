@@ -479,7 +479,10 @@ pub(crate) fn media(state: &AppState, row: &GenerationRow, result: &StoredResult
                 width: None,
                 height: None,
                 duration_secs: Some(track.duration_secs),
-                credits_used: Some(result.charged(row)),
+                // Music's two variations share the one charge.
+                credits_used: Some(super::pricing::round_credits(
+                    result.charged(row) / audio.tracks.len().max(1) as f64,
+                )),
                 generation_duration_secs: Some((row.duration_ms as f64 / 100.0).round() / 10.0),
                 source_tag: Some("api".to_owned()),
                 metadata,
