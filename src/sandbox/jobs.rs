@@ -53,6 +53,9 @@ pub(crate) struct StoredResult {
     /// Creative chat: the Markdown answer (`result.content`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// Sound jobs: tracks, titles, lyrics, voice, transcript files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio: Option<super::audio_jobs::AudioResult>,
 }
 
 impl StoredResult {
@@ -209,6 +212,7 @@ async fn run(state: AppState, id: String) {
                 Ok(false) => {
                     // Cancelled while rendering: the files belong to nothing.
                     let _ = std::fs::remove_dir_all(state.files_dir.join("generations").join(&id));
+                    super::audio_jobs::remove_outputs(&state.files_dir, &id);
                 }
                 Err(error) => {
                     tracing::error!(generation_id = %id, %error, "could not complete generation")
@@ -260,6 +264,9 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
     if super::creative_chat_job::is_chat_kind(&row.kind) {
         return super::creative_chat_job::produce(row);
     }
+    if super::audio_jobs::is_audio_kind(&row.kind) {
+        return super::audio_jobs::produce(state, row).await;
+    }
     let source_bytes = match row.source_images.first() {
         Some(url) => Some(
             fetch_policy::fetch(state, url, SOURCE_LIMITS)
@@ -288,10 +295,11 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
         None => None,
     };
     let files_dir = state.files_dir.clone();
+    let sound = is_video(row) && video_sound_on(state, row);
     let row = row.clone();
     let result = tokio::task::spawn_blocking(move || {
         if is_video(&row) {
-            render_video_and_write(&files_dir, &row, source_bytes.as_deref())
+            render_video_and_write(&files_dir, &row, source_bytes.as_deref(), sound)
         } else {
             render_and_write(&files_dir, &row, source_bytes.as_deref())
         }
@@ -308,6 +316,21 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
             "provider": "sandbox",
         })),
     }
+}
+
+/// Whether a video job's clip has sound: its model makes native sound and the request's
+/// `sound_enabled` (else the model's `sound_enabled_by_default`) is on.
+fn video_sound_on(state: &AppState, row: &GenerationRow) -> bool {
+    let request: Value = serde_json::from_str(&row.request_json).unwrap_or(Value::Null);
+    let spec = ["text_to_video", "img_to_video"]
+        .iter()
+        .find_map(|raw_type| state.catalog.find(&row.model, raw_type));
+    spec.is_some_and(|spec| {
+        crate::sandbox::catalog::sound_on(
+            spec,
+            request.get("sound_enabled").and_then(Value::as_bool),
+        )
+    })
 }
 
 /// The job's source image (image edit, image-to-video), or a failure the job reports.
@@ -384,6 +407,7 @@ fn render_and_write(
         credits_used: None,
         billed_secs: None,
         content: None,
+        audio: None,
     })
 }
 
@@ -418,6 +442,7 @@ fn job_video_spec<'a>(
     duration_secs: f64,
     palette: Option<&'a [[u8; 3]]>,
     source: Option<&'a image::DynamicImage>,
+    sound: bool,
 ) -> VideoRenderSpec<'a> {
     let (width, height) = video_dimensions(aspect_ratio, resolution);
     VideoRenderSpec {
@@ -430,6 +455,7 @@ fn job_video_spec<'a>(
         palette,
         source,
         watermark: true,
+        sound,
     }
 }
 
@@ -450,6 +476,7 @@ pub fn render_text_to_video_mp4(
         duration_secs,
         None,
         None,
+        false,
     );
     Ok(render_video(&spec)?.mp4)
 }
@@ -460,6 +487,7 @@ fn render_video_and_write(
     files_dir: &std::path::Path,
     row: &GenerationRow,
     source_bytes: Option<&[u8]>,
+    sound: bool,
 ) -> Result<StoredResult, Value> {
     let source = decode_source(row, source_bytes)?;
     let look = stored_look(row);
@@ -482,6 +510,7 @@ fn render_video_and_write(
         row.video_duration_secs.unwrap_or(5.0),
         (!palette.is_empty()).then_some(palette.as_slice()),
         source.as_ref(),
+        sound,
     );
     let video = render_video(&spec).map_err(|e| internal_failure(row, &e.to_string()))?;
     tracing::debug!(generation_id = %row.id, width = video.width, height = video.height, fps = video.fps, frames = video.frame_count, "video rendered");
@@ -513,6 +542,7 @@ pub(crate) fn write_video_outputs(
         credits_used: None,
         billed_secs: None,
         content: None,
+        audio: None,
     })
 }
 
@@ -562,6 +592,9 @@ pub(crate) fn source_title(state: &AppState, url: &str) -> String {
 
 /// One library item per output URL of a completed generation.
 fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult) -> Vec<NewMedia> {
+    if super::audio_jobs::is_audio_kind(&row.kind) {
+        return super::audio_jobs::media(state, row, result);
+    }
     let request: Value = serde_json::from_str(&row.request_json).unwrap_or(Value::Null);
     let request_str = |field: &str| {
         request
