@@ -27,6 +27,7 @@ mod submit_queue;
 pub mod tracker;
 pub mod transfers;
 pub mod video;
+mod voices;
 
 pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};
 pub use docs::{DocsCommand, DocsEvent};
