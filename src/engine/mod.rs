@@ -28,6 +28,7 @@ mod submit_queue;
 pub mod tracker;
 pub mod transfers;
 pub mod video;
+mod voices;
 
 pub use audio::{AudioCommand, AudioEvent};
 pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};

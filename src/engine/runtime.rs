@@ -273,6 +273,7 @@ async fn run(
     let videos = Videos::new(ctx.clone(), transfers.clone());
     let sounds = super::audio::Sounds::new(ctx.clone(), transfers.clone());
     let docs = super::docs::Docs::new(ctx.clone());
+    let voices = super::voices::Voices::default();
 
     tokio::spawn(super::reachability::probe_task(ctx.clone()));
     tracker.restore().await;
@@ -296,6 +297,7 @@ async fn run(
             Command::Storage(command) => super::storage::handle(&ctx, command),
             Command::ProjectOps(command) => super::projects::handle(&ctx, command),
             Command::RetryConnection => ctx.reachability.retry_now(),
+            Command::Voices => voices.load(&ctx),
             Command::FileOut(command) => super::file_out::handle(&ctx, &transfers, command),
             Command::Chat(command) => match &chat {
                 Some(chat) => chat.handle(command),
