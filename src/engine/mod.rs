@@ -3,6 +3,7 @@
 //! The UI talks to it only through [`Command`]s in and [`Event`]s out.
 
 pub mod account;
+pub mod audio;
 pub mod chat;
 pub mod conversations;
 pub mod creative_chat;
@@ -29,6 +30,7 @@ pub mod transfers;
 pub mod video;
 mod voices;
 
+pub use audio::{AudioCommand, AudioEvent};
 pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};
 pub use docs::{DocsCommand, DocsEvent};
 pub use error_words::error_in_words;
