@@ -102,7 +102,9 @@ fn check_text(what: &str, text: &str, model: Option<&ModelRecord>, errors: &mut 
 fn check_music(music: &MusicRequest, model: Option<&ModelRecord>, errors: &mut Vec<FieldError>) {
     let who = model.map(ModelRecord::display_name).unwrap_or("Auto");
     if let Some(secs) = music.duration {
-        let offered = model.map(|m| m.supported_durations.as_slice()).unwrap_or(&[]);
+        let offered = model
+            .map(|m| m.supported_durations.as_slice())
+            .unwrap_or(&[]);
         if offered.is_empty() {
             errors.push(FieldError::new(
                 Field::Duration,
@@ -172,7 +174,9 @@ fn check_sound(sound: &SoundRequest, model: Option<&ModelRecord>, errors: &mut V
     let Some(secs) = sound.duration else {
         return;
     };
-    let offered = model.map(|m| m.supported_durations.as_slice()).unwrap_or(&[]);
+    let offered = model
+        .map(|m| m.supported_durations.as_slice())
+        .unwrap_or(&[]);
     if !secs.is_finite() || secs <= 0.0 {
         errors.push(FieldError::new(
             Field::Duration,

@@ -84,7 +84,8 @@ pub fn subject_of(
             let count = output.urls.len();
             let is_audio = crate::ui::audio::is_audio_url(&url);
             let is_video = !is_audio && crate::ui::video::is_video_output(&output, *index);
-            if (is_video || is_audio) && let Some(duration) = output.duration.filter(|d| *d > 0.0)
+            if (is_video || is_audio)
+                && let Some(duration) = output.duration.filter(|d| *d > 0.0)
             {
                 facts.push(("Duration", format!("{duration:.1} s")));
             }
