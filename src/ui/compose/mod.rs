@@ -635,9 +635,15 @@ fn price_text(record: &crate::api::ModelRecord) -> Option<String> {
     if let Some((_, v)) = record.flat_credit_by_resolution.iter().next() {
         return Some(format!("{} cr", format::thousands(*v)));
     }
+    // Speech is priced per started 100 characters of its text.
+    let per = if record.has_type(crate::api::SPEECH_CATALOG_TYPE) {
+        " / 100 characters"
+    } else {
+        ""
+    };
     record
         .credit
-        .map(|c| format!("{} cr", format::thousands(c)))
+        .map(|c| format!("{} cr{per}", format::thousands(c)))
 }
 
 fn model_line(record: &crate::api::ModelRecord) -> String {
