@@ -10,7 +10,9 @@ use super::guard::spawn_guarded;
 use super::protocol::Event;
 use super::runtime::Ctx;
 use super::transfers::{Transfers, fnv1a_64};
-use crate::audio::{AudioError, AudioInfo, Peaks, compute_peaks, open_file, peaks::DEFAULT_BUCKETS};
+use crate::audio::{
+    AudioError, AudioInfo, Peaks, compute_peaks, open_file, peaks::DEFAULT_BUCKETS,
+};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -157,10 +159,12 @@ impl Sounds {
                 });
             }
             let folder = self.ctx.cache_dir.join(LOCAL_PEAKS_FOLDER);
-            tokio::fs::create_dir_all(&folder).await.map_err(|e| Failure {
-                error: "The studio's cache folder could not be written.".to_owned(),
-                detail: format!("{}: {e}", folder.display()),
-            })?;
+            tokio::fs::create_dir_all(&folder)
+                .await
+                .map_err(|e| Failure {
+                    error: "The studio's cache folder could not be written.".to_owned(),
+                    detail: format!("{}: {e}", folder.display()),
+                })?;
             let key = fnv1a_64(local.to_string_lossy().as_bytes());
             let peaks_path = folder.join(format!("{key:016x}.peaks"));
             return Ok((local, peaks_path));
@@ -263,7 +267,8 @@ fn peaks_and_info(path: &Path, peaks_path: &Path) -> Result<(Peaks, AudioInfo), 
     let peaks = compute_peaks(path, DEFAULT_BUCKETS).map_err(|e| Failure::audio(&e))?;
     // The cache is a convenience: a write that fails only costs a recompute next time.
     let temp = peaks_path.with_extension("peaks.part");
-    if std::fs::write(&temp, peaks.to_bytes()).is_ok() && std::fs::rename(&temp, peaks_path).is_err()
+    if std::fs::write(&temp, peaks.to_bytes()).is_ok()
+        && std::fs::rename(&temp, peaks_path).is_err()
     {
         let _ = std::fs::remove_file(&temp);
     }
@@ -272,7 +277,9 @@ fn peaks_and_info(path: &Path, peaks_path: &Path) -> Result<(Peaks, AudioInfo), 
 
 fn read_cached_peaks(path: &Path, peaks_path: &Path) -> Option<Peaks> {
     let file_modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
-    let peaks_modified = std::fs::metadata(peaks_path).and_then(|m| m.modified()).ok()?;
+    let peaks_modified = std::fs::metadata(peaks_path)
+        .and_then(|m| m.modified())
+        .ok()?;
     if peaks_modified < file_modified {
         return None;
     }
@@ -289,7 +296,8 @@ fn write_wav(source: &Path, target: &Path) -> Result<(), String> {
     temp_name.push(".part");
     let temp = target.with_file_name(temp_name);
     let written = (|| -> Result<(), String> {
-        let file = std::fs::File::create(&temp).map_err(|e| format!("it could not be written ({e})"))?;
+        let file =
+            std::fs::File::create(&temp).map_err(|e| format!("it could not be written ({e})"))?;
         let mut out = std::io::BufWriter::new(file);
         crate::audio::wav::encode_wav(decoded.as_mut(), &mut out).map_err(|e| {
             tracing::warn!("encoding {} as WAV: {e}", source.display());

@@ -30,8 +30,8 @@ pub mod transfers;
 pub mod video;
 mod voices;
 
-pub use audio::{AudioCommand, AudioEvent};
 pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};
+pub use audio::{AudioCommand, AudioEvent};
 pub use docs::{DocsCommand, DocsEvent};
 pub use error_words::error_in_words;
 pub use file_out::{FileOutCommand, FileOutEvent, FileOutPurpose, FileOutcome};

@@ -76,7 +76,10 @@ impl DialogKind {
 
     fn same_purpose(&self, other: &DialogKind) -> bool {
         std::mem::discriminant(self) == std::mem::discriminant(other)
-            && !matches!(self, DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. })
+            && !matches!(
+                self,
+                DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. }
+            )
     }
 
     /// What to do instead, for the toast.
@@ -103,7 +106,10 @@ impl DialogKind {
     }
 
     fn saves(&self) -> bool {
-        matches!(self, DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. })
+        matches!(
+            self,
+            DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. }
+        )
     }
 }
 
@@ -134,7 +140,9 @@ pub fn suggested_file_name(url: &str) -> String {
 /// The file name "Save as WAV" suggests: the output's own name with `.wav`.
 pub fn wav_file_name(url: &str) -> String {
     let name = suggested_file_name(url);
-    let stem = name.rsplit_once('.').map_or(name.as_str(), |(stem, _)| stem);
+    let stem = name
+        .rsplit_once('.')
+        .map_or(name.as_str(), |(stem, _)| stem);
     let stem = if stem.is_empty() { "sound" } else { stem };
     format!("{stem}.wav")
 }

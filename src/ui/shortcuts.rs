@@ -123,9 +123,15 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
             s("K", "Pause"),
             s("J", "Back 5 seconds"),
             s("Left / Right", "Back / forward 1 second"),
-            s("I / O", "Set the loop's start (A) / end (B) at the playhead"),
+            s(
+                "I / O",
+                "Set the loop's start (A) / end (B) at the playhead",
+            ),
             s("L", "Loop on / off (A–B, or the whole sound)"),
-            s("Click, drag", "Seek on the waveform; drag the A / B handles"),
+            s(
+                "Click, drag",
+                "Seek on the waveform; drag the A / B handles",
+            ),
         ],
     },
     ShortcutGroup {

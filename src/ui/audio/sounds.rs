@@ -27,7 +27,10 @@ pub enum SoundLookup {
     Loading,
     Ready(Arc<LoadedSound>),
     /// `error` in words, `detail` the raw error (Details).
-    Failed { error: String, detail: String },
+    Failed {
+        error: String,
+        detail: String,
+    },
 }
 
 enum Entry {
@@ -140,7 +143,11 @@ pub fn is_opening(ctx: &egui::Context, url: &str) -> bool {
 /// Whether `url` is playing now.
 pub fn is_playing(ctx: &egui::Context, url: &str) -> bool {
     playback(ctx, url).is_some_and(|p| p.state() == PlaybackState::Playing)
-        || with(ctx, |s| s.opening.as_ref().is_some_and(|(u, play)| u == url && *play))
+        || with(ctx, |s| {
+            s.opening
+                .as_ref()
+                .is_some_and(|(u, play)| u == url && *play)
+        })
 }
 
 /// Play or pause `url` (loaded first: does nothing until it is).

@@ -236,7 +236,8 @@ impl<'a> Waveform<'a> {
                     Stroke::new(2.0, palette.accent),
                 );
                 if self.interactive {
-                    let tab = Rect::from_center_size(Pos2::new(x, rect.top() + 7.0), Vec2::splat(14.0));
+                    let tab =
+                        Rect::from_center_size(Pos2::new(x, rect.top() + 7.0), Vec2::splat(14.0));
                     painter.rect_filled(tab, CornerRadius::same(3), palette.accent);
                     painter.text(
                         tab.center(),
@@ -263,7 +264,8 @@ impl<'a> Waveform<'a> {
                 palette.text,
             );
             let size = galley.size() + Vec2::new(8.0, 4.0);
-            let left = (x - size.x * 0.5).clamp(rect.left(), (rect.right() - size.x).max(rect.left()));
+            let left =
+                (x - size.x * 0.5).clamp(rect.left(), (rect.right() - size.x).max(rect.left()));
             let label = Rect::from_min_size(Pos2::new(left, rect.bottom() - size.y - 2.0), size);
             painter.rect_filled(label, CornerRadius::same(3), palette.bg_elevated);
             painter.galley(label.min + Vec2::new(4.0, 2.0), galley, palette.text);
@@ -281,17 +283,28 @@ pub fn bars_for(peaks: &Peaks, bar_count: usize) -> Vec<(f32, f32)> {
     (0..bar_count)
         .map(|bar| {
             let from = bar * buckets.len() / bar_count;
-            let to = ((bar + 1) * buckets.len() / bar_count).max(from + 1).min(buckets.len());
+            let to = ((bar + 1) * buckets.len() / bar_count)
+                .max(from + 1)
+                .min(buckets.len());
             buckets[from.min(buckets.len() - 1)..to]
                 .iter()
-                .fold((0.0f32, 0.0f32), |(lo, hi), (min, max)| (lo.min(*min), hi.max(*max)))
+                .fold((0.0f32, 0.0f32), |(lo, hi), (min, max)| {
+                    (lo.min(*min), hi.max(*max))
+                })
         })
         .collect()
 }
 
 /// The waveform of a thumbnail-sized tile, filling `rect` (no input; used by the Library and
 /// result tiles when they draw their own frames).
-pub fn paint_bars(painter: &egui::Painter, rect: Rect, peaks: &Peaks, played_fraction: f32, color: Color32, played_color: Color32) {
+pub fn paint_bars(
+    painter: &egui::Painter,
+    rect: Rect,
+    peaks: &Peaks,
+    played_fraction: f32,
+    color: Color32,
+    played_color: Color32,
+) {
     let bar_count = ((rect.width() / BAR_PITCH_PTS).floor() as usize).max(1);
     let bars = bars_for(peaks, bar_count);
     let centre = rect.center().y;
@@ -304,7 +317,10 @@ pub fn paint_bars(painter: &egui::Painter, rect: Rect, peaks: &Peaks, played_fra
         let bottom = (centre - min.clamp(-1.0, 0.0) * half).max(top + 1.0);
         let fill = if x < played_x { played_color } else { color };
         painter.rect_filled(
-            Rect::from_min_max(Pos2::new(x, top), Pos2::new(x + (pitch * 0.66).max(1.0), bottom)),
+            Rect::from_min_max(
+                Pos2::new(x, top),
+                Pos2::new(x + (pitch * 0.66).max(1.0), bottom),
+            ),
             CornerRadius::ZERO,
             fill,
         );
@@ -325,6 +341,16 @@ mod tests {
         let wide = bars_for(&peaks, 8);
         assert_eq!(wide.len(), 8);
         assert_eq!(wide[2], (-0.9, 0.2));
-        assert_eq!(bars_for(&Peaks { duration_secs: 0.0, buckets: vec![] }, 3).len(), 3);
+        assert_eq!(
+            bars_for(
+                &Peaks {
+                    duration_secs: 0.0,
+                    buckets: vec![]
+                },
+                3
+            )
+            .len(),
+            3
+        );
     }
 }

@@ -16,10 +16,10 @@ pub mod zoom;
 
 use crate::api::media::MediaItem;
 use crate::engine::LocalJobId;
+use crate::ui::audio::view::AudioViewState;
 use crate::ui::model::{Action, Model, ResultAction, ResultRef};
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
-use crate::ui::audio::view::AudioViewState;
 use crate::ui::video::player::VideoPlayerState;
 use egui::{CornerRadius, Stroke, Ui, Vec2};
 use subject::subject_of;
