@@ -128,7 +128,10 @@ pub fn volume_control_ui(ui: &mut egui::Ui) {
     if button.clicked() {
         output.set_muted(!muted);
     }
-    if let DeviceState::Unavailable { reason } = output.device_state() {
+    // "starting": the output thread has not tried the device yet; nothing to say.
+    if let DeviceState::Unavailable { reason } = output.device_state()
+        && reason != "starting"
+    {
         ui.label(
             egui::RichText::new("No audio output")
                 .size(tokens::TEXT_SMALL)

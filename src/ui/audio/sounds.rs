@@ -94,6 +94,14 @@ pub fn lookup(ctx: &egui::Context, url: &str) -> SoundLookup {
     })
 }
 
+/// The length of `url` when it is loaded (never asks for it).
+pub fn known_duration(ctx: &egui::Context, url: &str) -> Option<f64> {
+    with(ctx, |s| match s.entries.get(url) {
+        Some(Entry::Ready(sound)) => Some(sound.peaks.duration_secs),
+        _ => None,
+    })
+}
+
 /// URLs asked for since the last call (the app sends `AudioCommand::Load` for each).
 pub fn take_wanted(ctx: &egui::Context) -> Vec<String> {
     with(ctx, |s| std::mem::take(&mut s.wanted))

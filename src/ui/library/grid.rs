@@ -257,7 +257,10 @@ fn tile_ui(
         if kind == "audio"
             && response.hovered()
             && !drag_active
-            && let Some(duration) = item.duration.filter(|d| d.is_finite() && *d > 0.0)
+            && let Some(duration) = item
+                .duration
+                .or_else(|| crate::ui::audio::sounds::known_duration(ui.ctx(), &item.url))
+                .filter(|d| d.is_finite() && *d > 0.0)
             && let Some(pointer) = response.hover_pos()
         {
             let fraction = time::scrub_fraction(pointer.x, rect.left(), rect.width());
@@ -266,7 +269,12 @@ fn tile_ui(
 
         // Type badge and duration for video/audio.
         if kind == "video" || kind == "audio" {
-            paint_media_badge(painter, rect, kind, item.duration);
+            let duration = item.duration.or_else(|| {
+                (kind == "audio")
+                    .then(|| crate::ui::audio::sounds::known_duration(ui.ctx(), &item.url))
+                    .flatten()
+            });
+            paint_media_badge(painter, rect, kind, duration);
         }
         if item.is_favorited == Some(true) {
             let star = Rect::from_center_size(

@@ -93,7 +93,7 @@ fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mu
         });
     ui.add_space(tokens::SPACE_S);
     let keys = if subject.is_audio {
-        "Space play/pause · J back 5 s · K pause · Left/Right ∓1 s · I/O loop start/end · L loop \
+        "Space play/pause · J back 5 s · K pause · Left/Right back/forward 1 s · I/O loop start/end · L loop \
          on/off · Esc close"
     } else if subject.source_video_url.is_some() {
         "Space play/pause · , . one frame · J back 1 s · K pause · L play · B before/after \
