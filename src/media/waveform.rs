@@ -1,6 +1,6 @@
 //! Waveform thumbnails: a sound file drawn as light bars on a transparent square, for the
 //! Library's audio tiles (made by the thumbnail pipeline and cached on disk like any other
-//! thumbnail). No egui; decoding goes through `audio`.
+//! thumbnail). No egui; decoding goes through `audio` (`media → audio`, never `api`).
 
 use super::DecodedImage;
 
@@ -11,9 +11,12 @@ const FILL_SHARE: f32 = 0.62;
 /// The bars' colour (light, drawn over the tile's own background).
 const BAR_RGBA: [u8; 4] = [0xC9, 0xCF, 0xFF, 0xD8];
 
+/// Extensions of the sound files the studio decodes.
+const AUDIO_EXTENSIONS: [&str; 8] = ["mp3", "wav", "m4a", "aac", "ogg", "oga", "flac", "opus"];
+
 /// Whether fetched bytes (or their URL) are a sound rather than a picture.
 pub fn looks_like_audio(url: &str, bytes: &[u8]) -> bool {
-    if crate::api::audio::is_audio_url(url) {
+    if extension(url).is_some_and(|ext| AUDIO_EXTENSIONS.contains(&ext.as_str())) {
         return true;
     }
     let starts = |magic: &[u8]| bytes.starts_with(magic);
