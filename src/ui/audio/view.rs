@@ -183,6 +183,7 @@ impl AudioViewState {
             );
             return actions;
         }
+        sounds::mark_shown(&ctx, url);
         let sound = match sounds::lookup(&ctx, url) {
             SoundLookup::Loading => {
                 ui.horizontal(|ui| {
