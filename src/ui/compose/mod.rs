@@ -441,12 +441,30 @@ fn prompt_card_ui(
         if speech {
             // The speech price follows the text: "312 characters · 4 × 1 credit = 4 credits".
             let line = audio_form::speech_price_line(model, form);
-            let price = ui.label(
-                RichText::new(&line)
-                    .size(tokens::TEXT_SMALL)
-                    .color(tokens::palette().text_muted),
-            );
-            widgets::name_widget(&price, &line);
+            ui.horizontal(|ui| {
+                let price = ui.label(
+                    RichText::new(&line)
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::palette().text_muted),
+                );
+                widgets::name_widget(&price, &line);
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    let color = if over {
+                        tokens::palette().danger
+                    } else {
+                        tokens::palette().text_faint
+                    };
+                    ui.label(
+                        RichText::new(format!("at most {}", format::thousands(max as f64)))
+                            .size(tokens::TEXT_SMALL)
+                            .color(color),
+                    );
+                });
+            });
+            for message in form.messages_for(&Field::Prompt) {
+                widgets::field_error(ui, message);
+            }
+            return;
         }
         ui.horizontal(|ui| {
             prompt_presets::prompt_presets_ui(ui, presets, form, actions);
