@@ -143,3 +143,28 @@ pub fn volume_control_ui(ui: &mut egui::Ui) {
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembered_sound_is_read_leniently() {
+        assert_eq!(SoundMemory::from_value(None), SoundMemory::default());
+        let odd = serde_json::json!({"volume": 3.5, "muted": true});
+        assert_eq!(
+            SoundMemory::from_value(Some(&odd)),
+            SoundMemory {
+                volume: 1.0,
+                muted: true
+            }
+        );
+        let junk = serde_json::json!("loud");
+        assert_eq!(SoundMemory::from_value(Some(&junk)), SoundMemory::default());
+        let kept = SoundMemory {
+            volume: 0.25,
+            muted: false,
+        };
+        assert_eq!(SoundMemory::from_value(Some(&kept.to_value())), kept);
+    }
+}
