@@ -436,6 +436,13 @@ async fn speech_length_follows_the_text_and_voices_are_checked() {
     );
     let (_, total) = credits(key).await;
     assert_eq!(total, total_before - 1.0 - (chars / 100.0).ceil());
+    // The library finds speech by its voice's name.
+    let (_, by_voice) = get(key, "/v1/media?search=adam").await;
+    let items = by_voice["media"].as_array().expect("media");
+    assert_eq!(items.len(), 1, "{by_voice}");
+    assert_eq!(items[0]["type"], "audio");
+    assert_eq!(items[0]["metadata"]["voice"], "Adam");
+    assert_eq!(items[0]["metadata"]["prompt"], LONG_TEXT);
 
     let (code, body) = post(key, "/v1/generate/speech", json!({"text": "Hi"})).await;
     assert_error(code, &body, StatusCode::BAD_REQUEST, "VOICE_REQUIRED");
@@ -804,6 +811,30 @@ async fn the_seeded_audio_items_play() {
 async fn a_sound_job_survives_a_restart() {
     // Its own sandbox: slow enough that the job is still running at the restart.
     let service = local_service(1.0);
+    // Cancel releases the reservation; a cancelled job has no outputs.
+    let available_before = service.sandbox.credits_available();
+    let (status, doomed) = service
+        .call_as(
+            &service.key,
+            Method::POST,
+            "/v1/generate/speech",
+            Some(json!({"text": "Never said.", "voice": "Rachel"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{doomed}");
+    assert_eq!(service.sandbox.credits_available(), available_before - 1.0);
+    let doomed_id = doomed["generation_id"].as_str().expect("id");
+    let (status, cancelled) = service
+        .call_as(
+            &service.key,
+            Method::POST,
+            &format!("/v1/generate/{doomed_id}/cancel"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{cancelled}");
+    assert_eq!(cancelled["state"], "cancelled");
+    assert_eq!(service.sandbox.credits_available(), available_before);
     let (status, answer) = service
         .call_as(
             &service.key,
@@ -845,4 +876,79 @@ async fn a_sound_job_survives_a_restart() {
         assert!(tokio::time::Instant::now() < deadline, "{body}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Seconds of the MP4's Opus sound track (20-ms packets), `None` without one.
+fn opus_track_secs(mp4: &[u8]) -> Option<f64> {
+    let parsed = re_mp4::Mp4::read_bytes(mp4).expect("an MP4 re_mp4 reads");
+    parsed.tracks().values().find_map(|track| {
+        let trak = track.trak(&parsed);
+        let opus = matches!(
+            &trak.mdia.minf.stbl.stsd.contents,
+            re_mp4::StsdBoxContent::Unknown(fourcc) if fourcc.value == *b"Opus"
+        );
+        (trak.mdia.hdlr.handler_type.value == *b"soun" && opus)
+            .then(|| track.samples.len() as f64 * 0.02)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn native_sound_videos_carry_an_opus_track() {
+    let key = &shared().ben;
+    let veo = "google/veo-3";
+    let request = |sound: Option<bool>| {
+        let mut body = json!({"prompt": "waves breaking on a rocky shore", "model": veo,
+                              "duration": 4, "resolution": "720p"});
+        if let Some(sound) = sound {
+            body["sound_enabled"] = json!(sound);
+        }
+        body
+    };
+    // veo-3 makes sound by default (x 1.5): 40 x 1.5 x 4 s; off on request: 40 x 4 s.
+    let (status, with_sound) = post(key, "/v1/generate/video", request(None)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{with_sound}");
+    assert_eq!(with_sound["credits_charged"], 240.0, "{with_sound}");
+    let (status, silent) = post(key, "/v1/generate/video", request(Some(false))).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{silent}");
+    assert_eq!(silent["credits_charged"], 160.0, "{silent}");
+    let (code, body) = post(
+        key,
+        "/v1/generate/video",
+        json!({"prompt": "x", "sound_enabled": "yes"}),
+    )
+    .await;
+    assert_error(code, &body, StatusCode::BAD_REQUEST, "INVALID_PARAMETER");
+    let with_sound = wait(key, &with_sound).await;
+    let mp4 = download(with_sound["result"]["urls"][0].as_str().expect("url")).await;
+    let secs = opus_track_secs(&mp4).expect("an Opus sound track");
+    assert!((secs - 4.0).abs() < 0.1, "{secs} s of sound");
+    let silent = wait(key, &silent).await;
+    let mp4 = download(silent["result"]["urls"][0].as_str().expect("url")).await;
+    assert_eq!(opus_track_secs(&mp4), None, "sound_enabled false: no track");
+    // A video transcribes too: a made-up transcript over its length.
+    let video_url = with_sound["result"]["urls"][0].as_str().expect("url");
+    let answer = submit(
+        key,
+        "/v1/transcribe",
+        json!({"audio_url": video_url}),
+        "transcription",
+        "auto",
+        8,
+    )
+    .await;
+    let status = wait(key, &answer).await;
+    assert!(
+        (status["result"]["duration"].as_f64().expect("duration") - 4.0).abs() < 0.1,
+        "{status}"
+    );
+    let srt = String::from_utf8(download(status["result"]["srt_url"].as_str().expect("srt")).await)
+        .expect("UTF-8");
+    let cues = cues(&srt);
+    assert!(
+        !cues.is_empty()
+            && cues
+                .iter()
+                .all(|(start, end, _)| start < end && *end <= 4.0),
+        "{srt}"
+    );
 }
