@@ -127,7 +127,8 @@ fn music_gives_two_variations_side_by_side_that_play() {
         .query_all_by_role(Role::Button)
         .filter_map(|node| {
             let label = node.accesskit_node().label()?;
-            (label.starts_with("Play ") && label.ends_with("of 2)")).then(|| (label, node.rect()))
+            (label.starts_with("Play ") && !label.starts_with("Play preview"))
+                .then(|| (label, node.rect()))
         })
         .collect();
     let side_by_side = play_buttons.iter().find_map(|(first, a)| {
