@@ -16,16 +16,7 @@ pub mod waveform;
 
 use crate::api::media::MediaItem;
 
-/// File extensions the studio plays as sound.
-const AUDIO_EXTENSIONS: [&str; 8] = ["mp3", "wav", "m4a", "aac", "ogg", "flac", "opus", "oga"];
-
-/// Whether `url` names a sound file by its extension (case-insensitive, query ignored).
-pub fn is_audio_url(url: &str) -> bool {
-    let path = url.split(['?', '#']).next().unwrap_or(url);
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.rsplit_once('.')
-        .is_some_and(|(_, ext)| AUDIO_EXTENSIONS.iter().any(|a| ext.eq_ignore_ascii_case(a)))
-}
+pub use crate::api::audio::is_audio_url;
 
 /// A library item is a sound by its type (`type`, else `media_type`), else its URL.
 pub fn is_audio_item(item: &MediaItem) -> bool {

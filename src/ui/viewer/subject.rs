@@ -82,12 +82,22 @@ pub fn subject_of(
                 facts.push(("Aspect ratio", ratio));
             }
             let count = output.urls.len();
-            let is_audio = crate::ui::audio::is_audio_url(&url);
+            let is_audio = job.spec.kind.outputs_audio() || crate::ui::audio::is_audio_url(&url);
             let is_video = !is_audio && crate::ui::video::is_video_output(&output, *index);
             if (is_video || is_audio)
                 && let Some(duration) = output.duration.filter(|d| *d > 0.0)
             {
                 facts.push(("Duration", format!("{duration:.1} s")));
+            }
+            // A sound's own title, voice and lyrics (music has one per variation).
+            let track = is_audio
+                .then(|| output.audio_tracks().into_iter().find(|t| t.url == url))
+                .flatten();
+            if let Some(title) = track.as_ref().and_then(|t| t.title.clone()) {
+                facts.push(("Title", title));
+            }
+            if let Some(voice) = output.voice.clone().filter(|v| is_audio && !v.is_empty()) {
+                facts.push(("Voice", voice));
             }
             let scene = output
                 .scenes
@@ -114,7 +124,9 @@ pub fn subject_of(
                 is_image: !is_video && !is_audio,
                 is_video,
                 is_audio,
-                lyrics: None,
+                lyrics: track
+                    .and_then(|t| t.lyrics)
+                    .filter(|l| !l.trim().is_empty()),
                 title: format!(
                     "{} · {}",
                     job.spec.kind.label(),
