@@ -200,10 +200,8 @@ impl AudioForm {
             .unwrap_or(&[]);
         let listed = |secs: f64| offered.iter().any(|d| (d - secs).abs() < 1e-6);
         match kind {
-            GenerationKind::Music => {
-                if self.music_duration_secs.is_some_and(|s| !listed(s)) {
-                    self.music_duration_secs = None;
-                }
+            GenerationKind::Music if self.music_duration_secs.is_some_and(|s| !listed(s)) => {
+                self.music_duration_secs = None;
             }
             GenerationKind::Sound => {
                 if let Some(secs) = self.sound_duration_secs {
