@@ -290,6 +290,12 @@ impl StudioApp {
     /// speech or sound job: its body too is more than the request mirrors).
     fn video_job_of(&self, result: &ResultRef) -> Option<GenerationSpec> {
         let ResultRef::Job { local_id, .. } = result else {
+            if let ResultRef::Media(item) = result
+                && crate::ui::audio::is_audio_item(item)
+            {
+                // A generated sound in the Library: its request from the item's metadata.
+                return crate::ui::compose::audio_form::audio_spec_of_item(item);
+            }
             return None;
         };
         let job = self.model.jobs.get(local_id)?;

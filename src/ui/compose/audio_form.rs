@@ -252,6 +252,70 @@ impl AudioForm {
     }
 }
 
+/// The sound request behind a Library audio item (its prompt or text, model and the
+/// kind's own fields from its metadata), for Reuse and Vary; `None` when it is not a
+/// generated sound or its prompt is unknown.
+pub fn audio_spec_of_item(item: &crate::api::media::MediaItem) -> Option<GenerationSpec> {
+    let meta = |keys: &[&str]| {
+        keys.iter()
+            .filter_map(|k| item.metadata.get(*k)?.as_str())
+            .map(str::trim)
+            .find(|v| !v.is_empty())
+            .map(str::to_owned)
+    };
+    let flag = |key: &str| item.metadata.get(key).and_then(serde_json::Value::as_bool);
+    let marker = format!(
+        "{} {}",
+        item.generation_type.as_deref().unwrap_or_default(),
+        meta(&["category"]).unwrap_or_default()
+    )
+    .to_ascii_lowercase();
+    let kind = if marker.contains("music") {
+        GenerationKind::Music
+    } else if marker.contains("speech") {
+        GenerationKind::Speech
+    } else if marker.contains("sound") {
+        GenerationKind::Sound
+    } else {
+        return None;
+    };
+    let prompt = item.prompt_text()?.to_owned();
+    let model = meta(&["model", "modelIdentifier", "model_identifier"]);
+    let project_id = item.project_id.clone();
+    let duration = item
+        .metadata
+        .get("duration")
+        .and_then(serde_json::Value::as_f64)
+        .or(item.duration);
+    let job = match kind {
+        GenerationKind::Music => AudioJobRequest::Music(MusicRequest {
+            prompt,
+            model,
+            style: meta(&["style"]),
+            instrumental: flag("instrumental").unwrap_or(false),
+            lyrics: meta(&["lyrics"]),
+            vocal_gender: None,
+            duration: None,
+            project_id,
+        }),
+        GenerationKind::Speech => AudioJobRequest::Speech(SpeechRequest {
+            text: prompt,
+            voice: meta(&["voiceId", "voice_id", "voice"]).unwrap_or_default(),
+            model,
+            language: meta(&["language"]),
+            project_id,
+        }),
+        _ => AudioJobRequest::Sound(SoundRequest {
+            prompt,
+            model,
+            duration,
+            sound_loop: flag("loop").unwrap_or(false),
+            project_id,
+        }),
+    };
+    Some(GenerationSpec::for_audio(job))
+}
+
 /// The model whose limits and lengths the form follows: the chosen one, or under Auto the
 /// type's only model (the service's fixed default for music, speech and sound).
 pub fn effective_model<'m>(
@@ -547,6 +611,30 @@ mod tests {
         assert_eq!(restored.vocal_gender, VocalGender::Female);
         assert!(restored.sound_loop);
         assert_eq!(restored.voices.chosen, form.voices.chosen);
+    }
+
+    #[test]
+    fn a_library_sound_gives_back_its_request() {
+        let mut item = crate::api::media::MediaItem {
+            prompt: Some("Hello there".into()),
+            generation_type: Some("text_to_speech".into()),
+            ..Default::default()
+        };
+        item.metadata
+            .insert("voiceId".into(), serde_json::json!("sbx_adam_en_us"));
+        item.metadata.insert(
+            "model".into(),
+            serde_json::json!("elevenlabs/multilingual-v2"),
+        );
+        let spec = audio_spec_of_item(&item).expect("a speech item");
+        assert_eq!(spec.kind, GenerationKind::Speech);
+        let Some(AudioJobRequest::Speech(speech)) = spec.audio else {
+            panic!("speech");
+        };
+        assert_eq!(speech.text, "Hello there");
+        assert_eq!(speech.voice, "sbx_adam_en_us");
+        item.generation_type = Some("text_to_img".into());
+        assert!(audio_spec_of_item(&item).is_none());
     }
 
     #[test]
