@@ -29,6 +29,8 @@ const FALLBACK_IMAGE_EDIT_SECS: f64 = 30.0;
 const FALLBACK_VIDEO_SECS: f64 = 300.0;
 /// Contract: "typical time 30-60 seconds for four scenes"; eight video scenes take longer.
 const FALLBACK_CREATIVE_DIRECTOR_SECS: f64 = 600.0;
+/// An audio job (music, speech, sound) without a catalog estimate: music takes minutes.
+const FALLBACK_AUDIO_SECS: f64 = 240.0;
 /// Library page size while searching (GET /v1/media allows up to 50).
 const SEARCH_PAGE_SIZE: u32 = 50;
 /// A search stops after this many pages even if items are still newer than the send
@@ -425,6 +427,9 @@ impl Tracker {
             | GenerationKind::VideoToVideo
             | GenerationKind::VideoTrim => FALLBACK_VIDEO_SECS,
             GenerationKind::CreativeDirector => FALLBACK_CREATIVE_DIRECTOR_SECS,
+            GenerationKind::Music | GenerationKind::Speech | GenerationKind::Sound => {
+                FALLBACK_AUDIO_SECS
+            }
         });
         // A batch's scenes run one after another: the per-scene estimate times the count.
         let estimate = match kind {
@@ -791,9 +796,15 @@ fn batch_id_of(item: &MediaItem) -> Option<String> {
 }
 
 /// Image items for image work, video items for video work (a Creative Director batch's
-/// scenes are items of its workflow's type).
+/// scenes are items of its workflow's type), audio items for music, speech and sound.
 fn media_type_matches(item: &MediaItem, spec: &GenerationSpec) -> bool {
-    let wanted = if spec.makes_video() { "video" } else { "image" };
+    let wanted = if spec.kind.outputs_audio() {
+        "audio"
+    } else if spec.makes_video() {
+        "video"
+    } else {
+        "image"
+    };
     item.kind() == wanted
 }
 
@@ -1077,6 +1088,7 @@ mod tests {
                     ..Default::default()
                 },
                 video: None,
+                audio: None,
             },
             model_label: "Auto".into(),
             phase,
@@ -1568,5 +1580,41 @@ mod tests {
                 .map(|i| i.id.as_str())
                 .collect();
         assert_eq!(found, vec!["ok", "skewed", "same-seed"]);
+    }
+
+    #[test]
+    fn an_audio_job_is_matched_to_audio_items_only() {
+        let mut record = job(
+            1,
+            JobPhase::Unconfirmed {
+                note: String::new(),
+            },
+            SENT_MS,
+        );
+        record.spec = GenerationSpec::for_audio(crate::api::AudioJobRequest::Speech(
+            crate::api::SpeechRequest {
+                text: "a red fox".into(),
+                voice: "Rachel".into(),
+                project_id: Some("p1".into()),
+                ..Default::default()
+            },
+        ));
+        let created =
+            chrono::DateTime::from_timestamp_millis(SENT_MS + 5_000).map(|t| t.to_rfc3339());
+        let item = |id: &str, item_type: &str| MediaItem {
+            id: id.into(),
+            prompt: Some("a red fox".into()),
+            project_id: Some("p1".into()),
+            item_type: Some(item_type.into()),
+            created_at: created.clone(),
+            ..MediaItem::default()
+        };
+        let items = vec![item("picture", "image"), item("voice", "audio")];
+        let found: Vec<&str> =
+            library_candidates(&items, &record, SENT_MS - CLOCK_SKEW_ALLOWANCE_MS)
+                .iter()
+                .map(|i| i.id.as_str())
+                .collect();
+        assert_eq!(found, vec!["voice"]);
     }
 }

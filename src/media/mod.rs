@@ -1,11 +1,12 @@
 //! Image fetching/decoding helpers shared by the engine and the UI, and the gallery's
-//! thumbnail pipeline. No egui here.
+//! thumbnail pipeline (sounds drawn as waveforms by [`waveform`]). No egui here.
 
 pub mod decode;
 mod jpeg_dc;
 mod jpeg_fast;
 pub mod thumbnails;
 pub mod video;
+pub mod waveform;
 
 pub use decode::{DecodeError, DecodedImage, decode_image};
 pub use thumbnails::{
