@@ -42,7 +42,7 @@ pub const CAPTURE_RATE_HZ: u32 = 48_000;
 /// The channel count a [`CaptureSink`] records.
 pub const CAPTURE_CHANNELS: u16 = 2;
 /// A capture keeps at most this much sound (the first of it); later samples are dropped.
-pub const CAPTURE_MAX_SECS: u32 = 600;
+pub const CAPTURE_MAX_SECS: u32 = 120;
 
 /// Records what [`OutputDevice::Capture`] "plays": every frame pulled while a sound was
 /// playing (silence from volume 0 or mute included), at [`CAPTURE_RATE_HZ`] stereo.
