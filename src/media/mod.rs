@@ -1,9 +1,10 @@
-//! Image fetching/decoding helpers shared by the engine and the UI, and the gallery's
-//! thumbnail pipeline. No egui here.
+//! Image fetching/decoding helpers shared by the engine and the UI, the gallery's
+//! thumbnail pipeline, and subtitles (SRT in; SRT, WebVTT, text out). No egui here.
 
 pub mod decode;
 mod jpeg_dc;
 mod jpeg_fast;
+pub mod subtitles;
 pub mod thumbnails;
 pub mod video;
 
