@@ -25,6 +25,7 @@ pub mod runtime;
 pub mod storage;
 mod submit_queue;
 pub mod tracker;
+pub mod transcripts;
 pub mod transfers;
 pub mod video;
 
@@ -40,5 +41,6 @@ pub use protocol::{
     QueueReason,
 };
 pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};
+pub use transcripts::{TranscriptCommand, TranscriptEvent};
 pub use storage::{CacheCleared, CacheSize, StorageCommand, StorageEvent};
 pub use submit_queue::{FOLLOWED_SUFFIX, followed_label};

@@ -204,6 +204,9 @@ pub enum Command {
     /// A result as a local file for the desktop (reveal, copy, drag out); answered by
     /// `Event::FileOut`.
     FileOut(super::file_out::FileOutCommand),
+    /// Transcripts: load a finished transcription's SRT, save an export; answered by
+    /// `Event::Transcript` (loads) or `Event::FileSaved` (saves).
+    Transcript(super::transcripts::TranscriptCommand),
     /// The service is unreachable and the user asked to try now (cuts the back-off short).
     RetryConnection,
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
@@ -629,6 +632,8 @@ pub enum Event {
     Chat(super::chat::ChatEvent),
     /// The answers to a `Command::FileOut`.
     FileOut(super::file_out::FileOutEvent),
+    /// The answers to a `Command::Transcript` load.
+    Transcript(super::transcripts::TranscriptEvent),
     /// An engine task panicked (a bug) and was stopped; `doing` says what it was doing,
     /// e.g. "loading a library page". Logged already; the shell shows it once.
     TaskPanicked {

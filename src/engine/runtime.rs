@@ -296,6 +296,7 @@ async fn run(
             Command::ProjectOps(command) => super::projects::handle(&ctx, command),
             Command::RetryConnection => ctx.reachability.retry_now(),
             Command::FileOut(command) => super::file_out::handle(&ctx, &transfers, command),
+            Command::Transcript(command) => super::transcripts::handle(&ctx, command),
             Command::Chat(command) => match &chat {
                 Some(chat) => chat.handle(command),
                 None => tracing::error!("the chat could not start; command dropped"),

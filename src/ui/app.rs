@@ -486,6 +486,7 @@ impl StudioApp {
             }
             Event::Docs(event) => self.docs_event(ctx, event),
             Event::FileOut(event) => self.file_out_event(ctx, event),
+            Event::Transcript(event) => self.viewer.handle_transcript_event(&event),
             event @ (Event::ChatConversations(_) | Event::ChatMessages { .. }) => {
                 for action in self.chat.creative.handle_event(&event) {
                     self.apply(ctx, action);
@@ -592,6 +593,12 @@ impl StudioApp {
             Action::ShowShortcuts(open) => self.keys.shortcuts_open = open,
             Action::Appearance(action) => self.apply_appearance(ctx, action),
             Action::SaveAs { url } => self.dialogs.open(DialogKind::SaveImage { url }),
+            Action::SaveText {
+                file_name,
+                contents,
+            } => self
+                .dialogs
+                .open(DialogKind::SaveText { file_name, contents }),
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             Action::PickSourceVideo => self.dialogs.open(DialogKind::SourceVideo),
             action @ (Action::AddSourceUrl(_)

@@ -56,6 +56,8 @@ pub enum DialogKind {
     DownloadFolder { items: Vec<DownloadItem> },
     /// Library "Upload…": images and videos to upload.
     LibraryFiles,
+    /// Save text made in the studio (a transcript's export) as `file_name`.
+    SaveText { file_name: String, contents: String },
 }
 
 impl DialogKind {
@@ -68,12 +70,16 @@ impl DialogKind {
             DialogKind::SaveImage { .. } => "Save image",
             DialogKind::DownloadFolder { .. } => "Save to folder",
             DialogKind::LibraryFiles => "Upload to the library",
+            DialogKind::SaveText { .. } => "Save transcript",
         }
     }
 
     fn same_purpose(&self, other: &DialogKind) -> bool {
         std::mem::discriminant(self) == std::mem::discriminant(other)
-            && !matches!(self, DialogKind::SaveImage { .. })
+            && !matches!(
+                self,
+                DialogKind::SaveImage { .. } | DialogKind::SaveText { .. }
+            )
     }
 
     /// What to do instead, for the toast.
@@ -85,7 +91,9 @@ impl DialogKind {
             DialogKind::SourceVideo => {
                 "Type a path instead, or drag and drop the video onto the window."
             }
-            DialogKind::SaveImage { .. } => "Type the path to save to instead.",
+            DialogKind::SaveImage { .. } | DialogKind::SaveText { .. } => {
+                "Type the path to save to instead."
+            }
             DialogKind::DownloadFolder { .. } => "Type the folder to save to instead.",
             DialogKind::LibraryFiles => {
                 "Type a path instead, or drag and drop the files onto the window."
@@ -98,7 +106,10 @@ impl DialogKind {
     }
 
     fn saves(&self) -> bool {
-        matches!(self, DialogKind::SaveImage { .. })
+        matches!(
+            self,
+            DialogKind::SaveImage { .. } | DialogKind::SaveText { .. }
+        )
     }
 }
 
@@ -301,6 +312,9 @@ fn prefill(kind: &DialogKind) -> String {
         DialogKind::SaveImage { url } if !home.is_empty() => {
             format!("{home}/{}", suggested_file_name(url))
         }
+        DialogKind::SaveText { file_name, .. } if !home.is_empty() => {
+            format!("{home}/{file_name}")
+        }
         DialogKind::DownloadFolder { .. } if !home.is_empty() => home,
         _ => String::new(),
     }
@@ -385,6 +399,11 @@ fn run_dialog(kind: &DialogKind) -> Answer {
         },
         DialogKind::SaveImage { url } => dialog
             .set_file_name(suggested_file_name(url))
+            .save_file()
+            .into_iter()
+            .collect(),
+        DialogKind::SaveText { file_name, .. } => dialog
+            .set_file_name(file_name)
             .save_file()
             .into_iter()
             .collect(),

@@ -35,6 +35,7 @@ pub mod shortcuts;
 pub mod textures;
 pub mod toasts;
 pub mod tokens;
+pub mod transcript;
 pub mod video;
 pub mod viewer;
 pub mod welcome;

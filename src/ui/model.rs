@@ -218,6 +218,11 @@ pub enum Action {
     SaveAs {
         url: String,
     },
+    /// Ask where to save text made in the studio (a transcript's export), then write it.
+    SaveText {
+        file_name: String,
+        contents: String,
+    },
     /// Open the file dialog for image-edit sources.
     PickSourceFiles,
     /// Open the file dialog for the video to edit.
