@@ -28,6 +28,7 @@ pub mod tracker;
 pub mod transcripts;
 pub mod transfers;
 pub mod video;
+mod voices;
 
 pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};
 pub use docs::{DocsCommand, DocsEvent};

@@ -8,7 +8,7 @@ use crate::api::media::{
 use crate::api::{
     AnalyzedColors, ApiError, ChatConversation, ChatMessage, CinematicPresets, ColorPalette,
     Credits, Failure, GenerationSpec, JobResult, JobState, ModelRecord, NewPalette, PalettePage,
-    Project, Scene, UploadedMedia,
+    Project, Scene, UploadedMedia, Voice,
 };
 use crate::media::DecodedImage;
 use crate::media::video::{PreviewFrame, StripThumbnail, VideoPlayer};
@@ -209,6 +209,9 @@ pub enum Command {
     Transcript(super::transcripts::TranscriptCommand),
     /// The service is unreachable and the user asked to try now (cuts the back-off short).
     RetryConnection,
+    /// GET /v1/voices (the speech voice picker), once per session; answered by
+    /// `Event::Voices` (from memory after the first success).
+    Voices,
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
     Shutdown,
 }
@@ -472,6 +475,8 @@ impl JobRecord {
 #[derive(Debug, Clone)]
 pub enum Event {
     Catalog(Result<Vec<ModelRecord>, ApiError>),
+    /// Answer to `Command::Voices`: every voice the account may use.
+    Voices(Result<Vec<Voice>, ApiError>),
     Credits(Result<Credits, ApiError>),
     Projects(Result<Vec<Project>, ApiError>),
     ProjectCreated(Result<Project, ApiError>),

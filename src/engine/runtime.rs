@@ -272,6 +272,7 @@ async fn run(
     let library = Library::new(ctx.clone(), &tuning);
     let videos = Videos::new(ctx.clone(), transfers.clone());
     let docs = super::docs::Docs::new(ctx.clone());
+    let voices = super::voices::Voices::default();
 
     tokio::spawn(super::reachability::probe_task(ctx.clone()));
     tracker.restore().await;
@@ -295,6 +296,7 @@ async fn run(
             Command::Storage(command) => super::storage::handle(&ctx, command),
             Command::ProjectOps(command) => super::projects::handle(&ctx, command),
             Command::RetryConnection => ctx.reachability.retry_now(),
+            Command::Voices => voices.load(&ctx),
             Command::FileOut(command) => super::file_out::handle(&ctx, &transfers, command),
             Command::Transcript(command) => super::transcripts::handle(&ctx, command),
             Command::Chat(command) => match &chat {

@@ -432,7 +432,8 @@ impl StudioApp {
             }
             event @ (Event::SourceUploaded { .. }
             | Event::SourceUploadProgress { .. }
-            | Event::ResultLocated { .. }) => {
+            | Event::ResultLocated { .. }
+            | Event::Voices(_)) => {
                 for action in self.create.handle_event(event) {
                     self.apply(ctx, action);
                 }

@@ -245,6 +245,7 @@ mod tests {
                 kind: GenerationKind::Image,
                 request: Default::default(),
                 video: None,
+                audio: None,
             },
             model_label: "Auto".into(),
             phase: JobPhase::Completed,
