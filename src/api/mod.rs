@@ -2,6 +2,7 @@
 //! HTTP client. No egui and no UI state here.
 
 pub mod audio;
+pub mod transcription;
 pub mod avatars;
 pub mod client;
 pub mod code_assistant;

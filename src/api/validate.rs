@@ -362,6 +362,7 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
         GenerationKind::Music => "music",
         GenerationKind::Speech => "speech",
         GenerationKind::Sound => "sound effects",
+        GenerationKind::Transcription => "transcription",
     }
 }
 

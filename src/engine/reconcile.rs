@@ -427,7 +427,10 @@ impl Tracker {
             | GenerationKind::VideoToVideo
             | GenerationKind::VideoTrim => FALLBACK_VIDEO_SECS,
             GenerationKind::CreativeDirector => FALLBACK_CREATIVE_DIRECTOR_SECS,
-            GenerationKind::Music | GenerationKind::Speech | GenerationKind::Sound => {
+            GenerationKind::Music
+            | GenerationKind::Speech
+            | GenerationKind::Sound
+            | GenerationKind::Transcription => {
                 FALLBACK_AUDIO_SECS
             }
         });

@@ -228,6 +228,7 @@ impl Tracker {
         for group in [
             RateLimitGroup::ImageGeneration,
             RateLimitGroup::OtherGeneration,
+            RateLimitGroup::Transcription,
         ] {
             self.spawn_dispatcher(group);
         }

@@ -41,6 +41,7 @@ mod open_files;
 mod projects;
 mod results;
 mod service;
+mod transcript;
 mod tray;
 pub use capture::ScreenshotScene;
 
@@ -159,6 +160,7 @@ impl StudioApp {
             .panels
             .get(library::memory::PANEL_KEY);
         app.library.restore_from(remembered);
+        app.restore_transcript_memory();
         app.thumbnails = library_view::start_thumbnails(ctx, &app.session);
         if screenshot_run && app.view == View::Chat {
             app.chat.stage_screenshot_scene();
@@ -936,6 +938,7 @@ impl eframe::App for StudioApp {
             self.session
                 .update_ui_memory(|m| _ = m.panels.insert(key, value));
         }
+        self.write_transcript_memory();
         self.request_thumbnails();
         for (url, max_side_px) in self.textures.take_wanted() {
             self.send(Command::LoadImage { url, max_side_px });

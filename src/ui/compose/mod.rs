@@ -271,6 +271,9 @@ fn kind_description(kind: GenerationKind) -> &'static str {
         }
         GenerationKind::Speech => "Type the words, pick a voice, and hear them spoken.",
         GenerationKind::Sound => "Describe a sound effect; it can loop seamlessly.",
+        GenerationKind::Transcription => {
+            "Pick an audio or video; its words come back as text and subtitles."
+        }
     }
 }
 

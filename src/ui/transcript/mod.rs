@@ -14,6 +14,9 @@
 //! `if let Some(secs) = panel(ui, &mut state, playback.position_secs()) { playback.seek(secs) }`
 //! then push [`TranscriptState::take_actions`] into the view's actions (the exports).
 
+pub mod jobs;
+pub mod viewer;
+
 
 
 use crate::engine::{Command, TranscriptCommand, TranscriptEvent};
@@ -21,7 +24,7 @@ use crate::media::subtitles::{self, Cue};
 use crate::ui::model::Action;
 use crate::ui::tokens;
 use crate::ui::widgets;
-use egui::{Color32, CornerRadius, Rect, RichText, Sense, Ui, WidgetInfo, WidgetType, vec2};
+use egui::{Color32, CornerRadius, Rect, RichText, Sense, Ui, WidgetInfo, vec2};
 
 /// An export of the transcript.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,7 +232,6 @@ pub fn clock(time_secs: f64) -> String {
 /// The transcript panel for a player at `now_secs`; the time to seek to when a cue was
 /// clicked. Exports wait in [`TranscriptState::take_actions`].
 pub fn panel(ui: &mut Ui, state: &mut TranscriptState, now_secs: f64) -> Option<f64> {
-    let mut seek = None;
     ui.horizontal(|ui| {
         ui.label(
             RichText::new("Transcript")
@@ -323,12 +325,12 @@ pub fn panel(ui: &mut Ui, state: &mut TranscriptState, now_secs: f64) -> Option<
                 }
             }
         });
+    let seek = clicked.map(|index| cues[index].start_secs);
     if scroll_to.is_some() {
         state.scrolled_to = scroll_to;
     }
-    if let Some(index) = clicked {
-        seek = Some(cues[index].start_secs);
-        state.scrolled_to = Some(index);
+    if clicked.is_some() {
+        state.scrolled_to = clicked;
     }
     state.highlighted = current;
     seek
@@ -357,7 +359,7 @@ fn cue_row(ui: &mut Ui, cue: &Cue, current: bool) -> egui::Response {
     let height = galley.size().y.max(18.0) + 8.0;
     let (rect, response) = ui.allocate_exact_size(vec2(width, height), Sense::click());
     let name = format!("Cue {time}: {text}");
-    response.widget_info(|| WidgetInfo::selected(WidgetType::SelectableLabel, true, current, &name));
+    response.widget_info(|| WidgetInfo::selected(egui::Role::ListItem, true, current, &name));
     if ui.is_rect_visible(rect) {
         let painter = ui.painter();
         let fill = if current {

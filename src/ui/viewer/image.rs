@@ -51,7 +51,48 @@ pub(super) fn image_column_ui(
         }
         open.geometry = None;
         let name = format!("Video {} of {count}: {}", index + 1, subject.title);
-        actions.extend(open.player.player_ui(ui, textures, &name));
+        if !open.transcript.has_column() {
+            actions.extend(open.player.player_ui(ui, textures, &name));
+            return;
+        }
+        // The transcript beside the player.
+        let total = ui.available_size();
+        let column_width = (total.x * 0.34).clamp(220.0, 360.0);
+        ui.horizontal_top(|ui| {
+            ui.allocate_ui_with_layout(
+                Vec2::new(total.x - column_width - tokens::SPACE_M, total.y),
+                egui::Layout::top_down(egui::Align::Min),
+                |ui| {
+                    actions.extend(open.player.player_ui(ui, textures, &name));
+                    if open.subtitles_on {
+                        open.transcript.paint_subtitle_over(ui, &open.player);
+                    }
+                },
+            );
+            ui.add_space(tokens::SPACE_M);
+            ui.allocate_ui_with_layout(
+                Vec2::new(column_width, total.y),
+                egui::Layout::top_down(egui::Align::Min),
+                |ui| {
+                    ui.set_width(column_width);
+                    if !open.transcript.state.cues().is_empty() {
+                        let label = if open.subtitles_on {
+                            "Hide subtitles"
+                        } else {
+                            "Show subtitles"
+                        };
+                        let toggle = ui
+                            .add(widgets::toggle_button("Subtitles", open.subtitles_on))
+                            .on_hover_text(format!("{label} over the video (C)"));
+                        name_widget(&toggle, "Subtitles");
+                        if toggle.clicked() {
+                            open.toggle_subtitles = true;
+                        }
+                    }
+                    actions.extend(open.transcript.column_ui(ui, &mut open.player));
+                },
+            );
+        });
         return;
     }
     // Toolbar: Fit, 100 %, the zoom readout, and where we are in the list.

@@ -1,0 +1,120 @@
+//! Which transcription belongs to a video or sound on screen: the newest transcription
+//! job whose source is that file's address, and how far it got. Starting one from a
+//! result (`ResultAction::Transcribe`) is a job at once with the default options.
+
+use crate::api::transcription::{self, TranscriptionRequest};
+use crate::api::{AudioJobRequest, GenerationKind, GenerationSpec};
+use crate::engine::{Command, JobPhase, JobRecord, LocalJobId};
+use crate::ui::model::Model;
+
+/// A transcription of the file on screen, as far as it got.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TranscriptJob {
+    /// Queued, being sent, or running; `progress_percent` 0..=100.
+    Working {
+        local_id: LocalJobId,
+        progress_percent: f32,
+    },
+    Done {
+        local_id: LocalJobId,
+        srt_url: String,
+    },
+    /// Failed, refused or cancelled, in words.
+    Failed {
+        local_id: LocalJobId,
+        message: String,
+    },
+}
+
+/// The transcription request of a job, when it is one.
+pub fn request_of(job: &JobRecord) -> Option<&TranscriptionRequest> {
+    match &job.spec.audio {
+        Some(AudioJobRequest::Transcription(request)) => Some(request),
+        _ => None,
+    }
+}
+
+/// The newest transcription of `source_url` among the jobs the studio follows.
+pub fn for_source(model: &Model, source_url: &str) -> Option<TranscriptJob> {
+    let source_url = source_url.trim();
+    if source_url.is_empty() {
+        return None;
+    }
+    let job = model
+        .jobs
+        .values()
+        .filter(|job| job.spec.kind == GenerationKind::Transcription)
+        .filter(|job| request_of(job).is_some_and(|r| r.audio_url.trim() == source_url))
+        // A finished transcript wins over a newer attempt that failed.
+        .max_by_key(|job| {
+            (
+                !matches!(
+                    job.phase,
+                    JobPhase::Failed { .. } | JobPhase::Rejected { .. } | JobPhase::Cancelled
+                ),
+                job.local_id,
+            )
+        })?;
+    let local_id = job.local_id;
+    Some(match &job.phase {
+        JobPhase::Completed => match job.result.as_ref().and_then(transcription::srt_url) {
+            Some(srt_url) => TranscriptJob::Done {
+                local_id,
+                srt_url: srt_url.to_owned(),
+            },
+            None => TranscriptJob::Failed {
+                local_id,
+                message: "The transcription finished without subtitles.".to_owned(),
+            },
+        },
+        JobPhase::Failed { failure } => TranscriptJob::Failed {
+            local_id,
+            message: if failure.message.trim().is_empty() {
+                "The transcription failed.".to_owned()
+            } else {
+                format!("The transcription failed: {}", failure.message.trim())
+            },
+        },
+        JobPhase::Rejected { error } => TranscriptJob::Failed {
+            local_id,
+            message: crate::ui::job_wording::rejected_text(error).0,
+        },
+        JobPhase::Cancelled => TranscriptJob::Failed {
+            local_id,
+            message: "The transcription was cancelled.".to_owned(),
+        },
+        JobPhase::Queued { .. }
+        | JobPhase::Submitting
+        | JobPhase::Unconfirmed { .. }
+        | JobPhase::Running { .. } => TranscriptJob::Working {
+            local_id,
+            progress_percent: job.progress_percent,
+        },
+    })
+}
+
+/// The credits a transcription of a source of `source_secs` costs, for a button
+/// ("Transcribe · 1 credit"); `None` while the catalog has no price.
+pub fn cost_estimate(model: &Model, source_secs: Option<f64>) -> Option<f64> {
+    let price = transcription::price(model.catalog.value.as_deref().unwrap_or(&[]), source_secs)?;
+    let minutes = f64::from(price.minutes.unwrap_or(1));
+    Some(price.per_minute_high * minutes)
+}
+
+/// The command that transcribes `source_url` with the default options (language
+/// detected, subtitles of 12 words a line, 2 lines).
+pub fn submit_command(
+    source_url: &str,
+    project_id: Option<String>,
+    credits_estimate: Option<f64>,
+) -> Command {
+    let request = TranscriptionRequest {
+        project_id,
+        ..TranscriptionRequest::of(source_url)
+    };
+    Command::Submit {
+        spec: GenerationSpec::for_audio(AudioJobRequest::Transcription(request)),
+        model_label: "Auto".to_owned(),
+        credits_estimate,
+    }
+}
