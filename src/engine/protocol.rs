@@ -95,6 +95,8 @@ pub enum Command {
     CancelVideoStrip {
         request_id: u64,
     },
+    /// Sound: load a file and its waveform peaks, save as WAV (see `engine::audio`).
+    Audio(super::audio::AudioCommand),
     // ---- Media library (document 3) ----
     /// Fetch one page of the library; answered by `MediaPage` carrying the same
     /// `request_id` (the UI drops answers for queries it no longer shows).
@@ -622,6 +624,8 @@ pub enum Event {
         request_id: u64,
         error: Option<String>,
     },
+    /// The answers to a `Command::Audio`.
+    Audio(super::audio::AudioEvent),
     /// Reads stopped getting answers (connection refused, DNS, timeout). Sent once; the
     /// engine probes with back-off until `ServiceReachable`.
     ServiceUnreachable {

@@ -271,6 +271,7 @@ async fn run(
     let transfers = Transfers::new(ctx.clone());
     let library = Library::new(ctx.clone(), &tuning);
     let videos = Videos::new(ctx.clone(), transfers.clone());
+    let sounds = super::audio::Sounds::new(ctx.clone(), transfers.clone());
     let docs = super::docs::Docs::new(ctx.clone());
     let voices = super::voices::Voices::default();
 
@@ -411,6 +412,7 @@ async fn run(
                 height_px,
             } => videos.strip(request_id, url, slot_count, height_px),
             Command::CancelVideoStrip { request_id } => videos.cancel_strip(request_id),
+            Command::Audio(command) => sounds.handle(command),
             Command::OpenInSystemViewer { url } => {
                 spawn_reported(
                     &ctx,

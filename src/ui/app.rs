@@ -42,6 +42,7 @@ mod projects;
 mod results;
 mod service;
 mod transcript;
+mod sound;
 mod tray;
 pub use capture::ScreenshotScene;
 
@@ -103,6 +104,8 @@ pub struct StudioApp {
     appearance: appearance::AppearanceState,
     /// The projects dialog (rename, archive).
     projects: crate::ui::projects::ProjectsState,
+    /// Volume and mute as last written to the settings.
+    sound_memory: crate::ui::sound::SoundMemory,
 }
 
 impl StudioApp {
@@ -121,6 +124,7 @@ impl StudioApp {
             tray.start_as(open);
         }
         let appearance = appearance::AppearanceState::new(&session, screenshot_run);
+        let sound_memory = sound::start_output(ctx, &session);
         let mut app = Self {
             epoch: session.connection_epoch(),
             session,
@@ -153,6 +157,7 @@ impl StudioApp {
             drag_out: drag_out::DragOut::default(),
             appearance,
             projects: Default::default(),
+            sound_memory,
         };
         let remembered = app
             .session
@@ -314,13 +319,14 @@ impl StudioApp {
     }
 
     /// The active profile changed: forget everything the old service told us.
-    fn on_connection_changed(&mut self) {
+    fn on_connection_changed(&mut self, ctx: &egui::Context) {
         self.epoch = self.session.connection_epoch();
         self.show_startup_notices();
         self.model = Model::default();
         self.textures.clear();
         self.library.reset_all();
         self.viewer.close();
+        crate::ui::audio::sounds::clear(ctx);
         self.confirm = None;
         self.create.on_connection_changed();
         self.palettes = PalettesState::default();
@@ -487,6 +493,7 @@ impl StudioApp {
             event @ (Event::VideoStripThumbnail { .. } | Event::VideoStripFinished { .. }) => {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
+            Event::Audio(event) => self.sound_event(ctx, event),
             Event::Docs(event) => self.docs_event(ctx, event),
             Event::FileOut(event) => self.file_out_event(ctx, event),
             Event::Transcript(event) => self.viewer.handle_transcript_event(&event),
@@ -602,6 +609,7 @@ impl StudioApp {
             } => self
                 .dialogs
                 .open(DialogKind::SaveText { file_name, contents }),
+            Action::SaveAsWav { url } => self.dialogs.open(DialogKind::SaveWav { url }),
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             Action::PickSourceVideo => self.dialogs.open(DialogKind::SourceVideo),
             action @ (Action::AddSourceUrl(_)
@@ -874,7 +882,7 @@ impl StudioApp {
 impl eframe::App for StudioApp {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         if self.session.connection_epoch() != self.epoch {
-            self.on_connection_changed();
+            self.on_connection_changed(ctx);
         }
         while let Some(event) = self.session.try_recv() {
             self.handle_event(ctx, event);
@@ -940,6 +948,7 @@ impl eframe::App for StudioApp {
         }
         self.write_transcript_memory();
         self.request_thumbnails();
+        self.sound_frame(&ctx);
         for (url, max_side_px) in self.textures.take_wanted() {
             self.send(Command::LoadImage { url, max_side_px });
         }

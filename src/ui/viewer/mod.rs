@@ -16,6 +16,7 @@ pub mod zoom;
 
 use crate::api::media::MediaItem;
 use crate::engine::LocalJobId;
+use crate::ui::audio::view::AudioViewState;
 use crate::ui::model::{Action, Model, ResultAction, ResultRef};
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
@@ -37,6 +38,9 @@ pub struct ViewerState {
     subtitles_on: bool,
     /// `subtitles_on` changed since the shell last wrote it to the settings.
     subtitles_changed: bool,
+    /// The sound of an audio view that closed, unloaded at the next layout (closing has no
+    /// egui context to reach the shared sound state).
+    audio_to_release: Option<String>,
 }
 
 impl Default for ViewerState {
@@ -45,6 +49,7 @@ impl Default for ViewerState {
             open: None,
             subtitles_on: true,
             subtitles_changed: false,
+            audio_to_release: None,
         }
     }
 }
@@ -64,6 +69,9 @@ struct OpenViewer {
     step_after_layout: isize,
     /// Plays the result when it is a video (stopped when the viewer moves on or closes).
     player: VideoPlayerState,
+    /// The audio view, when the result is a sound (unloaded when the viewer moves on or
+    /// closes).
+    audio: AudioViewState,
     /// Before / After on an edit's result: show the source video instead of the result.
     show_before: bool,
     /// False while a dialog opened from the viewer (e.g. Vary's confirmation) sits above
@@ -94,6 +102,7 @@ impl ViewerState {
             step_after_layout: 0,
             is_top_modal: true,
             player: VideoPlayerState::default(),
+            audio: AudioViewState::default(),
             show_before: false,
             transcript: ViewerTranscript::default(),
             subtitles_on: self.subtitles_on,
@@ -115,7 +124,24 @@ impl ViewerState {
     }
 
     pub fn close(&mut self) {
-        self.open = None;
+        if let Some(open) = self.open.take()
+            && let Some(url) = open.audio.url()
+        {
+            self.audio_to_release = Some(url.to_owned());
+        }
+    }
+
+    /// The audio view, when the result on screen is a sound (tests).
+    pub fn audio_view(&self) -> Option<&AudioViewState> {
+        let open = self.open.as_ref()?;
+        open.audio.url().is_some().then_some(&open.audio)
+    }
+
+    /// Start playing the sound on screen as soon as it is ready (opened from a tile's ▶).
+    pub fn play_audio_when_ready(&mut self) {
+        if let Some(open) = self.open.as_mut() {
+            open.audio.play_when_ready();
+        }
     }
 
     pub fn is_open(&self) -> bool {
@@ -279,6 +305,9 @@ impl ViewerState {
         find_media: impl Fn(&str) -> Option<&'a MediaItem>,
     ) -> Vec<Action> {
         let mut actions = Vec::new();
+        if let Some(url) = self.audio_to_release.take() {
+            crate::ui::audio::sounds::release(ctx, &url);
+        }
         let Some(open) = self.open.as_mut() else {
             return actions;
         };
@@ -324,6 +353,15 @@ impl ViewerState {
             }
         } else if open.player.url().is_some() {
             open.player.close();
+        }
+        if subject.is_audio {
+            open.audio.set_source(ctx, &subject.url);
+            if open.is_top_modal {
+                // Before the viewer's keys: the arrows seek in a sound.
+                open.audio.keyboard_input(ctx);
+            }
+        } else if open.audio.url().is_some() {
+            open.audio.close(ctx);
         }
         // The transcript of the file on screen (the result, never the Before source).
         if subject.is_video || crate::api::is_audio_url(&subject.url) {
