@@ -65,9 +65,20 @@ impl ViewerTranscript {
         self.job.is_some()
     }
 
-    /// The column beside the player; a clicked cue seeks the player.
+    /// The column beside the video player; a clicked cue seeks the player.
     pub fn column_ui(&mut self, ui: &mut Ui, player: &mut VideoPlayerState) -> Vec<Action> {
-        match self.job.clone() {
+        let now_secs = player.shown_time_secs().unwrap_or(0.0);
+        let (seek, actions) = self.column_at_ui(ui, now_secs);
+        if let Some(secs) = seek {
+            player.seek_to_secs(secs);
+        }
+        actions
+    }
+
+    /// The column for any player at `now_secs`: the time a clicked cue asks for, and the
+    /// exports asked for.
+    pub fn column_at_ui(&mut self, ui: &mut Ui, now_secs: f64) -> (Option<f64>, Vec<Action>) {
+        let actions = match self.job.clone() {
             Some(TranscriptJob::Working {
                 progress_percent, ..
             }) => {
@@ -85,14 +96,12 @@ impl ViewerTranscript {
                 Vec::new()
             }
             Some(TranscriptJob::Done { .. }) => {
-                let now_secs = player.shown_time_secs().unwrap_or(0.0);
-                if let Some(secs) = panel(ui, &mut self.state, now_secs) {
-                    player.seek_to_secs(secs);
-                }
-                self.state.take_actions()
+                let seek = panel(ui, &mut self.state, now_secs);
+                return (seek, self.state.take_actions());
             }
             None => Vec::new(),
-        }
+        };
+        (None, actions)
     }
 
     /// The subtitle of the moment over the player's picture.

@@ -364,7 +364,7 @@ impl ViewerState {
             open.audio.close(ctx);
         }
         // The transcript of the file on screen (the result, never the Before source).
-        if subject.is_video || crate::api::is_audio_url(&subject.url) {
+        if subject.is_video || subject.is_audio {
             if let Some(command) = open.transcript.update(model, &subject.url, &subject.title) {
                 actions.push(Action::Send(Box::new(command)));
             }
@@ -429,7 +429,7 @@ impl ViewerState {
                         egui::Layout::top_down(egui::Align::Min),
                         |ui| {
                             ui.set_width(info_width);
-                            if (subject.is_video || crate::api::is_audio_url(&subject.url))
+                            if (subject.is_video || subject.is_audio)
                                 && open.transcript.job().is_none()
                             {
                                 let source_secs = open
@@ -437,7 +437,11 @@ impl ViewerState {
                                     .frame_count()
                                     .zip(open.player.fps())
                                     .filter(|(_, fps)| *fps > 0.0)
-                                    .map(|(frames, fps)| f64::from(frames) / fps);
+                                    .map(|(frames, fps)| f64::from(frames) / fps)
+                                    .or_else(|| {
+                                        crate::ui::audio::sounds::playback(ui.ctx(), &subject.url)?
+                                            .duration_secs()
+                                    });
                                 let project_id = match &result {
                                     ResultRef::Media(item) => item.project_id.clone(),
                                     ResultRef::Job { local_id, .. } => model
