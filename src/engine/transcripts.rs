@@ -16,6 +16,9 @@ pub enum TranscriptCommand {
     Load { srt_url: String },
     /// Write `contents` to `path` (temp file, then rename); answered by `Event::FileSaved`.
     SaveText { path: PathBuf, contents: String },
+    /// How long the sound of a local file is (the Create form's price); answered by
+    /// `Probed`.
+    Probe { path: PathBuf },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -31,12 +34,21 @@ pub enum TranscriptEvent {
         /// The raw error (Details, the log).
         detail: String,
     },
+    /// The length of a local file's sound; `None` when it could not be read (the price
+    /// then stays per minute).
+    Probed {
+        path: PathBuf,
+        duration_secs: Option<f64>,
+    },
 }
 
 pub(crate) fn handle(ctx: &Arc<Ctx>, command: TranscriptCommand) {
     match command {
         TranscriptCommand::Load { srt_url } => {
             spawn_reported(ctx, "loading a transcript", load(ctx.clone(), srt_url));
+        }
+        TranscriptCommand::Probe { path } => {
+            spawn_reported(ctx, "reading a file's length", probe(ctx.clone(), path));
         }
         TranscriptCommand::SaveText { path, contents } => {
             spawn_reported(
@@ -84,6 +96,27 @@ async fn load(ctx: Arc<Ctx>, srt_url: String) {
         }
     };
     ctx.emit(Event::Transcript(event)).await;
+}
+
+async fn probe(ctx: Arc<Ctx>, path: PathBuf) {
+    let file = path.clone();
+    let duration_secs = tokio::task::spawn_blocking(move || {
+        match crate::audio::open_file(&file) {
+            Ok((_, info)) => info.duration_secs.filter(|d| d.is_finite() && *d > 0.0),
+            Err(error) => {
+                tracing::info!("no sound length for {}: {error}", file.display());
+                None
+            }
+        }
+    })
+    .await
+    .ok()
+    .flatten();
+    ctx.emit(Event::Transcript(TranscriptEvent::Probed {
+        path,
+        duration_secs,
+    }))
+    .await;
 }
 
 async fn save_text(ctx: Arc<Ctx>, path: PathBuf, contents: String) {

@@ -496,7 +496,10 @@ impl StudioApp {
             Event::Audio(event) => self.sound_event(ctx, event),
             Event::Docs(event) => self.docs_event(ctx, event),
             Event::FileOut(event) => self.file_out_event(ctx, event),
-            Event::Transcript(event) => self.viewer.handle_transcript_event(&event),
+            Event::Transcript(event) => {
+                self.viewer.handle_transcript_event(&event);
+                self.create.transcription.handle_event(&event);
+            }
             event @ (Event::ChatConversations(_) | Event::ChatMessages { .. }) => {
                 for action in self.chat.creative.handle_event(&event) {
                     self.apply(ctx, action);
@@ -612,6 +615,9 @@ impl StudioApp {
             Action::SaveAsWav { url } => self.dialogs.open(DialogKind::SaveWav { url }),
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             Action::PickSourceVideo => self.dialogs.open(DialogKind::SourceVideo),
+            Action::PickTranscriptionSource => {
+                self.dialogs.open(DialogKind::TranscriptionSource)
+            }
             action @ (Action::AddSourceUrl(_)
             | Action::RemoveSource(_)
             | Action::PlayOnCanvas(_)

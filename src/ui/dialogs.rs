@@ -58,6 +58,8 @@ pub enum DialogKind {
     DownloadFolder { items: Vec<DownloadItem> },
     /// Library "Upload…": images and videos to upload.
     LibraryFiles,
+    /// Create's Transcription "Choose file…": a sound or video to transcribe.
+    TranscriptionSource,
     /// Save text made in the studio (a transcript's export) as `file_name`.
     SaveText { file_name: String, contents: String },
 }
@@ -74,6 +76,7 @@ impl DialogKind {
             DialogKind::DownloadFolder { .. } => "Save to folder",
             DialogKind::LibraryFiles => "Upload to the library",
             DialogKind::SaveText { .. } => "Save transcript",
+            DialogKind::TranscriptionSource => "Choose a sound or video to transcribe",
         }
     }
 
@@ -95,6 +98,7 @@ impl DialogKind {
             DialogKind::SourceVideo => {
                 "Type a path instead, or drag and drop the video onto the window."
             }
+            DialogKind::TranscriptionSource => "Type the path of the file instead.",
             DialogKind::SaveImage { .. } | DialogKind::SaveText { .. }
                 | DialogKind::SaveWav { .. } => {
                 "Type the path to save to instead."
@@ -421,6 +425,17 @@ fn run_dialog(kind: &DialogKind) -> Answer {
             .save_file()
             .into_iter()
             .collect(),
+        DialogKind::TranscriptionSource => {
+            let media: Vec<&str> = crate::api::audio::AUDIO_EXTENSIONS
+                .iter()
+                .chain(VIDEO_EXTENSIONS.iter())
+                .copied()
+                .collect();
+            match dialog.add_filter("Sound and video", &media).pick_file() {
+                Some(path) => vec![path],
+                None => Vec::new(),
+            }
+        }
         DialogKind::SaveText { file_name, .. } => dialog
             .set_file_name(file_name)
             .save_file()

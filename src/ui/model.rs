@@ -231,6 +231,8 @@ pub enum Action {
     PickSourceFiles,
     /// Open the file dialog for the video to edit.
     PickSourceVideo,
+    /// Open the file dialog for the sound or video to transcribe.
+    PickTranscriptionSource,
     AddSourceUrl(String),
     RemoveSource(usize),
     /// Play this job output's video in place on the Create canvas (`None`: stop).

@@ -13,6 +13,7 @@ pub mod model_avatar;
 pub mod prompt_presets;
 pub mod state;
 pub mod storyboard;
+pub mod transcription_form;
 pub mod video_edit;
 
 pub use form::{ComposeForm, Estimate, SourceImage, SourceState};
@@ -75,6 +76,8 @@ pub fn create_ui(
     // Room for the line naming the field to fix, after a refused submit.
     let refused = if state.form.kind == GenerationKind::VideoEdit {
         state.video_edit.show_validation && !state.video_edit.errors.is_empty()
+    } else if state.form.kind == GenerationKind::Transcription {
+        state.transcription.problem.is_some()
     } else {
         !state.form.errors.is_empty()
     };
@@ -118,6 +121,8 @@ pub fn create_ui(
             if state.form.kind == GenerationKind::VideoEdit {
                 let project = state.form.project_id.as_deref();
                 video_edit::submit_row_ui(ui, model, &state.video_edit, project, &mut actions);
+            } else if state.form.kind == GenerationKind::Transcription {
+                transcription_form::submit_row_ui(ui, model, &state.transcription, &mut actions);
             } else {
                 generate_row_ui(ui, model, &state.form, &mut actions);
             }
@@ -184,6 +189,14 @@ fn form_ui(
             .video_edit
             .refresh_validation(model, project.as_deref());
         video_edit::edit_form_ui(ui, model, &mut state.video_edit, actions);
+        ui.add_space(tokens::SPACE_M);
+        project_card_ui(ui, model, &mut state.form, actions);
+        ui.add_space(tokens::SPACE_L);
+        return;
+    }
+    if state.form.kind == GenerationKind::Transcription {
+        state.focus_prompt = false;
+        transcription_form::form_ui(ui, &mut state.transcription, actions);
         ui.add_space(tokens::SPACE_M);
         project_card_ui(ui, model, &mut state.form, actions);
         ui.add_space(tokens::SPACE_L);
@@ -279,13 +292,14 @@ fn kind_description(kind: GenerationKind) -> &'static str {
 
 /// The types Create offers: every generation, and video editing (whose form picks trim,
 /// an edit operation or a restyle).
-const PICKER_KINDS: [GenerationKind; 6] = [
+const PICKER_KINDS: [GenerationKind; 7] = [
     GenerationKind::Image,
     GenerationKind::ImageEdit,
     GenerationKind::TextToVideo,
     GenerationKind::ImageToVideo,
     GenerationKind::CreativeDirector,
     GenerationKind::VideoEdit,
+    GenerationKind::Transcription,
 ];
 
 /// The type picker: every kind in equal cells, on one row when the column is wide enough,
