@@ -57,6 +57,8 @@ pub(crate) struct ModelSpec {
     /// Video models: the output lengths in seconds the model renders.
     #[serde(default)]
     pub supported_durations: Option<Vec<f64>>,
+    #[serde(default)]
+    pub default_duration: Option<f64>,
     /// `native` or `none`.
     #[serde(default)]
     pub sound_generation_type: Option<String>,

@@ -30,5 +30,6 @@ pub(crate) fn produce(row: &GenerationRow) -> Result<StoredResult, Value> {
         credits_used: None,
         billed_secs: None,
         content: Some(content),
+        audio: None,
     })
 }

@@ -95,6 +95,7 @@ pub(crate) fn content_type_for(path: &str) -> &'static str {
         "flac" => "audio/flac",
         "json" => "application/json",
         "txt" => "text/plain; charset=utf-8",
+        "srt" => "application/x-subrip; charset=utf-8",
         "pdf" => "application/pdf",
         _ => "application/octet-stream",
     }

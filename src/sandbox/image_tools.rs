@@ -278,6 +278,7 @@ fn render_and_write(
         credits_used: None,
         billed_secs: None,
         content: None,
+        audio: None,
     })
 }
 

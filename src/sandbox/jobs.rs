@@ -53,6 +53,9 @@ pub(crate) struct StoredResult {
     /// Creative chat: the Markdown answer (`result.content`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// Sound jobs: tracks, titles, lyrics, voice, transcript files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio: Option<super::audio_jobs::AudioResult>,
 }
 
 impl StoredResult {
@@ -209,6 +212,7 @@ async fn run(state: AppState, id: String) {
                 Ok(false) => {
                     // Cancelled while rendering: the files belong to nothing.
                     let _ = std::fs::remove_dir_all(state.files_dir.join("generations").join(&id));
+                    super::audio_jobs::remove_outputs(&state.files_dir, &id);
                 }
                 Err(error) => {
                     tracing::error!(generation_id = %id, %error, "could not complete generation")
@@ -259,6 +263,9 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
     }
     if super::creative_chat_job::is_chat_kind(&row.kind) {
         return super::creative_chat_job::produce(row);
+    }
+    if super::audio_jobs::is_audio_kind(&row.kind) {
+        return super::audio_jobs::produce(state, row).await;
     }
     let source_bytes = match row.source_images.first() {
         Some(url) => Some(
@@ -384,6 +391,7 @@ fn render_and_write(
         credits_used: None,
         billed_secs: None,
         content: None,
+        audio: None,
     })
 }
 
@@ -513,6 +521,7 @@ pub(crate) fn write_video_outputs(
         credits_used: None,
         billed_secs: None,
         content: None,
+        audio: None,
     })
 }
 
@@ -562,6 +571,9 @@ pub(crate) fn source_title(state: &AppState, url: &str) -> String {
 
 /// One library item per output URL of a completed generation.
 fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult) -> Vec<NewMedia> {
+    if super::audio_jobs::is_audio_kind(&row.kind) {
+        return super::audio_jobs::media(state, row, result);
+    }
     let request: Value = serde_json::from_str(&row.request_json).unwrap_or(Value::Null);
     let request_str = |field: &str| {
         request

@@ -7,6 +7,7 @@
 
 mod analyze_fetch;
 mod assistant;
+mod audio_jobs;
 mod auth;
 mod avatars;
 mod catalog;
@@ -48,6 +49,7 @@ mod retention;
 mod routes;
 mod seed;
 mod server;
+mod sound;
 mod state;
 mod store;
 mod trim_job;

@@ -40,6 +40,8 @@ pub(crate) enum Group {
     CodeUpload,
     /// 60/min per user: coding-assistant chat completions (the sandbox's choice).
     CodeChat,
+    /// 100/min per user, its own counter: /transcribe.
+    Transcription,
 }
 
 impl Group {
@@ -52,6 +54,7 @@ impl Group {
             Group::BulkMedia => 20,
             Group::PaletteAnalysis => 10,
             Group::CodeUpload | Group::CodeChat => 60,
+            Group::Transcription => 100,
         }
     }
 
@@ -260,13 +263,14 @@ pub(crate) fn group_for_route(method: &axum::http::Method, path: &str) -> Group 
         | [
             "v1",
             "generate",
-            "video" | "creative-director" | "video-from-video",
+            "video" | "creative-director" | "video-from-video" | "music" | "speech" | "sound",
         ]
         | ["v1", "generate", "video", "from-image"]
         | ["v1", "edit", "video"]
         | ["v1", "media", "upload"] => Group::OtherGeneration,
         ["v1", "video", "trim"] if method == axum::http::Method::POST => Group::OtherGeneration,
         ["v1", "video", "trim", _] => Group::Media,
+        ["v1", "transcribe"] => Group::Transcription,
         ["v1", "projects"] if method == axum::http::Method::POST => Group::ProjectCreation,
         ["v1", "media", "bulk", ..] | ["v1", "media", "folders", _, "move-contents"] => {
             Group::BulkMedia
@@ -364,6 +368,7 @@ pub(crate) fn limited_response(group: Group, decision: Decision) -> Response {
                 Group::ImageGeneration => "image generation",
                 Group::Media => "media",
                 Group::BulkMedia => "bulk media",
+                Group::Transcription => "transcription",
                 _ => "generation",
             };
             json!({

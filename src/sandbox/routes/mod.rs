@@ -2,6 +2,7 @@
 
 mod account;
 mod admin;
+mod audio;
 mod creative_chat;
 mod edit_image;
 mod folders;
@@ -17,11 +18,13 @@ mod projects;
 mod prompt_presets;
 mod status;
 mod ticket;
+mod transcribe;
 mod trim;
 mod upload;
 mod video;
 mod video_edit;
 mod video_from_video;
+mod voices;
 
 use axum::Router;
 use axum::http::StatusCode;
@@ -98,6 +101,25 @@ pub(crate) fn router(state: AppState) -> Router {
             "/v1/generate/creative-director/{id}/status",
             get(video::creative_director_status),
         )
+        .route(
+            "/v1/generate/music",
+            post(audio::music).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/generate/speech",
+            post(audio::speech).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/generate/sound",
+            post(audio::sound).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/transcribe",
+            upload::request_cap()
+                .apply(post(transcribe::transcribe).route_layer(limit(Group::Transcription))),
+        )
+        // Voices: no per-endpoint limiter (contract).
+        .route("/v1/voices", get(voices::list))
         .route("/v1/generate/{id}/status", get(status::status))
         .route(
             "/v1/generate/{id}/cancel",

@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde_json::{Value, json};
 
+use crate::sandbox::audio_jobs::{AudioResult, MUSIC_KIND, SPEECH_KIND, TRANSCRIPTION_KIND};
 use crate::sandbox::auth::Caller;
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::is_object_id;
@@ -75,6 +76,17 @@ pub(crate) async fn status(
             });
             if let Some(duration_secs) = stored.duration_secs {
                 body["result"]["duration"] = json!(duration_secs);
+            }
+            if let Some(audio) = &stored.audio {
+                audio_fields(
+                    &state,
+                    &mut body["result"],
+                    &mut breakdown,
+                    &row,
+                    &stored,
+                    audio,
+                );
+            } else if let Some(duration_secs) = stored.duration_secs {
                 // Video is priced per second of the (mapped) requested length; edits and
                 // video-to-video by the seconds settled from the real source.
                 breakdown["duration_multiplier"] = json!(
@@ -117,6 +129,64 @@ pub(crate) async fn status(
         _ => {}
     }
     Ok(Json(body))
+}
+
+/// A sound job's result fields: music `title`, `lyrics` and `variations`; speech `voice`
+/// and `text`; transcription `text` and its file URLs.
+fn audio_fields(
+    state: &AppState,
+    result: &mut Value,
+    breakdown: &mut Value,
+    row: &GenerationRow,
+    stored: &StoredResult,
+    audio: &AudioResult,
+) {
+    let url = |path: &Option<String>| path.as_deref().map(|p| state.file_url(p));
+    if let Some(first) = audio.tracks.first() {
+        if first.title.is_some() {
+            result["title"] = json!(first.title);
+        }
+        if first.lyrics.is_some() {
+            result["lyrics"] = json!(first.lyrics);
+        }
+    }
+    if row.kind == MUSIC_KIND {
+        result["variations"] = json!(
+            audio
+                .tracks
+                .iter()
+                .map(|t| json!({
+                    "url": state.file_url(&t.path),
+                    "title": t.title,
+                    "lyrics": t.lyrics,
+                    "duration": t.duration_secs,
+                }))
+                .collect::<Vec<_>>()
+        );
+        if audio.style.is_some() {
+            result["style"] = json!(audio.style);
+        }
+    }
+    if audio.voice.is_some() {
+        result["voice"] = json!(audio.voice);
+    }
+    if audio.text.is_some() {
+        result["text"] = json!(audio.text);
+    }
+    if audio.language.is_some() {
+        result["language"] = json!(audio.language);
+    }
+    if row.kind == TRANSCRIPTION_KIND {
+        result["srt_url"] = json!(url(&audio.srt_path));
+        result["txt_url"] = json!(url(&audio.txt_path));
+        result["word_by_word_srt_url"] = json!(url(&audio.word_srt_path));
+        if let Some(billed_secs) = stored.billed_secs {
+            breakdown["minutes"] = json!((billed_secs / 60.0).round());
+        }
+    }
+    if row.kind == SPEECH_KIND {
+        breakdown["characters"] = json!(row.prompt.chars().count());
+    }
 }
 
 pub(crate) async fn cancel(
