@@ -231,6 +231,14 @@ pub fn price_breakdown(model: &ModelRecord, inputs: &PriceInputs) -> Option<Stri
                 .unwrap_or(DEFAULT_VIDEO_DURATION_SECS);
             factors.push(format!("{} s", number_text(secs)));
         }
+        PriceUnit::Per100Characters => {
+            let characters = inputs.characters.unwrap_or(0);
+            factors.push(format!(
+                "{} ({} characters)",
+                speech_units(characters),
+                super::validate::thousands(characters)
+            ));
+        }
         _ => {}
     }
     if factors.len() == 1 {
@@ -306,7 +314,40 @@ pub fn inputs_for_spec(spec: &GenerationSpec) -> PriceInputs {
             .then_some(spec.request.duration)
             .flatten()
             .filter(|d| *d > 0.0),
+        characters: (spec.kind == GenerationKind::Speech)
+            .then(|| speech_characters(&spec.request.prompt)),
         ..PriceInputs::default()
+    }
+}
+
+/// Characters of speech text as priced (every character the route is sent).
+pub fn speech_characters(text: &str) -> u64 {
+    text.chars().count() as u64
+}
+
+/// Speech is priced per 100 characters, rounded up: how many hundreds `characters` is.
+pub fn speech_units(characters: u64) -> u64 {
+    characters.div_ceil(100)
+}
+
+/// The live line under the speech text: "312 characters · 4 × 1 credit = 4 credits"
+/// (without a price: "312 characters").
+pub fn speech_price_line(characters: u64, credit: Option<f64>) -> String {
+    let count = format!(
+        "{} character{}",
+        super::validate::thousands(characters),
+        if characters == 1 { "" } else { "s" }
+    );
+    match credit {
+        Some(credit) => {
+            let units = speech_units(characters);
+            format!(
+                "{count} · {units} × {} = {}",
+                credits_text(credit),
+                credits_text(tidy(credit * units as f64))
+            )
+        }
+        None => count,
     }
 }
 
@@ -688,5 +729,54 @@ mod tests {
         let spec = image_spec(Some("  "), None);
         assert_eq!(inputs_for_spec(&spec).resolution, None);
         assert_eq!(inputs_for_spec(&spec).num_images, 1);
+    }
+}
+
+#[cfg(test)]
+mod audio_tests {
+    use super::*;
+    use crate::api::audio::{AudioJobRequest, MusicRequest, SpeechRequest};
+
+    fn record(catalog_type: &str, credit: f64) -> ModelRecord {
+        ModelRecord {
+            identifier: "m".into(),
+            types: vec![catalog_type.into()],
+            credit: Some(credit),
+            supported_durations: vec![30.0, 120.0],
+            default_duration: Some(120.0),
+            ..ModelRecord::default()
+        }
+    }
+
+    #[test]
+    fn speech_costs_credit_per_started_hundred_characters() {
+        let model = record("text_to_speech", 1.0);
+        let spec = |chars: usize| {
+            GenerationSpec::for_audio(AudioJobRequest::Speech(SpeechRequest {
+                text: "a".repeat(chars),
+                voice: "Rachel".into(),
+                ..SpeechRequest::default()
+            }))
+        };
+        assert_eq!(estimate_credits(&model, &spec(1)), Some(1.0));
+        assert_eq!(estimate_credits(&model, &spec(100)), Some(1.0));
+        assert_eq!(estimate_credits(&model, &spec(101)), Some(2.0));
+        assert_eq!(estimate_credits(&model, &spec(312)), Some(4.0));
+        assert_eq!(
+            speech_price_line(312, Some(1.0)),
+            "312 characters · 4 × 1 credit = 4 credits"
+        );
+        assert_eq!(speech_price_line(1, None), "1 character");
+    }
+
+    #[test]
+    fn music_is_priced_per_generation_whatever_its_length() {
+        let model = record("music_gen", 10.0);
+        let spec = GenerationSpec::for_audio(AudioJobRequest::Music(MusicRequest {
+            prompt: "lofi".into(),
+            duration: Some(30.0),
+            ..MusicRequest::default()
+        }));
+        assert_eq!(estimate_credits(&model, &spec), Some(10.0));
     }
 }

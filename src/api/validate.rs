@@ -47,6 +47,14 @@ pub enum Field {
     StartTime,
     /// Trim's `end_time`.
     EndTime,
+    /// Speech's `voice` (VOICE_REQUIRED / VOICE_NOT_FOUND before sending).
+    Voice,
+    /// Music's `lyrics`.
+    Lyrics,
+    /// Music's `vocal_gender`.
+    VocalGender,
+    /// Speech's `language`.
+    Language,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,7 +72,10 @@ impl FieldError {
     }
 }
 
+mod audio;
 mod video;
+
+pub use audio::{SOUND_DURATION_RANGE_SECS, VOCAL_GENDERS, sound_range_secs, validate_audio_job};
 
 pub use video::{
     AUDIO_FORMAT_FALLBACK, AUDIO_SCORING_AUTO_CAPTION_MARKER, MIN_TRIM_SELECTION_SECS,
@@ -85,6 +96,20 @@ pub fn validate_with_source(
 ) -> Vec<FieldError> {
     if GenerationKind::VIDEO_SOURCED.contains(&spec.kind) {
         return video::validate_video_job(spec, model, source_secs);
+    }
+    if spec.kind.outputs_audio() {
+        return audio::validate_audio_job(spec, model, None);
+    }
+    if spec.kind == GenerationKind::Transcription {
+        return match &spec.audio {
+            Some(crate::api::audio::AudioJobRequest::Transcription(request)) => {
+                audio::transcription_errors(request, source_secs)
+            }
+            _ => vec![FieldError::new(
+                Field::SourceVideo,
+                "The transcription request has no source.",
+            )],
+        };
     }
     let mut errors = Vec::new();
     let request = &spec.request;

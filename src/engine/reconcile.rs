@@ -799,9 +799,15 @@ fn batch_id_of(item: &MediaItem) -> Option<String> {
 }
 
 /// Image items for image work, video items for video work (a Creative Director batch's
-/// scenes are items of its workflow's type).
+/// scenes are items of its workflow's type), audio items for music, speech and sound.
 fn media_type_matches(item: &MediaItem, spec: &GenerationSpec) -> bool {
-    let wanted = if spec.makes_video() { "video" } else { "image" };
+    let wanted = if spec.kind.outputs_audio() {
+        "audio"
+    } else if spec.makes_video() {
+        "video"
+    } else {
+        "image"
+    };
     item.kind() == wanted
 }
 

@@ -40,6 +40,11 @@ pub fn poll_interval_secs(kind: GenerationKind, hint_secs: Option<f64>) -> f64 {
             hint_secs.unwrap_or(VIDEO_JOB_POLL_INTERVAL_SECS)
         }
         GenerationKind::Chat => hint_secs.unwrap_or(CHAT_POLL_INTERVAL_SECS),
+        // Contract table: 5 s for sound, 8 s for music and speech (the speech wire example
+        // says 3: whatever the answer says wins).
+        GenerationKind::Music | GenerationKind::Speech | GenerationKind::Sound => {
+            hint_secs.unwrap_or(kind.default_poll_hint_secs())
+        }
         _ => hint_secs.unwrap_or(DEFAULT_POLL_INTERVAL_SECS),
     }
 }
@@ -722,6 +727,10 @@ mod tests {
         assert_eq!(poll_interval_secs(GenerationKind::VideoToVideo, None), 8.0);
         assert_eq!(poll_interval_secs(GenerationKind::Image, None), 3.0);
         assert_eq!(poll_interval_secs(GenerationKind::Chat, None), 2.0);
+        assert_eq!(poll_interval_secs(GenerationKind::Sound, None), 5.0);
+        assert_eq!(poll_interval_secs(GenerationKind::Music, None), 8.0);
+        assert_eq!(poll_interval_secs(GenerationKind::Speech, None), 8.0);
+        assert_eq!(poll_interval_secs(GenerationKind::Speech, Some(3.0)), 3.0);
         assert_eq!(poll_interval_secs(GenerationKind::Chat, Some(2.0)), 2.0);
         assert_eq!(
             poll_interval_secs(GenerationKind::TextToVideo, Some(0.0)),

@@ -478,7 +478,20 @@ fn job_card_ui(
             .as_ref()
             .filter(|r| !r.urls.is_empty() && other_profile.is_none())
         {
-            {
+            if job.spec.kind.outputs_audio() {
+                // Sound: the shared audio tiles (▶, title, waveform), one under another.
+                ui.add_space(2.0);
+                ui.push_id(("tray_audio", job.local_id), |ui| {
+                    crate::ui::compose::audio_results::audio_job_ui(
+                        ui,
+                        job,
+                        ui.available_width(),
+                        &job_result_refs(job),
+                        |_| false,
+                        actions,
+                    );
+                });
+            } else {
                 ui.add_space(2.0);
                 // Rows of as many tiles as fit the card (a tile's own layout does not
                 // wrap, and an over-long row would widen the card past the tray).

@@ -36,12 +36,15 @@ impl StudioApp {
             }
             ResultAction::Reuse(result) if self.video_job_of(&result).is_some() => {
                 if let Some(spec) = self.video_job_of(&result) {
-                    self.create.reuse_video_edit(&spec);
+                    let words = if spec.audio.is_some() {
+                        self.create.reuse_audio(&spec);
+                        "Prompt and settings copied into Create"
+                    } else {
+                        self.create.reuse_video_edit(&spec);
+                        "The edit's source and settings are back in Create"
+                    };
                     self.show_create(ctx);
-                    self.toasts.push(
-                        ToastKind::Info,
-                        "The edit's source and settings are back in Create",
-                    );
+                    self.toasts.push(ToastKind::Info, words);
                 }
             }
             ResultAction::Reuse(result) => match self.request_of(&result) {
@@ -283,19 +286,21 @@ impl StudioApp {
         Some(GenerationSpec::new(kind, request))
     }
 
-    /// The spec of a video edit, restyle or trim job behind `result`.
+    /// The spec of a video edit, restyle or trim job behind `result` (or of a music,
+    /// speech or sound job: its body too is more than the request mirrors).
     fn video_job_of(&self, result: &ResultRef) -> Option<GenerationSpec> {
         let ResultRef::Job { local_id, .. } = result else {
             return None;
         };
         let job = self.model.jobs.get(local_id)?;
-        job.spec.video.is_some().then(|| job.spec.clone())
+        (job.spec.video.is_some() || job.spec.audio.is_some()).then(|| job.spec.clone())
     }
 
     /// What a new job of `spec` costs, as well as it can be told before it runs.
     fn cost_of(&self, spec: &GenerationSpec, result: &ResultRef) -> Option<f64> {
-        if spec.video.is_some() {
-            // The same edit of the same source costs what it cost (or was estimated at).
+        if spec.video.is_some() || spec.audio.is_some() {
+            // The same edit of the same source (or the same sound request) costs what it
+            // cost (or was estimated at).
             let ResultRef::Job { local_id, .. } = result else {
                 return None;
             };

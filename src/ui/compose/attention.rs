@@ -108,6 +108,10 @@ pub fn field_name(field: &Field) -> &'static str {
         Field::VideoStrength => "Closeness to the source",
         Field::StartTime => "Start",
         Field::EndTime => "End",
+        Field::Voice => "Voice",
+        Field::Lyrics => "Lyrics",
+        Field::VocalGender => "Vocal gender",
+        Field::Language => "Language",
     }
 }
 
@@ -138,6 +142,9 @@ fn field_problem(error: &FieldError) -> String {
             | Field::Duration
             | Field::SceneCount
             | Field::Operation
+            | Field::Voice
+            | Field::VocalGender
+            | Field::Language
             | Field::TargetFps
             | Field::AudioFormat
             | Field::GridPosition

@@ -38,6 +38,8 @@ enum Cell<'a> {
     Problem(&'a JobRecord),
     /// A Creative Director batch: one full-width storyboard.
     Storyboard(&'a JobRecord),
+    /// A finished music, speech or sound job: its tracks side by side, a row of its own.
+    Audio(&'a JobRecord),
 }
 
 /// Columns and tile side for `width`: tiles grow with the canvas (a quarter of it, at
@@ -66,6 +68,16 @@ fn cells<'a>(model: &'a Model, state: &CreateState) -> Vec<Cell<'a>> {
             continue;
         }
         match &job.phase {
+            JobPhase::Completed if job.spec.kind.outputs_audio() => {
+                if super::audio_results::job_tracks(job)
+                    .iter()
+                    .all(|(_, track)| state.is_trashed(&track.url))
+                {
+                    cells.push(Cell::Problem(job));
+                } else {
+                    cells.push(Cell::Audio(job));
+                }
+            }
             JobPhase::Completed => {
                 let Some(result) = job.result.as_ref().filter(|r| !r.urls.is_empty()) else {
                     cells.push(Cell::Problem(job));
@@ -108,12 +120,19 @@ pub fn canvas_ui(
     let now_ms = chrono::Utc::now().timestamp_millis();
     let outputs: Vec<ResultRef> = cells
         .iter()
-        .filter_map(|cell| match cell {
-            Cell::Output { job, index, .. } => Some(ResultRef::Job {
+        .flat_map(|cell| match cell {
+            Cell::Output { job, index, .. } => vec![ResultRef::Job {
                 local_id: job.local_id,
                 index: *index,
-            }),
-            _ => None,
+            }],
+            Cell::Audio(job) => super::audio_results::job_tracks(job)
+                .into_iter()
+                .map(|(index, _)| ResultRef::Job {
+                    local_id: job.local_id,
+                    index,
+                })
+                .collect(),
+            _ => Vec::new(),
         })
         .collect();
     // The output playing in place went away (dismissed, trashed): stop it.
@@ -137,7 +156,9 @@ pub fn canvas_ui(
     });
     // The newest result: what the service made and charged against what was asked.
     if let Some(outcome) = cells.iter().find_map(|cell| match cell {
-        Cell::Output { job, .. } => crate::ui::job_outcome::outcome_line(job, model),
+        Cell::Output { job, .. } | Cell::Audio(job) => {
+            crate::ui::job_outcome::outcome_line(job, model)
+        }
         _ => None,
     }) {
         widgets::muted(ui, format!("Latest: {outcome}"));
@@ -155,9 +176,10 @@ pub fn canvas_ui(
         // Tiles flow in rows; a storyboard takes a row of its own.
         let mut rows: Vec<Vec<&Cell>> = Vec::new();
         for cell in &cells {
-            let starts_row = matches!(cell, Cell::Storyboard(_))
+            let alone = |cell: &Cell| matches!(cell, Cell::Storyboard(_) | Cell::Audio(_));
+            let starts_row = alone(cell)
                 || rows.last().is_none_or(|row| {
-                    row.len() >= columns || matches!(row.first(), Some(Cell::Storyboard(_)))
+                    row.len() >= columns || row.first().is_some_and(|c| alone(c))
                 });
             if starts_row {
                 rows.push(vec![cell]);
@@ -169,6 +191,20 @@ pub fn canvas_ui(
             if let [Cell::Storyboard(job)] = row.as_slice() {
                 ui.push_id(("storyboard", job.local_id), |ui| {
                     storyboard::storyboard_ui(ui, job, textures, width, actions);
+                });
+                ui.add_space(TILE_GAP);
+                continue;
+            }
+            if let [Cell::Audio(job)] = row.as_slice() {
+                ui.push_id(("audio", job.local_id), |ui| {
+                    super::audio_results::audio_job_ui(
+                        ui,
+                        job,
+                        width,
+                        &outputs,
+                        |url| state.is_favourite(url),
+                        actions,
+                    );
                 });
                 ui.add_space(TILE_GAP);
                 continue;
@@ -213,7 +249,7 @@ pub fn canvas_ui(
                             });
                         }
                         // Always alone in its row (above).
-                        Cell::Storyboard(_) => {}
+                        Cell::Storyboard(_) | Cell::Audio(_) => {}
                     }
                 }
             });
@@ -367,6 +403,10 @@ const MIN_STATUS_HEIGHT: f32 = 180.0;
 /// The height of a running job's placeholder `side` wide: the shape its result will have
 /// (so the tile keeps its place when the picture lands), within reason.
 fn running_tile_height(job: &JobRecord, side: f32) -> f32 {
+    if job.spec.kind.outputs_audio() {
+        // A sound's tile is a short strip, not a picture.
+        return MIN_STATUS_HEIGHT.min(side);
+    }
     let (w, h) = media_ratio(job);
     let aspect = w as f32 / h.max(1) as f32;
     (side / aspect).round().max(MIN_STATUS_HEIGHT.min(side))

@@ -139,6 +139,8 @@ pub struct ComposeForm {
     /// Settings' starting choices per type (keyed by [`defaults_key`]), kept current by
     /// the shell; applied by [`ComposeForm::set_kind`] and "Reset to defaults".
     pub kind_defaults: BTreeMap<String, crate::settings::GenerationDefaults>,
+    /// Music, speech and sound effects: their own fields and the voice picker.
+    pub audio: super::audio_form::AudioForm,
 }
 
 /// The key of a type in `Settings::generation_defaults`: its wire name (`"image"`,
@@ -182,6 +184,7 @@ impl Default for ComposeForm {
             workflow: WorkflowType::Image,
             visual_dna_input: String::new(),
             kind_defaults: BTreeMap::new(),
+            audio: Default::default(),
         }
     }
 }
@@ -325,12 +328,31 @@ impl ComposeForm {
     }
 
     pub fn max_prompt_chars(&self, model: &Model) -> u32 {
-        self.selected_model(model)
+        self.limits_model(model)
             .map(ModelRecord::max_prompt_chars)
             .unwrap_or(crate::api::DEFAULT_MAX_PROMPT_LENGTH)
     }
 
+    /// The model whose limits the form follows: the chosen one; for the sound kinds under
+    /// Auto, the type's only model (see `audio_form::effective_model`).
+    pub fn limits_model<'m>(&self, model: &'m Model) -> Option<&'m ModelRecord> {
+        if self.kind.outputs_audio() {
+            super::audio_form::effective_model(model, self.kind, self.selected_model(model))
+        } else {
+            self.selected_model(model)
+        }
+    }
+
     pub fn output_options(&self, model: &Model) -> OutputOptions {
+        if self.kind.outputs_audio() {
+            // Sound has no picture: its lengths are the audio form's own.
+            return OutputOptions {
+                aspect_ratios: Vec::new(),
+                resolutions: Vec::new(),
+                max_images: 1,
+                durations_secs: Vec::new(),
+            };
+        }
         let video = self.makes_video();
         let counts_images = matches!(self.kind, GenerationKind::Image | GenerationKind::ImageEdit);
         let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
@@ -419,6 +441,10 @@ impl ComposeForm {
                 .unwrap_or(options.durations_secs[0]);
         }
         self.scene_count = self.scene_count.clamp(MIN_SCENE_COUNT, MAX_SCENE_COUNT);
+        if self.kind.outputs_audio() && model.catalog.is_loaded() {
+            let limits = self.limits_model(model).cloned();
+            self.audio.normalize(self.kind, limits.as_ref());
+        }
         // Image to video animates one image: the newest added replaces the others.
         if self.kind == GenerationKind::ImageToVideo && self.sources.len() > 1 {
             let keep = self.sources.len() - 1;
@@ -439,6 +465,14 @@ impl ComposeForm {
 
     /// The request this form describes right now: only the fields its route reads.
     pub fn build_spec(&self, model: &Model) -> GenerationSpec {
+        if self.kind.outputs_audio() {
+            return self.audio.spec(
+                self.kind,
+                &self.prompt,
+                self.selected_model(model).map(|m| m.identifier.clone()),
+                self.project_id.clone(),
+            );
+        }
         let options = self.output_options(model);
         let kind = self.kind;
         let sources = if self.takes_sources() {
@@ -523,7 +557,7 @@ impl ComposeForm {
 
     pub fn estimate(&self, model: &Model) -> Estimate {
         let spec = self.build_spec(model);
-        match self.selected_model(model) {
+        match self.limits_model(model) {
             Some(record) => {
                 estimate_credits(record, &spec).map_or(Estimate::Unknown, Estimate::Exact)
             }
@@ -545,6 +579,13 @@ impl ComposeForm {
     /// Client-side checks: the shared validator plus what only the form knows (uploads).
     pub fn validation_errors(&self, model: &Model) -> Vec<FieldError> {
         let spec = self.build_spec(model);
+        if self.kind.outputs_audio() {
+            return crate::api::validate::validate_audio_job(
+                &spec,
+                self.limits_model(model),
+                self.audio.voices.known_voices(),
+            );
+        }
         let mut errors = validate(&spec, self.selected_model(model));
         if self.takes_sources() {
             let field = self.sources_field();
@@ -590,13 +631,17 @@ impl ComposeForm {
     /// A submit was refused by the service: when it is a 400 about the prompt or the
     /// model, repeat the message under that field (the tray shows it as well).
     pub fn note_rejection(&mut self, error: &ApiError) {
-        if error.status() != Some(400) {
+        let code = error.code().unwrap_or_default().to_ascii_uppercase();
+        // Speech: VOICE_REQUIRED (400) and VOICE_NOT_FOUND (404) belong to the voice.
+        let voice = code.starts_with("VOICE_");
+        if error.status() != Some(400) && !voice {
             return;
         }
         let message = error.to_string();
         let lower = message.to_lowercase();
-        let code = error.code().unwrap_or_default().to_ascii_uppercase();
-        let field = if code.contains("PROMPT") || lower.contains("prompt") {
+        let field = if voice {
+            Some(Field::Voice)
+        } else if code.contains("PROMPT") || lower.contains("prompt") {
             Some(Field::Prompt)
         } else if code.contains("MODEL") || lower.contains("model") {
             Some(Field::Model)

@@ -4,6 +4,8 @@
 //! the form and handles Create's events; this module only lays it out.
 
 pub mod attention;
+pub mod audio_form;
+pub mod audio_results;
 pub mod auto_mapping;
 pub mod canvas;
 pub mod columns;
@@ -15,6 +17,7 @@ pub mod state;
 pub mod storyboard;
 pub mod transcription_form;
 pub mod video_edit;
+pub mod voice_picker;
 
 pub use form::{ComposeForm, Estimate, SourceImage, SourceState};
 pub use state::CreateState;
@@ -180,7 +183,7 @@ fn form_ui(
     actions: &mut Vec<Action>,
 ) {
     ui.add_space(tokens::SPACE_L);
-    header_ui(ui, &mut state.form);
+    header_ui(ui, model, &mut state.form);
     ui.add_space(tokens::SPACE_M);
     if state.form.kind == GenerationKind::VideoEdit {
         state.focus_prompt = false;
@@ -206,6 +209,17 @@ fn form_ui(
     state.form.attention.begin_form();
     prompt_card_ui(ui, model, state, focus, actions);
     let form = &mut state.form;
+    if form.kind.outputs_audio() {
+        ui.add_space(tokens::SPACE_M);
+        audio_form::audio_card_ui(ui, model, form, actions);
+        ui.add_space(tokens::SPACE_M);
+        model_card_ui(ui, model, form, textures, actions);
+        ui.add_space(tokens::SPACE_M);
+        project_card_ui(ui, model, form, actions);
+        form.attention.end_form();
+        ui.add_space(tokens::SPACE_L);
+        return;
+    }
     // What is edited or animated comes right after the prompt; Creative Director's
     // optional references come after its model.
     let sources_first = matches!(
@@ -232,7 +246,7 @@ fn form_ui(
     ui.add_space(tokens::SPACE_L);
 }
 
-fn header_ui(ui: &mut Ui, form: &mut ComposeForm) {
+fn header_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
     ui.label(
         RichText::new("Create")
             .size(tokens::TEXT_HEADING)
@@ -240,7 +254,7 @@ fn header_ui(ui: &mut Ui, form: &mut ComposeForm) {
             .color(tokens::palette().text),
     );
     ui.add_space(tokens::SPACE_XS);
-    segmented_kind_ui(ui, form);
+    segmented_kind_ui(ui, model, form);
     ui.add_space(tokens::SPACE_XS);
     widgets::muted(ui, kind_description(form.kind));
     let reset = ui
@@ -302,10 +316,30 @@ const PICKER_KINDS: [GenerationKind; 7] = [
     GenerationKind::Transcription,
 ];
 
+/// The sound kinds, offered when the catalog has models of their type (or one is chosen).
+const SOUND_KINDS: [GenerationKind; 3] = [
+    GenerationKind::Music,
+    GenerationKind::Speech,
+    GenerationKind::Sound,
+];
+
+/// The kinds the type picker shows now: [`PICKER_KINDS`], then the sound kinds the
+/// catalog has models for.
+pub fn picker_kinds(model: &Model, current: GenerationKind) -> Vec<GenerationKind> {
+    let mut kinds = PICKER_KINDS.to_vec();
+    kinds.extend(
+        SOUND_KINDS.into_iter().filter(|kind| {
+            *kind == current || !model.models_of_kind(kind.catalog_type()).is_empty()
+        }),
+    );
+    kinds
+}
+
 /// The type picker: every kind in equal cells, on one row when the column is wide enough,
 /// else in two or three even rows. The rows depend on the column's width alone, so they
 /// do not change while jobs come and go.
-fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
+fn segmented_kind_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
+    let kinds = picker_kinds(model, form.kind);
     const GAP: f32 = 2.0;
     const MARGIN: i8 = 3;
     egui::Frame::new()
@@ -317,7 +351,7 @@ fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
             let width = ui.available_width();
             ui.set_width(width);
             let padding = ui.spacing().button_padding.x * 2.0;
-            let widest = PICKER_KINDS
+            let widest = kinds
                 .iter()
                 .map(|kind| {
                     let font = egui::TextStyle::Button.resolve(ui.style());
@@ -328,13 +362,13 @@ fn segmented_kind_ui(ui: &mut Ui, form: &mut ComposeForm) {
                         + padding
                 })
                 .fold(0.0, f32::max);
-            let columns = [PICKER_KINDS.len(), 3, 2]
+            let columns = [kinds.len(), 3, 2]
                 .into_iter()
                 .find(|&n| widest * n as f32 + GAP * (n as f32 - 1.0) <= width)
                 .unwrap_or(1);
             let cell = ((width - GAP * (columns as f32 - 1.0)) / columns as f32).floor();
             ui.spacing_mut().item_spacing = Vec2::splat(GAP);
-            for row in PICKER_KINDS.chunks(columns) {
+            for row in kinds.chunks(columns) {
                 ui.horizontal(|ui| {
                     for &kind in row {
                         let clicked = ui
@@ -382,7 +416,9 @@ fn prompt_card_ui(
     let form = &mut state.form;
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
-        let label = widgets::section_label(ui, "Prompt");
+        let speech = form.kind == GenerationKind::Speech;
+        let field_name = if speech { "Text" } else { "Prompt" };
+        let label = widgets::section_label(ui, field_name);
         let max = form.max_prompt_chars(model) as usize;
         let count = form.prompt.chars().count();
         let over = count > max;
@@ -390,6 +426,9 @@ fn prompt_card_ui(
             GenerationKind::ImageToVideo => "Optional: the motion — slow push in, leaves drifting…",
             GenerationKind::TextToVideo => "A drone glides over a foggy harbour at dawn, gulls…",
             GenerationKind::CreativeDirector => "A paper boat's journey from a gutter to the sea…",
+            GenerationKind::Music => "An upbeat summer pop song about a road trip…",
+            GenerationKind::Speech => "The words to speak, as they should be read…",
+            GenerationKind::Sound => "A heavy wooden door creaking open in a stone hall…",
             _ => "A quiet harbour at dawn, mist over the water, 35 mm film…",
         };
         let mut edit = TextEdit::multiline(&mut form.prompt)
@@ -406,7 +445,7 @@ fn prompt_card_ui(
             .max_height(240.0)
             .show(ui, |ui| {
                 let output = edit.show(ui);
-                widgets::name_widget(&output.response.response, "Prompt");
+                widgets::name_widget(&output.response.response, field_name);
                 if focus {
                     output.response.response.request_focus();
                 }
@@ -416,6 +455,16 @@ fn prompt_card_ui(
         // Out here, so the form's scroll area (not the prompt's own) brings it into view.
         attention::mark_create(form, Field::Prompt, &prompt, true);
         let _ = label;
+        if speech {
+            // The speech price follows the text: "312 characters · 4 × 1 credit = 4 credits".
+            let line = audio_form::speech_price_line(model, form);
+            let price = ui.label(
+                RichText::new(&line)
+                    .size(tokens::TEXT_SMALL)
+                    .color(tokens::palette().text_muted),
+            );
+            widgets::name_widget(&price, &line);
+        }
         ui.horizontal(|ui| {
             prompt_presets::prompt_presets_ui(ui, presets, form, actions);
             for message in form.messages_for(&Field::Prompt) {
@@ -534,6 +583,10 @@ fn model_card_ui(
         });
         if let Some(note) = auto_mapping::auto_mapping_note(form, model) {
             widgets::muted(ui, note);
+        }
+        if form.kind.outputs_audio() {
+            // Sound has no enhance, visual DNA or cinematic options.
+            return;
         }
         ui.add_space(tokens::SPACE_S);
         ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")

@@ -103,6 +103,7 @@ impl CreateState {
         GenerationKind::ALL.contains(&kind)
             || GenerationKind::VIDEO_SOURCED.contains(&kind)
             || kind == GenerationKind::ImageTool
+            || kind.outputs_audio()
     }
 
     pub fn is_favourite(&self, url: &str) -> bool {
@@ -349,6 +350,15 @@ impl CreateState {
         self.focus_prompt = true;
     }
 
+    /// Put a finished music, speech or sound job's prompt and settings back into the form.
+    pub fn reuse_audio(&mut self, spec: &crate::api::GenerationSpec) {
+        self.form.fill_from_request(spec.kind, &spec.request);
+        if let Some(job) = spec.audio.as_ref() {
+            self.form.audio.fill_from_job(job);
+        }
+        self.focus_prompt = true;
+    }
+
     /// Switch to Image → video with `url` as the image to animate (replacing any other).
     pub fn animate(&mut self, url: &str, label: &str) {
         let form = &mut self.form;
@@ -401,7 +411,8 @@ impl CreateState {
 
     // ---- engine events -------------------------------------------------------------------
 
-    /// Create's engine events (`SourceUploaded`, `ProjectCreated`, `ResultLocated`).
+    /// Create's engine events (`SourceUploaded`, `ProjectCreated`, `ResultLocated`,
+    /// `Voices`).
     pub fn handle_event(&mut self, event: Event) -> Vec<Action> {
         match event {
             Event::SourceUploadProgress {
@@ -433,6 +444,13 @@ impl CreateState {
                 actions
             }
             Event::ProjectCreated(result) => self.project_created(result),
+            Event::Voices(result) => {
+                self.form
+                    .audio
+                    .voices
+                    .voices_loaded(result.map_err(|e| crate::engine::error_in_words(&e)));
+                Vec::new()
+            }
             Event::ResultLocated { url, result } => self.result_located(url, result),
             other => {
                 tracing::debug!("not a Create event: {other:?}");
