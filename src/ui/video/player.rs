@@ -244,8 +244,9 @@ impl VideoPlayerState {
         if !(fps > 0.0) || frame_count == 0 || !time_secs.is_finite() {
             return false;
         }
-        // The frame on screen at that time (a cue starting mid-frame shows that frame).
-        let index = ((time_secs.max(0.0) * fps) + 1e-6).floor() as u64;
+        // The first frame at or after that time, so the time shown is inside what starts
+        // there (a cue's words, not the end of the one before).
+        let index = ((time_secs.max(0.0) * fps) - 1e-6).ceil().max(0.0) as u64;
         let index = index.min(u64::from(frame_count - 1)) as u32;
         self.seek_asked(index);
         true
