@@ -180,6 +180,10 @@ pub enum ResultAction {
         result: ResultRef,
         purpose: crate::engine::FileOutPurpose,
     },
+    /// Transcribe a video or sound result: a job at once with the default options (its
+    /// cost per started minute is small and shown on the viewer's button), and the viewer
+    /// opens on the result so the transcript appears beside it.
+    Transcribe(ResultRef),
     /// Upscale or remove the background of an image result: a new job at once (the
     /// button shows its cost).
     ImageTool {

@@ -7,6 +7,10 @@ use crate::api::{AudioJobRequest, GenerationKind, GenerationSpec};
 use crate::engine::{Command, JobPhase, JobRecord, LocalJobId};
 use crate::ui::model::Model;
 
+/// The hover text of every Transcribe entry.
+pub const TRANSCRIBE_HINT: &str = "Get the words as text and subtitles, shown beside the player \
+(priced per started minute of sound, at least one)";
+
 /// A transcription of the file on screen, as far as it got.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TranscriptJob {
