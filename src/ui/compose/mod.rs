@@ -306,14 +306,13 @@ fn kind_description(kind: GenerationKind) -> &'static str {
 
 /// The types Create offers: every generation, and video editing (whose form picks trim,
 /// an edit operation or a restyle).
-const PICKER_KINDS: [GenerationKind; 7] = [
+const PICKER_KINDS: [GenerationKind; 6] = [
     GenerationKind::Image,
     GenerationKind::ImageEdit,
     GenerationKind::TextToVideo,
     GenerationKind::ImageToVideo,
     GenerationKind::CreativeDirector,
     GenerationKind::VideoEdit,
-    GenerationKind::Transcription,
 ];
 
 /// The sound kinds, offered when the catalog has models of their type (or one is chosen).
@@ -332,6 +331,8 @@ pub fn picker_kinds(model: &Model, current: GenerationKind) -> Vec<GenerationKin
             *kind == current || !model.models_of_kind(kind.catalog_type()).is_empty()
         }),
     );
+    // Transcription takes a sound or video rather than making one: last.
+    kinds.push(GenerationKind::Transcription);
     kinds
 }
 

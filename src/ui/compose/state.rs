@@ -104,6 +104,7 @@ impl CreateState {
             || GenerationKind::VIDEO_SOURCED.contains(&kind)
             || kind == GenerationKind::ImageTool
             || kind.outputs_audio()
+            || kind == GenerationKind::Transcription
     }
 
     pub fn is_favourite(&self, url: &str) -> bool {

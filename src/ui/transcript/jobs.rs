@@ -122,3 +122,71 @@ pub fn submit_command(
         credits_estimate,
     }
 }
+
+/// A finished transcription on the Create canvas: the start of its words and its files
+/// (copy the text, save the SRT or the text). The transcript itself shows beside the
+/// player when its source is opened.
+pub fn result_card_ui(
+    ui: &mut egui::Ui,
+    job: &JobRecord,
+    width: f32,
+    actions: &mut Vec<crate::ui::model::Action>,
+) {
+    use crate::ui::model::Action;
+    use crate::ui::{tokens, widgets};
+    const PREVIEW_CHARS: usize = 400;
+    let Some(result) = job.result.as_ref() else {
+        return;
+    };
+    let source = request_of(job)
+        .map(|r| crate::ui::dialogs::suggested_file_name(&r.audio_url))
+        .unwrap_or_default();
+    tokens::card_frame().show(ui, |ui| {
+        ui.set_width(width - 24.0);
+        ui.label(
+            egui::RichText::new(format!("Transcript · {source}"))
+                .strong()
+                .color(tokens::palette().text),
+        );
+        let text = result.text.as_deref().unwrap_or_default().trim();
+        if text.is_empty() {
+            widgets::muted(ui, "No words were heard.");
+        } else {
+            let preview: String = text.chars().take(PREVIEW_CHARS).collect();
+            let more = if text.chars().count() > PREVIEW_CHARS { "…" } else { "" };
+            ui.label(format!("{preview}{more}"));
+        }
+        ui.horizontal_wrapped(|ui| {
+            if !text.is_empty() && ui.add(widgets::subtle_button("Copy text")).clicked() {
+                actions.push(Action::CopyText {
+                    text: text.to_owned(),
+                    what: "Transcript".to_owned(),
+                });
+            }
+            if let Some(srt) = transcription::srt_url(result)
+                && ui
+                    .add(widgets::subtle_button("Save SRT…"))
+                    .on_hover_text("Save the subtitles (.srt)")
+                    .clicked()
+            {
+                actions.push(Action::SaveAs {
+                    url: srt.to_owned(),
+                });
+            }
+            if let Some(txt) = result.txt_url.as_deref().filter(|u| !u.is_empty())
+                && ui
+                    .add(widgets::subtle_button("Save text…"))
+                    .on_hover_text("Save the words as plain text (.txt)")
+                    .clicked()
+            {
+                actions.push(Action::SaveAs {
+                    url: txt.to_owned(),
+                });
+            }
+        });
+        widgets::muted(
+            ui,
+            "Open the source in the viewer to read it beside the player, with subtitles.",
+        );
+    });
+}
