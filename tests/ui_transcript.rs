@@ -142,8 +142,11 @@ fn a_transcribed_video_shows_its_cues_that_follow_the_playhead() {
     });
 
     // One click transcribes (the button names its cost: 4 s is billed as one minute).
+    // The viewer's button (the Library's detail pane behind it has one too, further right).
     harness
-        .get_by_role_and_label(Role::Button, "Transcribe")
+        .query_all_by_role_and_label(Role::Button, "Transcribe")
+        .min_by(|a, b| a.rect().min.x.total_cmp(&b.rect().min.x))
+        .expect("the viewer's Transcribe")
         .click();
     step_until(&mut harness, "the transcript beside the player", |h| {
         h.state()
@@ -155,10 +158,6 @@ fn a_transcribed_video_shows_its_cues_that_follow_the_playhead() {
     let rows = cue_rows(&harness);
     assert_eq!(rows.len(), 1, "one cue: {rows:?}");
     assert!(!rows[0].1, "nothing is said at 0:00 (the cue starts later): {rows:?}");
-    assert!(
-        harness.query_by_role_and_label(Role::Button, "Transcribe").is_none(),
-        "no second Transcribe once there is a transcript"
-    );
 
     // The sandbox's 4-s transcript fits one cue at the default 12 words a line: a second
     // transcription of the same video in short cues (2 words, 1 line) takes its place.
@@ -240,4 +239,76 @@ fn a_transcribed_video_shows_its_cues_that_follow_the_playhead() {
     harness.key_press(egui::Key::C);
     harness.step();
     assert!(harness.state().viewer().subtitles_on());
+}
+
+/// Create's Transcription form: the price per started minute on the button, a refusal at
+/// the field without a source, and a finished transcription on the canvas with its words.
+#[test]
+fn the_create_form_transcribes_an_address_and_shows_the_words() {
+    // SAFETY: set before the studio (and any other thread of this test) starts.
+    unsafe { std::env::set_var("FRAMEWRIGHT_AUDIO", "capture") };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = studio_at_speed(&dir, View::Create, SPEED);
+    step_until(&mut harness, "the service data", |h| {
+        h.state().projects_loaded() && h.state().catalog_loaded()
+    });
+    let result = make_video(&harness);
+    let url = result["urls"][0].as_str().expect("url").to_owned();
+    harness
+        .get_by_role_and_label(Role::Button, "Transcription")
+        .click();
+    harness.step();
+    harness.step();
+    let button = |h: &Studio| {
+        h.get_by(|n| {
+            n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Transcribe"))
+        })
+        .accesskit_node()
+        .label()
+        .unwrap_or_default()
+    };
+    assert_eq!(button(&harness), "Transcribe · 1 credit / min");
+
+    // Nothing chosen: refused at the field, nothing sent.
+    harness
+        .get_by(|n| n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Transcribe")))
+        .click();
+    harness.step();
+    harness.step();
+    assert!(
+        harness
+            .query_all_by_label_contains("Choose the audio or video to transcribe")
+            .next()
+            .is_some(),
+        "the refusal is said"
+    );
+    assert!(harness.state().jobs().is_empty());
+
+    harness.get_by_label("Source address").click();
+    harness.step();
+    harness.get_by_label("Source address").type_text(&url);
+    harness.step();
+    harness
+        .get_by(|n| n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Transcribe")))
+        .click();
+    step_until(&mut harness, "the transcription on the canvas", |h| {
+        h.query_all_by_label_contains("Transcript · ").next().is_some()
+    });
+    let job = harness.state().jobs()[0].clone();
+    let text = job
+        .result
+        .as_ref()
+        .and_then(|r| r.text.clone())
+        .expect("the words");
+    assert!(!text.is_empty());
+    assert!(
+        harness.query_all_by_label_contains(&text).next().is_some(),
+        "the canvas shows the words: {text}"
+    );
+    assert!(
+        harness
+            .query_all_by_role_and_label(Role::Button, "Save SRT…")
+            .next()
+            .is_some()
+    );
 }
