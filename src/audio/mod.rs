@@ -12,6 +12,7 @@
 pub mod output;
 pub mod peaks;
 pub mod source;
+pub mod testing;
 pub mod wav;
 
 pub use output::{
