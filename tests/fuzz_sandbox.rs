@@ -231,6 +231,42 @@ fn routes(f: &Fixtures) -> Vec<Route> {
         ),
         route(
             Method::POST,
+            "/v1/generate/music",
+            "",
+            j(
+                json!({"prompt": "a summer song", "style": "pop", "duration": 30,
+                     "vocal_gender": "f", "instrumental": false, "project_id": project}),
+            ),
+        ),
+        route(
+            Method::POST,
+            "/v1/generate/speech",
+            "",
+            j(json!({"text": "Hello there.", "voice": "Rachel", "language": "en-US"})),
+        ),
+        route(
+            Method::POST,
+            "/v1/generate/sound",
+            "",
+            j(json!({"prompt": "a door knock", "duration": 1.5, "sound_loop": true})),
+        ),
+        route(
+            Method::POST,
+            "/v1/transcribe",
+            "",
+            j(
+                json!({"audio_url": f.file_url, "words_per_line": 6, "lines_per_subtitle": 2,
+                     "diarize": true, "generate_srt": true}),
+            ),
+        ),
+        route(
+            Method::GET,
+            "/v1/voices",
+            "",
+            Body::Query("provider=elevenLabs&language=en&gender=female".to_owned()),
+        ),
+        route(
+            Method::POST,
             "/v1/generate/{id}/cancel",
             "gen_0",
             j(json!({})),

@@ -109,11 +109,10 @@ impl ModelSpec {
             .map_or_else(|| self.aspect_ratios(), Vec::as_slice)
     }
 
-    /// The sound multiplier a request pays: no route has a sound field, so a native-sound
-    /// model's default decides.
-    pub(crate) fn default_sound_multiplier(&self) -> f64 {
-        let native = self.sound_generation_type.as_deref() == Some("native");
-        if native && self.sound_enabled_by_default == Some(true) {
+    /// The sound multiplier a request pays: the model's `sound_credit_multiplier` when it
+    /// makes sound (see [`sound_on`]), else 1.
+    pub(crate) fn sound_multiplier(&self, sound_enabled: Option<bool>) -> f64 {
+        if sound_on(self, sound_enabled) {
             self.sound_credit_multiplier.unwrap_or(1.0)
         } else {
             1.0
@@ -135,6 +134,13 @@ impl ModelSpec {
             self.max_prompt_length.unwrap_or(2000),
         )
     }
+}
+
+/// Whether a video request makes sound: the model's sound is native and `sound_enabled`
+/// (else the model's `sound_enabled_by_default`) is on.
+pub(crate) fn sound_on(spec: &ModelSpec, sound_enabled: Option<bool>) -> bool {
+    spec.sound_generation_type.as_deref() == Some("native")
+        && sound_enabled.unwrap_or(spec.sound_enabled_by_default == Some(true))
 }
 
 /// One served model: its typed spec and the public JSON record.

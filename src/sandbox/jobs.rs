@@ -295,10 +295,11 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
         None => None,
     };
     let files_dir = state.files_dir.clone();
+    let sound = is_video(row) && video_sound_on(state, row);
     let row = row.clone();
     let result = tokio::task::spawn_blocking(move || {
         if is_video(&row) {
-            render_video_and_write(&files_dir, &row, source_bytes.as_deref())
+            render_video_and_write(&files_dir, &row, source_bytes.as_deref(), sound)
         } else {
             render_and_write(&files_dir, &row, source_bytes.as_deref())
         }
@@ -315,6 +316,21 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
             "provider": "sandbox",
         })),
     }
+}
+
+/// Whether a video job's clip has sound: its model makes native sound and the request's
+/// `sound_enabled` (else the model's `sound_enabled_by_default`) is on.
+fn video_sound_on(state: &AppState, row: &GenerationRow) -> bool {
+    let request: Value = serde_json::from_str(&row.request_json).unwrap_or(Value::Null);
+    let spec = ["text_to_video", "img_to_video"]
+        .iter()
+        .find_map(|raw_type| state.catalog.find(&row.model, raw_type));
+    spec.is_some_and(|spec| {
+        crate::sandbox::catalog::sound_on(
+            spec,
+            request.get("sound_enabled").and_then(Value::as_bool),
+        )
+    })
 }
 
 /// The job's source image (image edit, image-to-video), or a failure the job reports.
@@ -426,6 +442,7 @@ fn job_video_spec<'a>(
     duration_secs: f64,
     palette: Option<&'a [[u8; 3]]>,
     source: Option<&'a image::DynamicImage>,
+    sound: bool,
 ) -> VideoRenderSpec<'a> {
     let (width, height) = video_dimensions(aspect_ratio, resolution);
     VideoRenderSpec {
@@ -438,6 +455,7 @@ fn job_video_spec<'a>(
         palette,
         source,
         watermark: true,
+        sound,
     }
 }
 
@@ -458,6 +476,7 @@ pub fn render_text_to_video_mp4(
         duration_secs,
         None,
         None,
+        false,
     );
     Ok(render_video(&spec)?.mp4)
 }
@@ -468,6 +487,7 @@ fn render_video_and_write(
     files_dir: &std::path::Path,
     row: &GenerationRow,
     source_bytes: Option<&[u8]>,
+    sound: bool,
 ) -> Result<StoredResult, Value> {
     let source = decode_source(row, source_bytes)?;
     let look = stored_look(row);
@@ -490,6 +510,7 @@ fn render_video_and_write(
         row.video_duration_secs.unwrap_or(5.0),
         (!palette.is_empty()).then_some(palette.as_slice()),
         source.as_ref(),
+        sound,
     );
     let video = render_video(&spec).map_err(|e| internal_failure(row, &e.to_string()))?;
     tracing::debug!(generation_id = %row.id, width = video.width, height = video.height, fps = video.fps, frames = video.frame_count, "video rendered");

@@ -43,13 +43,20 @@ fn resolution_multiplier(model: &ModelSpec, resolution: &str) -> f64 {
         .unwrap_or(1.0)
 }
 
-/// Cost of one video: credit x resolution multiplier x sound multiplier (models whose
-/// native sound is on by default) x output seconds. Billed as the real service would even
-/// though the sandbox's MP4 carries no audio track yet.
-pub(crate) fn video_cost(model: &ModelSpec, resolution: &str, duration_secs: f64) -> f64 {
+/// Cost of one video: credit x resolution multiplier x sound multiplier (native-sound
+/// models with sound on: `sound_enabled`, else the model's default) x output seconds.
+pub(crate) fn video_cost(
+    model: &ModelSpec,
+    resolution: &str,
+    duration_secs: f64,
+    sound_enabled: Option<bool>,
+) -> f64 {
     let resolution_multiplier = resolution_multiplier(model, resolution);
     round_credits(
-        model.credit * resolution_multiplier * model.default_sound_multiplier() * duration_secs,
+        model.credit
+            * resolution_multiplier
+            * model.sound_multiplier(sound_enabled)
+            * duration_secs,
     )
 }
 
@@ -85,17 +92,20 @@ mod tests {
         let kling = catalog
             .find("kling/v2.1-master", "text_to_video")
             .expect("model");
-        assert_eq!(video_cost(kling, "720p", 5.0), 140.0);
-        assert_eq!(video_cost(kling, "1080p", 10.0), 420.0);
+        assert_eq!(video_cost(kling, "720p", 5.0, None), 140.0);
+        assert_eq!(video_cost(kling, "1080p", 10.0, None), 420.0);
         let hailuo = catalog
             .find("minimax/hailuo-02", "img_to_video")
             .expect("model");
         // An empty multiplier map means 1.
-        assert_eq!(video_cost(hailuo, "1080p", 6.0), 72.0);
+        assert_eq!(video_cost(hailuo, "1080p", 6.0, None), 72.0);
         // veo-3's native sound is on by default: x 1.5.
         let veo = catalog
             .find("google/veo-3", "text_to_video")
             .expect("model");
-        assert_eq!(video_cost(veo, "1080p", 8.0), 720.0);
+        assert_eq!(video_cost(veo, "1080p", 8.0, None), 720.0);
+        // ... and off on request; a model without native sound ignores the field.
+        assert_eq!(video_cost(veo, "1080p", 8.0, Some(false)), 480.0);
+        assert_eq!(video_cost(kling, "720p", 5.0, Some(true)), 140.0);
     }
 }

@@ -43,6 +43,10 @@ const STYLES: [&str; 8] = [
     "ink sketch",
     "low poly",
 ];
+/// The seeded audio items' file: ten seconds of music (see `sound::render_seed_track`).
+const SEED_TRACK: &[u8] = include_bytes!("../../assets/sandbox-seed/track.mp3");
+const SEED_TRACK_REL_PATH: &str = "seed/track.mp3";
+
 const MODELS: [(&str, &str); 4] = [
     ("flux-pro", "Flux Pro"),
     ("imagen-4", "Imagen 4"),
@@ -123,19 +127,19 @@ pub(crate) fn ensure_shared_files(files_dir: &Path) -> Result<(), String> {
         write_bytes(&full, png)?;
         write_bytes(&thumb, thumb_jpeg)?;
     }
-    // Stand-ins for seeded video/audio rows: real files so URLs resolve, not playable media.
+    // The seeded video rows' stand-in (a real file so the URL resolves, not playable) and
+    // the seeded audio rows' real, playable track (an older data dir's placeholder is
+    // replaced: it differs in length).
     for (rel, bytes) in [
         (
             "seed/clip.mp4",
             b"framewright sandbox placeholder video".as_slice(),
         ),
-        (
-            "seed/track.mp3",
-            b"framewright sandbox placeholder audio".as_slice(),
-        ),
+        (SEED_TRACK_REL_PATH, SEED_TRACK),
     ] {
         let path = files_dir.join(rel);
-        if !path.exists() {
+        let current_len = std::fs::metadata(&path).map(|m| m.len()).ok();
+        if current_len != Some(bytes.len() as u64) {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
             }
@@ -293,7 +297,7 @@ pub(crate) fn seed_media(
                 "music",
                 "generated",
                 Some("music_gen"),
-                Some("seed/track.mp3"),
+                Some(SEED_TRACK_REL_PATH),
                 MODELS[3],
             ),
         };
@@ -323,6 +327,8 @@ pub(crate) fn seed_media(
                 "modelName": model.1,
                 "aspectRatio": "16:10",
                 "seeded": true,
+                "title": (media_type == "audio").then_some("Seed track"),
+                "duration": (media_type == "audio").then_some(super::sound::SEED_TRACK_SECS),
             })
         };
         let item = NewMedia {
@@ -343,11 +349,19 @@ pub(crate) fn seed_media(
             rel_path,
             thumb_rel_path: thumb,
             owns_files: false,
-            size_bytes: Some(200_000 + (i as u64 * 7_919) % 4_000_000),
+            size_bytes: Some(if media_type == "audio" {
+                SEED_TRACK.len() as u64
+            } else {
+                200_000 + (i as u64 * 7_919) % 4_000_000
+            }),
             prompt: (!uploaded).then_some(prompt),
             width: (media_type != "audio").then_some(SEED_IMAGE_SIDE_PX.0),
             height: (media_type != "audio").then_some(SEED_IMAGE_SIDE_PX.1),
-            duration_secs: (media_type != "image").then_some(5.0 + (i % 4) as f64 * 5.0),
+            duration_secs: match media_type {
+                "image" => None,
+                "audio" => Some(super::sound::SEED_TRACK_SECS),
+                _ => Some(5.0 + (i % 4) as f64 * 5.0),
+            },
             nsfw: i % 97 == 96,
             credits_used: (!uploaded).then_some(4.0),
             generation_duration_secs: (!uploaded).then_some(6.0),

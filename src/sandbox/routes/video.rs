@@ -208,6 +208,19 @@ pub(super) fn video_resolution(body: &Map<String, Value>, spec: &ModelSpec) -> A
     }
 }
 
+/// `sound_enabled`: a boolean when present (None = the model's default). Only models with
+/// native sound make sound (and pay its multiplier); others ignore it.
+fn sound_enabled(body: &Map<String, Value>) -> ApiResult<Option<bool>> {
+    match body.get("sound_enabled") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(on)) => Ok(Some(*on)),
+        Some(_) => Err(bad_request(
+            "INVALID_PARAMETER",
+            "sound_enabled must be a boolean",
+        )),
+    }
+}
+
 /// `reference_images`: an array of http(s) URL strings (recorded, not rendered).
 fn validate_reference_images(body: &Map<String, Value>) -> ApiResult<()> {
     match body.get("reference_images") {
@@ -330,7 +343,7 @@ fn submit_video(
     };
     let mut prompt_used = enhanced_prompt(base_prompt, enhance_flag(&body));
     prompt_used = with_grade_directive(prompt_used, grade.as_deref());
-    let cost = video_cost(spec, &resolution, duration_secs);
+    let cost = video_cost(spec, &resolution, duration_secs, sound_enabled(&body)?);
     let minimum = round_credits(cost.max(state.catalog.cheapest_credit(kind.catalog_type())));
     let generation = NewGeneration {
         id: new_object_id(),
@@ -455,7 +468,7 @@ pub(crate) async fn creative_director(
     let (resolution, duration_secs, scene_cost) = if video_mode {
         let resolution = video_resolution(&body, spec)?;
         let duration_secs = video_duration(&body, spec)?;
-        let cost = video_cost(spec, &resolution, duration_secs);
+        let cost = video_cost(spec, &resolution, duration_secs, sound_enabled(&body)?);
         (resolution, Some(duration_secs), cost)
     } else {
         let resolution = validate_resolution(&body, spec)?;

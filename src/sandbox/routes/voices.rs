@@ -17,7 +17,12 @@ use crate::sandbox::sound::voices::{BuiltInVoice, VOICES, matches};
 use crate::sandbox::state::AppState;
 
 /// Renders the previews that are missing (about 0.1 s of work each in a debug build).
+/// One caller at a time: two first requests at once would write the same files.
 pub(crate) fn ensure_previews(files_dir: &std::path::Path) -> Result<(), String> {
+    static RENDERING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = RENDERING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     for voice in &VOICES {
         let path = files_dir.join(voice.preview_rel_path());
         if path.is_file() {

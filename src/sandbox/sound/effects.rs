@@ -196,7 +196,7 @@ fn sweep(out: &mut [f32], rng: &mut Rng, looped: bool) {
     let mut band = Resonator::new(from, 400.0);
     for (i, s) in out.iter_mut().enumerate() {
         let x = i as f32 / len;
-        let centre = from * (to / from as f32).powf(x);
+        let centre = from * (to / from).powf(x);
         if i % 64 == 0 {
             band.tune(centre, centre * 0.5);
         }

@@ -115,7 +115,7 @@ fn encode_mp3(samples: &[f32], tags: &Tags) -> Result<Vec<u8>, String> {
     builder.set_num_channels(1).map_err(build)?;
     builder.set_sample_rate(RATE_HZ).map_err(build)?;
     builder.set_brate(Bitrate::Kbps64).map_err(build)?;
-    builder.set_quality(Quality::Good).map_err(build)?;
+    builder.set_quality(Quality::Ok).map_err(build)?;
     builder.set_to_write_vbr_tag(false).map_err(build)?;
     let mut encoder = builder.build().map_err(build)?;
     let mut mp3 = id3v2_tag(tags);

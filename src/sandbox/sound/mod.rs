@@ -145,11 +145,11 @@ pub(crate) fn fade_edges(samples: &mut [f32], fade_in_secs: f64, fade_out_secs: 
     let len = samples.len();
     let fade_in = samples_for(fade_in_secs).min(len / 2);
     let fade_out = samples_for(fade_out_secs).min(len / 2);
-    for i in 0..fade_in {
-        samples[i] *= i as f32 / fade_in as f32;
+    for (i, sample) in samples.iter_mut().take(fade_in).enumerate() {
+        *sample *= i as f32 / fade_in as f32;
     }
-    for i in 0..fade_out {
-        samples[len - 1 - i] *= i as f32 / fade_out as f32;
+    for (i, sample) in samples.iter_mut().rev().take(fade_out).enumerate() {
+        *sample *= i as f32 / fade_out as f32;
     }
 }
 
@@ -188,5 +188,103 @@ mod tests {
             assert_eq!(x, b.unit());
             assert!((0.0..1.0).contains(&x));
         }
+    }
+}
+
+/// The seeded library's audio file (assets/sandbox-seed/track.mp3): ten seconds of
+/// instrumental music. Shipped rather than rendered at every start (rendering and encoding
+/// it costs ~150 ms in a debug build, paid by every test sandbox); `write_seed_track`
+/// below regenerates it.
+pub(crate) const SEED_TRACK_SECS: f64 = 10.0;
+#[cfg(test)]
+const SEED_TRACK_TITLE: &str = "Seed track · SANDBOX";
+
+/// Renders the seeded track.
+#[cfg(test)]
+fn render_seed_track() -> Result<Vec<u8>, String> {
+    let samples = music::render_music(&music::MusicSpec {
+        prompt: "seed track, bright pop groove",
+        style: Some("pop"),
+        seed: 2026,
+        duration_secs: SEED_TRACK_SECS,
+        instrumental: true,
+        female_vocals: false,
+    });
+    let tags = encode::Tags {
+        title: SEED_TRACK_TITLE.to_owned(),
+        words: None,
+    };
+    encode::encode(&samples, &tags, encode::AudioFormat::Mp3)
+}
+
+#[cfg(test)]
+mod timing {
+    #[test]
+    #[ignore = "writes assets/sandbox-seed/track.mp3: cargo test --lib write_seed_track -- --ignored"]
+    fn write_seed_track() {
+        let bytes = super::render_seed_track().expect("renders");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sandbox-seed/track.mp3");
+        std::fs::write(path, bytes).expect("writes");
+    }
+
+    #[test]
+    #[ignore = "prints render timings"]
+    fn print_render_timings() {
+        use std::time::Instant;
+        let t = Instant::now();
+        let song = super::music::render_music(&super::music::MusicSpec {
+            prompt: "pop song",
+            style: None,
+            seed: 1,
+            duration_secs: 120.0,
+            instrumental: false,
+            female_vocals: true,
+        });
+        let render = t.elapsed();
+        let mp3 = super::encode::encode(
+            &song,
+            &super::encode::Tags {
+                title: "SANDBOX".into(),
+                words: None,
+            },
+            super::encode::AudioFormat::Mp3,
+        )
+        .unwrap();
+        println!(
+            "music 120 s: render {:?}, +encode {:?}, {} bytes",
+            render,
+            t.elapsed(),
+            mp3.len()
+        );
+        let t = Instant::now();
+        let s = super::speech::render_speech(
+            &"Hello there, this is a test of speech. ".repeat(20),
+            super::voices::VOICES[0].shape(),
+            3,
+        );
+        println!("speech {} s: {:?}", s.samples.len() / 22050, t.elapsed());
+        let t = Instant::now();
+        let e = super::effects::render_effect("explosion and wind", 3, 22.0, true);
+        println!("effect {} s: {:?}", e.len() / 22050, t.elapsed());
+        let t = Instant::now();
+        let short = super::music::render_music(&super::music::MusicSpec {
+            prompt: "pop song",
+            style: None,
+            seed: 1,
+            duration_secs: 8.0,
+            instrumental: true,
+            female_vocals: true,
+        });
+        let mp3 = super::encode::encode(
+            &short,
+            &super::encode::Tags {
+                title: "SANDBOX".into(),
+                words: None,
+            },
+            super::encode::AudioFormat::Mp3,
+        )
+        .unwrap();
+        println!("music 8 s + encode: {:?} {} bytes", t.elapsed(), mp3.len());
     }
 }

@@ -152,7 +152,13 @@ pub(crate) fn render_video(spec: &VideoRenderSpec<'_>) -> Result<RenderedVideo, 
         }
         encoder.push_yuv(&frame)?;
     }
-    let mp4 = encoder.finish()?;
+    let duration_secs = f64::from(plan.frames) / f64::from(plan.fps);
+    let mp4 = if spec.sound {
+        let track = edit::native_sound(plan.prompt, spec.seed, duration_secs)?;
+        encoder.finish_with_audio(Some(&track))?
+    } else {
+        encoder.finish()?
+    };
     tracing::debug!(
         width = plan.width,
         height = plan.height,
@@ -167,8 +173,8 @@ pub(crate) fn render_video(spec: &VideoRenderSpec<'_>) -> Result<RenderedVideo, 
         height: plan.height,
         fps: plan.fps,
         frame_count: plan.frames,
-        duration_secs: f64::from(plan.frames) / f64::from(plan.fps),
-        has_audio: false,
+        duration_secs,
+        has_audio: spec.sound,
     })
 }
 

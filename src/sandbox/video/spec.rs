@@ -29,6 +29,9 @@ pub(crate) struct VideoRenderSpec<'a> {
     pub source: Option<&'a image::DynamicImage>,
     /// A small "SANDBOX" mark in the bottom-right corner.
     pub watermark: bool,
+    /// Native sound (models with `sound_generation_type: native` and sound on): an Opus
+    /// track of a chord bed with hits, deterministic per prompt and seed.
+    pub sound: bool,
 }
 
 /// A finished video: MP4 bytes and a JPEG poster of frame 0.

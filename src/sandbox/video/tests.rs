@@ -20,6 +20,7 @@ fn spec<'a>(prompt: &'a str, seed: i64) -> VideoRenderSpec<'a> {
         palette: None,
         source: None,
         watermark: false,
+        sound: false,
     }
 }
 

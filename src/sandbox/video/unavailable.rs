@@ -80,6 +80,7 @@ mod tests {
             palette: None,
             source: None,
             watermark: true,
+            sound: false,
         };
         let error = render_video(&spec).err().map(|e| e.to_string());
         assert_eq!(

@@ -37,6 +37,21 @@ use sink::FrameSink;
 use source::CleanSource;
 
 /// Reads a source's size, rate, length and whether it has sound, without decoding frames.
+/// The sound of a generated video whose model makes native sound: the prompt's chord bed
+/// with noise hits over it, `duration_secs` long, encoded as Opus.
+pub(super) fn native_sound(
+    prompt: &str,
+    seed: i64,
+    duration_secs: f64,
+) -> Result<super::mp4::OpusTrack, VideoError> {
+    let len = audio::samples_for_secs(duration_secs);
+    let mut mix = synth::chord(synth::layer_seed(prompt, seed, "native-bed"), len);
+    let hits = synth::noise_bursts(synth::layer_seed(prompt, seed, "native-hits"), len);
+    synth::add_into(&mut mix, &hits);
+    synth::limit_peak(&mut mix, 0.8);
+    audio::encode_opus(&mix)
+}
+
 pub(crate) fn probe_video(source_mp4: &[u8]) -> Result<SourceProbe, VideoError> {
     source::probe(source_mp4)
 }

@@ -32,6 +32,7 @@ fn source(watermark: bool) -> Vec<u8> {
         palette: None,
         source: None,
         watermark,
+        sound: false,
     };
     render_video(&spec)
         .unwrap_or_else(|e| panic!("render failed: {e}"))
@@ -571,6 +572,7 @@ fn write_samples() {
         palette: None,
         source: None,
         watermark: true,
+        sound: false,
     };
     let src = render_video(&spec).expect("render").mp4;
     let face = image::RgbImage::from_fn(64, 80, |x, y| {
@@ -674,4 +676,37 @@ fn write_samples() {
     );
     let with_sound = std::fs::read(format!("{dir}/generate_audio.mp4")).expect("read");
     write("trim", &trim_video(&with_sound, 1.0, 2.5).expect("trim"));
+}
+
+#[test]
+fn native_sound_renders_an_opus_track_of_the_clip_length() {
+    let spec = |sound: bool| VideoRenderSpec {
+        prompt: "waves on a pebble beach",
+        seed: 11,
+        width: W,
+        height: H,
+        fps: FPS,
+        duration_secs: 2.0,
+        palette: None,
+        source: None,
+        watermark: false,
+        sound,
+    };
+    let with_sound = crate::sandbox::video::render_video(&spec(true)).expect("renders");
+    assert!(with_sound.has_audio);
+    let pcm = super::audio::decode_source_audio(&with_sound.mp4)
+        .expect("decodes")
+        .expect("an Opus track");
+    let expected = super::audio::samples_for_secs(2.0);
+    assert!(
+        pcm.len() >= expected && pcm.len() < expected + 960 * 2,
+        "{}",
+        pcm.len()
+    );
+    assert!(super::audio::rms(&pcm) > 0.01);
+    // Deterministic per seed; silent videos stay silent.
+    let again = crate::sandbox::video::render_video(&spec(true)).expect("renders");
+    assert_eq!(again.mp4, with_sound.mp4);
+    let silent = crate::sandbox::video::render_video(&spec(false)).expect("renders");
+    assert!(!super::audio::has_audio_track(&silent.mp4));
 }
