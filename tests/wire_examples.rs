@@ -284,33 +284,25 @@ fn api_key_create() {
     );
 }
 
-#[derive(Deserialize)]
-struct Voice {
-    voice_id: String,
-    name: String,
-    language_code: Option<String>,
-    #[serde(default)]
-    styles: Vec<String>,
-    custom: bool,
-}
-
-#[derive(Deserialize)]
-struct VoicesResponse {
-    success: bool,
-    voices: Vec<Voice>,
-    count: u32,
-}
-
 fn voices() {
-    let r: VoicesResponse = serde_json::from_str(&read("get_voices.json")).expect("voices");
-    assert!(r.success);
-    assert_eq!(r.count, 152);
+    // The client's own type (GET /v1/voices).
+    let r: framewright::api::audio::VoicesResponse =
+        serde_json::from_str(&read("get_voices.json")).expect("voices");
+    assert_eq!(r.success, Some(true));
+    assert_eq!(r.count, Some(152));
     assert_eq!(r.voices.len(), 2);
-    assert_eq!(r.voices[0].voice_id, "EXAVITQu4vr4xnSDxMaL");
-    assert_eq!(r.voices[0].name, "Rachel");
-    assert_eq!(r.voices[0].styles, vec!["conversational", "calm"]);
-    assert!(r.voices[1].custom);
-    assert_eq!(r.voices[1].language_code, None);
+    let rachel = &r.voices[0];
+    assert_eq!(rachel.voice_id, "EXAVITQu4vr4xnSDxMaL");
+    assert_eq!(rachel.name, "Rachel");
+    assert_eq!(rachel.styles, vec!["conversational", "calm"]);
+    assert_eq!(rachel.summary(), "English · Female · American");
+    // The example's "https://..." is a placeholder, not something to play.
+    assert_eq!(rachel.playable_preview_url(), None);
+    let custom = &r.voices[1];
+    assert!(custom.is_custom());
+    assert_eq!(custom.language_code, None);
+    assert_eq!(custom.gender, None);
+    assert_eq!(custom.summary(), "");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -565,7 +557,18 @@ fn status_image_edit() {
 
 fn status_music() {
     let s = completed("status_completed_music.json");
-    assert_eq!(s.result.expect("result").duration, Some(120.0));
+    let result = s.result.expect("result");
+    assert_eq!(result.duration, Some(120.0));
+    assert_eq!(result.title.as_deref(), Some("Summer Vibes"));
+    // No `variations` in the example: one track per URL with the shared title and lyrics.
+    let tracks = result.audio_tracks();
+    assert_eq!(tracks.len(), 1);
+    assert_eq!(tracks[0].title.as_deref(), Some("Summer Vibes"));
+    assert_eq!(
+        tracks[0].lyrics.as_deref(),
+        Some("Generated or provided lyrics...")
+    );
+    assert_eq!(tracks[0].duration, Some(120.0));
 }
 
 fn status_sound() {
@@ -577,7 +580,9 @@ fn status_sound() {
 
 fn status_speech() {
     let s = completed("status_completed_speech.json");
-    assert_eq!(s.result.expect("result").duration, Some(4.5));
+    let result = s.result.expect("result");
+    assert_eq!(result.duration, Some(4.5));
+    assert_eq!(result.voice.as_deref(), Some("Rachel"));
 }
 
 fn status_video() {

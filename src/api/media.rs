@@ -229,13 +229,15 @@ impl MediaItem {
             .or_else(|| self.metadata.get("prompt").and_then(|v| v.as_str()))
             .filter(|p| !p.trim().is_empty())
     }
-    /// What to fetch for a grid tile: the thumbnail, else the image itself.
+    /// What to fetch for a grid tile: the thumbnail, else the image itself, else a sound's
+    /// own file (the thumbnail pipeline draws its waveform).
     pub fn thumbnail_source(&self) -> Option<&str> {
         self.thumbnail_url
             .as_deref()
             .filter(|u| !u.is_empty())
             .or_else(|| {
-                (self.kind() == "image" && !self.url.is_empty()).then_some(self.url.as_str())
+                (matches!(self.kind(), "image" | "audio") && !self.url.is_empty())
+                    .then_some(self.url.as_str())
             })
     }
 }

@@ -339,6 +339,9 @@ pub fn speech_price_line(characters: u64, credit: Option<f64>) -> String {
         if characters == 1 { "" } else { "s" }
     );
     match credit {
+        Some(credit) if characters == 0 => {
+            format!("{count} · {} per 100 characters", credits_text(credit))
+        }
         Some(credit) => {
             let units = speech_units(characters);
             format!(

@@ -1584,4 +1584,40 @@ mod tests {
                 .collect();
         assert_eq!(found, vec!["ok", "skewed", "same-seed"]);
     }
+
+    #[test]
+    fn an_audio_job_is_matched_to_audio_items_only() {
+        let mut record = job(
+            1,
+            JobPhase::Unconfirmed {
+                note: String::new(),
+            },
+            SENT_MS,
+        );
+        record.spec = GenerationSpec::for_audio(crate::api::AudioJobRequest::Speech(
+            crate::api::SpeechRequest {
+                text: "a red fox".into(),
+                voice: "Rachel".into(),
+                project_id: Some("p1".into()),
+                ..Default::default()
+            },
+        ));
+        let created =
+            chrono::DateTime::from_timestamp_millis(SENT_MS + 5_000).map(|t| t.to_rfc3339());
+        let item = |id: &str, item_type: &str| MediaItem {
+            id: id.into(),
+            prompt: Some("a red fox".into()),
+            project_id: Some("p1".into()),
+            item_type: Some(item_type.into()),
+            created_at: created.clone(),
+            ..MediaItem::default()
+        };
+        let items = vec![item("picture", "image"), item("voice", "audio")];
+        let found: Vec<&str> =
+            library_candidates(&items, &record, SENT_MS - CLOCK_SKEW_ALLOWANCE_MS)
+                .iter()
+                .map(|i| i.id.as_str())
+                .collect();
+        assert_eq!(found, vec!["voice"]);
+    }
 }

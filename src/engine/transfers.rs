@@ -228,7 +228,8 @@ impl Transfers {
     }
 }
 
-/// A finished cache file for `stem` (any extension except in-progress downloads).
+/// A finished cache file for `stem` (any extension except in-progress downloads and the
+/// peaks kept beside a sound).
 async fn existing_cached(folder: &Path, stem: &str) -> Option<PathBuf> {
     let mut entries = tokio::fs::read_dir(folder).await.ok()?;
     while let Ok(Some(entry)) = entries.next_entry().await {
@@ -236,6 +237,8 @@ async fn existing_cached(folder: &Path, stem: &str) -> Option<PathBuf> {
         if name.starts_with(&format!("{stem}."))
             && !name.ends_with(".download")
             && !name.ends_with(".part")
+            // A sound's waveform peaks live beside it (`<file>.peaks`, engine::audio).
+            && !name.ends_with(".peaks")
         {
             return Some(entry.path());
         }

@@ -1,5 +1,6 @@
 //! Image fetching/decoding helpers shared by the engine and the UI, the gallery's
-//! thumbnail pipeline, and subtitles (SRT in; SRT, WebVTT, text out). No egui here.
+//! thumbnail pipeline (sounds drawn as waveforms by [`waveform`]), and subtitles (SRT in;
+//! SRT, WebVTT, text out). No egui here.
 
 pub mod decode;
 mod jpeg_dc;
@@ -7,6 +8,7 @@ mod jpeg_fast;
 pub mod subtitles;
 pub mod thumbnails;
 pub mod video;
+pub mod waveform;
 
 pub use decode::{DecodeError, DecodedImage, decode_image};
 pub use thumbnails::{

@@ -426,7 +426,11 @@ impl Worker {
         let result = (|| {
             let fetcher = fetcher.as_ref().map_err(Clone::clone)?;
             let bytes = fetcher.fetch(&job.url)?;
-            let image = (self.decoder)(&bytes, size_px)?;
+            let image = if super::waveform::looks_like_audio(&job.url, &bytes) {
+                super::waveform::waveform_thumbnail(&bytes, &job.url, size_px)?
+            } else {
+                (self.decoder)(&bytes, size_px)?
+            };
             if let Some(path) = &cache_path
                 && let Err(e) = write_cached(path, &image)
             {

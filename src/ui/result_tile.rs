@@ -224,6 +224,9 @@ pub fn result_tile_ui(
     textures: &TextureCache,
     tile: &ResultTile,
 ) -> Option<TileEvent> {
+    if tile.video.is_none() && crate::ui::audio::is_audio_url(tile.image_url) {
+        return audio_result_tile_ui(ui, tile);
+    }
     let mut event = None;
     ui.vertical(|ui| {
         ui.spacing_mut().item_spacing.y = 2.0;
@@ -327,6 +330,54 @@ pub fn result_tile_ui(
             event = Some(TileEvent::Action(action));
         }
     });
+    event
+}
+
+/// A sound as a result tile: the shared audio tile (▶/⏸ through the studio's output, the
+/// waveform, the length); its title opens the viewer's audio view; the right-click menu has
+/// the actions that fit a sound. Music's variations are laid side by side by the caller
+/// (`ui::compose::audio_results`), each as one of these.
+fn audio_result_tile_ui(ui: &mut Ui, tile: &ResultTile) -> Option<TileEvent> {
+    let mut event = None;
+    let shown = crate::ui::audio::tile::audio_tile_ui(
+        ui,
+        &crate::ui::audio::tile::AudioTile {
+            url: tile.image_url,
+            title: tile.name,
+            duration_secs: None,
+            lyrics: None,
+            width: tile.side,
+        },
+    );
+    if shown.open {
+        event = Some(TileEvent::Open);
+    }
+    if let Some(response) = shown.response {
+        response.context_menu(|ui| {
+            if ui.button("Open in viewer").clicked() {
+                event = Some(TileEvent::Open);
+                ui.close();
+            }
+            ui.separator();
+            for (_, label, action) in actions_of(tile.result, tile.favourite, false) {
+                if matches!(
+                    action,
+                    ResultAction::UseAsEditSource(_) | ResultAction::Animate(_)
+                ) {
+                    continue;
+                }
+                if ui.button(label).clicked() {
+                    event = Some(TileEvent::Action(action));
+                    ui.close();
+                }
+            }
+            ui.separator();
+            if let Some(action) = file_out_menu_ui(ui, tile.result) {
+                event = Some(TileEvent::Action(action));
+                ui.close();
+            }
+        });
+    }
     event
 }
 

@@ -128,7 +128,10 @@ pub fn volume_control_ui(ui: &mut egui::Ui) {
     if button.clicked() {
         output.set_muted(!muted);
     }
-    if let DeviceState::Unavailable { reason } = output.device_state() {
+    // "starting": the output thread has not tried the device yet; nothing to say.
+    if let DeviceState::Unavailable { reason } = output.device_state()
+        && reason != "starting"
+    {
         ui.label(
             egui::RichText::new("No audio output")
                 .size(tokens::TEXT_SMALL)
@@ -138,5 +141,30 @@ pub fn volume_control_ui(ui: &mut egui::Ui) {
             "The studio cannot reach a sound device; sounds play silently until one \
              returns.\n\n{reason}"
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembered_sound_is_read_leniently() {
+        assert_eq!(SoundMemory::from_value(None), SoundMemory::default());
+        let odd = serde_json::json!({"volume": 3.5, "muted": true});
+        assert_eq!(
+            SoundMemory::from_value(Some(&odd)),
+            SoundMemory {
+                volume: 1.0,
+                muted: true
+            }
+        );
+        let junk = serde_json::json!("loud");
+        assert_eq!(SoundMemory::from_value(Some(&junk)), SoundMemory::default());
+        let kept = SoundMemory {
+            volume: 0.25,
+            muted: false,
+        };
+        assert_eq!(SoundMemory::from_value(Some(&kept.to_value())), kept);
     }
 }

@@ -70,9 +70,11 @@ impl StudioApp {
         }
     }
 
-    /// After layout: load what the panels asked for; remember a changed volume or mute
+    /// After layout: pause a sound no panel shows any more; load what the panels asked for;
+    /// remember a changed volume or mute
     /// (once the pointer is up, so a slider drag writes the settings once).
     pub(super) fn sound_frame(&mut self, ctx: &egui::Context) {
+        sounds::end_frame(ctx);
         for url in sounds::take_wanted(ctx) {
             self.send(Command::Audio(AudioCommand::Load { url }));
         }

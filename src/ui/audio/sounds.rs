@@ -55,6 +55,8 @@ struct Shared {
     opening: Option<(String, bool)>,
     /// Loop asked for before the playback was ready.
     pending_loop: Option<Option<(f64, f64)>>,
+    /// URLs a panel showed (a tile, the audio view) during this frame's layout.
+    shown: std::collections::HashSet<String>,
 }
 
 #[derive(Clone, Default)]
@@ -91,6 +93,14 @@ pub fn lookup(ctx: &egui::Context, url: &str) -> SoundLookup {
             s.wanted.push(url.to_owned());
             SoundLookup::Loading
         }
+    })
+}
+
+/// The length of `url` when it is loaded (never asks for it).
+pub fn known_duration(ctx: &egui::Context, url: &str) -> Option<f64> {
+    with(ctx, |s| match s.entries.get(url) {
+        Some(Entry::Ready(sound)) => Some(sound.peaks.duration_secs),
+        _ => None,
     })
 }
 
@@ -140,8 +150,10 @@ pub fn is_opening(ctx: &egui::Context, url: &str) -> bool {
     with(ctx, |s| s.opening.as_ref().is_some_and(|(u, _)| u == url))
 }
 
-/// Whether `url` is playing now.
+/// Whether `url` is playing now. Asking counts as showing its ▶/⏸ this frame (see
+/// [`end_frame`]): a panel that draws the control keeps the sound playing.
 pub fn is_playing(ctx: &egui::Context, url: &str) -> bool {
+    mark_shown(ctx, url);
     playback(ctx, url).is_some_and(|p| p.state() == PlaybackState::Playing)
         || with(ctx, |s| {
             s.opening
@@ -239,6 +251,30 @@ fn open_on_thread(handle: &Handle, ctx: &egui::Context, output: &AudioOutput, so
     }
     drop(shared);
     ctx.request_repaint();
+}
+
+/// A panel shows `url` this frame (with its ▶/⏸): the sound may keep playing.
+pub fn mark_shown(ctx: &egui::Context, url: &str) {
+    with(ctx, |s| {
+        if !s.shown.contains(url) {
+            s.shown.insert(url.to_owned());
+        }
+    });
+}
+
+/// After layout: a sound no panel showed this frame (its tile scrolled out of the tree,
+/// its view or pane closed, another view took the window) is paused, so nothing plays
+/// without a visible way to stop it.
+pub fn end_frame(ctx: &egui::Context) {
+    with(ctx, |s| {
+        let shown = std::mem::take(&mut s.shown);
+        if let Some(current) = &s.current
+            && !shown.contains(&current.url)
+            && current.playback.state() == PlaybackState::Playing
+        {
+            current.playback.pause();
+        }
+    });
 }
 
 /// Unload `url` if it is the sound in the output (its view closed).

@@ -39,6 +39,7 @@ pub fn audio_tile_ui(ui: &mut Ui, tile: &AudioTile<'_>) -> AudioTileResponse {
     let mut out = AudioTileResponse::default();
     let ctx = ui.ctx().clone();
     let lookup = sounds::lookup(&ctx, tile.url);
+    sounds::mark_shown(&ctx, tile.url);
     let playback = sounds::playback(&ctx, tile.url);
     let playing = sounds::is_playing(&ctx, tile.url);
     let inner = egui::Frame::new()

@@ -183,6 +183,7 @@ impl AudioViewState {
             );
             return actions;
         }
+        sounds::mark_shown(&ctx, url);
         let sound = match sounds::lookup(&ctx, url) {
             SoundLookup::Loading => {
                 ui.horizontal(|ui| {
@@ -376,5 +377,30 @@ fn failed_ui(ui: &mut Ui, url: &str, error: &str, detail: &str, actions: &mut Ve
         actions.push(Action::Send(Box::new(Command::OpenInSystemViewer {
             url: url.to_owned(),
         })));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_then_b_marks_a_loop_and_b_before_a_is_refused() {
+        let mut view = AudioViewState::default();
+        view.set_a(2.0, Some(10.0));
+        assert_eq!(view.region, Some((2.0, 10.0)), "A alone loops to the end");
+        assert!(view.loop_on);
+        view.set_b(5.0);
+        assert_eq!(view.region, Some((2.0, 5.0)));
+        view.set_b(1.0);
+        assert_eq!(view.region, Some((2.0, 5.0)), "B before A changes nothing");
+        view.set_a(4.0, Some(10.0));
+        assert_eq!(view.region, Some((4.0, 5.0)), "A moves inside the region");
+        view.set_a(7.0, Some(10.0));
+        assert_eq!(
+            view.region,
+            Some((7.0, 10.0)),
+            "A past B starts a new region"
+        );
     }
 }

@@ -193,6 +193,7 @@ impl<'a> Waveform<'a> {
         }
         let bar_count = ((rect.width() / BAR_PITCH_PTS).floor() as usize).max(1);
         let bars = bars_for(self.peaks, bar_count);
+        let gain = display_gain(self.peaks);
         let played_x = rect.left() + self.played_fraction * rect.width();
         let centre = rect.center().y;
         let half = rect.height() * 0.5 - 2.0;
@@ -200,8 +201,8 @@ impl<'a> Waveform<'a> {
         let bar_width = (pitch * 0.66).max(1.0);
         for (i, (min, max)) in bars.iter().enumerate() {
             let x = rect.left() + i as f32 * pitch;
-            let top = centre - max.clamp(0.0, 1.0) * half;
-            let bottom = centre - min.clamp(-1.0, 0.0) * half;
+            let top = centre - (max * gain).clamp(0.0, 1.0) * half;
+            let bottom = centre - (min * gain).clamp(-1.0, 0.0) * half;
             // Silence still shows a hairline, so the bar count reads as the length.
             let (top, bottom) = if bottom - top < 1.0 {
                 (centre - 0.5, centre + 0.5)
@@ -273,6 +274,16 @@ impl<'a> Waveform<'a> {
     }
 }
 
+/// Quiet sounds are drawn larger so their shape reads: the loudest peak fills 95 % of the
+/// height, but a near-silent file is never blown up more than 20× (its hiss stays small).
+pub fn display_gain(peaks: &Peaks) -> f32 {
+    let loudest = peaks
+        .buckets
+        .iter()
+        .fold(0.0f32, |m, (lo, hi)| m.max(lo.abs()).max(hi.abs()));
+    0.95 / loudest.max(0.05)
+}
+
 /// `bar_count` (min, max) bars from the peaks (max-of-groups when shrinking; nearest bucket
 /// when growing, so a short sound still fills the width).
 pub fn bars_for(peaks: &Peaks, bar_count: usize) -> Vec<(f32, f32)> {
@@ -307,14 +318,15 @@ pub fn paint_bars(
 ) {
     let bar_count = ((rect.width() / BAR_PITCH_PTS).floor() as usize).max(1);
     let bars = bars_for(peaks, bar_count);
+    let gain = display_gain(peaks);
     let centre = rect.center().y;
     let half = rect.height() * 0.5;
     let pitch = rect.width() / bars.len().max(1) as f32;
     let played_x = rect.left() + played_fraction.clamp(0.0, 1.0) * rect.width();
     for (i, (min, max)) in bars.iter().enumerate() {
         let x = rect.left() + i as f32 * pitch;
-        let top = centre - max.clamp(0.0, 1.0) * half;
-        let bottom = (centre - min.clamp(-1.0, 0.0) * half).max(top + 1.0);
+        let top = centre - (max * gain).clamp(0.0, 1.0) * half;
+        let bottom = (centre - (min * gain).clamp(-1.0, 0.0) * half).max(top + 1.0);
         let fill = if x < played_x { played_color } else { color };
         painter.rect_filled(
             Rect::from_min_max(

@@ -64,6 +64,73 @@ pub struct AudioForm {
     pub sound_loop: bool,
 }
 
+/// What Create remembers of the sound forms between runs (`CreateMemory::audio`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct AudioMemory {
+    pub style: String,
+    pub lyrics: String,
+    pub instrumental: bool,
+    /// "m" / "f"; absent = Any.
+    pub vocal_gender: Option<String>,
+    pub music_duration_secs: Option<f64>,
+    /// The chosen voice: id, name, summary.
+    pub voice: Option<(String, String, String)>,
+    pub language: Option<String>,
+    pub sound_duration_secs: Option<f64>,
+    pub sound_loop: bool,
+}
+
+impl AudioMemory {
+    /// `None` while nothing differs from a fresh form (older settings stay as they were).
+    pub fn of(form: &AudioForm) -> Option<Self> {
+        let memory = Self {
+            style: form.style.clone(),
+            lyrics: form.lyrics.clone(),
+            instrumental: form.instrumental,
+            vocal_gender: form.vocal_gender.wire().map(str::to_owned),
+            music_duration_secs: form.music_duration_secs,
+            voice: form
+                .voices
+                .chosen
+                .as_ref()
+                .map(|c| (c.id.clone(), c.name.clone(), c.summary.clone())),
+            language: form.language.clone(),
+            sound_duration_secs: form.sound_duration_secs,
+            sound_loop: form.sound_loop,
+        };
+        (memory != Self::default()).then_some(memory)
+    }
+
+    pub fn restore_into(&self, form: &mut AudioForm) {
+        form.style = self.style.clone();
+        form.lyrics = self.lyrics.clone();
+        form.instrumental = self.instrumental;
+        form.vocal_gender = match self.vocal_gender.as_deref() {
+            Some("m") => VocalGender::Male,
+            Some("f") => VocalGender::Female,
+            _ => VocalGender::Any,
+        };
+        form.music_duration_secs = self
+            .music_duration_secs
+            .filter(|d| d.is_finite() && *d > 0.0);
+        form.voices.chosen = self
+            .voice
+            .as_ref()
+            .filter(|(id, _, _)| !id.trim().is_empty())
+            .map(|(id, name, summary)| voice_picker::ChosenVoice {
+                id: id.clone(),
+                name: name.clone(),
+                summary: summary.clone(),
+            });
+        form.language = self.language.clone();
+        form.sound_duration_secs = self
+            .sound_duration_secs
+            .filter(|d| d.is_finite() && *d > 0.0);
+        form.sound_loop = self.sound_loop;
+    }
+}
+
 /// A sound effect's length when Automatic is turned off and the model lists none.
 pub const DEFAULT_SOUND_SECS: f64 = 5.0;
 
@@ -458,6 +525,31 @@ mod tests {
         };
         assert_eq!(speech.voice, "v-1");
         assert_eq!(speech.project_id.as_deref(), Some("p"));
+    }
+
+    #[test]
+    fn the_sound_forms_are_remembered_with_the_chosen_voice() {
+        assert_eq!(AudioMemory::of(&AudioForm::default()), None);
+        let mut form = AudioForm {
+            style: "jazz".into(),
+            vocal_gender: VocalGender::Female,
+            sound_loop: true,
+            ..AudioForm::default()
+        };
+        form.voices.chosen = Some(voice_picker::ChosenVoice {
+            id: "v-1".into(),
+            name: "Rachel".into(),
+            summary: "English".into(),
+        });
+        let memory = AudioMemory::of(&form).expect("something to remember");
+        let value = serde_json::to_value(&memory).expect("json");
+        let read: AudioMemory = serde_json::from_value(value).expect("read back");
+        let mut restored = AudioForm::default();
+        read.restore_into(&mut restored);
+        assert_eq!(restored.style, "jazz");
+        assert_eq!(restored.vocal_gender, VocalGender::Female);
+        assert!(restored.sound_loop);
+        assert_eq!(restored.voices.chosen, form.voices.chosen);
     }
 
     #[test]

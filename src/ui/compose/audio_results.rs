@@ -33,8 +33,8 @@ pub fn job_tracks(job: &JobRecord) -> Vec<(usize, AudioVariation)> {
         .collect()
 }
 
-/// The title a track shows: the service's, else what the job was ("Variation 2",
-/// "Speech · Rachel", "Sound effect").
+/// The title a track shows: the service's (numbered "(2 of 2)" when the variations share
+/// it), else what the job was ("Variation 2 of 2", "Speech · Rachel", "Sound effect").
 pub fn track_title(
     job: &JobRecord,
     track: &AudioVariation,
@@ -47,7 +47,12 @@ pub fn track_title(
         .map(str::trim)
         .filter(|t| !t.is_empty())
     {
-        return if count > 1 {
+        let shared = job_tracks(job)
+            .iter()
+            .filter(|(_, other)| other.title.as_deref().map(str::trim) == Some(title))
+            .count()
+            > 1;
+        return if shared {
             format!("{title} ({} of {count})", position + 1)
         } else {
             title.to_owned()
@@ -98,16 +103,22 @@ pub fn audio_job_ui(
                 index: *index,
             };
             ui.push_id(("audio_track", job.local_id, *index), |ui| {
-                let response = audio_tile_ui(
-                    ui,
-                    &AudioTile {
-                        url: &track.url,
-                        title: &title,
-                        duration_secs: track.duration,
-                        lyrics: track.lyrics.as_deref(),
-                        width: tile_width,
-                    },
-                );
+                // Its own column, so the tile's rows stack whatever the row around it does.
+                let response = ui
+                    .vertical(|ui| {
+                        ui.set_width(tile_width);
+                        audio_tile_ui(
+                            ui,
+                            &AudioTile {
+                                url: &track.url,
+                                title: &title,
+                                duration_secs: track.duration,
+                                lyrics: track.lyrics.as_deref(),
+                                width: tile_width,
+                            },
+                        )
+                    })
+                    .inner;
                 let open_index = list.iter().position(|r| *r == result).unwrap_or(0);
                 if response.open {
                     actions.push(Action::Result(ResultAction::Open {

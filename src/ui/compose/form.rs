@@ -556,6 +556,10 @@ impl ComposeForm {
     }
 
     pub fn estimate(&self, model: &Model) -> Estimate {
+        if self.kind == GenerationKind::Speech && self.prompt.trim().is_empty() {
+            // Priced by its text: nothing to price yet (the line under the text says how).
+            return Estimate::Unknown;
+        }
         let spec = self.build_spec(model);
         match self.limits_model(model) {
             Some(record) => {

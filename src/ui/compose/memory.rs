@@ -29,6 +29,9 @@ pub struct CreateMemory {
     pub workflow: Option<crate::api::WorkflowType>,
     /// The form column's width as dragged with the splitter (absent: the window's default).
     pub form_width_pt: Option<f32>,
+    /// Music, speech and sound effects' own fields (the chosen voice among them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audio: Option<super::audio_form::AudioMemory>,
 }
 
 impl CreateMemory {
@@ -46,6 +49,7 @@ impl CreateMemory {
             scene_count: Some(form.scene_count),
             workflow: Some(form.workflow),
             form_width_pt: None,
+            audio: super::audio_form::AudioMemory::of(&form.audio),
         }
     }
 
@@ -98,6 +102,9 @@ impl CreateMemory {
             form.num_images = num_images.max(1);
         }
         form.cinematic = self.cinematic.clone();
+        if let Some(audio) = &self.audio {
+            audio.restore_into(&mut form.audio);
+        }
         if let Some(enhance_prompt) = self.enhance_prompt {
             form.enhance_prompt = enhance_prompt;
         }

@@ -459,12 +459,30 @@ fn prompt_card_ui(
         if speech {
             // The speech price follows the text: "312 characters · 4 × 1 credit = 4 credits".
             let line = audio_form::speech_price_line(model, form);
-            let price = ui.label(
-                RichText::new(&line)
-                    .size(tokens::TEXT_SMALL)
-                    .color(tokens::palette().text_muted),
-            );
-            widgets::name_widget(&price, &line);
+            ui.horizontal(|ui| {
+                let price = ui.label(
+                    RichText::new(&line)
+                        .size(tokens::TEXT_SMALL)
+                        .color(tokens::palette().text_muted),
+                );
+                widgets::name_widget(&price, &line);
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    let color = if over {
+                        tokens::palette().danger
+                    } else {
+                        tokens::palette().text_faint
+                    };
+                    ui.label(
+                        RichText::new(format!("at most {}", format::thousands(max as f64)))
+                            .size(tokens::TEXT_SMALL)
+                            .color(color),
+                    );
+                });
+            });
+            for message in form.messages_for(&Field::Prompt) {
+                widgets::field_error(ui, message);
+            }
+            return;
         }
         ui.horizontal(|ui| {
             prompt_presets::prompt_presets_ui(ui, presets, form, actions);
@@ -635,9 +653,15 @@ fn price_text(record: &crate::api::ModelRecord) -> Option<String> {
     if let Some((_, v)) = record.flat_credit_by_resolution.iter().next() {
         return Some(format!("{} cr", format::thousands(*v)));
     }
+    // Speech is priced per started 100 characters of its text.
+    let per = if record.has_type(crate::api::SPEECH_CATALOG_TYPE) {
+        " / 100 characters"
+    } else {
+        ""
+    };
     record
         .credit
-        .map(|c| format!("{} cr", format::thousands(c)))
+        .map(|c| format!("{} cr{per}", format::thousands(c)))
 }
 
 fn model_line(record: &crate::api::ModelRecord) -> String {

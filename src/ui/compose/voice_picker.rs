@@ -19,6 +19,8 @@ use egui::{RichText, TextEdit, Ui};
 
 /// Rows shown at once before the list scrolls.
 const LIST_HEIGHT: f32 = 260.0;
+/// About one voice row's height.
+const ROW_HEIGHT: f32 = 30.0;
 
 /// The voice list as the picker knows it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -362,9 +364,13 @@ fn list_ui(ui: &mut Ui, picker: &mut VoicePicker, actions: &mut Vec<Action>) {
     let ctx = ui.ctx().clone();
     let mut chosen: Option<Voice> = None;
     let mut preview: Option<String> = None;
+    // Tall enough for several rows (inside the form's own scroll area a list would
+    // otherwise shrink to its smallest).
+    let rows_height = filtered.len() as f32 * ROW_HEIGHT;
     egui::ScrollArea::vertical()
         .id_salt("voice_list")
         .max_height(LIST_HEIGHT)
+        .min_scrolled_height(rows_height.clamp(ROW_HEIGHT, LIST_HEIGHT))
         .auto_shrink([false, true])
         .show(ui, |ui| {
             if filtered.is_empty() {

@@ -121,6 +121,26 @@ fn single_ui(
 
     if is_video_item(item) && !state.in_trash() {
         actions.extend(video_ui(ui, item, player, textures));
+    } else if crate::ui::audio::is_audio_item(item) && !state.in_trash() && !item.url.is_empty() {
+        // A sound: its waveform and ▶ (plays through the studio's output).
+        let title = item
+            .metadata
+            .get("title")
+            .and_then(|v| v.as_str())
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or(item.display_name());
+        let tile = crate::ui::audio::tile::AudioTile {
+            url: &item.url,
+            title,
+            duration_secs: item.duration,
+            lyrics: None,
+            width: ui.available_width(),
+        };
+        if crate::ui::audio::tile::audio_tile_ui(ui, &tile).open
+            && let Some(index) = state.items.index_of(&item.id)
+        {
+            actions.push(Action::Library(LibraryAction::OpenViewer(index)));
+        }
     } else {
         preview_ui(ui, item, textures);
     }

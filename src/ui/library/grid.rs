@@ -253,9 +253,28 @@ fn tile_ui(
             }
         }
 
+        // A sound: the time under the pointer on its waveform thumbnail.
+        if kind == "audio"
+            && response.hovered()
+            && !drag_active
+            && let Some(duration) = item
+                .duration
+                .or_else(|| crate::ui::audio::sounds::known_duration(ui.ctx(), &item.url))
+                .filter(|d| d.is_finite() && *d > 0.0)
+            && let Some(pointer) = response.hover_pos()
+        {
+            let fraction = time::scrub_fraction(pointer.x, rect.left(), rect.width());
+            paint_hover_time(painter, rect, pointer.x, f64::from(fraction) * duration);
+        }
+
         // Type badge and duration for video/audio.
         if kind == "video" || kind == "audio" {
-            paint_media_badge(painter, rect, kind, item.duration);
+            let duration = item.duration.or_else(|| {
+                (kind == "audio")
+                    .then(|| crate::ui::audio::sounds::known_duration(ui.ctx(), &item.url))
+                    .flatten()
+            });
+            paint_media_badge(painter, rect, kind, duration);
         }
         if item.is_favorited == Some(true) {
             let star = Rect::from_center_size(
@@ -382,6 +401,31 @@ fn tile_ui(
         response.on_hover_text_at_pointer(item.display_name());
     }
     actions
+}
+
+/// A line at `x` and the time there (`m:ss.t`) on a sound's tile.
+fn paint_hover_time(painter: &egui::Painter, rect: Rect, x: f32, secs: f64) {
+    painter.line_segment(
+        [pos2(x, rect.top() + 4.0), pos2(x, rect.bottom() - 4.0)],
+        Stroke::new(1.0, tokens::palette().accent),
+    );
+    let galley = painter.layout_no_wrap(
+        crate::ui::audio::time::clock(secs),
+        FontId::proportional(11.0),
+        tokens::palette().text,
+    );
+    let size = galley.size() + vec2(8.0, 4.0);
+    let left = (x - size.x * 0.5).clamp(
+        rect.left() + 2.0,
+        (rect.right() - size.x - 2.0).max(rect.left()),
+    );
+    let label = Rect::from_min_size(pos2(left, rect.top() + 6.0), size);
+    painter.rect_filled(
+        label,
+        CornerRadius::same(tokens::RADIUS_S),
+        tokens::palette().tile_scrim,
+    );
+    painter.galley(label.min + vec2(4.0, 2.0), galley, tokens::palette().text);
 }
 
 fn paint_placeholder(ui: &Ui, rect: Rect) {

@@ -118,7 +118,7 @@ fn image_tools_ui(
 /// Image tools are not offered on a video, nor video tools on an image.
 fn applies_to(entry: Entry, subject: &Subject) -> bool {
     match entry {
-        Entry::EditSource | Entry::Animate => !subject.is_video,
+        Entry::EditSource | Entry::Animate => !subject.is_video && !subject.is_audio,
         Entry::EditVideo | Entry::TrimVideo => subject.is_video,
         _ => true,
     }
@@ -192,6 +192,12 @@ fn entry_ui(
             "Copy the file's address to the clipboard",
         ),
         Entry::Save => ("Save…", has_url, NO_URL, "Download the file"),
+        Entry::OpenOutside if subject.is_audio => (
+            "Open in system player",
+            has_url,
+            NO_URL,
+            "Open the sound in the computer's own player",
+        ),
         Entry::OpenOutside => (
             "Open in system viewer",
             has_url,

@@ -44,7 +44,13 @@ pub(super) fn info_column_ui(
         where_line.push(subtitle.clone());
     }
     if count > 1 {
-        let noun = if subject.is_video { "Video" } else { "Image" };
+        let noun = if subject.is_audio {
+            "Sound"
+        } else if subject.is_video {
+            "Video"
+        } else {
+            "Image"
+        };
         where_line.push(format!("{noun} {} of {count}", index + 1));
     }
     if !where_line.is_empty() {
@@ -86,7 +92,10 @@ fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mu
             }
         });
     ui.add_space(tokens::SPACE_S);
-    let keys = if subject.source_video_url.is_some() {
+    let keys = if subject.is_audio {
+        "Space play/pause · J back 5 s · K pause · Left/Right back/forward 1 s · I/O loop start/end · L loop \
+         on/off · Esc close"
+    } else if subject.source_video_url.is_some() {
         "Space play/pause · , . one frame · J back 1 s · K pause · L play · B before/after \
          · Left/Right previous/next · Esc close"
     } else if subject.is_video {
