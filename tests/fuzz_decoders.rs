@@ -402,6 +402,9 @@ fn srt_reader_survives_mutated_subtitles() {
             }
             let _ = (to_vtt(&cues), to_txt(&cues));
             Ok(())
+        },
+    );
+}
 
 /// Seeds for the sound decoders: short MP3s and a WAV made here, and the AAC (M4A),
 /// Vorbis and FLAC fixtures, each with its extension (the probe's hint).
