@@ -17,7 +17,8 @@ use service_support::{LocalService, client, local_service};
 use std::time::{Duration, Instant};
 
 const SPEED: f64 = 50.0;
-const SPOKEN: &str = "The harbour wakes at dawn. Gulls circle the boats while the fog lifts slowly.";
+const SPOKEN: &str =
+    "The harbour wakes at dawn. Gulls circle the boats while the fog lifts slowly.";
 
 /// Submit `spec` and poll at the hint until it ends; the final result.
 async fn run_job(client: &ApiClient, spec: &GenerationSpec) -> (JobResult, Option<f64>) {
@@ -72,7 +73,10 @@ async fn speech_output(service: &LocalService, client: &ApiClient) -> (String, f
 
 fn words(text: &str) -> Vec<String> {
     text.split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
         .filter(|w| !w.is_empty())
         .collect()
 }
@@ -82,7 +86,12 @@ async fn the_transcript_of_a_sandbox_speech_output_is_the_text_spoken() {
     let service = local_service(SPEED);
     let client = client(&service);
     let (audio_url, speech_secs) = speech_output(&service, &client).await;
-    let before = client.credits().await.expect("credits").total.expect("a total");
+    let before = client
+        .credits()
+        .await
+        .expect("credits")
+        .total
+        .expect("a total");
 
     let spec = GenerationSpec::for_audio(AudioJobRequest::Transcription(TranscriptionRequest {
         words_per_line: Some(4),
@@ -92,20 +101,33 @@ async fn the_transcript_of_a_sandbox_speech_output_is_the_text_spoken() {
     assert_eq!(spec.kind, GenerationKind::Transcription);
     let (result, credits_used) = run_job(&client, &spec).await;
 
-    assert_eq!(words(result.text.as_deref().unwrap_or_default()), words(SPOKEN));
+    assert_eq!(
+        words(result.text.as_deref().unwrap_or_default()),
+        words(SPOKEN)
+    );
     let srt_url = transcription::srt_url(&result).expect("an SRT").to_owned();
     assert!(result.txt_url.is_some(), "a TXT too: {result:?}");
-    let srt = client.fetch_output(&srt_url).await.expect("the SRT downloads");
+    let srt = client
+        .fetch_output(&srt_url)
+        .await
+        .expect("the SRT downloads");
     let cues = parse_srt(&srt).expect("the SRT reads");
     let spoken: Vec<String> = cues.iter().flat_map(|c| words(&c.text)).collect();
-    assert_eq!(spoken, words(SPOKEN), "cues carry the spoken words in order");
+    assert_eq!(
+        spoken,
+        words(SPOKEN),
+        "cues carry the spoken words in order"
+    );
     assert!(
         cues.iter().all(|c| c.text.split_whitespace().count() <= 4),
         "4 words per line, 1 line per cue: {cues:?}"
     );
     assert!(cues.len() >= 3);
     for pair in cues.windows(2) {
-        assert!(pair[0].end_secs <= pair[1].start_secs + 1e-3, "cues in order: {pair:?}");
+        assert!(
+            pair[0].end_secs <= pair[1].start_secs + 1e-3,
+            "cues in order: {pair:?}"
+        );
     }
     let last_end = cues.last().map_or(0.0, |c| c.end_secs);
     assert!(
@@ -123,7 +145,12 @@ async fn the_transcript_of_a_sandbox_speech_output_is_the_text_spoken() {
         .fold(0.0, f64::max);
     assert!(per_minute > 0.0);
     assert_eq!(credits_used, Some(per_minute));
-    let after = client.credits().await.expect("credits").total.expect("a total");
+    let after = client
+        .credits()
+        .await
+        .expect("credits")
+        .total
+        .expect("a total");
     assert!(
         (before - after - per_minute).abs() < 1e-6,
         "billed one minute: {before} → {after}"
@@ -147,7 +174,10 @@ async fn speaker_labels_come_back_as_cue_speakers() {
         .expect("the SRT downloads");
     let cues = parse_srt(&srt).expect("the SRT reads");
     assert!(
-        cues.iter().all(|c| c.speaker.as_deref().is_some_and(|s| s.starts_with("Speaker"))),
+        cues.iter().all(|c| c
+            .speaker
+            .as_deref()
+            .is_some_and(|s| s.starts_with("Speaker"))),
         "every cue names its speaker: {cues:?}"
     );
 }
@@ -158,7 +188,10 @@ async fn transcriptions_have_their_own_rate_group_and_refusals_are_said() {
         GenerationKind::Transcription.rate_limit_group(),
         RateLimitGroup::Transcription
     );
-    assert_eq!(GenerationKind::Transcription.submit_path(), "/v1/transcribe");
+    assert_eq!(
+        GenerationKind::Transcription.submit_path(),
+        "/v1/transcribe"
+    );
     let service = local_service(SPEED);
     let client = client(&service);
     // Twelve at once: more than the 10/min of "Other generation", all accepted.

@@ -398,7 +398,9 @@ fn srt_reader_survives_mutated_subtitles() {
             }
             let again = parse_srt(to_srt(&cues).as_bytes()).map_err(|e| e.to_string())?;
             if again != cues {
-                return Err(format!("SRT round trip changed the cues: {cues:?} → {again:?}"));
+                return Err(format!(
+                    "SRT round trip changed the cues: {cues:?} → {again:?}"
+                ));
             }
             let _ = (to_vtt(&cues), to_txt(&cues));
             Ok(())

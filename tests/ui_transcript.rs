@@ -121,7 +121,10 @@ fn a_transcribed_video_shows_its_cues_that_follow_the_playhead() {
         .click();
     harness.step();
     step_until(&mut harness, "the video in the library", |h| {
-        h.state().library_items().iter().any(|i| i.kind() == "video")
+        h.state()
+            .library_items()
+            .iter()
+            .any(|i| i.kind() == "video")
     });
     let item = harness
         .state()
@@ -157,7 +160,10 @@ fn a_transcribed_video_shows_its_cues_that_follow_the_playhead() {
     harness.step();
     let rows = cue_rows(&harness);
     assert_eq!(rows.len(), 1, "one cue: {rows:?}");
-    assert!(!rows[0].1, "nothing is said at 0:00 (the cue starts later): {rows:?}");
+    assert!(
+        !rows[0].1,
+        "nothing is said at 0:00 (the cue starts later): {rows:?}"
+    );
 
     // The sandbox's 4-s transcript fits one cue at the default 12 words a line: a second
     // transcription of the same video in short cues (2 words, 1 line) takes its place.
@@ -212,7 +218,9 @@ fn a_transcribed_video_shows_its_cues_that_follow_the_playhead() {
     // A click on the last cue seeks there.
     let last = cues.len() - 1;
     let label = rows[last].0.clone();
-    harness.get_by_role_and_label(Role::ListItem, &label).click();
+    harness
+        .get_by_role_and_label(Role::ListItem, &label)
+        .click();
     step_until(&mut harness, "the player at the clicked cue", |h| {
         viewer_player(h)
             .shown_time_secs()
@@ -271,7 +279,9 @@ fn the_create_form_transcribes_an_address_and_shows_the_words() {
 
     // Nothing chosen: refused at the field, nothing sent.
     harness
-        .get_by(|n| n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Transcribe")))
+        .get_by(|n| {
+            n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Transcribe"))
+        })
         .click();
     harness.step();
     harness.step();
@@ -289,10 +299,14 @@ fn the_create_form_transcribes_an_address_and_shows_the_words() {
     harness.get_by_label("Source address").type_text(&url);
     harness.step();
     harness
-        .get_by(|n| n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Transcribe")))
+        .get_by(|n| {
+            n.role() == Role::Button && n.label().is_some_and(|l| l.starts_with("Transcribe"))
+        })
         .click();
     step_until(&mut harness, "the transcription on the canvas", |h| {
-        h.query_all_by_label_contains("Transcript · ").next().is_some()
+        h.query_all_by_label_contains("Transcript · ")
+            .next()
+            .is_some()
     });
     let job = harness.state().jobs()[0].clone();
     let text = job

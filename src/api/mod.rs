@@ -2,7 +2,6 @@
 //! HTTP client. No egui and no UI state here.
 
 pub mod audio;
-pub mod transcription;
 pub mod avatars;
 pub mod client;
 pub mod code_assistant;
@@ -19,6 +18,7 @@ pub mod palettes;
 pub mod pricing;
 pub mod projects;
 pub mod prompt_presets;
+pub mod transcription;
 pub mod types;
 pub mod validate;
 pub mod video_edit;

@@ -160,7 +160,10 @@ impl TranscriptionPrice {
     /// The whole price (low, high) once the length is known.
     pub fn total(&self) -> Option<(f64, f64)> {
         let minutes = f64::from(self.minutes?);
-        Some((self.per_minute_low * minutes, self.per_minute_high * minutes))
+        Some((
+            self.per_minute_low * minutes,
+            self.per_minute_high * minutes,
+        ))
     }
 }
 
@@ -236,12 +239,21 @@ mod tests {
         let catalog = vec![stt(1.0), image.clone(), stt(2.0)];
         let unknown_length = price(&catalog, None).unwrap();
         assert_eq!(
-            (unknown_length.per_minute_low, unknown_length.per_minute_high),
+            (
+                unknown_length.per_minute_low,
+                unknown_length.per_minute_high
+            ),
             (1.0, 2.0)
         );
         assert_eq!(unknown_length.total(), None);
-        assert_eq!(price(&catalog, Some(125.0)).unwrap().total(), Some((3.0, 6.0)));
-        assert_eq!(price(&catalog, Some(3.0)).unwrap().total(), Some((1.0, 2.0)));
+        assert_eq!(
+            price(&catalog, Some(125.0)).unwrap().total(),
+            Some((3.0, 6.0))
+        );
+        assert_eq!(
+            price(&catalog, Some(3.0)).unwrap().total(),
+            Some((1.0, 2.0))
+        );
         assert_eq!(price(&[image], Some(60.0)), None);
     }
 

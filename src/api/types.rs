@@ -2,7 +2,6 @@
 //! contract or the wire examples are: absent fields, `{}`/`null` maps, camelCase variants
 //! and unknown fields never fail a decode.
 
-pub use super::transcription::TranscriptionRequest;
 pub use super::audio::{
     AudioJobRequest, AudioVariation, MusicRequest, SoundRequest, SpeechRequest, Voice, VoiceFilter,
     is_audio_url,
@@ -11,6 +10,7 @@ use super::lenient::{
     lenient_bool, lenient_f64, lenient_list, lenient_string, lenient_u32, lenient_u64, list_map,
     multiplier_map, null_default, number_list, string_list,
 };
+pub use super::transcription::TranscriptionRequest;
 pub use super::video_edit::{
     ExtendMode, LipsyncSource, RetakeMode, TrimJob, TrimRequest, TrimStatus, VideoEditOperation,
     VideoEditOperationKind, VideoEditRequest, VideoJobRequest, VideoToVideoRequest,

@@ -44,6 +44,6 @@ pub use protocol::{
     QueueReason,
 };
 pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};
-pub use transcripts::{TranscriptCommand, TranscriptEvent};
 pub use storage::{CacheCleared, CacheSize, StorageCommand, StorageEvent};
 pub use submit_queue::{FOLLOWED_SUFFIX, followed_label};
+pub use transcripts::{TranscriptCommand, TranscriptEvent};

@@ -430,9 +430,7 @@ impl Tracker {
             GenerationKind::Music
             | GenerationKind::Speech
             | GenerationKind::Sound
-            | GenerationKind::Transcription => {
-                FALLBACK_AUDIO_SECS
-            }
+            | GenerationKind::Transcription => FALLBACK_AUDIO_SECS,
         });
         // A batch's scenes run one after another: the per-scene estimate times the count.
         let estimate = match kind {

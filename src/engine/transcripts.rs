@@ -82,8 +82,7 @@ async fn load(ctx: Arc<Ctx>, srt_url: String) {
                     tracing::warn!("reading a transcript's SRT failed: {error}");
                     TranscriptEvent::Failed {
                         srt_url,
-                        error: "The transcript file the service gave could not be read."
-                            .to_owned(),
+                        error: "The transcript file the service gave could not be read.".to_owned(),
                         detail: error.to_string(),
                     }
                 }
@@ -100,13 +99,11 @@ async fn load(ctx: Arc<Ctx>, srt_url: String) {
 
 async fn probe(ctx: Arc<Ctx>, path: PathBuf) {
     let file = path.clone();
-    let duration_secs = tokio::task::spawn_blocking(move || {
-        match crate::audio::open_file(&file) {
-            Ok((_, info)) => info.duration_secs.filter(|d| d.is_finite() && *d > 0.0),
-            Err(error) => {
-                tracing::info!("no sound length for {}: {error}", file.display());
-                None
-            }
+    let duration_secs = tokio::task::spawn_blocking(move || match crate::audio::open_file(&file) {
+        Ok((_, info)) => info.duration_secs.filter(|d| d.is_finite() && *d > 0.0),
+        Err(error) => {
+            tracing::info!("no sound length for {}: {error}", file.display());
+            None
         }
     })
     .await

@@ -312,7 +312,10 @@ pub fn to_txt(cues: &[Cue]) -> String {
 /// The cue on screen at `time_secs` (the latest-starting one when cues overlap).
 pub fn cue_at(cues: &[Cue], time_secs: f64) -> Option<usize> {
     let started = cues.partition_point(|c| c.start_secs <= time_secs);
-    (0..started).rev().take(8).find(|&i| cues[i].contains(time_secs))
+    (0..started)
+        .rev()
+        .take(8)
+        .find(|&i| cues[i].contains(time_secs))
 }
 
 /// Indices of the cues whose text or speaker contains `query` (case-insensitive).

@@ -41,8 +41,8 @@ mod open_files;
 mod projects;
 mod results;
 mod service;
-mod transcript;
 mod sound;
+mod transcript;
 mod tray;
 pub use capture::ScreenshotScene;
 
@@ -609,15 +609,14 @@ impl StudioApp {
             Action::SaveText {
                 file_name,
                 contents,
-            } => self
-                .dialogs
-                .open(DialogKind::SaveText { file_name, contents }),
+            } => self.dialogs.open(DialogKind::SaveText {
+                file_name,
+                contents,
+            }),
             Action::SaveAsWav { url } => self.dialogs.open(DialogKind::SaveWav { url }),
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             Action::PickSourceVideo => self.dialogs.open(DialogKind::SourceVideo),
-            Action::PickTranscriptionSource => {
-                self.dialogs.open(DialogKind::TranscriptionSource)
-            }
+            Action::PickTranscriptionSource => self.dialogs.open(DialogKind::TranscriptionSource),
             action @ (Action::AddSourceUrl(_)
             | Action::RemoveSource(_)
             | Action::PlayOnCanvas(_)

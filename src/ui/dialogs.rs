@@ -84,8 +84,9 @@ impl DialogKind {
         std::mem::discriminant(self) == std::mem::discriminant(other)
             && !matches!(
                 self,
-                DialogKind::SaveImage { .. } | DialogKind::SaveText { .. }
-                | DialogKind::SaveWav { .. }
+                DialogKind::SaveImage { .. }
+                    | DialogKind::SaveText { .. }
+                    | DialogKind::SaveWav { .. }
             )
     }
 
@@ -99,10 +100,9 @@ impl DialogKind {
                 "Type a path instead, or drag and drop the video onto the window."
             }
             DialogKind::TranscriptionSource => "Type the path of the file instead.",
-            DialogKind::SaveImage { .. } | DialogKind::SaveText { .. }
-                | DialogKind::SaveWav { .. } => {
-                "Type the path to save to instead."
-            }
+            DialogKind::SaveImage { .. }
+            | DialogKind::SaveText { .. }
+            | DialogKind::SaveWav { .. } => "Type the path to save to instead.",
             DialogKind::DownloadFolder { .. } => "Type the folder to save to instead.",
             DialogKind::LibraryFiles => {
                 "Type a path instead, or drag and drop the files onto the window."
@@ -117,8 +117,7 @@ impl DialogKind {
     fn saves(&self) -> bool {
         matches!(
             self,
-            DialogKind::SaveImage { .. } | DialogKind::SaveText { .. }
-                | DialogKind::SaveWav { .. }
+            DialogKind::SaveImage { .. } | DialogKind::SaveText { .. } | DialogKind::SaveWav { .. }
         )
     }
 }

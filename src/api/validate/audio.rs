@@ -76,9 +76,8 @@ pub fn transcription_errors(
         Err(problem) => {
             let field = match &problem {
                 TranscriptionProblem::Source(_) => Field::SourceVideo,
-                TranscriptionProblem::WordsPerLine(_) | TranscriptionProblem::LinesPerSubtitle(_) => {
-                    Field::Operation
-                }
+                TranscriptionProblem::WordsPerLine(_)
+                | TranscriptionProblem::LinesPerSubtitle(_) => Field::Operation,
             };
             vec![FieldError::new(field, problem.to_string())]
         }

@@ -114,7 +114,9 @@ pub enum SceneStage {
     TrayJobDone,
     /// Transcript: the video is in the viewer and being transcribed; then the player is
     /// sent to this frame (inside a cue) and the capture waits for it.
-    Transcribing { frame: Option<u32> },
+    Transcribing {
+        frame: Option<u32>,
+    },
     Failed,
 }
 

@@ -402,7 +402,9 @@ impl StudioApp {
         );
         if !self.viewer.is_open() {
             match result {
-                ResultRef::Job { local_id, index } => self.viewer.open_job(&self.model, local_id, index),
+                ResultRef::Job { local_id, index } => {
+                    self.viewer.open_job(&self.model, local_id, index)
+                }
                 media => self.viewer.open(vec![media], 0),
             }
         }

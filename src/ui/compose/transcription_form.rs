@@ -301,8 +301,11 @@ pub fn form_ui(ui: &mut Ui, form: &mut TranscriptionForm, actions: &mut Vec<Acti
         ui.add_space(tokens::SPACE_S);
         widgets::section_label(ui, "Subtitles");
         let words = ui.add(
-            egui::Slider::new(&mut form.words_per_line, MIN_WORDS_PER_LINE..=MAX_WORDS_PER_LINE)
-                .text("words per line"),
+            egui::Slider::new(
+                &mut form.words_per_line,
+                MIN_WORDS_PER_LINE..=MAX_WORDS_PER_LINE,
+            )
+            .text("words per line"),
         );
         widgets::name_widget(&words, "Words per line");
         let lines = ui.add(
@@ -314,7 +317,9 @@ pub fn form_ui(ui: &mut Ui, form: &mut TranscriptionForm, actions: &mut Vec<Acti
         );
         widgets::name_widget(&lines, "Lines per subtitle");
         match &form.problem {
-            Some(TranscriptionProblem::WordsPerLine(m) | TranscriptionProblem::LinesPerSubtitle(m)) => {
+            Some(
+                TranscriptionProblem::WordsPerLine(m) | TranscriptionProblem::LinesPerSubtitle(m),
+            ) => {
                 widgets::field_error(ui, m);
             }
             _ => {}
@@ -323,7 +328,12 @@ pub fn form_ui(ui: &mut Ui, form: &mut TranscriptionForm, actions: &mut Vec<Acti
 }
 
 /// The Transcribe button under the form, with its price.
-pub fn submit_row_ui(ui: &mut Ui, model: &Model, form: &TranscriptionForm, actions: &mut Vec<Action>) {
+pub fn submit_row_ui(
+    ui: &mut Ui,
+    model: &Model,
+    form: &TranscriptionForm,
+    actions: &mut Vec<Action>,
+) {
     let button = widgets::primary_button(form.button_text(model))
         .min_size(Vec2::new(ui.available_width(), 40.0));
     if ui
@@ -381,8 +391,14 @@ mod tests {
         let path = PathBuf::from("/tmp/talk.mp3");
         let actions = form.choose_file(path.clone());
         assert_eq!(actions.len(), 2, "upload and probe");
-        assert!(form.submit(&model, None).is_empty(), "refused while uploading");
-        assert!(matches!(form.problem, Some(TranscriptionProblem::Source(_))));
+        assert!(
+            form.submit(&model, None).is_empty(),
+            "refused while uploading"
+        );
+        assert!(matches!(
+            form.problem,
+            Some(TranscriptionProblem::Source(_))
+        ));
         form.handle_event(&TranscriptEvent::Probed {
             path: path.clone(),
             duration_secs: Some(61.0),
@@ -395,7 +411,12 @@ mod tests {
         let [Action::Send(command)] = sent.as_slice() else {
             panic!("{sent:?}");
         };
-        let Command::Submit { spec, credits_estimate, .. } = command.as_ref() else {
+        let Command::Submit {
+            spec,
+            credits_estimate,
+            ..
+        } = command.as_ref()
+        else {
             panic!("{command:?}");
         };
         assert_eq!(*credits_estimate, Some(2.0));

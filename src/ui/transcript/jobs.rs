@@ -153,7 +153,11 @@ pub fn result_card_ui(
             widgets::muted(ui, "No words were heard.");
         } else {
             let preview: String = text.chars().take(PREVIEW_CHARS).collect();
-            let more = if text.chars().count() > PREVIEW_CHARS { "…" } else { "" };
+            let more = if text.chars().count() > PREVIEW_CHARS {
+                "…"
+            } else {
+                ""
+            };
             ui.label(format!("{preview}{more}"));
         }
         ui.horizontal_wrapped(|ui| {

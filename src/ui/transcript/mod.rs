@@ -17,8 +17,6 @@
 pub mod jobs;
 pub mod viewer;
 
-
-
 use crate::engine::{Command, TranscriptCommand, TranscriptEvent};
 use crate::media::subtitles::{self, Cue};
 use crate::ui::model::Action;
@@ -435,7 +433,10 @@ mod tests {
 
     #[test]
     fn export_names_are_safe_and_say_transcript() {
-        assert_eq!(file_stem("A quiet harbour, at dawn!"), "a-quiet-harbour-at-dawn-transcript");
+        assert_eq!(
+            file_stem("A quiet harbour, at dawn!"),
+            "a-quiet-harbour-at-dawn-transcript"
+        );
         assert_eq!(file_stem("../../etc"), "etc-transcript");
         assert_eq!(file_stem("  "), "transcript");
     }
@@ -471,7 +472,12 @@ mod tests {
         assert_eq!(state.cue_at(1.5).map(|c| c.text.as_str()), Some("Hi"));
         state.export(ExportFormat::Vtt);
         match state.take_actions().as_slice() {
-            [Action::SaveText { file_name, contents }] => {
+            [
+                Action::SaveText {
+                    file_name,
+                    contents,
+                },
+            ] => {
                 assert_eq!(file_name, "a-transcript.vtt");
                 assert!(contents.starts_with("WEBVTT"));
             }

@@ -87,7 +87,10 @@ impl ViewerTranscript {
                     ui.spinner();
                     widgets::muted(ui, format!("Transcribing… {progress_percent:.0} %"));
                 });
-                widgets::muted(ui, "The words appear here when it is done; follow it in the tray.");
+                widgets::muted(
+                    ui,
+                    "The words appear here when it is done; follow it in the tray.",
+                );
                 Vec::new()
             }
             Some(TranscriptJob::Failed { message, .. }) => {
@@ -158,11 +161,7 @@ pub fn transcribe_button_ui(
             "The service gave no address for this file"
         });
     widgets::name_widget(&button, "Transcribe");
-    button.clicked().then(|| {
-        Action::Send(Box::new(jobs::submit_command(
-            source_url,
-            project_id,
-            cost,
-        )))
-    })
+    button
+        .clicked()
+        .then(|| Action::Send(Box::new(jobs::submit_command(source_url, project_id, cost))))
 }
