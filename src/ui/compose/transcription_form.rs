@@ -316,13 +316,11 @@ pub fn form_ui(ui: &mut Ui, form: &mut TranscriptionForm, actions: &mut Vec<Acti
             .text("lines per subtitle"),
         );
         widgets::name_widget(&lines, "Lines per subtitle");
-        match &form.problem {
-            Some(
-                TranscriptionProblem::WordsPerLine(m) | TranscriptionProblem::LinesPerSubtitle(m),
-            ) => {
-                widgets::field_error(ui, m);
-            }
-            _ => {}
+        if let Some(
+            TranscriptionProblem::WordsPerLine(m) | TranscriptionProblem::LinesPerSubtitle(m),
+        ) = &form.problem
+        {
+            widgets::field_error(ui, m);
         }
     });
 }

@@ -241,7 +241,7 @@ impl VideoPlayerState {
         let (Some(fps), Some(frame_count)) = (self.fps(), self.frame_count()) else {
             return false;
         };
-        if !(fps > 0.0) || frame_count == 0 || !time_secs.is_finite() {
+        if !fps.is_finite() || fps <= 0.0 || frame_count == 0 || !time_secs.is_finite() {
             return false;
         }
         // The first frame at or after that time, so the time shown is inside what starts
