@@ -73,7 +73,7 @@ struct StudioArgs {
     screenshot_to: Option<PathBuf>,
     /// `--size WxH`: the window's inner size in points, instead of the remembered one.
     size_pt: Option<[f32; 2]>,
-    /// `--view video|storyboard|video-edit`: stage that scene on the local sandbox
+    /// `--view video|storyboard|video-edit|transcript`: stage that scene on the local sandbox
     /// (screenshots).
     screenshot_scene: Option<ScreenshotScene>,
     /// Files to open (absolute; a running studio is handed them).
@@ -94,7 +94,7 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
             "--view"
                 if matches!(
                     iter.clone().next().map(String::as_str),
-                    Some("video" | "storyboard" | "video-edit")
+                    Some("video" | "storyboard" | "video-edit" | "transcript")
                 ) =>
             {
                 // A video paused in the viewer, a Creative Director storyboard on the
@@ -104,6 +104,7 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                 options.screenshot_scene = match iter.next().map(String::as_str) {
                     Some("video") => Some(ScreenshotScene::Video),
                     Some("video-edit") => Some(ScreenshotScene::VideoEdit),
+                    Some("transcript") => Some(ScreenshotScene::Transcript),
                     _ => Some(ScreenshotScene::Storyboard),
                 };
             }

@@ -360,6 +360,54 @@ fn a_gif_with_a_zero_width_screen_is_refused_as_empty() {
     }
 }
 
+/// Transcripts' SRT files come from the network: mutated SRT must never panic, every cue
+/// read must be well formed (finite, ordered, non-empty text), and what is read must
+/// survive being written out and read again unchanged (export then re-import).
+#[test]
+fn srt_reader_survives_mutated_subtitles() {
+    use framewright::media::subtitles::{parse_srt, to_srt, to_txt, to_vtt};
+    const SEEDS: [&str; 3] = [
+        "1\n00:00:00,000 --> 00:00:01,500\nHello there,\nfriend.\n\n2\n00:00:01,500 --> 00:00:03,250\n[Speaker 2] How are you?\n\n",
+        "\u{feff}00:01.5 --> 00:02.000 align:start\r\nSPEAKER_00: First\r\n\r\n7\r\n10:00:00,999 --> 10:00:01,000\r\n<v Speaker 1>Zweite Zeile – ünïcödé</v>\r\n",
+        "3\n00:00:05,000 --> 00:00:04,000\n[music]\n\n\n4\n99:59:59,999 --> 100:00:00,000\nlast\n",
+    ];
+    let seeds: Vec<Vec<u8>> = SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect();
+    run(
+        "srt",
+        20_000,
+        move |rng| {
+            let seed = rng.pick(&seeds).clone();
+            mutate(rng, &seed, &seeds)
+        },
+        |bytes| {
+            let Ok(cues) = parse_srt(bytes) else {
+                return Ok(());
+            };
+            for pair in cues.windows(2) {
+                if pair[1].start_secs < pair[0].start_secs {
+                    return Err("cues out of order".into());
+                }
+            }
+            for cue in &cues {
+                if !(cue.start_secs.is_finite() && cue.start_secs >= 0.0)
+                    || cue.end_secs < cue.start_secs
+                    || cue.text.trim().is_empty()
+                {
+                    return Err(format!("malformed cue {cue:?}"));
+                }
+            }
+            let again = parse_srt(to_srt(&cues).as_bytes()).map_err(|e| e.to_string())?;
+            if again != cues {
+                return Err(format!(
+                    "SRT round trip changed the cues: {cues:?} → {again:?}"
+                ));
+            }
+            let _ = (to_vtt(&cues), to_txt(&cues));
+            Ok(())
+        },
+    );
+}
+
 /// Seeds for the sound decoders: short MP3s and a WAV made here, and the AAC (M4A),
 /// Vorbis and FLAC fixtures, each with its extension (the probe's hint).
 fn sound_seeds() -> &'static Vec<(Vec<u8>, &'static str)> {

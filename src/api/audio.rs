@@ -82,6 +82,8 @@ pub enum AudioJobRequest {
     Speech(SpeechRequest),
     /// POST /v1/generate/sound.
     Sound(SoundRequest),
+    /// POST /v1/transcribe (see `api::transcription`).
+    Transcription(super::transcription::TranscriptionRequest),
 }
 
 impl AudioJobRequest {
@@ -90,6 +92,7 @@ impl AudioJobRequest {
             AudioJobRequest::Music(_) => GenerationKind::Music,
             AudioJobRequest::Speech(_) => GenerationKind::Speech,
             AudioJobRequest::Sound(_) => GenerationKind::Sound,
+            AudioJobRequest::Transcription(_) => GenerationKind::Transcription,
         }
     }
     /// The model sent (`None`: the service's default for the route).
@@ -98,6 +101,7 @@ impl AudioJobRequest {
             AudioJobRequest::Music(r) => r.model.as_deref(),
             AudioJobRequest::Speech(r) => r.model.as_deref(),
             AudioJobRequest::Sound(r) => r.model.as_deref(),
+            AudioJobRequest::Transcription(_) => None,
         }
     }
     pub fn project_id(&self) -> Option<&str> {
@@ -105,6 +109,7 @@ impl AudioJobRequest {
             AudioJobRequest::Music(r) => r.project_id.as_deref(),
             AudioJobRequest::Speech(r) => r.project_id.as_deref(),
             AudioJobRequest::Sound(r) => r.project_id.as_deref(),
+            AudioJobRequest::Transcription(r) => r.project_id.as_deref(),
         }
     }
     /// The prompt (music, sound) or the text to speak (speech).
@@ -113,13 +118,14 @@ impl AudioJobRequest {
             AudioJobRequest::Music(r) => &r.prompt,
             AudioJobRequest::Speech(r) => &r.text,
             AudioJobRequest::Sound(r) => &r.prompt,
+            AudioJobRequest::Transcription(_) => "",
         }
     }
     /// The duration asked for, in seconds (`None`: automatic or not asked).
     pub fn duration_secs(&self) -> Option<f64> {
         match self {
             AudioJobRequest::Music(r) => r.duration,
-            AudioJobRequest::Speech(_) => None,
+            AudioJobRequest::Speech(_) | AudioJobRequest::Transcription(_) => None,
             AudioJobRequest::Sound(r) => r.duration,
         }
     }
@@ -128,6 +134,7 @@ impl AudioJobRequest {
             AudioJobRequest::Music(r) => r.project_id = project_id,
             AudioJobRequest::Speech(r) => r.project_id = project_id,
             AudioJobRequest::Sound(r) => r.project_id = project_id,
+            AudioJobRequest::Transcription(r) => r.project_id = project_id,
         }
     }
     /// The JSON body sent to the route. Music drops lyrics and vocal gender when
@@ -146,6 +153,7 @@ impl AudioJobRequest {
             }
             AudioJobRequest::Speech(r) => serde_json::to_value(r),
             AudioJobRequest::Sound(r) => serde_json::to_value(r),
+            AudioJobRequest::Transcription(r) => serde_json::to_value(r.for_wire()),
         }
     }
 }

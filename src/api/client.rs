@@ -591,7 +591,10 @@ pub fn submit_body(spec: &GenerationSpec) -> Result<serde_json::Value, ApiError>
     if spec.kind == GenerationKind::Chat {
         return super::creative_chat::chat_body(spec);
     }
-    if spec.kind.outputs_audio() || spec.audio.is_some() {
+    if spec.kind.outputs_audio()
+        || spec.kind == GenerationKind::Transcription
+        || spec.audio.is_some()
+    {
         return match &spec.audio {
             Some(audio) if audio.kind() == spec.kind => audio.body().map_err(encode),
             Some(audio) => Err(ApiError::Invalid(format!(

@@ -18,6 +18,7 @@ pub mod palettes;
 pub mod pricing;
 pub mod projects;
 pub mod prompt_presets;
+pub mod transcription;
 pub mod types;
 pub mod validate;
 pub mod video_edit;

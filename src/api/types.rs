@@ -10,6 +10,7 @@ use super::lenient::{
     lenient_bool, lenient_f64, lenient_list, lenient_string, lenient_u32, lenient_u64, list_map,
     multiplier_map, null_default, number_list, string_list,
 };
+pub use super::transcription::TranscriptionRequest;
 pub use super::video_edit::{
     ExtendMode, LipsyncSource, RetakeMode, TrimJob, TrimRequest, TrimStatus, VideoEditOperation,
     VideoEditOperationKind, VideoEditRequest, VideoJobRequest, VideoToVideoRequest,
@@ -218,6 +219,9 @@ pub enum GenerationKind {
     Speech,
     /// POST /v1/generate/sound (body in `GenerationSpec::audio`): a sound effect.
     Sound,
+    /// POST /v1/transcribe (body in `GenerationSpec::audio`): the words of an audio or
+    /// video, as text and subtitles (`text`, `srt_url`, `txt_url` in the result).
+    Transcription,
 }
 
 impl GenerationKind {
@@ -262,6 +266,7 @@ impl GenerationKind {
             GenerationKind::Music => "/v1/generate/music",
             GenerationKind::Speech => "/v1/generate/speech",
             GenerationKind::Sound => "/v1/generate/sound",
+            GenerationKind::Transcription => "/v1/transcribe",
         }
     }
     /// Catalog type name used to filter GET /v1/models. Creative Director has no type of
@@ -282,12 +287,16 @@ impl GenerationKind {
             GenerationKind::Music => MUSIC_CATALOG_TYPE,
             GenerationKind::Speech => SPEECH_CATALOG_TYPE,
             GenerationKind::Sound => SOUND_CATALOG_TYPE,
+            GenerationKind::Transcription => TRANSCRIPTION_CATALOG_TYPE,
         }
     }
     /// Whether this kind is sent with a model from the catalog (a trim and the image
     /// tools are not).
     pub fn uses_model(self) -> bool {
-        !matches!(self, GenerationKind::VideoTrim | GenerationKind::ImageTool)
+        !matches!(
+            self,
+            GenerationKind::VideoTrim | GenerationKind::ImageTool | GenerationKind::Transcription
+        )
     }
     /// The service's rate-limit group of this kind's submit route (contract, Limits).
     pub fn rate_limit_group(self) -> RateLimitGroup {
@@ -305,6 +314,7 @@ impl GenerationKind {
             | GenerationKind::Music
             | GenerationKind::Speech
             | GenerationKind::Sound => RateLimitGroup::OtherGeneration,
+            GenerationKind::Transcription => RateLimitGroup::Transcription,
         }
     }
     pub fn label(self) -> &'static str {
@@ -322,6 +332,7 @@ impl GenerationKind {
             GenerationKind::Music => "Music",
             GenerationKind::Speech => "Speech",
             GenerationKind::Sound => "Sound effects",
+            GenerationKind::Transcription => "Transcription",
         }
     }
     /// Contract defaults: image-edit and Creative Director 1:1, video 16:9; image is not
@@ -373,6 +384,7 @@ impl GenerationKind {
                 | GenerationKind::VideoEdit
                 | GenerationKind::VideoTrim
                 | GenerationKind::ImageTool
+                | GenerationKind::Transcription
         )
     }
     /// Whether a running job of this kind can be cancelled: a trim has no cancel route
@@ -394,6 +406,8 @@ pub const VIDEO_EDIT_CATALOG_TYPE: &str = "video_edit";
 pub const MUSIC_CATALOG_TYPE: &str = "music_gen";
 pub const SPEECH_CATALOG_TYPE: &str = "text_to_speech";
 pub const SOUND_CATALOG_TYPE: &str = "text_to_sound";
+/// Catalog type of the transcription models (contract: `stt`, alias `transcription`).
+pub const TRANSCRIPTION_CATALOG_TYPE: &str = "stt";
 /// Catalog type of the chat models (contract: `text`, alias `chat`).
 pub const CHAT_CATALOG_TYPE: &str = "text";
 
@@ -420,6 +434,8 @@ pub enum RateLimitGroup {
     ImageGeneration,
     /// 10/min: every other generation route, /generate/{id}/cancel and /media/upload.
     OtherGeneration,
+    /// 100/min: /transcribe (its own group in the contract's Limits table).
+    Transcription,
 }
 
 /// Body of every generation POST (image, image-edit, video, video/from-image, Creative

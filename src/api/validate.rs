@@ -100,6 +100,17 @@ pub fn validate_with_source(
     if spec.kind.outputs_audio() {
         return audio::validate_audio_job(spec, model, None);
     }
+    if spec.kind == GenerationKind::Transcription {
+        return match &spec.audio {
+            Some(crate::api::audio::AudioJobRequest::Transcription(request)) => {
+                audio::transcription_errors(request, source_secs)
+            }
+            _ => vec![FieldError::new(
+                Field::SourceVideo,
+                "The transcription request has no source.",
+            )],
+        };
+    }
     let mut errors = Vec::new();
     let request = &spec.request;
     let who = model.map(ModelRecord::display_name).unwrap_or("Auto");
@@ -376,6 +387,7 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
         GenerationKind::Music => "music",
         GenerationKind::Speech => "speech",
         GenerationKind::Sound => "sound effects",
+        GenerationKind::Transcription => "transcription",
     }
 }
 

@@ -26,6 +26,7 @@ pub mod runtime;
 pub mod storage;
 mod submit_queue;
 pub mod tracker;
+pub mod transcripts;
 pub mod transfers;
 pub mod video;
 mod voices;
@@ -45,3 +46,4 @@ pub use protocol::{
 pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};
 pub use storage::{CacheCleared, CacheSize, StorageCommand, StorageEvent};
 pub use submit_queue::{FOLLOWED_SUFFIX, followed_label};
+pub use transcripts::{TranscriptCommand, TranscriptEvent};

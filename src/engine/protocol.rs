@@ -206,6 +206,9 @@ pub enum Command {
     /// A result as a local file for the desktop (reveal, copy, drag out); answered by
     /// `Event::FileOut`.
     FileOut(super::file_out::FileOutCommand),
+    /// Transcripts: load a finished transcription's SRT, save an export; answered by
+    /// `Event::Transcript` (loads) or `Event::FileSaved` (saves).
+    Transcript(super::transcripts::TranscriptCommand),
     /// The service is unreachable and the user asked to try now (cuts the back-off short).
     RetryConnection,
     /// GET /v1/voices (the speech voice picker), once per session; answered by
@@ -638,6 +641,8 @@ pub enum Event {
     Chat(super::chat::ChatEvent),
     /// The answers to a `Command::FileOut`.
     FileOut(super::file_out::FileOutEvent),
+    /// The answers to a `Command::Transcript` load.
+    Transcript(super::transcripts::TranscriptEvent),
     /// An engine task panicked (a bug) and was stopped; `doing` says what it was doing,
     /// e.g. "loading a library page". Logged already; the shell shows it once.
     TaskPanicked {

@@ -202,6 +202,8 @@ pub const BULK_CALLS_PER_WINDOW: u32 = 20;
 pub const IMAGE_GENERATION_PER_WINDOW: u32 = 30;
 /// Every other generation route, cancel and /media/upload share this (the contract's 10/min).
 pub const OTHER_GENERATION_PER_WINDOW: u32 = 10;
+/// Transcription submits per window (/transcribe: the contract's own 100/min group).
+pub const TRANSCRIPTION_PER_WINDOW: u32 = 100;
 /// The contract's rate window.
 pub const RATE_WINDOW_SECS: f64 = 60.0;
 /// 429s one paced read waits out before it reports the failure.
@@ -219,6 +221,8 @@ pub(crate) struct RateGates {
     pub image_generation: Arc<RateLimiter>,
     /// Other generation submits, cancels and uploads (one shared bucket on the service).
     pub other_generation: Arc<RateLimiter>,
+    /// Transcription submits.
+    pub transcription: Arc<RateLimiter>,
 }
 
 impl RateGates {
@@ -231,6 +235,7 @@ impl RateGates {
             bulk: Arc::new(RateLimiter::new(BULK_CALLS_PER_WINDOW, window_secs)),
             image_generation: Arc::new(RateLimiter::new(IMAGE_GENERATION_PER_WINDOW, window_secs)),
             other_generation: Arc::new(RateLimiter::new(other_generation_per_window, window_secs)),
+            transcription: Arc::new(RateLimiter::new(TRANSCRIPTION_PER_WINDOW, window_secs)),
         }
     }
 }
@@ -241,6 +246,7 @@ impl RateGates {
         match group {
             RateLimitGroup::ImageGeneration => &self.image_generation,
             RateLimitGroup::OtherGeneration => &self.other_generation,
+            RateLimitGroup::Transcription => &self.transcription,
         }
     }
 }

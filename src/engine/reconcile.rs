@@ -427,9 +427,10 @@ impl Tracker {
             | GenerationKind::VideoToVideo
             | GenerationKind::VideoTrim => FALLBACK_VIDEO_SECS,
             GenerationKind::CreativeDirector => FALLBACK_CREATIVE_DIRECTOR_SECS,
-            GenerationKind::Music | GenerationKind::Speech | GenerationKind::Sound => {
-                FALLBACK_AUDIO_SECS
-            }
+            GenerationKind::Music
+            | GenerationKind::Speech
+            | GenerationKind::Sound
+            | GenerationKind::Transcription => FALLBACK_AUDIO_SECS,
         });
         // A batch's scenes run one after another: the per-scene estimate times the count.
         let estimate = match kind {

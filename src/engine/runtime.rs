@@ -299,6 +299,7 @@ async fn run(
             Command::RetryConnection => ctx.reachability.retry_now(),
             Command::Voices => voices.load(&ctx),
             Command::FileOut(command) => super::file_out::handle(&ctx, &transfers, command),
+            Command::Transcript(command) => super::transcripts::handle(&ctx, command),
             Command::Chat(command) => match &chat {
                 Some(chat) => chat.handle(command),
                 None => tracing::error!("the chat could not start; command dropped"),

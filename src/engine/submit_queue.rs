@@ -45,6 +45,7 @@ impl GroupQueue {
 pub(crate) struct SubmitQueue {
     image_generation: GroupQueue,
     other_generation: GroupQueue,
+    transcription: GroupQueue,
 }
 
 impl SubmitQueue {
@@ -52,6 +53,7 @@ impl SubmitQueue {
         match group {
             RateLimitGroup::ImageGeneration => &self.image_generation,
             RateLimitGroup::OtherGeneration => &self.other_generation,
+            RateLimitGroup::Transcription => &self.transcription,
         }
     }
 

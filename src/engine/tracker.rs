@@ -233,6 +233,7 @@ impl Tracker {
         for group in [
             RateLimitGroup::ImageGeneration,
             RateLimitGroup::OtherGeneration,
+            RateLimitGroup::Transcription,
         ] {
             self.spawn_dispatcher(group);
         }

@@ -1,9 +1,11 @@
-//! Image fetching/decoding helpers shared by the engine and the UI, and the gallery's
-//! thumbnail pipeline (sounds drawn as waveforms by [`waveform`]). No egui here.
+//! Image fetching/decoding helpers shared by the engine and the UI, the gallery's
+//! thumbnail pipeline (sounds drawn as waveforms by [`waveform`]), and subtitles (SRT in;
+//! SRT, WebVTT, text out). No egui here.
 
 pub mod decode;
 mod jpeg_dc;
 mod jpeg_fast;
+pub mod subtitles;
 pub mod thumbnails;
 pub mod video;
 pub mod waveform;

@@ -42,6 +42,7 @@ mod projects;
 mod results;
 mod service;
 mod sound;
+mod transcript;
 mod tray;
 pub use capture::ScreenshotScene;
 
@@ -164,6 +165,7 @@ impl StudioApp {
             .panels
             .get(library::memory::PANEL_KEY);
         app.library.restore_from(remembered);
+        app.restore_transcript_memory();
         app.thumbnails = library_view::start_thumbnails(ctx, &app.session);
         if screenshot_run && app.view == View::Chat {
             app.chat.stage_screenshot_scene();
@@ -494,6 +496,10 @@ impl StudioApp {
             Event::Audio(event) => self.sound_event(ctx, event),
             Event::Docs(event) => self.docs_event(ctx, event),
             Event::FileOut(event) => self.file_out_event(ctx, event),
+            Event::Transcript(event) => {
+                self.viewer.handle_transcript_event(&event);
+                self.create.transcription.handle_event(&event);
+            }
             event @ (Event::ChatConversations(_) | Event::ChatMessages { .. }) => {
                 for action in self.chat.creative.handle_event(&event) {
                     self.apply(ctx, action);
@@ -600,9 +606,17 @@ impl StudioApp {
             Action::ShowShortcuts(open) => self.keys.shortcuts_open = open,
             Action::Appearance(action) => self.apply_appearance(ctx, action),
             Action::SaveAs { url } => self.dialogs.open(DialogKind::SaveImage { url }),
+            Action::SaveText {
+                file_name,
+                contents,
+            } => self.dialogs.open(DialogKind::SaveText {
+                file_name,
+                contents,
+            }),
             Action::SaveAsWav { url } => self.dialogs.open(DialogKind::SaveWav { url }),
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             Action::PickSourceVideo => self.dialogs.open(DialogKind::SourceVideo),
+            Action::PickTranscriptionSource => self.dialogs.open(DialogKind::TranscriptionSource),
             action @ (Action::AddSourceUrl(_)
             | Action::RemoveSource(_)
             | Action::PlayOnCanvas(_)
@@ -937,6 +951,7 @@ impl eframe::App for StudioApp {
             self.session
                 .update_ui_memory(|m| _ = m.panels.insert(key, value));
         }
+        self.write_transcript_memory();
         self.request_thumbnails();
         self.sound_frame(&ctx);
         for (url, max_side_px) in self.textures.take_wanted() {

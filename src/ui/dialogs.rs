@@ -58,6 +58,10 @@ pub enum DialogKind {
     DownloadFolder { items: Vec<DownloadItem> },
     /// Library "Upload…": images and videos to upload.
     LibraryFiles,
+    /// Create's Transcription "Choose file…": a sound or video to transcribe.
+    TranscriptionSource,
+    /// Save text made in the studio (a transcript's export) as `file_name`.
+    SaveText { file_name: String, contents: String },
 }
 
 impl DialogKind {
@@ -71,6 +75,8 @@ impl DialogKind {
             DialogKind::SaveWav { .. } => "Save as WAV",
             DialogKind::DownloadFolder { .. } => "Save to folder",
             DialogKind::LibraryFiles => "Upload to the library",
+            DialogKind::SaveText { .. } => "Save transcript",
+            DialogKind::TranscriptionSource => "Choose a sound or video to transcribe",
         }
     }
 
@@ -78,7 +84,9 @@ impl DialogKind {
         std::mem::discriminant(self) == std::mem::discriminant(other)
             && !matches!(
                 self,
-                DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. }
+                DialogKind::SaveImage { .. }
+                    | DialogKind::SaveText { .. }
+                    | DialogKind::SaveWav { .. }
             )
     }
 
@@ -91,9 +99,10 @@ impl DialogKind {
             DialogKind::SourceVideo => {
                 "Type a path instead, or drag and drop the video onto the window."
             }
-            DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. } => {
-                "Type the path to save to instead."
-            }
+            DialogKind::TranscriptionSource => "Type the path of the file instead.",
+            DialogKind::SaveImage { .. }
+            | DialogKind::SaveText { .. }
+            | DialogKind::SaveWav { .. } => "Type the path to save to instead.",
             DialogKind::DownloadFolder { .. } => "Type the folder to save to instead.",
             DialogKind::LibraryFiles => {
                 "Type a path instead, or drag and drop the files onto the window."
@@ -108,7 +117,7 @@ impl DialogKind {
     fn saves(&self) -> bool {
         matches!(
             self,
-            DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. }
+            DialogKind::SaveImage { .. } | DialogKind::SaveText { .. } | DialogKind::SaveWav { .. }
         )
     }
 }
@@ -322,6 +331,9 @@ fn prefill(kind: &DialogKind) -> String {
         DialogKind::SaveImage { url } if !home.is_empty() => {
             format!("{home}/{}", suggested_file_name(url))
         }
+        DialogKind::SaveText { file_name, .. } if !home.is_empty() => {
+            format!("{home}/{file_name}")
+        }
         DialogKind::SaveWav { url } if !home.is_empty() => {
             format!("{home}/{}", wav_file_name(url))
         }
@@ -409,6 +421,22 @@ fn run_dialog(kind: &DialogKind) -> Answer {
         },
         DialogKind::SaveImage { url } => dialog
             .set_file_name(suggested_file_name(url))
+            .save_file()
+            .into_iter()
+            .collect(),
+        DialogKind::TranscriptionSource => {
+            let media: Vec<&str> = crate::api::audio::AUDIO_EXTENSIONS
+                .iter()
+                .chain(VIDEO_EXTENSIONS.iter())
+                .copied()
+                .collect();
+            match dialog.add_filter("Sound and video", &media).pick_file() {
+                Some(path) => vec![path],
+                None => Vec::new(),
+            }
+        }
+        DialogKind::SaveText { file_name, .. } => dialog
+            .set_file_name(file_name)
             .save_file()
             .into_iter()
             .collect(),

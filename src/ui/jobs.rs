@@ -478,7 +478,11 @@ fn job_card_ui(
             .as_ref()
             .filter(|r| !r.urls.is_empty() && other_profile.is_none())
         {
-            if job.spec.kind.outputs_audio() {
+            if job.spec.kind == crate::api::GenerationKind::Transcription {
+                ui.add_space(2.0);
+                let width = ui.available_width();
+                crate::ui::transcript::jobs::result_card_ui(ui, job, width, actions);
+            } else if job.spec.kind.outputs_audio() {
                 // Sound: the shared audio tiles (▶, title, waveform), one under another.
                 ui.add_space(2.0);
                 ui.push_id(("tray_audio", job.local_id), |ui| {

@@ -37,6 +37,7 @@ pub mod sound;
 pub mod textures;
 pub mod toasts;
 pub mod tokens;
+pub mod transcript;
 pub mod video;
 pub mod viewer;
 pub mod welcome;

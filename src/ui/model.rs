@@ -180,6 +180,10 @@ pub enum ResultAction {
         result: ResultRef,
         purpose: crate::engine::FileOutPurpose,
     },
+    /// Transcribe a video or sound result: a job at once with the default options (its
+    /// cost per started minute is small and shown on the viewer's button), and the viewer
+    /// opens on the result so the transcript appears beside it.
+    Transcribe(ResultRef),
     /// Upscale or remove the background of an image result: a new job at once (the
     /// button shows its cost).
     ImageTool {
@@ -218,6 +222,11 @@ pub enum Action {
     SaveAs {
         url: String,
     },
+    /// Ask where to save text made in the studio (a transcript's export), then write it.
+    SaveText {
+        file_name: String,
+        contents: String,
+    },
     /// Ask where to save a WAV copy of the sound at `url`, then have the engine write it.
     SaveAsWav {
         url: String,
@@ -226,6 +235,8 @@ pub enum Action {
     PickSourceFiles,
     /// Open the file dialog for the video to edit.
     PickSourceVideo,
+    /// Open the file dialog for the sound or video to transcribe.
+    PickTranscriptionSource,
     AddSourceUrl(String),
     RemoveSource(usize),
     /// Play this job output's video in place on the Create canvas (`None`: stop).

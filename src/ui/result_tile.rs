@@ -295,6 +295,17 @@ pub fn result_tile_ui(
                     ui.close();
                 }
             }
+            if tile.video.is_some()
+                && ui
+                    .button("Transcribe")
+                    .on_hover_text(crate::ui::transcript::jobs::TRANSCRIBE_HINT)
+                    .clicked()
+            {
+                event = Some(TileEvent::Action(ResultAction::Transcribe(
+                    tile.result.clone(),
+                )));
+                ui.close();
+            }
             ui.separator();
             if let Some(action) = file_out_menu_ui(ui, tile.result) {
                 event = Some(TileEvent::Action(action));

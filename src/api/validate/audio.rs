@@ -28,6 +28,9 @@ pub fn validate_audio_job(
         ));
         return errors;
     };
+    if let AudioJobRequest::Transcription(request) = job {
+        return transcription_errors(request, None);
+    }
     let who = model.map(ModelRecord::display_name).unwrap_or("Auto");
     if let Some(model) = model {
         let catalog_type = spec.kind.catalog_type();
@@ -50,6 +53,7 @@ pub fn validate_audio_job(
         AudioJobRequest::Music(music) => check_music(music, model, &mut errors),
         AudioJobRequest::Speech(speech) => check_speech(speech, voices, &mut errors),
         AudioJobRequest::Sound(sound) => check_sound(sound, model, &mut errors),
+        AudioJobRequest::Transcription(_) => {}
     }
     if job.project_id().is_some_and(|p| p.trim().is_empty()) {
         errors.push(FieldError::new(
@@ -58,6 +62,26 @@ pub fn validate_audio_job(
         ));
     }
     errors
+}
+
+/// A transcription's problems (`api::transcription`), at their fields; `source_secs` is
+/// the source's length when known.
+pub fn transcription_errors(
+    request: &crate::api::transcription::TranscriptionRequest,
+    source_secs: Option<f64>,
+) -> Vec<FieldError> {
+    use crate::api::transcription::TranscriptionProblem;
+    match request.check(source_secs) {
+        Ok(()) => Vec::new(),
+        Err(problem) => {
+            let field = match &problem {
+                TranscriptionProblem::Source(_) => Field::SourceVideo,
+                TranscriptionProblem::WordsPerLine(_)
+                | TranscriptionProblem::LinesPerSubtitle(_) => Field::Operation,
+            };
+            vec![FieldError::new(field, problem.to_string())]
+        }
+    }
 }
 
 /// Prompt (or speech text): required, within the model's character limits.

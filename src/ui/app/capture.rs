@@ -35,6 +35,8 @@ pub enum ScreenshotScene {
     Docs,
     /// One finished image job in the tray (`--tray open`); the view is left as it is.
     TrayJob,
+    /// The `Video` clip transcribed: the transcript beside the player, a subtitle over it.
+    Transcript,
 }
 
 impl ScreenshotScene {
@@ -42,7 +44,7 @@ impl ScreenshotScene {
     fn spec(self) -> Option<(GenerationSpec, &'static str)> {
         Some(match self {
             ScreenshotScene::Docs => return None,
-            ScreenshotScene::Video | ScreenshotScene::VideoEdit => (
+            ScreenshotScene::Video | ScreenshotScene::VideoEdit | ScreenshotScene::Transcript => (
                 GenerationSpec {
                     kind: GenerationKind::TextToVideo,
                     request: GenerationRequest {
@@ -110,6 +112,11 @@ pub enum SceneStage {
     Docs(DocsScene),
     /// The tray's job finished: the view's own data decides when to capture.
     TrayJobDone,
+    /// Transcript: the video is in the viewer and being transcribed; then the player is
+    /// sent to this frame (inside a cue) and the capture waits for it.
+    Transcribing {
+        frame: Option<u32>,
+    },
     Failed,
 }
 
@@ -153,6 +160,7 @@ impl StudioApp {
                 SceneStage::Running(scene)
             }
             SceneStage::Running(scene) => self.scene_job_progress(scene),
+            SceneStage::Transcribing { frame: None } => self.transcript_scene_seek(),
             SceneStage::Viewing { local_id, seeked } => {
                 let seeked = seeked
                     || self
@@ -188,6 +196,28 @@ impl StudioApp {
             credits_estimate,
         });
         true
+    }
+
+    /// Transcript: once the cues and the first frame are in, show the middle of the cue
+    /// at about a third of the clip (its subtitle over the picture, its row highlighted).
+    fn transcript_scene_seek(&mut self) -> SceneStage {
+        let Some(player) = self.viewer.video_player() else {
+            return SceneStage::Transcribing { frame: None };
+        };
+        let cues = self
+            .viewer
+            .transcript()
+            .map(|t| t.state.cues().to_vec())
+            .unwrap_or_default();
+        let (Some(fps), Some(_)) = (player.fps(), player.shown_frame()) else {
+            return SceneStage::Transcribing { frame: None };
+        };
+        let Some(cue) = cues.get(cues.len() / 3) else {
+            return SceneStage::Transcribing { frame: None };
+        };
+        let frame = ((cue.start_secs + cue.end_secs) / 2.0 * fps).floor() as u32;
+        player.seek_frame(frame);
+        SceneStage::Transcribing { frame: Some(frame) }
     }
 
     /// The video-edit scene shows its source frame and the whole thumbnail strip.
@@ -252,6 +282,28 @@ impl StudioApp {
                 SceneStage::Settling(Instant::now())
             }
             (JobPhase::Completed, ScreenshotScene::TrayJob) => SceneStage::TrayJobDone,
+            (JobPhase::Completed, ScreenshotScene::Transcript) => {
+                let local_id = job.local_id;
+                let Some(url) = job.result.as_ref().and_then(|r| r.urls.first()).cloned() else {
+                    return SceneStage::Failed;
+                };
+                self.viewer
+                    .open(vec![ResultRef::Job { local_id, index: 0 }], 0);
+                // Short cues (4 words, one line), so the list shows several.
+                let request = crate::api::TranscriptionRequest {
+                    words_per_line: Some(4),
+                    lines_per_subtitle: Some(1),
+                    ..crate::api::TranscriptionRequest::of(&url)
+                };
+                self.send(Command::Submit {
+                    spec: GenerationSpec::for_audio(crate::api::AudioJobRequest::Transcription(
+                        request,
+                    )),
+                    model_label: "Auto".to_owned(),
+                    credits_estimate: None,
+                });
+                SceneStage::Transcribing { frame: None }
+            }
             (phase, _) if phase.is_finished() => {
                 eprintln!("screenshot: the staged job ended {}", phase.label());
                 SceneStage::Failed
@@ -315,6 +367,10 @@ impl StudioApp {
             SceneStage::Editing(_) => self.edit_scene_shown(),
             SceneStage::Docs(step) => *step == DocsScene::Shown && self.model.running_count() == 0,
             SceneStage::TrayJobDone => return None,
+            SceneStage::Transcribing { frame: Some(frame) } => self
+                .viewer
+                .video_player()
+                .is_some_and(|p| p.shown_frame() == Some(*frame)),
             _ => false,
         })
     }

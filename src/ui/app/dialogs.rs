@@ -52,6 +52,20 @@ impl StudioApp {
                     }
                 }
                 DialogKind::LibraryFiles => self.upload_to_library(ctx, paths),
+                DialogKind::TranscriptionSource => {
+                    if let Some(path) = paths.into_iter().next() {
+                        for action in self.create.transcription.choose_file(path) {
+                            self.apply(ctx, action);
+                        }
+                    }
+                }
+                DialogKind::SaveText { contents, .. } => {
+                    if let Some(path) = paths.into_iter().next() {
+                        self.send(Command::Transcript(
+                            crate::engine::TranscriptCommand::SaveText { path, contents },
+                        ));
+                    }
+                }
             },
             // The path prompt says it (once) with the reason under Details; the dialog
             // module logged the reason.

@@ -126,6 +126,7 @@ impl StudioApp {
             }
             ResultAction::Trash(result) => self.change_in_library(ctx, result, None),
             ResultAction::FileOut { result, purpose } => self.start_file_out(&result, purpose),
+            ResultAction::Transcribe(result) => self.transcribe(result),
             ResultAction::ImageTool { result, tool } => match self.output_of(&result) {
                 Some(output) => {
                     let project_id = match &result {
@@ -374,4 +375,44 @@ impl StudioApp {
 /// A fresh seed for a variation (any non-negative 32-bit value is accepted).
 fn new_seed() -> u64 {
     u64::from(uuid::Uuid::new_v4().as_u128() as u32)
+}
+
+impl StudioApp {
+    /// `ResultAction::Transcribe`: the job at once with the default options, then the
+    /// viewer on the result, where the transcript shows beside the player as it arrives.
+    fn transcribe(&mut self, result: ResultRef) {
+        let Some(output) = self.output_of(&result) else {
+            self.toasts
+                .push(ToastKind::Error, "This result's file is no longer known.");
+            return;
+        };
+        let (duration_secs, project_id) = match &result {
+            ResultRef::Media(item) => (item.duration, item.project_id.clone()),
+            ResultRef::Job { local_id, .. } => {
+                let job = self.model.jobs.get(local_id);
+                (
+                    job.and_then(|j| j.result.as_ref()).and_then(|r| r.duration),
+                    job.and_then(|j| j.spec.request.project_id.clone()),
+                )
+            }
+        };
+        let cost = crate::ui::transcript::jobs::cost_estimate(&self.model, duration_secs);
+        self.send(crate::ui::transcript::jobs::submit_command(
+            &output.url,
+            project_id,
+            cost,
+        ));
+        self.toasts.push(
+            ToastKind::Info,
+            "Transcribing: the words show beside the player when they are ready",
+        );
+        if !self.viewer.is_open() {
+            match result {
+                ResultRef::Job { local_id, index } => {
+                    self.viewer.open_job(&self.model, local_id, index)
+                }
+                media => self.viewer.open(vec![media], 0),
+            }
+        }
+    }
 }

@@ -248,6 +248,7 @@ impl AudioForm {
                 self.sound_duration_secs = sound.duration;
                 self.sound_loop = sound.sound_loop;
             }
+            AudioJobRequest::Transcription(_) => {}
         }
     }
 }

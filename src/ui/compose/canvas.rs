@@ -40,6 +40,8 @@ enum Cell<'a> {
     Storyboard(&'a JobRecord),
     /// A finished music, speech or sound job: its tracks side by side, a row of its own.
     Audio(&'a JobRecord),
+    /// A finished transcription: its words and files, a row of its own.
+    Transcript(&'a JobRecord),
 }
 
 /// Columns and tile side for `width`: tiles grow with the canvas (a quarter of it, at
@@ -68,6 +70,9 @@ fn cells<'a>(model: &'a Model, state: &CreateState) -> Vec<Cell<'a>> {
             continue;
         }
         match &job.phase {
+            JobPhase::Completed if job.spec.kind == GenerationKind::Transcription => {
+                cells.push(Cell::Transcript(job));
+            }
             JobPhase::Completed if job.spec.kind.outputs_audio() => {
                 if super::audio_results::job_tracks(job)
                     .iter()
@@ -176,7 +181,12 @@ pub fn canvas_ui(
         // Tiles flow in rows; a storyboard takes a row of its own.
         let mut rows: Vec<Vec<&Cell>> = Vec::new();
         for cell in &cells {
-            let alone = |cell: &Cell| matches!(cell, Cell::Storyboard(_) | Cell::Audio(_));
+            let alone = |cell: &Cell| {
+                matches!(
+                    cell,
+                    Cell::Storyboard(_) | Cell::Audio(_) | Cell::Transcript(_)
+                )
+            };
             let starts_row = alone(cell)
                 || rows.last().is_none_or(|row| {
                     row.len() >= columns || row.first().is_some_and(|c| alone(c))
@@ -191,6 +201,13 @@ pub fn canvas_ui(
             if let [Cell::Storyboard(job)] = row.as_slice() {
                 ui.push_id(("storyboard", job.local_id), |ui| {
                     storyboard::storyboard_ui(ui, job, textures, width, actions);
+                });
+                ui.add_space(TILE_GAP);
+                continue;
+            }
+            if let [Cell::Transcript(job)] = row.as_slice() {
+                ui.push_id(("transcript", job.local_id), |ui| {
+                    crate::ui::transcript::jobs::result_card_ui(ui, job, width, actions);
                 });
                 ui.add_space(TILE_GAP);
                 continue;
@@ -249,7 +266,7 @@ pub fn canvas_ui(
                             });
                         }
                         // Always alone in its row (above).
-                        Cell::Storyboard(_) | Cell::Audio(_) => {}
+                        Cell::Storyboard(_) | Cell::Audio(_) | Cell::Transcript(_) => {}
                     }
                 }
             });

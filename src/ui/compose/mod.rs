@@ -15,6 +15,7 @@ pub mod model_avatar;
 pub mod prompt_presets;
 pub mod state;
 pub mod storyboard;
+pub mod transcription_form;
 pub mod video_edit;
 pub mod voice_picker;
 
@@ -78,6 +79,8 @@ pub fn create_ui(
     // Room for the line naming the field to fix, after a refused submit.
     let refused = if state.form.kind == GenerationKind::VideoEdit {
         state.video_edit.show_validation && !state.video_edit.errors.is_empty()
+    } else if state.form.kind == GenerationKind::Transcription {
+        state.transcription.problem.is_some()
     } else {
         !state.form.errors.is_empty()
     };
@@ -121,6 +124,8 @@ pub fn create_ui(
             if state.form.kind == GenerationKind::VideoEdit {
                 let project = state.form.project_id.as_deref();
                 video_edit::submit_row_ui(ui, model, &state.video_edit, project, &mut actions);
+            } else if state.form.kind == GenerationKind::Transcription {
+                transcription_form::submit_row_ui(ui, model, &state.transcription, &mut actions);
             } else {
                 generate_row_ui(ui, model, &state.form, &mut actions);
             }
@@ -187,6 +192,14 @@ fn form_ui(
             .video_edit
             .refresh_validation(model, project.as_deref());
         video_edit::edit_form_ui(ui, model, &mut state.video_edit, actions);
+        ui.add_space(tokens::SPACE_M);
+        project_card_ui(ui, model, &mut state.form, actions);
+        ui.add_space(tokens::SPACE_L);
+        return;
+    }
+    if state.form.kind == GenerationKind::Transcription {
+        state.focus_prompt = false;
+        transcription_form::form_ui(ui, &mut state.transcription, actions);
         ui.add_space(tokens::SPACE_M);
         project_card_ui(ui, model, &mut state.form, actions);
         ui.add_space(tokens::SPACE_L);
@@ -285,6 +298,9 @@ fn kind_description(kind: GenerationKind) -> &'static str {
         }
         GenerationKind::Speech => "Type the words, pick a voice, and hear them spoken.",
         GenerationKind::Sound => "Describe a sound effect; it can loop seamlessly.",
+        GenerationKind::Transcription => {
+            "Pick an audio or video; its words come back as text and subtitles."
+        }
     }
 }
 
@@ -315,6 +331,8 @@ pub fn picker_kinds(model: &Model, current: GenerationKind) -> Vec<GenerationKin
             *kind == current || !model.models_of_kind(kind.catalog_type()).is_empty()
         }),
     );
+    // Transcription takes a sound or video rather than making one: last.
+    kinds.push(GenerationKind::Transcription);
     kinds
 }
 

@@ -35,7 +35,8 @@ pub fn preset_type_for(kind: GenerationKind) -> Option<PromptPresetType> {
         | GenerationKind::Chat
         | GenerationKind::Music
         | GenerationKind::Speech
-        | GenerationKind::Sound => None,
+        | GenerationKind::Sound
+        | GenerationKind::Transcription => None,
     }
 }
 

@@ -29,6 +29,8 @@ pub struct CreateState {
     pub form: ComposeForm,
     /// The "Video edit" type's own form (what is edited, how) and its source player.
     pub video_edit: VideoEditForm,
+    /// The Transcription form (its own state: source, language, subtitle shape).
+    pub transcription: super::transcription_form::TranscriptionForm,
     pub edit_stage: EditStage,
     /// The video playing in place on the canvas, and which job output it is.
     pub canvas_player: VideoPlayerState,
@@ -80,6 +82,7 @@ impl CreateState {
             saved_memory: CreateMemory::of(&form).with_form_width(form_width_pt),
             form,
             video_edit: VideoEditForm::default(),
+            transcription: Default::default(),
             edit_stage: EditStage::default(),
             canvas_player: VideoPlayerState::default(),
             playing_on_canvas: None,
@@ -101,6 +104,7 @@ impl CreateState {
             || GenerationKind::VIDEO_SOURCED.contains(&kind)
             || kind == GenerationKind::ImageTool
             || kind.outputs_audio()
+            || kind == GenerationKind::Transcription
     }
 
     pub fn is_favourite(&self, url: &str) -> bool {
@@ -215,6 +219,14 @@ impl CreateState {
     pub fn submit(&mut self, model: &Model) -> Vec<Action> {
         if self.form.kind == GenerationKind::VideoEdit {
             return self.submit_video_edit(model);
+        }
+        if self.form.kind == GenerationKind::Transcription {
+            let project_id = self.form.project_id.clone();
+            let actions = self.transcription.submit(model, project_id.as_deref());
+            if !actions.is_empty() {
+                self.form.awaiting_job = true;
+            }
+            return actions;
         }
         let form = &mut self.form;
         form.server_errors.clear();
@@ -412,6 +424,8 @@ impl CreateState {
                 self.form.upload_progressed(&path, bytes_done, bytes_total);
                 self.video_edit
                     .upload_progressed(&path, bytes_done, bytes_total);
+                self.transcription
+                    .upload_progressed(&path, bytes_done, bytes_total);
                 Vec::new()
             }
             Event::SourceUploaded { path, result } => {
@@ -423,7 +437,9 @@ impl CreateState {
                     ));
                 }
                 let result = result.map_err(|e| e.to_string());
-                if !self.video_edit.upload_finished(&path, &result) {
+                if !self.video_edit.upload_finished(&path, &result)
+                    && !self.transcription.upload_finished(&path, &result)
+                {
                     self.form.upload_finished(&path, result);
                 }
                 actions

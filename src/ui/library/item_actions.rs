@@ -117,6 +117,15 @@ pub fn item_actions_ui(
                 }));
             }
         }
+        if matches!(item.kind(), "video" | "audio")
+            && button(ui, style, "Transcribe", has_url, no_url)
+                .on_hover_text(crate::ui::transcript::jobs::TRANSCRIBE_HINT)
+                .clicked()
+        {
+            out.push(Action::Result(ResultAction::Transcribe(ResultRef::Media(
+                Box::new(item.clone()),
+            ))));
+        }
         if button(ui, style, "Copy URL", has_url, no_url).clicked() {
             out.push(lib(LibraryAction::CopyUrl(item.url.clone())));
         }

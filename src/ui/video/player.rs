@@ -57,6 +57,8 @@ pub struct VideoPlayerState {
     /// from it (else from the frame on screen), never from the player thread's own position,
     /// which runs ahead of the picture while frames queue or are dropped.
     asked_frame: Option<u32>,
+    /// Where the picture was drawn in the last layout (subtitles are drawn over it).
+    picture_rect: Option<Rect>,
 }
 
 struct Source {
@@ -226,6 +228,28 @@ impl VideoPlayerState {
 
     pub fn is_actual_size(&self) -> bool {
         self.actual_size
+    }
+
+    /// Where the video picture was drawn in the last layout, clipped to the player.
+    pub fn picture_rect(&self) -> Option<Rect> {
+        self.picture_rect
+    }
+
+    /// Show the frame at `time_secs` (keeps play/pause), as the scrub bar does: a
+    /// transcript's cue clicked. `false` if the player is not running.
+    pub fn seek_to_secs(&mut self, time_secs: f64) -> bool {
+        let (Some(fps), Some(frame_count)) = (self.fps(), self.frame_count()) else {
+            return false;
+        };
+        if !fps.is_finite() || fps <= 0.0 || frame_count == 0 || !time_secs.is_finite() {
+            return false;
+        }
+        // The first frame at or after that time, so the time shown is inside what starts
+        // there (a cue's words, not the end of the one before).
+        let index = ((time_secs.max(0.0) * fps) - 1e-6).ceil().max(0.0) as u64;
+        let index = index.min(u64::from(frame_count - 1)) as u32;
+        self.seek_asked(index);
+        true
     }
 
     fn player(&self) -> Option<&VideoPlayer> {
@@ -425,8 +449,10 @@ impl VideoPlayerState {
             }
             _ => None,
         };
+        self.picture_rect = None;
         if let Some((texture_id, size_px)) = picture {
             let rect = picture_rect(area, size_px, ppp, self.actual_size);
+            self.picture_rect = Some(rect.intersect(area));
             painter.image(
                 texture_id,
                 rect,

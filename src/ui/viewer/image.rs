@@ -33,7 +33,35 @@ pub(super) fn image_column_ui(
             title: &subject.title,
             lyrics: subject.lyrics.as_deref(),
         };
-        actions.extend(open.audio.ui(ui, &facts));
+        if !open.transcript.has_column() {
+            actions.extend(open.audio.ui(ui, &facts));
+            return;
+        }
+        // The transcript beside the sound.
+        let total = ui.available_size();
+        let column_width = (total.x * 0.34).clamp(220.0, 360.0);
+        ui.horizontal_top(|ui| {
+            ui.allocate_ui_with_layout(
+                Vec2::new(total.x - column_width - tokens::SPACE_M, total.y),
+                egui::Layout::top_down(egui::Align::Min),
+                |ui| actions.extend(open.audio.ui(ui, &facts)),
+            );
+            ui.add_space(tokens::SPACE_M);
+            ui.allocate_ui_with_layout(
+                Vec2::new(column_width, total.y),
+                egui::Layout::top_down(egui::Align::Min),
+                |ui| {
+                    ui.set_width(column_width);
+                    let playback = crate::ui::audio::sounds::playback(ui.ctx(), &subject.url);
+                    let now_secs = playback.as_ref().map_or(0.0, |p| p.position_secs());
+                    let (seek, column_actions) = open.transcript.column_at_ui(ui, now_secs);
+                    actions.extend(column_actions);
+                    if let (Some(secs), Some(playback)) = (seek, playback) {
+                        playback.seek(secs);
+                    }
+                },
+            );
+        });
         return;
     }
     if subject.is_video {
@@ -62,7 +90,48 @@ pub(super) fn image_column_ui(
         }
         open.geometry = None;
         let name = format!("Video {} of {count}: {}", index + 1, subject.title);
-        actions.extend(open.player.player_ui(ui, textures, &name));
+        if !open.transcript.has_column() {
+            actions.extend(open.player.player_ui(ui, textures, &name));
+            return;
+        }
+        // The transcript beside the player.
+        let total = ui.available_size();
+        let column_width = (total.x * 0.34).clamp(220.0, 360.0);
+        ui.horizontal_top(|ui| {
+            ui.allocate_ui_with_layout(
+                Vec2::new(total.x - column_width - tokens::SPACE_M, total.y),
+                egui::Layout::top_down(egui::Align::Min),
+                |ui| {
+                    actions.extend(open.player.player_ui(ui, textures, &name));
+                    if open.subtitles_on {
+                        open.transcript.paint_subtitle_over(ui, &open.player);
+                    }
+                },
+            );
+            ui.add_space(tokens::SPACE_M);
+            ui.allocate_ui_with_layout(
+                Vec2::new(column_width, total.y),
+                egui::Layout::top_down(egui::Align::Min),
+                |ui| {
+                    ui.set_width(column_width);
+                    if !open.transcript.state.cues().is_empty() {
+                        let label = if open.subtitles_on {
+                            "Hide subtitles"
+                        } else {
+                            "Show subtitles"
+                        };
+                        let toggle = ui
+                            .add(widgets::toggle_button("Subtitles", open.subtitles_on))
+                            .on_hover_text(format!("{label} over the video (C)"));
+                        name_widget(&toggle, "Subtitles");
+                        if toggle.clicked() {
+                            open.toggle_subtitles = true;
+                        }
+                    }
+                    actions.extend(open.transcript.column_ui(ui, &mut open.player));
+                },
+            );
+        });
         return;
     }
     // Toolbar: Fit, 100 %, the zoom readout, and where we are in the list.

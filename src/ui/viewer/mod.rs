@@ -20,6 +20,7 @@ use crate::ui::audio::view::AudioViewState;
 use crate::ui::model::{Action, Model, ResultAction, ResultRef};
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
+use crate::ui::transcript::viewer::{ViewerTranscript, transcribe_button_ui};
 use crate::ui::video::player::VideoPlayerState;
 use egui::{CornerRadius, Stroke, Ui, Vec2};
 use subject::subject_of;
@@ -31,12 +32,26 @@ pub const VIEWER_MAX_SIDE_PX: u32 = 2048;
 pub const VIEWER_FULL_SIDE_CAP_PX: u32 = 8192;
 
 /// The viewer's own state: closed, or a list of results with the one shown and its zoom.
-#[derive(Default)]
 pub struct ViewerState {
     open: Option<OpenViewer>,
+    /// Subtitles over videos that have a transcript (C toggles; remembered).
+    subtitles_on: bool,
+    /// `subtitles_on` changed since the shell last wrote it to the settings.
+    subtitles_changed: bool,
     /// The sound of an audio view that closed, unloaded at the next layout (closing has no
     /// egui context to reach the shared sound state).
     audio_to_release: Option<String>,
+}
+
+impl Default for ViewerState {
+    fn default() -> Self {
+        ViewerState {
+            open: None,
+            subtitles_on: true,
+            subtitles_changed: false,
+            audio_to_release: None,
+        }
+    }
 }
 
 struct OpenViewer {
@@ -62,6 +77,12 @@ struct OpenViewer {
     /// False while a dialog opened from the viewer (e.g. Vary's confirmation) sits above
     /// it: its keys (Esc) are that dialog's.
     is_top_modal: bool,
+    /// The transcript of the video on screen (its column, its subtitles).
+    transcript: ViewerTranscript,
+    /// A copy of `ViewerState::subtitles_on` for the layout.
+    subtitles_on: bool,
+    /// The Subtitles button was pressed during layout; applied after it.
+    toggle_subtitles: bool,
 }
 
 impl ViewerState {
@@ -83,6 +104,9 @@ impl ViewerState {
             player: VideoPlayerState::default(),
             audio: AudioViewState::default(),
             show_before: false,
+            transcript: ViewerTranscript::default(),
+            subtitles_on: self.subtitles_on,
+            toggle_subtitles: false,
         });
     }
 
@@ -161,6 +185,33 @@ impl ViewerState {
     pub fn video_player(&self) -> Option<&VideoPlayerState> {
         let open = self.open.as_ref()?;
         open.player.url().is_some().then_some(&open.player)
+    }
+
+    /// The transcript of the file on screen (tests and screenshots).
+    pub fn transcript(&self) -> Option<&ViewerTranscript> {
+        self.open.as_ref().map(|o| &o.transcript)
+    }
+
+    /// The engine's answers to the transcript's `Command::Transcript`.
+    pub fn handle_transcript_event(&mut self, event: &crate::engine::TranscriptEvent) {
+        if let Some(open) = self.open.as_mut() {
+            open.transcript.state.handle_event(event);
+        }
+    }
+
+    /// Subtitles over videos are on.
+    pub fn subtitles_on(&self) -> bool {
+        self.subtitles_on
+    }
+
+    /// The remembered subtitles choice (at start).
+    pub fn restore_subtitles(&mut self, on: bool) {
+        self.subtitles_on = on;
+    }
+
+    /// The subtitles choice to remember, once after each change.
+    pub fn subtitles_to_write(&mut self) -> Option<bool> {
+        std::mem::take(&mut self.subtitles_changed).then_some(self.subtitles_on)
     }
 
     /// The engine's answers to the player's `OpenVideo`.
@@ -312,6 +363,24 @@ impl ViewerState {
         } else if open.audio.url().is_some() {
             open.audio.close(ctx);
         }
+        // The transcript of the file on screen (the result, never the Before source).
+        if subject.is_video || subject.is_audio {
+            if let Some(command) = open.transcript.update(model, &subject.url, &subject.title) {
+                actions.push(Action::Send(Box::new(command)));
+            }
+        } else {
+            open.transcript = ViewerTranscript::default();
+        }
+        if subject.is_video
+            && open.is_top_modal
+            && !open.transcript.state.cues().is_empty()
+            && !ctx.text_edit_focused()
+            && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::C))
+        {
+            self.subtitles_on = !self.subtitles_on;
+            self.subtitles_changed = true;
+        }
+        open.subtitles_on = self.subtitles_on;
         let keys = if open.is_top_modal {
             keys::keyboard_input(ctx, open)
         } else {
@@ -360,6 +429,34 @@ impl ViewerState {
                         egui::Layout::top_down(egui::Align::Min),
                         |ui| {
                             ui.set_width(info_width);
+                            if (subject.is_video || subject.is_audio)
+                                && open.transcript.job().is_none()
+                            {
+                                let source_secs = open
+                                    .player
+                                    .frame_count()
+                                    .zip(open.player.fps())
+                                    .filter(|(_, fps)| *fps > 0.0)
+                                    .map(|(frames, fps)| f64::from(frames) / fps)
+                                    .or_else(|| {
+                                        crate::ui::audio::sounds::playback(ui.ctx(), &subject.url)?
+                                            .duration_secs()
+                                    });
+                                let project_id = match &result {
+                                    ResultRef::Media(item) => item.project_id.clone(),
+                                    ResultRef::Job { local_id, .. } => model
+                                        .jobs
+                                        .get(local_id)
+                                        .and_then(|j| j.spec.request.project_id.clone()),
+                                };
+                                actions.extend(transcribe_button_ui(
+                                    ui,
+                                    model,
+                                    &subject.url,
+                                    source_secs,
+                                    project_id,
+                                ));
+                            }
                             if info::info_column_ui(ui, &result, &subject, position, &mut actions) {
                                 close = true;
                             }
@@ -368,6 +465,10 @@ impl ViewerState {
                 });
             });
         open.is_top_modal = response.is_top_modal;
+        if std::mem::take(&mut open.toggle_subtitles) {
+            self.subtitles_on = !self.subtitles_on;
+            self.subtitles_changed = true;
+        }
         if response.backdrop_response.clicked() {
             close = true;
         }
