@@ -13,13 +13,16 @@ Framewright — a desktop studio for the Generation Service
 
 USAGE:
   framewright                                   open the studio (local sandbox by default)
-  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|docs|chat|settings|video|storyboard|video-edit] [--size WxH]
+  framewright --screenshot-to FILE.png [--view create|library|palettes|presets|docs|chat|settings|video|storyboard|video-edit|
+                               transcript|music] [--size WxH]
                                                 open, wait for the view's data, save a screenshot, exit
                                                 (video: a short sandbox clip paused in the viewer;
                                                  storyboard: a Creative Director batch on Create;
                                                  video-edit: that clip on the trim timeline;
                                                  docs: a shared call sheet with a table;
-                                                 chat: a question and its streamed answer)
+                                                 chat: a question and its streamed answer;
+                                                 transcript: that clip with subtitles and its transcript;
+                                                 music: a song's two variations on Create)
   framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
   framewright [--tray open|closed]              start with the job tray open or closed, whatever was
                                                 remembered (with --screenshot-to and open: a finished
@@ -73,7 +76,7 @@ struct StudioArgs {
     screenshot_to: Option<PathBuf>,
     /// `--size WxH`: the window's inner size in points, instead of the remembered one.
     size_pt: Option<[f32; 2]>,
-    /// `--view video|storyboard|video-edit|transcript`: stage that scene on the local sandbox
+    /// `--view video|storyboard|video-edit|transcript|music`: stage that scene on the local sandbox
     /// (screenshots).
     screenshot_scene: Option<ScreenshotScene>,
     /// Files to open (absolute; a running studio is handed them).
@@ -94,7 +97,7 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
             "--view"
                 if matches!(
                     iter.clone().next().map(String::as_str),
-                    Some("video" | "storyboard" | "video-edit" | "transcript")
+                    Some("video" | "storyboard" | "video-edit" | "transcript" | "music")
                 ) =>
             {
                 // A video paused in the viewer, a Creative Director storyboard on the
@@ -105,6 +108,7 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                     Some("video") => Some(ScreenshotScene::Video),
                     Some("video-edit") => Some(ScreenshotScene::VideoEdit),
                     Some("transcript") => Some(ScreenshotScene::Transcript),
+                    Some("music") => Some(ScreenshotScene::Music),
                     _ => Some(ScreenshotScene::Storyboard),
                 };
             }

@@ -962,7 +962,7 @@ impl eframe::App for StudioApp {
         }
         self.after_frame(&ctx);
         self.frames_laid_out += 1;
-        let ready = self.screenshot_data_ready();
+        let ready = self.screenshot_data_ready(&ctx);
         if let Some(screenshot) = self.screenshot.as_mut() {
             screenshot.update(&ctx, ready);
         }

@@ -37,6 +37,9 @@ pub enum ScreenshotScene {
     TrayJob,
     /// The `Video` clip transcribed: the transcript beside the player, a subtitle over it.
     Transcript,
+    /// A finished Suno song: its two variations side by side on the Create canvas, each
+    /// with its title and waveform.
+    Music,
 }
 
 impl ScreenshotScene {
@@ -59,6 +62,23 @@ impl ScreenshotScene {
                     audio: None,
                 },
                 "Veo 3",
+            ),
+            ScreenshotScene::Music => (
+                GenerationSpec::for_audio(crate::api::AudioJobRequest::Music(
+                    crate::api::MusicRequest {
+                        prompt: "a warm synthwave drive along a coastal road at night".into(),
+                        model: Some("suno/v4.5".into()),
+                        style: Some("synthwave, 96 bpm".into()),
+                        lyrics: Some(
+                            "Headlights on the water\nthe radio low\nwe follow the coast\nwherever it goes"
+                                .into(),
+                        ),
+                        vocal_gender: Some("f".into()),
+                        duration: Some(30.0),
+                        ..crate::api::MusicRequest::default()
+                    },
+                )),
+                "Suno 4.5",
             ),
             ScreenshotScene::TrayJob => (
                 GenerationSpec {
@@ -106,6 +126,8 @@ pub enum SceneStage {
     },
     /// Storyboard: finished at this instant.
     Settling(Instant),
+    /// Music: finished; the canvas shows these sounds once their waveforms are in.
+    Listening(Vec<String>),
     /// Video edit: the clip is the source since this instant (the strip is loading).
     Editing(Instant),
     /// Docs: where the staging of the documents is.
@@ -282,6 +304,22 @@ impl StudioApp {
                 SceneStage::Settling(Instant::now())
             }
             (JobPhase::Completed, ScreenshotScene::TrayJob) => SceneStage::TrayJobDone,
+            (JobPhase::Completed, ScreenshotScene::Music) => {
+                let urls: Vec<String> = job
+                    .result
+                    .as_ref()
+                    .map(|r| r.audio_tracks().into_iter().map(|t| t.url).collect())
+                    .unwrap_or_default();
+                if urls.is_empty() {
+                    return SceneStage::Failed;
+                }
+                self.view = View::Create;
+                // The form as the artist left it after submitting the song.
+                if let Some((spec, _)) = scene.spec() {
+                    self.create.reuse_audio(&spec);
+                }
+                SceneStage::Listening(urls)
+            }
             (JobPhase::Completed, ScreenshotScene::Transcript) => {
                 let local_id = job.local_id;
                 let Some(url) = job.result.as_ref().and_then(|r| r.urls.first()).cloned() else {
@@ -314,11 +352,11 @@ impl StudioApp {
 
     /// Whether the view has what it shows (or said why it cannot), so the capture may be
     /// taken.
-    pub(super) fn screenshot_data_ready(&self) -> bool {
+    pub(super) fn screenshot_data_ready(&self, ctx: &egui::Context) -> bool {
         if self.frames_laid_out < 2 {
             return false;
         }
-        if let Some(ready) = self.screenshot_scene_ready() {
+        if let Some(ready) = self.screenshot_scene_ready(ctx) {
             return ready;
         }
         let connection_settled = self.session.connection_error().is_some()
@@ -356,9 +394,15 @@ impl StudioApp {
 
     /// `Some(ready)` while a scene is staged: the capture may be taken once it shows (or
     /// the staging gave up, so the timeout does not have to).
-    fn screenshot_scene_ready(&self) -> Option<bool> {
+    fn screenshot_scene_ready(&self, ctx: &egui::Context) -> Option<bool> {
         Some(match self.screenshot_scene.as_ref()? {
             SceneStage::Failed => true,
+            SceneStage::Listening(urls) => urls.iter().all(|url| {
+                !matches!(
+                    crate::ui::audio::sounds::lookup(ctx, url),
+                    crate::ui::audio::sounds::SoundLookup::Loading
+                )
+            }),
             SceneStage::Viewing { seeked: true, .. } => self
                 .viewer
                 .video_player()
