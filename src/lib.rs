@@ -7,6 +7,7 @@
 //! `image_codec`, `video_codec` and `local_files`). Every image decode in the process goes through `image_codec`.
 
 pub mod api;
+pub mod audio;
 pub mod desktop;
 pub mod engine;
 pub mod image_codec;

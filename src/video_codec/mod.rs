@@ -20,6 +20,7 @@ pub mod decode;
 #[cfg(not(feature = "h264"))]
 #[path = "decode_unavailable.rs"]
 pub mod decode;
+pub mod audio_track;
 pub mod demux;
 mod error;
 mod frame;
