@@ -20,7 +20,9 @@ pub const VIDEO_EXTENSIONS: [&str; 4] = ["mp4", "mov", "webm", "m4v"];
 pub mod preview;
 pub mod strip;
 
-pub use player::{PlayerCommand, PlayerFrame, PlayerStatus, RepaintCallback, VideoPlayer};
+pub use player::{
+    PlayerCommand, PlayerFrame, PlayerStatus, RepaintCallback, SoundTrack, VideoPlayer,
+};
 pub use preview::{PreviewFrame, decode_preview, first_frame_still, preview_frame_indices};
 pub use strip::{StripEvent, StripThumbnail, VideoStrip};
 
