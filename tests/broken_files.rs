@@ -34,6 +34,7 @@ fn spec(prompt: &str) -> GenerationSpec {
             ..Default::default()
         },
         video: None,
+        audio: None,
     }
 }
 

@@ -50,6 +50,7 @@ fn spec(index: usize) -> GenerationSpec {
             ..GenerationRequest::default()
         },
         video: None,
+        audio: None,
     }
 }
 

@@ -460,6 +460,7 @@ fn image_with_cinematic(cinematic: BTreeMap<String, Option<String>>) -> Generati
             ..Default::default()
         },
         video: None,
+        audio: None,
     }
 }
 

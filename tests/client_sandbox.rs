@@ -45,6 +45,7 @@ fn image_spec(prompt: &str, model: Option<&str>) -> GenerationSpec {
             ..GenerationRequest::default()
         },
         video: None,
+        audio: None,
     }
 }
 
@@ -207,6 +208,7 @@ async fn image_edit_with_uploaded_source() {
             ..GenerationRequest::default()
         },
         video: None,
+        audio: None,
     };
     // 201 on this route; any 2xx with a handle is a success.
     let answer = client.submit(&spec).await.expect("image-edit submit");

@@ -96,6 +96,7 @@ fn submit(engine: &EngineHandle, prompt: &str) {
                     ..GenerationRequest::default()
                 },
                 video: None,
+                audio: None,
             },
             model_label: "Flux Schnell".to_owned(),
             credits_estimate: Some(1.0),
@@ -226,6 +227,7 @@ fn a_lost_creative_director_answer_is_recovered_as_its_whole_batch() {
                     ..GenerationRequest::default()
                 },
                 video: None,
+                audio: None,
             },
             model_label: "Flux Schnell".to_owned(),
             credits_estimate: Some(6.0),
@@ -456,6 +458,7 @@ async fn submit_direct(client: &ApiClient, prompt: &str) -> String {
             ..GenerationRequest::default()
         },
         video: None,
+        audio: None,
     };
     let deadline = Instant::now() + WAIT;
     loop {

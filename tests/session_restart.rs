@@ -57,6 +57,7 @@ fn a_job_running_at_quit_is_resumed_and_finishes_after_restart() {
             ..Default::default()
         },
         video: None,
+        audio: None,
     };
     first
         .send(Command::Submit {
@@ -120,6 +121,7 @@ fn a_creative_director_batch_resumes_after_restart_and_keeps_its_storyboard() {
             ..Default::default()
         },
         video: None,
+        audio: None,
     };
     first
         .send(Command::Submit {

@@ -4,6 +4,7 @@
 //! [`ApiError::from_response`]; reqwest failures are classified as "not sent" (`Connect`)
 //! or "sent, answer lost" (`NoResponse`). Nothing here retries a submit.
 
+use super::audio::{Voice, VoiceFilter};
 use super::error::{ApiError, RateLimitInfo};
 use super::types::{
     Credits, CreditsResponse, GenerationKind, GenerationSpec, ModelRecord, ModelsResponse, Project,
@@ -203,6 +204,21 @@ impl ApiClient {
             .query(&[("include_archived", "true")]);
         let response: ProjectsResponse = self.json(request).await?;
         Ok(response.projects)
+    }
+
+    /// GET /v1/voices with the filter's query parameters (the route has no limiter).
+    pub async fn voices(&self, filter: &VoiceFilter) -> Result<Vec<Voice>, ApiError> {
+        let request = self
+            .service
+            .get(self.url("/v1/voices"))
+            .query(&filter.query())
+            .timeout(self.request_timeout);
+        let response: super::audio::VoicesResponse = self.json(request).await?;
+        Ok(response
+            .voices
+            .into_iter()
+            .filter(|voice| !voice.voice_id.trim().is_empty())
+            .collect())
     }
 
     /// POST /v1/projects `{name}`.
@@ -574,6 +590,20 @@ pub fn submit_body(spec: &GenerationSpec) -> Result<serde_json::Value, ApiError>
         |e: serde_json::Error| ApiError::Invalid(format!("the request could not be encoded: {e}"));
     if spec.kind == GenerationKind::Chat {
         return super::creative_chat::chat_body(spec);
+    }
+    if spec.kind.outputs_audio() || spec.audio.is_some() {
+        return match &spec.audio {
+            Some(audio) if audio.kind() == spec.kind => audio.body().map_err(encode),
+            Some(audio) => Err(ApiError::Invalid(format!(
+                "not sent: a {} request cannot be sent as {}",
+                audio.kind().label(),
+                spec.kind.label()
+            ))),
+            None => Err(ApiError::Invalid(format!(
+                "not sent: the {} request has no details",
+                spec.kind.label()
+            ))),
+        };
     }
     match (
         &spec.video,

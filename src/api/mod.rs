@@ -1,6 +1,7 @@
 //! The service contract as Rust: request/response types, the error type, pricing and the
 //! HTTP client. No egui and no UI state here.
 
+pub mod audio;
 pub mod avatars;
 pub mod client;
 pub mod code_assistant;

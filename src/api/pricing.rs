@@ -375,6 +375,7 @@ mod tests {
                 ..GenerationRequest::default()
             },
             video: None,
+            audio: None,
         }
     }
 
@@ -627,6 +628,7 @@ mod tests {
                 ..GenerationRequest::default()
             },
             video: None,
+            audio: None,
         }
     }
 

@@ -2,6 +2,10 @@
 //! contract or the wire examples are: absent fields, `{}`/`null` maps, camelCase variants
 //! and unknown fields never fail a decode.
 
+pub use super::audio::{
+    AudioJobRequest, AudioVariation, MusicRequest, SoundRequest, SpeechRequest, Voice, VoiceFilter,
+    is_audio_url,
+};
 use super::lenient::{
     lenient_bool, lenient_f64, lenient_list, lenient_string, lenient_u32, lenient_u64, list_map,
     multiplier_map, null_default, number_list, string_list,
@@ -208,6 +212,12 @@ pub enum GenerationKind {
     /// POST /v1/edit/image: upscale or remove the background of an existing image
     /// (`image_url`, `operation`, `scale` in the request; see `api::image_tools`).
     ImageTool,
+    /// POST /v1/generate/music (body in `GenerationSpec::audio`): two variations per job.
+    Music,
+    /// POST /v1/generate/speech (body in `GenerationSpec::audio`).
+    Speech,
+    /// POST /v1/generate/sound (body in `GenerationSpec::audio`): a sound effect.
+    Sound,
 }
 
 impl GenerationKind {
@@ -229,6 +239,13 @@ impl GenerationKind {
         GenerationKind::VideoTrim,
     ];
 
+    /// Kinds whose body is an [`AudioJobRequest`] (`GenerationSpec::audio`).
+    pub const AUDIO: [GenerationKind; 3] = [
+        GenerationKind::Music,
+        GenerationKind::Speech,
+        GenerationKind::Sound,
+    ];
+
     /// Route under /v1 that submits this kind.
     pub fn submit_path(self) -> &'static str {
         match self {
@@ -242,6 +259,9 @@ impl GenerationKind {
             GenerationKind::VideoTrim => "/v1/video/trim",
             GenerationKind::Chat => "/v1/chat/conversations",
             GenerationKind::ImageTool => "/v1/edit/image",
+            GenerationKind::Music => "/v1/generate/music",
+            GenerationKind::Speech => "/v1/generate/speech",
+            GenerationKind::Sound => "/v1/generate/sound",
         }
     }
     /// Catalog type name used to filter GET /v1/models. Creative Director has no type of
@@ -259,6 +279,9 @@ impl GenerationKind {
             GenerationKind::VideoTrim => "",
             GenerationKind::Chat => CHAT_CATALOG_TYPE,
             GenerationKind::ImageTool => "",
+            GenerationKind::Music => MUSIC_CATALOG_TYPE,
+            GenerationKind::Speech => SPEECH_CATALOG_TYPE,
+            GenerationKind::Sound => SOUND_CATALOG_TYPE,
         }
     }
     /// Whether this kind is sent with a model from the catalog (a trim and the image
@@ -278,7 +301,10 @@ impl GenerationKind {
             | GenerationKind::VideoEdit
             | GenerationKind::VideoToVideo
             | GenerationKind::VideoTrim
-            | GenerationKind::Chat => RateLimitGroup::OtherGeneration,
+            | GenerationKind::Chat
+            | GenerationKind::Music
+            | GenerationKind::Speech
+            | GenerationKind::Sound => RateLimitGroup::OtherGeneration,
         }
     }
     pub fn label(self) -> &'static str {
@@ -293,6 +319,9 @@ impl GenerationKind {
             GenerationKind::VideoTrim => "Trim",
             GenerationKind::Chat => "Chat",
             GenerationKind::ImageTool => "Image tool",
+            GenerationKind::Music => "Music",
+            GenerationKind::Speech => "Speech",
+            GenerationKind::Sound => "Sound effects",
         }
     }
     /// Contract defaults: image-edit and Creative Director 1:1, video 16:9; image is not
@@ -315,6 +344,23 @@ impl GenerationKind {
                 | GenerationKind::VideoToVideo
                 | GenerationKind::VideoTrim
         )
+    }
+    /// Whether the output is sound (music, speech, a sound effect).
+    pub fn outputs_audio(self) -> bool {
+        matches!(
+            self,
+            GenerationKind::Music | GenerationKind::Speech | GenerationKind::Sound
+        )
+    }
+    /// The contract's `poll_interval_hint` for this kind when the submit answer has none:
+    /// 2 chat; 3 image and image edit; 5 sound and Creative Director; 8 everything else.
+    pub fn default_poll_hint_secs(self) -> f64 {
+        match self {
+            GenerationKind::Chat => 2.0,
+            GenerationKind::Image | GenerationKind::ImageEdit => 3.0,
+            GenerationKind::Sound | GenerationKind::CreativeDirector => 5.0,
+            _ => 8.0,
+        }
     }
     /// Whether a prompt must be given. Image-to-video's prompt is an optional motion
     /// hint; a video edit's prompt depends on its operation (magic edit requires one,
@@ -344,6 +390,10 @@ impl GenerationKind {
 
 /// Catalog type of the video edit models (the sandbox's convention, also the `type` filter).
 pub const VIDEO_EDIT_CATALOG_TYPE: &str = "video_edit";
+/// Catalog types of the sound models (contract: music_gen, text_to_speech, text_to_sound).
+pub const MUSIC_CATALOG_TYPE: &str = "music_gen";
+pub const SPEECH_CATALOG_TYPE: &str = "text_to_speech";
+pub const SOUND_CATALOG_TYPE: &str = "text_to_sound";
 /// Catalog type of the chat models (contract: `text`, alias `chat`).
 pub const CHAT_CATALOG_TYPE: &str = "text";
 
@@ -447,6 +497,11 @@ pub struct GenerationSpec {
     pub request: GenerationRequest,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub video: Option<VideoJobRequest>,
+    /// Music, speech and sound: the body sent (its variant matches `kind`); `request`
+    /// mirrors prompt (the text, for speech), model and project (see
+    /// [`GenerationSpec::for_audio`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio: Option<AudioJobRequest>,
 }
 
 impl GenerationSpec {
@@ -456,6 +511,7 @@ impl GenerationSpec {
             kind,
             request,
             video: None,
+            audio: None,
         }
     }
     /// A video-sourced job: the kind follows the body, and `request` mirrors its prompt,
@@ -471,6 +527,24 @@ impl GenerationSpec {
             kind: job.kind(),
             request,
             video: Some(job),
+            audio: None,
+        }
+    }
+    /// An audio job (music, speech, sound): the kind follows the body, and `request`
+    /// mirrors its prompt (or text), model, duration and project.
+    pub fn for_audio(job: AudioJobRequest) -> Self {
+        let request = GenerationRequest {
+            prompt: job.prompt().to_owned(),
+            model: job.model().map(str::to_owned),
+            project_id: job.project_id().map(str::to_owned),
+            duration: job.duration_secs(),
+            ..GenerationRequest::default()
+        };
+        GenerationSpec {
+            kind: job.kind(),
+            request,
+            video: None,
+            audio: Some(job),
         }
     }
     /// The video edit's operation, when this is a video edit.
@@ -713,6 +787,89 @@ pub struct JobResult {
     /// finished storyboard survives restarts; the service sends them beside `result`).
     #[serde(deserialize_with = "scene_list", skip_serializing_if = "Vec::is_empty")]
     pub scenes: Vec<Scene>,
+    /// Music: the song's title (the first variation's, when there are two).
+    #[serde(
+        deserialize_with = "lenient_string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub title: Option<String>,
+    /// Music: the lyrics sung (given or generated).
+    #[serde(
+        deserialize_with = "lenient_string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub lyrics: Option<String>,
+    /// Speech: the voice's name.
+    #[serde(
+        deserialize_with = "lenient_string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub voice: Option<String>,
+    /// Transcription: the transcript; speech: the text spoken.
+    #[serde(
+        deserialize_with = "lenient_string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub text: Option<String>,
+    /// Transcription: the subtitles (SRT).
+    #[serde(
+        deserialize_with = "lenient_string",
+        alias = "srtUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub srt_url: Option<String>,
+    /// Transcription: the plain text.
+    #[serde(
+        deserialize_with = "lenient_string",
+        alias = "txtUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub txt_url: Option<String>,
+    /// Transcription: one word per cue (SRT).
+    #[serde(
+        deserialize_with = "lenient_string",
+        alias = "wordByWordSrtUrl",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub word_by_word_srt_url: Option<String>,
+    /// Music: each variation with its own title, lyrics and duration (the sandbox sends
+    /// them; the contract's example has only `urls` with shared fields).
+    #[serde(
+        deserialize_with = "variation_list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub variations: Vec<AudioVariation>,
+}
+
+fn variation_list<'de, D>(deserializer: D) -> Result<Vec<AudioVariation>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let list: Vec<AudioVariation> = lenient_list(deserializer)?;
+    Ok(list
+        .into_iter()
+        .filter(|v| !v.url.trim().is_empty())
+        .collect())
+}
+
+impl JobResult {
+    /// The playable outputs of an audio job: `variations` when present, else one per
+    /// `urls` entry carrying the shared title, lyrics and duration.
+    pub fn audio_tracks(&self) -> Vec<AudioVariation> {
+        if !self.variations.is_empty() {
+            return self.variations.clone();
+        }
+        self.urls
+            .iter()
+            .filter(|url| !url.trim().is_empty())
+            .map(|url| AudioVariation {
+                url: url.clone(),
+                title: self.title.clone(),
+                lyrics: self.lyrics.clone(),
+                duration: self.duration,
+            })
+            .collect()
+    }
 }
 
 fn scene_list<'de, D>(deserializer: D) -> Result<Vec<Scene>, D::Error>

@@ -359,6 +359,9 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
         GenerationKind::VideoTrim => "trims",
         GenerationKind::Chat => "chat",
         GenerationKind::ImageTool => "image tools",
+        GenerationKind::Music => "music",
+        GenerationKind::Speech => "speech",
+        GenerationKind::Sound => "sound effects",
     }
 }
 
@@ -424,6 +427,7 @@ mod tests {
                 ..GenerationRequest::default()
             },
             video: None,
+            audio: None,
         }
     }
 

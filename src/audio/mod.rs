@@ -15,6 +15,7 @@ pub mod mp4;
 pub mod output;
 pub mod peaks;
 pub mod source;
+pub mod testing;
 pub mod wav;
 
 pub use output::{

@@ -796,6 +796,7 @@ mod tests {
                 ..GenerationRequest::default()
             },
             video: None,
+            audio: None,
         }
     }
 

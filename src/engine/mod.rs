@@ -3,6 +3,7 @@
 //! The UI talks to it only through [`Command`]s in and [`Event`]s out.
 
 pub mod account;
+pub mod audio;
 pub mod chat;
 pub mod conversations;
 pub mod creative_chat;
@@ -27,8 +28,10 @@ mod submit_queue;
 pub mod tracker;
 pub mod transfers;
 pub mod video;
+mod voices;
 
 pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};
+pub use audio::{AudioCommand, AudioEvent};
 pub use docs::{DocsCommand, DocsEvent};
 pub use error_words::error_in_words;
 pub use file_out::{FileOutCommand, FileOutEvent, FileOutPurpose, FileOutcome};

@@ -8,7 +8,7 @@ use crate::api::media::{
 use crate::api::{
     AnalyzedColors, ApiError, ChatConversation, ChatMessage, CinematicPresets, ColorPalette,
     Credits, Failure, GenerationSpec, JobResult, JobState, ModelRecord, NewPalette, PalettePage,
-    Project, Scene, UploadedMedia,
+    Project, Scene, UploadedMedia, Voice,
 };
 use crate::media::DecodedImage;
 use crate::media::video::{PreviewFrame, StripThumbnail, VideoPlayer};
@@ -95,6 +95,8 @@ pub enum Command {
     CancelVideoStrip {
         request_id: u64,
     },
+    /// Sound: load a file and its waveform peaks, save as WAV (see `engine::audio`).
+    Audio(super::audio::AudioCommand),
     // ---- Media library (document 3) ----
     /// Fetch one page of the library; answered by `MediaPage` carrying the same
     /// `request_id` (the UI drops answers for queries it no longer shows).
@@ -206,6 +208,9 @@ pub enum Command {
     FileOut(super::file_out::FileOutCommand),
     /// The service is unreachable and the user asked to try now (cuts the back-off short).
     RetryConnection,
+    /// GET /v1/voices (the speech voice picker), once per session; answered by
+    /// `Event::Voices` (from memory after the first success).
+    Voices,
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
     Shutdown,
 }
@@ -469,6 +474,8 @@ impl JobRecord {
 #[derive(Debug, Clone)]
 pub enum Event {
     Catalog(Result<Vec<ModelRecord>, ApiError>),
+    /// Answer to `Command::Voices`: every voice the account may use.
+    Voices(Result<Vec<Voice>, ApiError>),
     Credits(Result<Credits, ApiError>),
     Projects(Result<Vec<Project>, ApiError>),
     ProjectCreated(Result<Project, ApiError>),
@@ -614,6 +621,8 @@ pub enum Event {
         request_id: u64,
         error: Option<String>,
     },
+    /// The answers to a `Command::Audio`.
+    Audio(super::audio::AudioEvent),
     /// Reads stopped getting answers (connection refused, DNS, timeout). Sent once; the
     /// engine probes with back-off until `ServiceReachable`.
     ServiceUnreachable {

@@ -29,6 +29,8 @@ const FALLBACK_IMAGE_EDIT_SECS: f64 = 30.0;
 const FALLBACK_VIDEO_SECS: f64 = 300.0;
 /// Contract: "typical time 30-60 seconds for four scenes"; eight video scenes take longer.
 const FALLBACK_CREATIVE_DIRECTOR_SECS: f64 = 600.0;
+/// An audio job (music, speech, sound) without a catalog estimate: music takes minutes.
+const FALLBACK_AUDIO_SECS: f64 = 240.0;
 /// Library page size while searching (GET /v1/media allows up to 50).
 const SEARCH_PAGE_SIZE: u32 = 50;
 /// A search stops after this many pages even if items are still newer than the send
@@ -425,6 +427,9 @@ impl Tracker {
             | GenerationKind::VideoToVideo
             | GenerationKind::VideoTrim => FALLBACK_VIDEO_SECS,
             GenerationKind::CreativeDirector => FALLBACK_CREATIVE_DIRECTOR_SECS,
+            GenerationKind::Music | GenerationKind::Speech | GenerationKind::Sound => {
+                FALLBACK_AUDIO_SECS
+            }
         });
         // A batch's scenes run one after another: the per-scene estimate times the count.
         let estimate = match kind {
@@ -1077,6 +1082,7 @@ mod tests {
                     ..Default::default()
                 },
                 video: None,
+                audio: None,
             },
             model_label: "Auto".into(),
             phase,

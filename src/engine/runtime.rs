@@ -271,7 +271,9 @@ async fn run(
     let transfers = Transfers::new(ctx.clone());
     let library = Library::new(ctx.clone(), &tuning);
     let videos = Videos::new(ctx.clone(), transfers.clone());
+    let sounds = super::audio::Sounds::new(ctx.clone(), transfers.clone());
     let docs = super::docs::Docs::new(ctx.clone());
+    let voices = super::voices::Voices::default();
 
     tokio::spawn(super::reachability::probe_task(ctx.clone()));
     tracker.restore().await;
@@ -295,6 +297,7 @@ async fn run(
             Command::Storage(command) => super::storage::handle(&ctx, command),
             Command::ProjectOps(command) => super::projects::handle(&ctx, command),
             Command::RetryConnection => ctx.reachability.retry_now(),
+            Command::Voices => voices.load(&ctx),
             Command::FileOut(command) => super::file_out::handle(&ctx, &transfers, command),
             Command::Chat(command) => match &chat {
                 Some(chat) => chat.handle(command),
@@ -408,6 +411,7 @@ async fn run(
                 height_px,
             } => videos.strip(request_id, url, slot_count, height_px),
             Command::CancelVideoStrip { request_id } => videos.cancel_strip(request_id),
+            Command::Audio(command) => sounds.handle(command),
             Command::OpenInSystemViewer { url } => {
                 spawn_reported(
                     &ctx,

@@ -41,6 +41,7 @@ mod open_files;
 mod projects;
 mod results;
 mod service;
+mod sound;
 mod tray;
 pub use capture::ScreenshotScene;
 
@@ -102,6 +103,8 @@ pub struct StudioApp {
     appearance: appearance::AppearanceState,
     /// The projects dialog (rename, archive).
     projects: crate::ui::projects::ProjectsState,
+    /// Volume and mute as last written to the settings.
+    sound_memory: crate::ui::sound::SoundMemory,
 }
 
 impl StudioApp {
@@ -120,6 +123,7 @@ impl StudioApp {
             tray.start_as(open);
         }
         let appearance = appearance::AppearanceState::new(&session, screenshot_run);
+        let sound_memory = sound::start_output(ctx, &session);
         let mut app = Self {
             epoch: session.connection_epoch(),
             session,
@@ -152,6 +156,7 @@ impl StudioApp {
             drag_out: drag_out::DragOut::default(),
             appearance,
             projects: Default::default(),
+            sound_memory,
         };
         let remembered = app
             .session
@@ -312,13 +317,14 @@ impl StudioApp {
     }
 
     /// The active profile changed: forget everything the old service told us.
-    fn on_connection_changed(&mut self) {
+    fn on_connection_changed(&mut self, ctx: &egui::Context) {
         self.epoch = self.session.connection_epoch();
         self.show_startup_notices();
         self.model = Model::default();
         self.textures.clear();
         self.library.reset_all();
         self.viewer.close();
+        crate::ui::audio::sounds::clear(ctx);
         self.confirm = None;
         self.create.on_connection_changed();
         self.palettes = PalettesState::default();
@@ -432,7 +438,8 @@ impl StudioApp {
             }
             event @ (Event::SourceUploaded { .. }
             | Event::SourceUploadProgress { .. }
-            | Event::ResultLocated { .. }) => {
+            | Event::ResultLocated { .. }
+            | Event::Voices(_)) => {
                 for action in self.create.handle_event(event) {
                     self.apply(ctx, action);
                 }
@@ -484,6 +491,7 @@ impl StudioApp {
             event @ (Event::VideoStripThumbnail { .. } | Event::VideoStripFinished { .. }) => {
                 self.create.edit_stage.handle_event(ctx, &event);
             }
+            Event::Audio(event) => self.sound_event(ctx, event),
             Event::Docs(event) => self.docs_event(ctx, event),
             Event::FileOut(event) => self.file_out_event(ctx, event),
             event @ (Event::ChatConversations(_) | Event::ChatMessages { .. }) => {
@@ -592,6 +600,7 @@ impl StudioApp {
             Action::ShowShortcuts(open) => self.keys.shortcuts_open = open,
             Action::Appearance(action) => self.apply_appearance(ctx, action),
             Action::SaveAs { url } => self.dialogs.open(DialogKind::SaveImage { url }),
+            Action::SaveAsWav { url } => self.dialogs.open(DialogKind::SaveWav { url }),
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             Action::PickSourceVideo => self.dialogs.open(DialogKind::SourceVideo),
             action @ (Action::AddSourceUrl(_)
@@ -864,7 +873,7 @@ impl StudioApp {
 impl eframe::App for StudioApp {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         if self.session.connection_epoch() != self.epoch {
-            self.on_connection_changed();
+            self.on_connection_changed(ctx);
         }
         while let Some(event) = self.session.try_recv() {
             self.handle_event(ctx, event);
@@ -929,6 +938,7 @@ impl eframe::App for StudioApp {
                 .update_ui_memory(|m| _ = m.panels.insert(key, value));
         }
         self.request_thumbnails();
+        self.sound_frame(&ctx);
         for (url, max_side_px) in self.textures.take_wanted() {
             self.send(Command::LoadImage { url, max_side_px });
         }

@@ -52,6 +52,8 @@ pub enum DialogKind {
     ChatImages,
     /// Save one output URL to a file.
     SaveImage { url: String },
+    /// The audio view's "Save as WAV…": where to write the WAV copy of `url`.
+    SaveWav { url: String },
     /// Library "Save to folder…": download these items into a folder.
     DownloadFolder { items: Vec<DownloadItem> },
     /// Library "Upload…": images and videos to upload.
@@ -66,6 +68,7 @@ impl DialogKind {
             DialogKind::PaletteImages => "Reference images for a palette",
             DialogKind::ChatImages => "Attach images to your message",
             DialogKind::SaveImage { .. } => "Save image",
+            DialogKind::SaveWav { .. } => "Save as WAV",
             DialogKind::DownloadFolder { .. } => "Save to folder",
             DialogKind::LibraryFiles => "Upload to the library",
         }
@@ -73,7 +76,10 @@ impl DialogKind {
 
     fn same_purpose(&self, other: &DialogKind) -> bool {
         std::mem::discriminant(self) == std::mem::discriminant(other)
-            && !matches!(self, DialogKind::SaveImage { .. })
+            && !matches!(
+                self,
+                DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. }
+            )
     }
 
     /// What to do instead, for the toast.
@@ -85,7 +91,9 @@ impl DialogKind {
             DialogKind::SourceVideo => {
                 "Type a path instead, or drag and drop the video onto the window."
             }
-            DialogKind::SaveImage { .. } => "Type the path to save to instead.",
+            DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. } => {
+                "Type the path to save to instead."
+            }
             DialogKind::DownloadFolder { .. } => "Type the folder to save to instead.",
             DialogKind::LibraryFiles => {
                 "Type a path instead, or drag and drop the files onto the window."
@@ -98,7 +106,10 @@ impl DialogKind {
     }
 
     fn saves(&self) -> bool {
-        matches!(self, DialogKind::SaveImage { .. })
+        matches!(
+            self,
+            DialogKind::SaveImage { .. } | DialogKind::SaveWav { .. }
+        )
     }
 }
 
@@ -124,6 +135,16 @@ pub fn suggested_file_name(url: &str) -> String {
         .find(|s| !s.is_empty())
         .unwrap_or("image.png")
         .to_owned()
+}
+
+/// The file name "Save as WAV" suggests: the output's own name with `.wav`.
+pub fn wav_file_name(url: &str) -> String {
+    let name = suggested_file_name(url);
+    let stem = name
+        .rsplit_once('.')
+        .map_or(name.as_str(), |(stem, _)| stem);
+    let stem = if stem.is_empty() { "sound" } else { stem };
+    format!("{stem}.wav")
 }
 
 /// How a dialog ended (a cancel ends it silently).
@@ -301,6 +322,9 @@ fn prefill(kind: &DialogKind) -> String {
         DialogKind::SaveImage { url } if !home.is_empty() => {
             format!("{home}/{}", suggested_file_name(url))
         }
+        DialogKind::SaveWav { url } if !home.is_empty() => {
+            format!("{home}/{}", wav_file_name(url))
+        }
         DialogKind::DownloadFolder { .. } if !home.is_empty() => home,
         _ => String::new(),
     }
@@ -385,6 +409,12 @@ fn run_dialog(kind: &DialogKind) -> Answer {
         },
         DialogKind::SaveImage { url } => dialog
             .set_file_name(suggested_file_name(url))
+            .save_file()
+            .into_iter()
+            .collect(),
+        DialogKind::SaveWav { url } => dialog
+            .set_file_name(wav_file_name(url))
+            .add_filter("WAV audio", &["wav"])
             .save_file()
             .into_iter()
             .collect(),

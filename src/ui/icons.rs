@@ -41,6 +41,10 @@ pub enum Icon {
     Paperclip,
     /// An "i" in a circle: details about the selection.
     Info,
+    /// A loudspeaker with sound waves (the volume control).
+    Speaker,
+    /// A loudspeaker struck through (muted).
+    SpeakerMuted,
 }
 
 pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
@@ -264,6 +268,34 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
                 color,
                 Stroke::NONE,
             ));
+        }
+        Icon::Speaker | Icon::SpeakerMuted => {
+            painter.add(Shape::convex_polygon(
+                vec![
+                    p(-0.8, -0.25),
+                    p(-0.45, -0.25),
+                    p(0.0, -0.65),
+                    p(0.0, 0.65),
+                    p(-0.45, 0.25),
+                    p(-0.8, 0.25),
+                ],
+                color,
+                Stroke::NONE,
+            ));
+            if icon == Icon::Speaker {
+                for r in [0.35, 0.7] {
+                    let arc: Vec<Pos2> = (0..=8)
+                        .map(|i| {
+                            let a = -0.9 + 1.8 * i as f32 / 8.0;
+                            p(0.1 + a.cos() * r, a.sin() * r)
+                        })
+                        .collect();
+                    painter.add(Shape::line(arc, stroke));
+                }
+            } else {
+                painter.line_segment([p(0.25, -0.35), p(0.85, 0.35)], stroke);
+                painter.line_segment([p(0.25, 0.35), p(0.85, -0.35)], stroke);
+            }
         }
         Icon::Audio => {
             // A beamed pair of notes.

@@ -120,6 +120,7 @@ mod tests {
                     ..Default::default()
                 },
                 video: None,
+                audio: None,
             },
             model_label: "Auto".into(),
             phase: JobPhase::Completed,

@@ -6,6 +6,7 @@
 pub mod account;
 pub mod app;
 pub mod appearance;
+pub mod audio;
 pub mod chat;
 pub mod clipboard;
 pub mod compose;
@@ -32,6 +33,7 @@ pub mod settings;
 pub mod settings_appearance;
 pub mod shell;
 pub mod shortcuts;
+pub mod sound;
 pub mod textures;
 pub mod toasts;
 pub mod tokens;

@@ -218,6 +218,10 @@ pub enum Action {
     SaveAs {
         url: String,
     },
+    /// Ask where to save a WAV copy of the sound at `url`, then have the engine write it.
+    SaveAsWav {
+        url: String,
+    },
     /// Open the file dialog for image-edit sources.
     PickSourceFiles,
     /// Open the file dialog for the video to edit.

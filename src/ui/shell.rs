@@ -197,6 +197,8 @@ pub fn status_bar_ui(ui: &mut Ui, model: &Model, info: &StatusInfo<'_>) -> Vec<A
             if response.clicked() {
                 actions.push(Action::ToggleTray);
             }
+            separator(ui);
+            crate::ui::sound::volume_control_ui(ui);
         });
     });
     actions

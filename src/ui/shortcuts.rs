@@ -1,6 +1,6 @@
 //! Keys that work everywhere in the studio (Ctrl+1…7 switch views, Ctrl+J shows or hides
-//! the jobs tray, Ctrl+Q quits, F1 or ? shows the shortcuts) and the overlay that lists
-//! every shortcut of the studio.
+//! the jobs tray, Ctrl+Q quits, F1 or ? shows the shortcuts; M mutes, in `ui::sound`) and
+//! the overlay that lists every shortcut of the studio.
 
 use crate::ui::model::{Action, View};
 use crate::ui::tokens;
@@ -37,6 +37,7 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
             s("Ctrl+Q", "Quit (running jobs resume next time)"),
             s("Ctrl+= / - / 0", "UI scale: bigger / smaller / 100 %"),
             s("F1 or ?", "Show these shortcuts"),
+            s("M", "Mute / unmute the studio's sound (not while typing)"),
             s("Tab / Shift+Tab", "Move the keyboard focus"),
             s("Space or Enter", "Press the focused button"),
             s("Esc", "Close a dialog or overlay"),
@@ -113,6 +114,24 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
             s("K", "Pause"),
             s("L", "Play"),
             s("B", "Before / after (an edit's result)"),
+        ],
+    },
+    ShortcutGroup {
+        title: "Audio (viewer)",
+        shortcuts: &[
+            s("Space", "Play / pause"),
+            s("K", "Pause"),
+            s("J", "Back 5 seconds"),
+            s("Left / Right", "Back / forward 1 second"),
+            s(
+                "I / O",
+                "Set the loop's start (A) / end (B) at the playhead",
+            ),
+            s("L", "Loop on / off (A–B, or the whole sound)"),
+            s(
+                "Click, drag",
+                "Seek on the waveform; drag the A / B handles",
+            ),
         ],
     },
     ShortcutGroup {

@@ -160,5 +160,6 @@ pub fn image_spec(prompt: &str) -> framewright::api::GenerationSpec {
             ..framewright::api::GenerationRequest::default()
         },
         video: None,
+        audio: None,
     }
 }

@@ -54,6 +54,7 @@ impl ScreenshotScene {
                         ..GenerationRequest::default()
                     },
                     video: None,
+                    audio: None,
                 },
                 "Veo 3",
             ),
@@ -67,6 +68,7 @@ impl ScreenshotScene {
                         ..GenerationRequest::default()
                     },
                     video: None,
+                    audio: None,
                 },
                 "Flux Schnell",
             ),
@@ -82,6 +84,7 @@ impl ScreenshotScene {
                         ..GenerationRequest::default()
                     },
                     video: None,
+                    audio: None,
                 },
                 "Flux Schnell",
             ),

@@ -36,6 +36,14 @@ impl StudioApp {
                         self.send(Command::SaveUrlToFile { url, path });
                     }
                 }
+                DialogKind::SaveWav { url } => {
+                    if let Some(path) = paths.into_iter().next() {
+                        self.send(Command::Audio(crate::engine::AudioCommand::SaveWav {
+                            url,
+                            path,
+                        }));
+                    }
+                }
                 DialogKind::DownloadFolder { items } => {
                     if let Some(folder) = paths.into_iter().next() {
                         for action in self.library.download_to(items, folder) {

@@ -61,6 +61,7 @@ impl StudioApp {
         // A dialog that asks something keeps the keys (Esc / Enter answer it).
         if self.confirm.is_none() {
             actions = shortcuts::global_keys(ctx, self.keys.shortcuts_open);
+            crate::ui::sound::mute_key(ctx);
         }
         if ctx.input(|i| i.viewport().close_requested()) && !self.keys.quitting {
             let running_jobs = self.model.running_count();

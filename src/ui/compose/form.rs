@@ -256,6 +256,7 @@ impl ComposeForm {
                 ..GenerationRequest::default()
             },
             video: None,
+            audio: None,
         }
     }
 
@@ -481,6 +482,7 @@ impl ComposeForm {
                 ..Default::default()
             },
             video: None,
+            audio: None,
         }
     }
 

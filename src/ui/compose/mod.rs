@@ -266,6 +266,11 @@ fn kind_description(kind: GenerationKind) -> &'static str {
         GenerationKind::ImageTool => {
             "Upscale or remove the background from a result or a library image."
         }
+        GenerationKind::Music => {
+            "Describe a song; two variations come back, each with its title and lyrics."
+        }
+        GenerationKind::Speech => "Type the words, pick a voice, and hear them spoken.",
+        GenerationKind::Sound => "Describe a sound effect; it can loop seamlessly.",
     }
 }
 

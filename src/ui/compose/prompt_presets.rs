@@ -32,7 +32,10 @@ pub fn preset_type_for(kind: GenerationKind) -> Option<PromptPresetType> {
         GenerationKind::VideoEdit
         | GenerationKind::VideoTrim
         | GenerationKind::ImageTool
-        | GenerationKind::Chat => None,
+        | GenerationKind::Chat
+        | GenerationKind::Music
+        | GenerationKind::Speech
+        | GenerationKind::Sound => None,
     }
 }
 

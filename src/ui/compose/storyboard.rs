@@ -320,6 +320,7 @@ mod tests {
                     ..GenerationRequest::default()
                 },
                 video: None,
+                audio: None,
             },
             model_label: "Auto".into(),
             phase: JobPhase::Running {

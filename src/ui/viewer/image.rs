@@ -25,6 +25,17 @@ pub(super) fn image_column_ui(
     (index, count): (usize, usize),
     actions: &mut Vec<Action>,
 ) {
+    if subject.is_audio {
+        step_row_ui(ui, open, (index, count), "sound");
+        open.geometry = None;
+        let facts = crate::ui::audio::view::AudioFacts {
+            url: &subject.url,
+            title: &subject.title,
+            lyrics: subject.lyrics.as_deref(),
+        };
+        actions.extend(open.audio.ui(ui, &facts));
+        return;
+    }
     if subject.is_video {
         // The player has its own Fit / 100 % and controls under the picture.
         // Previous / next above the picture: clicks on the picture play and pause.
@@ -118,6 +129,30 @@ pub(super) fn image_column_ui(
         (index, count),
         actions,
     );
+}
+
+/// Previous / Next above a sound (the arrows seek in it).
+fn step_row_ui(ui: &mut Ui, open: &mut OpenViewer, (index, count): (usize, usize), what: &str) {
+    if count <= 1 {
+        return;
+    }
+    ui.horizontal(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        let previous = ui.add_enabled(index > 0, widgets::subtle_button("Previous"));
+        name_widget(&previous, &format!("Previous {what}"));
+        if previous.clicked() {
+            open.step_after_layout = -1;
+        }
+        let next = ui.add_enabled(index + 1 < count, widgets::subtle_button("Next"));
+        name_widget(&next, &format!("Next {what}"));
+        if next.clicked() {
+            open.step_after_layout = 1;
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            widgets::muted(ui, format!("{} of {count}", index + 1));
+        });
+    });
+    ui.add_space(tokens::SPACE_XS);
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -16,6 +16,7 @@ pub mod zoom;
 
 use crate::api::media::MediaItem;
 use crate::engine::LocalJobId;
+use crate::ui::audio::view::AudioViewState;
 use crate::ui::model::{Action, Model, ResultAction, ResultRef};
 use crate::ui::textures::TextureCache;
 use crate::ui::tokens;
@@ -33,6 +34,9 @@ pub const VIEWER_FULL_SIDE_CAP_PX: u32 = 8192;
 #[derive(Default)]
 pub struct ViewerState {
     open: Option<OpenViewer>,
+    /// The sound of an audio view that closed, unloaded at the next layout (closing has no
+    /// egui context to reach the shared sound state).
+    audio_to_release: Option<String>,
 }
 
 struct OpenViewer {
@@ -50,6 +54,9 @@ struct OpenViewer {
     step_after_layout: isize,
     /// Plays the result when it is a video (stopped when the viewer moves on or closes).
     player: VideoPlayerState,
+    /// The audio view, when the result is a sound (unloaded when the viewer moves on or
+    /// closes).
+    audio: AudioViewState,
     /// Before / After on an edit's result: show the source video instead of the result.
     show_before: bool,
     /// False while a dialog opened from the viewer (e.g. Vary's confirmation) sits above
@@ -74,6 +81,7 @@ impl ViewerState {
             step_after_layout: 0,
             is_top_modal: true,
             player: VideoPlayerState::default(),
+            audio: AudioViewState::default(),
             show_before: false,
         });
     }
@@ -92,7 +100,24 @@ impl ViewerState {
     }
 
     pub fn close(&mut self) {
-        self.open = None;
+        if let Some(open) = self.open.take()
+            && let Some(url) = open.audio.url()
+        {
+            self.audio_to_release = Some(url.to_owned());
+        }
+    }
+
+    /// The audio view, when the result on screen is a sound (tests).
+    pub fn audio_view(&self) -> Option<&AudioViewState> {
+        let open = self.open.as_ref()?;
+        open.audio.url().is_some().then_some(&open.audio)
+    }
+
+    /// Start playing the sound on screen as soon as it is ready (opened from a tile's ▶).
+    pub fn play_audio_when_ready(&mut self) {
+        if let Some(open) = self.open.as_mut() {
+            open.audio.play_when_ready();
+        }
     }
 
     pub fn is_open(&self) -> bool {
@@ -229,6 +254,9 @@ impl ViewerState {
         find_media: impl Fn(&str) -> Option<&'a MediaItem>,
     ) -> Vec<Action> {
         let mut actions = Vec::new();
+        if let Some(url) = self.audio_to_release.take() {
+            crate::ui::audio::sounds::release(ctx, &url);
+        }
         let Some(open) = self.open.as_mut() else {
             return actions;
         };
@@ -274,6 +302,15 @@ impl ViewerState {
             }
         } else if open.player.url().is_some() {
             open.player.close();
+        }
+        if subject.is_audio {
+            open.audio.set_source(ctx, &subject.url);
+            if open.is_top_modal {
+                // Before the viewer's keys: the arrows seek in a sound.
+                open.audio.keyboard_input(ctx);
+            }
+        } else if open.audio.url().is_some() {
+            open.audio.close(ctx);
         }
         let keys = if open.is_top_modal {
             keys::keyboard_input(ctx, open)

@@ -18,6 +18,10 @@ pub struct Subject {
     pub is_image: bool,
     /// Videos play in the viewer (see `ui::video::is_video`).
     pub is_video: bool,
+    /// Sounds open in the audio view (see `ui::audio::is_audio_item`).
+    pub is_audio: bool,
+    /// A song's lyrics (music results), shown under the waveform.
+    pub lyrics: Option<String>,
     pub title: String,
     pub subtitle: Option<String>,
     pub prompt: Option<String>,
@@ -78,9 +82,22 @@ pub fn subject_of(
                 facts.push(("Aspect ratio", ratio));
             }
             let count = output.urls.len();
-            let is_video = crate::ui::video::is_video_output(&output, *index);
-            if is_video && let Some(duration) = output.duration.filter(|d| *d > 0.0) {
+            let is_audio = job.spec.kind.outputs_audio() || crate::ui::audio::is_audio_url(&url);
+            let is_video = !is_audio && crate::ui::video::is_video_output(&output, *index);
+            if (is_video || is_audio)
+                && let Some(duration) = output.duration.filter(|d| *d > 0.0)
+            {
                 facts.push(("Duration", format!("{duration:.1} s")));
+            }
+            // A sound's own title, voice and lyrics (music has one per variation).
+            let track = is_audio
+                .then(|| output.audio_tracks().into_iter().find(|t| t.url == url))
+                .flatten();
+            if let Some(title) = track.as_ref().and_then(|t| t.title.clone()) {
+                facts.push(("Title", title));
+            }
+            if let Some(voice) = output.voice.clone().filter(|v| is_audio && !v.is_empty()) {
+                facts.push(("Voice", voice));
             }
             let scene = output
                 .scenes
@@ -104,8 +121,12 @@ pub fn subject_of(
             Some(Subject {
                 thumbnail_url: poster,
                 url,
-                is_image: !is_video,
+                is_image: !is_video && !is_audio,
                 is_video,
+                is_audio,
+                lyrics: track
+                    .and_then(|t| t.lyrics)
+                    .filter(|l| !l.trim().is_empty()),
                 title: format!(
                     "{} · {}",
                     job.spec.kind.label(),
@@ -154,6 +175,23 @@ pub fn subject_of(
             if let Some(duration) = item.duration.filter(|d| *d > 0.0) {
                 facts.push(("Duration", format!("{duration:.1} s")));
             }
+            let is_audio = crate::ui::audio::is_audio_item(item);
+            let text_of = |key: &str| {
+                item.metadata
+                    .get(key)
+                    .and_then(|v| v.as_str())
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_owned)
+            };
+            if is_audio {
+                if let Some(title) = text_of("title") {
+                    facts.push(("Title", title));
+                }
+                if let Some(voice) = text_of("voice").or_else(|| text_of("voiceName")) {
+                    facts.push(("Voice", voice));
+                }
+            }
             let favourite = item.is_favorited.unwrap_or(false);
             facts.push(("Favourite", if favourite { "Yes" } else { "No" }.to_owned()));
             let mut subtitle = item.kind().to_owned();
@@ -164,8 +202,10 @@ pub fn subject_of(
             Some(Subject {
                 url: item.url.clone(),
                 thumbnail_url: item.thumbnail_source().map(str::to_owned),
-                is_image: item.kind() == "image",
-                is_video: crate::ui::video::is_video_item(item),
+                is_image: item.kind() == "image" && !is_audio,
+                is_video: !is_audio && crate::ui::video::is_video_item(item),
+                is_audio,
+                lyrics: is_audio.then(|| text_of("lyrics")).flatten(),
                 title: item.display_name().to_owned(),
                 subtitle: Some(subtitle),
                 prompt: item.prompt_text().map(str::to_owned),
@@ -245,6 +285,7 @@ mod tests {
                 kind: GenerationKind::Image,
                 request: Default::default(),
                 video: None,
+                audio: None,
             },
             model_label: "Auto".into(),
             phase: JobPhase::Completed,

@@ -1,0 +1,415 @@
+//! The studio's audio engine end to end without a sound card: files decoded with
+//! symphonia, played through `AudioOutput` into a `CaptureSink` (1× on the wall clock), and
+//! the sample content checked (which tone plays tells where in the file playback is).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use framewright::audio::output::CAPTURE_RATE_HZ;
+use framewright::audio::source::{MemorySource, open_bytes};
+use framewright::audio::testing::{frequency_hz, left, mp3_bytes, rms, tones, wav_bytes};
+use framewright::audio::{
+    AudioError, AudioOutput, CaptureSink, DeviceState, OutputConfig, OutputDevice, PlaybackState,
+    SampleSource, open_file,
+};
+
+const RATE: u32 = 44_100;
+
+fn capture_output() -> (AudioOutput, CaptureSink) {
+    let sink = CaptureSink::new();
+    let output = AudioOutput::start(
+        OutputConfig {
+            device: OutputDevice::Capture(sink.clone()),
+            volume: 1.0,
+            muted: false,
+        },
+        Arc::new(|| {}),
+    );
+    (output, sink)
+}
+
+/// Waits (at most 10 s) until `f` holds.
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Waits until the capture holds `secs` of sound.
+fn wait_captured(sink: &CaptureSink, secs: f64) {
+    let want = (secs * CAPTURE_RATE_HZ as f64) as usize * 2;
+    wait_for("captured sound", || sink.len() >= want);
+}
+
+/// The captured left channel between `from..to` seconds of capture.
+fn captured(sink: &CaptureSink, from: f64, to: f64) -> Vec<f32> {
+    let l = left(&sink.samples());
+    let a = ((from * CAPTURE_RATE_HZ as f64) as usize).min(l.len());
+    let b = ((to * CAPTURE_RATE_HZ as f64) as usize).min(l.len());
+    l[a..b].to_vec()
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    (dir, path)
+}
+
+fn assert_freq(samples: &[f32], want_hz: f64) {
+    let got = frequency_hz(samples, CAPTURE_RATE_HZ);
+    assert!(
+        (got - want_hz).abs() < want_hz * 0.05,
+        "expected about {want_hz} Hz, heard {got:.1} Hz"
+    );
+}
+
+fn three_tones() -> Vec<f32> {
+    // 0–0.4 s: 300 Hz, 0.4–0.8 s: 600 Hz, 0.8–1.2 s: 1200 Hz.
+    tones(&[(0.4, 300.0), (0.4, 600.0), (0.4, 1200.0)], RATE, 0.5)
+}
+
+#[test]
+fn an_mp3_plays_its_sound_in_order() {
+    let mp3 = mp3_bytes(&three_tones(), RATE, 1, 128);
+    let (_dir, path) = temp_file("tones.mp3", &mp3);
+    let (source, info) = open_file(&path).unwrap();
+    assert_eq!(info.codec, "MP3");
+    assert_eq!(info.container, "mp3");
+    assert_eq!(info.sample_rate_hz, RATE);
+    let (output, sink) = capture_output();
+    assert_eq!(
+        output.device_state(),
+        DeviceState::Ready {
+            name: "capture".into()
+        }
+    );
+    let playback = output.load(source, true);
+    wait_for("the end", || playback.state() == PlaybackState::Ended);
+    // MP3 adds encoder delay at the start; the tones still come in order.
+    assert_freq(&captured(&sink, 0.1, 0.3), 300.0);
+    assert_freq(&captured(&sink, 0.5, 0.7), 600.0);
+    assert_freq(&captured(&sink, 0.9, 1.1), 1200.0);
+    let duration = playback.duration_secs().unwrap();
+    assert!((duration - 1.2).abs() < 0.06, "duration {duration}");
+    assert!((playback.position_secs() - duration).abs() < 1e-6);
+}
+
+#[test]
+fn a_stereo_wav_plays_both_channels() {
+    // Left 500 Hz, right 1000 Hz.
+    let l = tones(&[(0.3, 500.0)], 48_000, 0.5);
+    let r = tones(&[(0.3, 1000.0)], 48_000, 0.5);
+    let interleaved: Vec<f32> = l.iter().zip(&r).flat_map(|(a, b)| [*a, *b]).collect();
+    let (_dir, path) = temp_file("stereo.wav", &wav_bytes(&interleaved, 48_000, 2));
+    let (source, info) = open_file(&path).unwrap();
+    assert_eq!((info.codec.as_str(), info.channels), ("WAV", 2));
+    let (output, sink) = capture_output();
+    let playback = output.load(source, true);
+    wait_for("the end", || playback.state() == PlaybackState::Ended);
+    let all = sink.samples();
+    let right: Vec<f32> = all.iter().skip(1).step_by(2).copied().collect();
+    assert_freq(&left(&all)[2400..12000], 500.0);
+    assert_freq(&right[2400..12000], 1000.0);
+}
+
+#[test]
+fn seek_lands_where_asked() {
+    let (_dir, path) = temp_file("tones.wav", &wav_bytes(&three_tones(), RATE, 1));
+    let (source, _) = open_file(&path).unwrap();
+    let (output, sink) = capture_output();
+    let playback = output.load(source, false);
+    playback.seek(0.85);
+    assert!((playback.position_secs() - 0.85).abs() < 1e-9);
+    playback.play();
+    wait_captured(&sink, 0.2);
+    assert_freq(&captured(&sink, 0.02, 0.2), 1200.0);
+    // And back, while playing.
+    playback.seek(0.45);
+    sink.clear();
+    wait_captured(&sink, 0.2);
+    let heard = captured(&sink, 0.05, 0.2);
+    assert_freq(&heard, 600.0);
+    let p = playback.position_secs();
+    assert!((0.45..0.8).contains(&p), "position {p}");
+}
+
+#[test]
+fn seek_in_an_mp3_lands_where_asked() {
+    let mp3 = mp3_bytes(&three_tones(), RATE, 1, 128);
+    let (mut source, _) = open_bytes(mp3, Some("mp3")).unwrap();
+    source.seek(0.85).unwrap();
+    let mut buf = vec![0f32; (0.2 * RATE as f64) as usize];
+    let n = source.read(&mut buf).unwrap();
+    let got = frequency_hz(&buf[2000..n], RATE);
+    assert!((got - 1200.0).abs() < 60.0, "heard {got}");
+}
+
+#[test]
+fn a_loop_range_repeats() {
+    let (_dir, path) = temp_file("tones.wav", &wav_bytes(&three_tones(), RATE, 1));
+    let (source, _) = open_file(&path).unwrap();
+    let (output, sink) = capture_output();
+    let playback = output.load(source, false);
+    playback.set_loop(Some((0.4, 0.8)));
+    playback.play();
+    // 1 s of sound is 2.5 times the 0.4 s loop.
+    wait_captured(&sink, 1.0);
+    assert_eq!(playback.state(), PlaybackState::Playing);
+    assert_freq(&captured(&sink, 0.0, 1.0), 600.0);
+    let p = playback.position_secs();
+    assert!((0.4..=0.8).contains(&p), "position {p} outside the loop");
+    // Without the loop it plays on to the end.
+    playback.set_loop(None);
+    wait_for("the end", || playback.state() == PlaybackState::Ended);
+}
+
+#[test]
+fn a_loop_is_seamless() {
+    // A 100 Hz sine loops over exactly 10 periods: the loop seam must not click.
+    let sound = tones(&[(1.0, 100.0)], 48_000, 0.5);
+    let (output, sink) = capture_output();
+    let playback = output.load(Box::new(MemorySource::new(sound, 48_000, 1)), false);
+    playback.set_loop(Some((0.2, 0.3)));
+    playback.play();
+    wait_captured(&sink, 0.5);
+    let heard = captured(&sink, 0.0, 0.5);
+    // Largest step between neighbouring samples: a sine of 100 Hz at 0.5 moves at most
+    // 2π·100·0.5/48000 ≈ 0.0065 per sample.
+    let max_step = heard
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .fold(0f32, f32::max);
+    assert!(max_step < 0.01, "a click at the loop seam: step {max_step}");
+}
+
+#[test]
+fn one_sound_at_a_time() {
+    let (output, _sink) = capture_output();
+    let sound = || {
+        Box::new(MemorySource::new(
+            tones(&[(5.0, 440.0)], RATE, 0.5),
+            RATE,
+            1,
+        ))
+    };
+    let a = output.load(sound(), true);
+    assert_eq!(a.state(), PlaybackState::Playing);
+    let b = output.load(sound(), false);
+    assert_eq!(a.state(), PlaybackState::PausedByOther);
+    assert_eq!(b.state(), PlaybackState::Paused);
+    b.play();
+    a.play();
+    assert_eq!(a.state(), PlaybackState::Playing);
+    assert_eq!(b.state(), PlaybackState::PausedByOther);
+    a.pause();
+    assert_eq!(a.state(), PlaybackState::Paused);
+    // Paused sounds keep their place.
+    let p = a.position_secs();
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(a.position_secs(), p);
+    a.toggle();
+    assert_eq!(a.state(), PlaybackState::Playing);
+    assert_ne!(a.id(), b.id());
+    // Dropping the playing sound stops it; the other is not restarted.
+    drop(a);
+    assert_eq!(b.state(), PlaybackState::PausedByOther);
+}
+
+#[test]
+fn volume_zero_and_mute_are_silent() {
+    let (output, sink) = capture_output();
+    let playback = output.load(
+        Box::new(MemorySource::new(
+            tones(&[(5.0, 440.0)], RATE, 0.5),
+            RATE,
+            1,
+        )),
+        true,
+    );
+    wait_captured(&sink, 0.1);
+    assert!(rms(&captured(&sink, 0.0, 0.1)) > 0.2);
+    output.set_volume(0.0);
+    assert_eq!(output.volume(), 0.0);
+    std::thread::sleep(Duration::from_millis(30));
+    sink.clear();
+    wait_captured(&sink, 0.1);
+    assert_eq!(rms(&sink.samples()), 0.0);
+    output.set_volume(0.5);
+    output.set_muted(true);
+    assert!(output.muted());
+    std::thread::sleep(Duration::from_millis(30));
+    sink.clear();
+    wait_captured(&sink, 0.1);
+    assert_eq!(rms(&sink.samples()), 0.0);
+    output.set_muted(false);
+    std::thread::sleep(Duration::from_millis(30));
+    sink.clear();
+    wait_captured(&sink, 0.1);
+    // Half volume: a 0.5 sine's RMS (0.354) halves.
+    let r = rms(&sink.samples());
+    assert!((r - 0.177).abs() < 0.03, "rms {r}");
+    // The clock ran all along.
+    assert!(playback.position_secs() > 0.25);
+}
+
+#[test]
+fn the_clock_follows_consumed_sound() {
+    let (output, sink) = capture_output();
+    let playback = output.load(
+        Box::new(MemorySource::new(
+            tones(&[(5.0, 440.0)], RATE, 0.5),
+            RATE,
+            1,
+        )),
+        true,
+    );
+    wait_captured(&sink, 0.3);
+    let consumed = sink.len() as f64 / 2.0 / CAPTURE_RATE_HZ as f64;
+    let p = playback.position_secs();
+    // The position is the frames taken so far (one tick of slack either way).
+    assert!(
+        (p - consumed).abs() < 0.05,
+        "position {p}, consumed {consumed}"
+    );
+}
+
+#[test]
+fn a_garbage_or_truncated_file_is_an_error_not_a_panic() {
+    assert!(matches!(
+        open_bytes(b"definitely not a sound".to_vec(), Some("mp3")),
+        Err(AudioError::Unsupported(_) | AudioError::Decode(_) | AudioError::NoTrack)
+    ));
+    assert!(open_bytes(Vec::new(), None).is_err());
+    let mp3 = mp3_bytes(&three_tones(), RATE, 1, 128);
+    let wav = wav_bytes(&three_tones(), RATE, 1);
+    // Truncated: opens (or refuses) and reads to an end without panicking.
+    for (bytes, ext) in [(&mp3, "mp3"), (&wav, "wav")] {
+        for cut in [10, 44, 100, 417, bytes.len() / 3, bytes.len() - 1] {
+            if let Ok((mut s, _)) = open_bytes(bytes[..cut].to_vec(), Some(ext)) {
+                drain(s.as_mut());
+            }
+        }
+        // Mutated bytes.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..40 {
+            let mut b = bytes.clone();
+            for _ in 0..8 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let i = (seed as usize) % b.len();
+                b[i] = (seed >> 32) as u8;
+            }
+            if let Ok((mut s, _)) = open_bytes(b, Some(ext)) {
+                drain(s.as_mut());
+                let _ = s.seek(0.5);
+                drain(s.as_mut());
+            }
+        }
+    }
+}
+
+fn drain(s: &mut dyn SampleSource) {
+    let mut buf = vec![0f32; 4096];
+    for _ in 0..10_000 {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => assert!(buf[..n].iter().all(|v| (-1.0..=1.0).contains(v))),
+        }
+    }
+}
+
+/// The subprocess half of `a_missing_device_is_unavailable_and_the_clock_runs`.
+#[test]
+#[ignore = "run by a_missing_device_is_unavailable_and_the_clock_runs in a private HOME"]
+fn missing_device_inner() {
+    let output = AudioOutput::start(OutputConfig::default(), Arc::new(|| {}));
+    let DeviceState::Unavailable { reason } = output.device_state() else {
+        panic!("expected no device, got {:?}", output.device_state());
+    };
+    assert!(!reason.is_empty());
+    let playback = output.load(
+        Box::new(MemorySource::new(
+            tones(&[(0.4, 440.0)], RATE, 0.5),
+            RATE,
+            1,
+        )),
+        true,
+    );
+    wait_for("the clock to run", || playback.position_secs() > 0.1);
+    wait_for("the end", || playback.state() == PlaybackState::Ended);
+    let named = AudioOutput::start(
+        OutputConfig {
+            device: OutputDevice::Named("no-such-device".into()),
+            ..OutputConfig::default()
+        },
+        Arc::new(|| {}),
+    );
+    assert!(matches!(
+        named.device_state(),
+        DeviceState::Unavailable { .. }
+    ));
+}
+
+#[test]
+fn a_missing_device_is_unavailable_and_the_clock_runs() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join(".asoundrc"),
+        "pcm.!default { type hw; card 9 }\nctl.!default { type hw; card 9 }\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "missing_device_inner",
+            "--test-threads=1",
+        ])
+        .env("HOME", home.path())
+        .env_remove("PULSE_SERVER")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_null_device_opens_and_plays() {
+    let output = AudioOutput::start(
+        OutputConfig {
+            device: OutputDevice::Named("null".into()),
+            ..OutputConfig::default()
+        },
+        Arc::new(|| {}),
+    );
+    assert_eq!(
+        output.device_state(),
+        DeviceState::Ready {
+            name: "null".into()
+        }
+    );
+    let playback = output.load(
+        Box::new(MemorySource::new(
+            tones(&[(5.0, 440.0)], RATE, 0.5),
+            RATE,
+            1,
+        )),
+        true,
+    );
+    // No timing against the null device: only that it consumes.
+    wait_for("the device to take sound", || {
+        playback.position_secs() > 0.0
+    });
+}
