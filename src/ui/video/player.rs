@@ -93,7 +93,10 @@ impl VideoPlayerState {
         if self.source.as_ref().is_some_and(|s| s.url == url) {
             return None;
         }
+        // Asked to play before any source was given (`--play`): the first source plays.
+        let autoplay = self.autoplay && self.source.is_none();
         *self = Self::default();
+        self.autoplay = autoplay;
         self.source = Some(Source {
             url: url.to_owned(),
             poster_url: poster_url.filter(|u| !u.is_empty()).map(str::to_owned),
