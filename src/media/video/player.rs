@@ -43,6 +43,11 @@ const MAX_CONSECUTIVE_ERRORS: u32 = 48;
 pub const SYNC_TOLERANCE_SECS: f64 = 0.015;
 /// While a sound plays, the worker reads its clock at least this often.
 const SOUND_POLL: Duration = Duration::from_millis(15);
+/// A frame this late means the decoder fell behind the clock (a slow machine, a big
+/// video): it skips ahead rather than show the picture later and later after the sound.
+const CATCH_UP_SECS: f64 = 0.25;
+/// How far past the clock a catch-up aims (the decode to get there takes time).
+const CATCH_UP_LEAD_SECS: f64 = 0.1;
 
 /// Called after each frame is sent, from the worker thread (e.g. `ctx.request_repaint()`).
 pub type RepaintCallback = Arc<dyn Fn() + Send + Sync>;
@@ -205,6 +210,7 @@ impl VideoPlayer {
             deferred: VecDeque::new(),
             sound_slot: Arc::clone(&sound_slot),
             sound: None,
+            caught_up: false,
         };
         let thread = std::thread::Builder::new()
             .name("video-player".to_owned())
@@ -366,6 +372,9 @@ struct Worker {
     deferred: VecDeque<PlayerCommand>,
     sound_slot: Arc<Mutex<Option<(AudioOutput, Box<dyn SampleSource>)>>>,
     sound: Option<Sound>,
+    /// Skipped ahead to catch up with the clock and not shown a frame since (the next
+    /// late frame is shown rather than skipping again, so the picture always moves).
+    caught_up: bool,
 }
 
 /// The attached sound track.
@@ -614,6 +623,15 @@ impl Worker {
             self.ahead = Some(frame);
             return;
         }
+        if let Some(target) = self.catch_up_target(&frame, clock_secs(clock, now)) {
+            self.status.dropped_frames += u64::from(target - frame.index);
+            self.decoder.recycle(frame);
+            self.caught_up = true;
+            if let Err(e) = self.decoder.seek_to_frame(target) {
+                self.report_error(&e);
+            }
+            return;
+        }
         let has_successor = frame.index + 1 < self.status.frame_count;
         let successor_due = due_at(clock, frame.pts_secs + frame.duration_secs);
         let shown_recently = now.duration_since(self.last_sent_at) < MAX_SHOW_GAP;
@@ -623,6 +641,23 @@ impl Worker {
             return;
         }
         self.deliver(frame, false);
+    }
+
+    /// The frame to skip ahead to when `frame` is far behind the clock (at `now_secs`):
+    /// the one due a little after now, if it is inside the video (and the loop range).
+    fn catch_up_target(&self, frame: &DecodedFrame, now_secs: f64) -> Option<u32> {
+        if self.caught_up || now_secs - frame.pts_secs < CATCH_UP_SECS {
+            return None;
+        }
+        let target = self
+            .decoder
+            .track()
+            .frame_at_secs(now_secs + CATCH_UP_LEAD_SECS);
+        let end = match self.status.loop_range {
+            Some((_, end)) => end,
+            None => self.status.frame_count.saturating_sub(1),
+        };
+        (target > frame.index && target < end).then_some(target)
     }
 
     /// Past the last frame while playing: wrap to 0 on the same clock, or stop.
@@ -725,6 +760,7 @@ impl Worker {
         }) {
             Ok(()) => {
                 self.status = status;
+                self.caught_up = false;
                 self.last_sent_at = Instant::now();
                 self.publish();
                 (self.repaint)();
@@ -893,11 +929,7 @@ impl Worker {
         };
         let sound_secs = playback.position_secs();
         let now = Instant::now();
-        let predicted_secs = if now >= instant {
-            anchor_secs + now.duration_since(instant).as_secs_f64()
-        } else {
-            anchor_secs - instant.duration_since(now).as_secs_f64()
-        };
+        let predicted_secs = clock_secs((instant, anchor_secs), now);
         let mut diff_secs = sound_secs - predicted_secs;
         if let Some((start, end)) = self.loop_secs() {
             let length = end - start;
@@ -929,6 +961,15 @@ fn sound_words(error: &AudioError) -> String {
     match error {
         AudioError::Unsupported(what) => format!("The studio cannot play this video's sound ({what})."),
         _ => "This video's sound track is damaged and cannot be played.".to_owned(),
+    }
+}
+
+/// The clock's time at `now` (anchored at `(instant, anchor_pts_secs)`).
+fn clock_secs((instant, anchor_pts_secs): (Instant, f64), now: Instant) -> f64 {
+    if now >= instant {
+        anchor_pts_secs + now.duration_since(instant).as_secs_f64()
+    } else {
+        anchor_pts_secs - instant.duration_since(now).as_secs_f64()
     }
 }
 
