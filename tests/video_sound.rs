@@ -269,3 +269,50 @@ fn decoding_the_track_directly_matches_the_video_length() {
     let sound_secs = source.duration_secs().expect("known");
     assert!((sound_secs - decoder.info().duration_secs).abs() < 0.05);
 }
+
+#[test]
+fn faster_than_real_time_is_silent_and_1x_picks_the_sound_up_in_step() {
+    let (output, sink) = capture_output();
+    let player = open_with_sound("h264_aac_160x90_24fps_48f.mp4", &output);
+    player.set_loop(true);
+    assert!(player.play());
+    wait_until("the sound plays", || {
+        sink.samples().iter().any(|s| s.abs() > 0.1)
+    });
+    assert!(player.set_speed(2));
+    wait_until("2×", || player.status().speed == 2);
+    sink.clear();
+    let started = Instant::now();
+    let mut frames = Vec::new();
+    while started.elapsed() < Duration::from_millis(400) {
+        if let Some(frame) = player.recv_frame_timeout(Duration::from_millis(50)) {
+            frames.push(frame);
+        }
+    }
+    assert!(frames.iter().all(|f| f.status.sound_secs.is_none()));
+    assert!(
+        sink.samples().iter().all(|s| *s == 0.0),
+        "the sound is muted above 1×"
+    );
+    assert!(player.set_speed(1));
+    let back = loop {
+        let frame = next(&player);
+        if frame.status.speed == 1 && frame.status.sound_secs.is_some() {
+            break frame;
+        }
+    };
+    let sound_secs = back.status.sound_secs.unwrap_or_default();
+    assert!(
+        (sound_secs - back.status.time_secs).abs() <= 2.0 * FRAME_SECS,
+        "back at 1×: frame at {} s, sound at {sound_secs} s",
+        back.status.time_secs
+    );
+    // A pause goes back to 1×.
+    player.set_speed(4);
+    wait_until("4×", || player.status().speed == 4);
+    player.pause();
+    wait_until("1× after a pause", || {
+        let status = player.status();
+        !status.playing && status.speed == 1
+    });
+}

@@ -69,6 +69,9 @@ pub enum PlayerCommand {
     SoundAttached,
     /// The scrub bar is being dragged (`true`) or was let go: silent while scrubbing.
     Scrub(bool),
+    /// Play this many times faster than real time (1, 2 or 4; L while playing). The sound is
+    /// silent above 1×. Pause and Play go back to 1×.
+    SetSpeed(u32),
     /// Ends the worker (also done on drop).
     Stop,
 }
@@ -107,6 +110,8 @@ pub struct PlayerStatus {
     pub has_sound: bool,
     /// The scrub bar is held: the sound is silent.
     pub scrubbing: bool,
+    /// Times real time while playing (1, 2 or 4; 0 is read as 1). Silent above 1.
+    pub speed: u32,
     /// The sound's clock when this status was sent, while the sound plays (for measuring
     /// how far picture and sound are apart).
     pub sound_secs: Option<f64>,
@@ -193,6 +198,7 @@ impl VideoPlayer {
         let worker = Worker {
             status: PlayerStatus {
                 frame_count: info.frame_count,
+                speed: 1,
                 ..PlayerStatus::default()
             },
             decoder,
@@ -259,6 +265,11 @@ impl VideoPlayer {
     /// Silences the sound while the scrub bar is held (`true`), back on release.
     pub fn set_scrubbing(&self, scrubbing: bool) -> bool {
         self.send(PlayerCommand::Scrub(scrubbing))
+    }
+
+    /// Plays `speed` times faster than real time (clamped to 1..=4), silently above 1×.
+    pub fn set_speed(&self, speed: u32) -> bool {
+        self.send(PlayerCommand::SetSpeed(speed))
     }
 
     /// Queues a command without blocking; `false` if the queue is full or the worker ended.
@@ -431,7 +442,7 @@ impl Worker {
     fn time_to_next_frame(&self) -> Duration {
         let wait = match (&self.ahead, self.clock) {
             (Some(frame), Some(clock)) => {
-                due_at(clock, frame.pts_secs).saturating_duration_since(Instant::now())
+                self.due(clock, frame.pts_secs).saturating_duration_since(Instant::now())
             }
             _ => Duration::ZERO,
         };
@@ -504,6 +515,7 @@ impl Worker {
                 self.publish();
             }
             PlayerCommand::SoundAttached => self.take_sound(),
+            PlayerCommand::SetSpeed(speed) => self.set_speed(speed),
             PlayerCommand::Scrub(scrubbing) => {
                 if self.status.scrubbing != scrubbing {
                     self.status.scrubbing = scrubbing;
@@ -541,6 +553,7 @@ impl Worker {
         self.clock = Some((Instant::now(), self.status.time_secs));
         self.consecutive_errors = 0;
         self.status.playing = true;
+        self.status.speed = 1;
         if !self.status.scrubbing {
             self.sound_play();
         }
@@ -550,6 +563,7 @@ impl Worker {
     fn set_playing(&mut self, playing: bool) {
         if !playing {
             self.sound_pause();
+            self.status.speed = 1;
         }
         self.status.playing = playing;
         self.publish();
@@ -614,16 +628,17 @@ impl Worker {
             // Past the range: the range's first frame is due where this one would have been.
             let wrap_secs = frame.pts_secs;
             self.decoder.recycle(frame);
-            self.wrap_to(first, due_at(clock, wrap_secs));
+            let due = self.due(clock, wrap_secs);
+            self.wrap_to(first, due);
             return;
         }
         let now = Instant::now();
-        let due = due_at(clock, frame.pts_secs);
+        let due = self.due(clock, frame.pts_secs);
         if now < due {
             self.ahead = Some(frame);
             return;
         }
-        if let Some(target) = self.catch_up_target(&frame, clock_secs(clock, now)) {
+        if let Some(target) = self.catch_up_target(&frame, self.clock_secs(clock, now)) {
             self.status.dropped_frames += u64::from(target - frame.index);
             self.decoder.recycle(frame);
             self.caught_up = true;
@@ -633,7 +648,7 @@ impl Worker {
             return;
         }
         let has_successor = frame.index + 1 < self.status.frame_count;
-        let successor_due = due_at(clock, frame.pts_secs + frame.duration_secs);
+        let successor_due = self.due(clock, frame.pts_secs + frame.duration_secs);
         let shown_recently = now.duration_since(self.last_sent_at) < MAX_SHOW_GAP;
         if has_successor && now >= successor_due && shown_recently {
             self.status.dropped_frames += 1;
@@ -665,7 +680,8 @@ impl Worker {
         if let Some((first, _)) = self.status.loop_range {
             let end_secs = self.decoder.info().duration_secs;
             if let Some(clock) = self.clock {
-                self.wrap_to(first, due_at(clock, end_secs));
+                let due = self.due(clock, end_secs);
+                self.wrap_to(first, due);
                 return;
             }
         }
@@ -677,7 +693,7 @@ impl Worker {
         self.played_since_wrap = false;
         // Frame 0 is due where the last frame ends, so the loop keeps its rhythm.
         let end_secs = self.decoder.info().duration_secs;
-        self.clock = self.clock.map(|clock| (due_at(clock, end_secs), 0.0));
+        self.clock = self.clock.map(|clock| (self.due(clock, end_secs), 0.0));
         self.sound_wrapped(0.0);
         if let Err(e) = self.decoder.seek_to_frame(0) {
             self.report_error(&e);
@@ -781,6 +797,44 @@ impl Worker {
         }
     }
 
+    fn speed(&self) -> f64 {
+        f64::from(self.status.speed.clamp(1, 4))
+    }
+
+    fn due(&self, clock: (Instant, f64), pts_secs: f64) -> Instant {
+        due_at(clock, pts_secs, self.speed())
+    }
+
+    fn clock_secs(&self, clock: (Instant, f64), now: Instant) -> f64 {
+        clock_secs(clock, now, self.speed())
+    }
+
+    /// 1×, 2× or 4×: the clock keeps its time and runs on at the new rate; the sound is
+    /// silent above 1× and picks up where the picture is at 1×.
+    fn set_speed(&mut self, speed: u32) {
+        let speed = match speed {
+            0 | 1 => 1,
+            2 | 3 => 2,
+            _ => 4,
+        };
+        if speed == self.status.speed {
+            return;
+        }
+        let now = Instant::now();
+        if let Some(clock) = self.clock {
+            self.clock = Some((now, self.clock_secs(clock, now)));
+        }
+        self.status.speed = speed;
+        if self.status.playing && !self.status.scrubbing {
+            if speed == 1 {
+                self.sound_play();
+            } else {
+                self.sound_pause();
+            }
+        }
+        self.publish();
+    }
+
     /// Takes the sound [`VideoPlayer::attach_sound`] left in the slot.
     fn take_sound(&mut self) {
         let Some((output, source)) = self
@@ -858,6 +912,9 @@ impl Worker {
     }
 
     fn sound_play_from(&mut self, time_secs: f64) {
+        if self.status.speed > 1 {
+            return;
+        }
         let Some(sound) = self.sound.as_mut() else {
             return;
         };
@@ -907,7 +964,7 @@ impl Worker {
     /// While the sound plays, moves the picture's clock to the sound's (see the module
     /// docs); pauses when another sound took the output.
     fn follow_sound(&mut self) {
-        if !self.status.playing || self.status.scrubbing {
+        if !self.status.playing || self.status.scrubbing || self.status.speed > 1 {
             return;
         }
         let Some(playback) = self.playback() else {
@@ -929,7 +986,7 @@ impl Worker {
         };
         let sound_secs = playback.position_secs();
         let now = Instant::now();
-        let predicted_secs = clock_secs((instant, anchor_secs), now);
+        let predicted_secs = self.clock_secs((instant, anchor_secs), now);
         let mut diff_secs = sound_secs - predicted_secs;
         if let Some((start, end)) = self.loop_secs() {
             let length = end - start;
@@ -964,18 +1021,20 @@ fn sound_words(error: &AudioError) -> String {
     }
 }
 
-/// The clock's time at `now` (anchored at `(instant, anchor_pts_secs)`).
-fn clock_secs((instant, anchor_pts_secs): (Instant, f64), now: Instant) -> f64 {
+/// The clock's time at `now` (anchored at `(instant, anchor_pts_secs)`, running `speed`
+/// times real time).
+fn clock_secs((instant, anchor_pts_secs): (Instant, f64), now: Instant, speed: f64) -> f64 {
     if now >= instant {
-        anchor_pts_secs + now.duration_since(instant).as_secs_f64()
+        anchor_pts_secs + now.duration_since(instant).as_secs_f64() * speed
     } else {
-        anchor_pts_secs - instant.duration_since(now).as_secs_f64()
+        anchor_pts_secs - instant.duration_since(now).as_secs_f64() * speed
     }
 }
 
-/// When the frame at `pts_secs` is due on a clock anchored at `(instant, anchor_pts_secs)`.
-fn due_at((instant, anchor_pts_secs): (Instant, f64), pts_secs: f64) -> Instant {
-    let offset_secs = pts_secs - anchor_pts_secs;
+/// When the frame at `pts_secs` is due on a clock anchored at `(instant, anchor_pts_secs)`
+/// running `speed` times real time.
+fn due_at((instant, anchor_pts_secs): (Instant, f64), pts_secs: f64, speed: f64) -> Instant {
+    let offset_secs = (pts_secs - anchor_pts_secs) / speed.max(1.0);
     if offset_secs >= 0.0 {
         instant + Duration::from_secs_f64(offset_secs.min(1e6))
     } else {

@@ -4,7 +4,8 @@
 //! Controls: play/pause, frame step, loop, a scrub bar (hover shows the time, click or drag
 //! seeks to the exact frame), the time code, Fit / 100 %. Keys (when the caller says the
 //! player owns the keyboard and no text field has focus): Space play/pause, `,` / `.` one
-//! frame back / forward, J back one second (paused), K pause, L play. Steps and J act from
+//! frame back / forward, J back one second (paused), K pause, L play (L again while
+//! playing: 2×, then 4×, silent above 1×; a pause or Play returns to 1×). Steps and J act from
 //! the frame on screen (see `asked_frame`), a pause (K, Space, a click) stops on it, and the
 //! time read-out is that frame's.
 //!
@@ -276,7 +277,13 @@ impl VideoPlayerState {
                 pause_here = true;
             }
             if i.consume_key(egui::Modifiers::NONE, egui::Key::L) {
-                player.play();
+                // L plays; L again while playing goes faster (2×, 4×), silently.
+                let status = player.status();
+                if status.playing {
+                    player.set_speed((status.speed.max(1) * 2).min(4));
+                } else {
+                    player.play();
+                }
             }
         });
         if step_by != 0 {
@@ -696,7 +703,18 @@ impl VideoPlayerState {
                             .font(font.clone())
                             .color(tokens::palette().text),
                     )
-                    .on_hover_text("Minutes:seconds:frames — J back 1 s, K pause, L play");
+                    .on_hover_text(
+                        "Minutes:seconds:frames — J back 1 s, K pause, L play (again: 2×, 4×)",
+                    );
+                }
+                let speed = self.live_status().map_or(1, |s| s.speed.max(1));
+                if playing && speed > 1 {
+                    ui.label(
+                        RichText::new(format!("{speed}×"))
+                            .size(tokens::TEXT_SMALL)
+                            .color(tokens::palette().accent),
+                    )
+                    .on_hover_text("Sound is muted above 1× · K or Space to pause");
                 }
                 // A small player (a canvas tile) keeps the picture fitted: no room for both
                 // the time and the zoom buttons.
