@@ -75,10 +75,18 @@ fn main() -> BenchResult<()> {
     let after_seek = play(&player, 5.0)?;
     report("after a seek to the middle", &after_seek);
 
-    let worst = whole.drifts_ms.iter().chain(&after_seek.drifts_ms).fold(0.0f64, |a, &b| a.max(b));
+    let worst = whole
+        .drifts_ms
+        .iter()
+        .chain(&after_seek.drifts_ms)
+        .fold(0.0f64, |a, &b| a.max(b));
     println!(
         "max drift {worst:.1} ms (target ≤ {TARGET_DRIFT_MS} ms): {}",
-        if worst <= TARGET_DRIFT_MS { "ok" } else { "OVER" }
+        if worst <= TARGET_DRIFT_MS {
+            "ok"
+        } else {
+            "OVER"
+        }
     );
     println!("captured {:.1} s of sound", sink.len() as f64 / 96_000.0);
     Ok(())
@@ -120,7 +128,10 @@ fn report(what: &str, run: &Run) {
     let mut sorted = run.drifts_ms.clone();
     sorted.sort_by(f64::total_cmp);
     if sorted.is_empty() {
-        println!("{what}: no frame carried the sound clock ({} shown)", run.shown);
+        println!(
+            "{what}: no frame carried the sound clock ({} shown)",
+            run.shown
+        );
         return;
     }
     let pick = |p: f64| {
@@ -149,13 +160,40 @@ fn make_clip() -> BenchResult<Option<PathBuf>> {
     }
     let partial = path.with_extension("partial.mp4");
     let status = Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i"])
-        .arg(format!("testsrc2=size=1920x1080:rate=30:duration={CLIP_SECS}"))
-        .args(["-f", "lavfi", "-i"])
-        .arg(format!("sine=frequency=440:duration={CLIP_SECS}:sample_rate=48000"))
         .args([
-            "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-g", "60",
-            "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-movflags", "+faststart", "-shortest",
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+        ])
+        .arg(format!(
+            "testsrc2=size=1920x1080:rate=30:duration={CLIP_SECS}"
+        ))
+        .args(["-f", "lavfi", "-i"])
+        .arg(format!(
+            "sine=frequency=440:duration={CLIP_SECS}:sample_rate=48000"
+        ))
+        .args([
+            "-c:v",
+            "libx264",
+            "-preset",
+            "veryfast",
+            "-pix_fmt",
+            "yuv420p",
+            "-g",
+            "60",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "128k",
+            "-ac",
+            "2",
+            "-movflags",
+            "+faststart",
+            "-shortest",
         ])
         .arg(&partial)
         .status()?;

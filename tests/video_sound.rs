@@ -89,7 +89,9 @@ fn expected_hz(time_secs: f64) -> f64 {
 /// Index of the first clearly audible sample (the capture may start with a few ms of
 /// silence while the first block is decoded).
 fn first_sound(mono: &[f32]) -> usize {
-    mono.iter().position(|s| s.abs() > 0.05).unwrap_or(mono.len())
+    mono.iter()
+        .position(|s| s.abs() > 0.05)
+        .unwrap_or(mono.len())
 }
 
 /// Plays from the start for `secs` and returns the captured sound (left channel) from its
@@ -122,7 +124,10 @@ fn assert_tones_in_order(mono: &[f32], eighths: usize, what: &str) {
         let from = k * 6000 + 1500;
         let hz = tone_hz(&mono[from..from + 3000]);
         let want = expected_hz(k as f64 / 8.0);
-        assert!((hz - want).abs() < 30.0, "{what}: eighth {k} plays {hz} Hz, not {want}");
+        assert!(
+            (hz - want).abs() < 30.0,
+            "{what}: eighth {k} plays {hz} Hz, not {want}"
+        );
     }
 }
 
@@ -140,7 +145,11 @@ fn a_videos_aac_track_reaches_the_output_in_order_with_the_picture() {
     assert_tones_in_order(&mono, 6, "AAC");
     // The picture moved on in order while the sound played, and with it.
     assert!(frames.len() > 10, "{} frames", frames.len());
-    assert!(frames.windows(2).all(|w| w[1].frame.index > w[0].frame.index));
+    assert!(
+        frames
+            .windows(2)
+            .all(|w| w[1].frame.index > w[0].frame.index)
+    );
     let apart: Vec<f64> = frames
         .iter()
         .filter_map(|f| Some((f.status.sound_secs? - f.status.time_secs).abs()))
@@ -149,7 +158,10 @@ fn a_videos_aac_track_reaches_the_output_in_order_with_the_picture() {
     let mut sorted = apart.clone();
     sorted.sort_by(f64::total_cmp);
     let median = sorted[sorted.len() / 2];
-    assert!(median <= FRAME_SECS, "picture and sound apart by {median} s (median)");
+    assert!(
+        median <= FRAME_SECS,
+        "picture and sound apart by {median} s (median)"
+    );
     assert!(frames.iter().all(|f| f.status.has_sound));
 }
 
@@ -239,7 +251,10 @@ fn a_video_without_a_sound_track_plays_on_the_wall_clock() {
     // Frame `last` is due `last / 24` s after Play.
     assert!(started.elapsed().as_secs_f64() >= f64::from(last) / 24.0 - 0.05);
     player.pause();
-    assert!(sink.samples().iter().all(|s| *s == 0.0), "nothing was played");
+    assert!(
+        sink.samples().iter().all(|s| *s == 0.0),
+        "nothing was played"
+    );
 }
 
 #[test]

@@ -20,8 +20,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use symphonia::core::audio::SampleBuffer;
 use symphonia::core::codecs::{
-    CODEC_TYPE_AAC, CODEC_TYPE_MP3, CodecParameters, Decoder as SymphoniaDecoder,
-    DecoderOptions,
+    CODEC_TYPE_AAC, CODEC_TYPE_MP3, CodecParameters, Decoder as SymphoniaDecoder, DecoderOptions,
 };
 use symphonia::core::formats::Packet;
 
@@ -95,8 +94,8 @@ impl Mp4AudioSource {
     /// The sound track of an MP4 held in memory.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, AudioError> {
         let len = bytes.len() as u64;
-        let track =
-            find_audio_track(&mut std::io::Cursor::new(bytes.as_slice()), len).map_err(track_error)?;
+        let track = find_audio_track(&mut std::io::Cursor::new(bytes.as_slice()), len)
+            .map_err(track_error)?;
         Self::with_track(track, Data::Bytes(bytes))
     }
 
@@ -170,7 +169,9 @@ impl Mp4AudioSource {
                 let found = start
                     .checked_add(size)
                     .and_then(|end| bytes.get(start..end))
-                    .ok_or_else(|| AudioError::Decode(format!("packet {index} is out of bounds")))?;
+                    .ok_or_else(|| {
+                        AudioError::Decode(format!("packet {index} is out of bounds"))
+                    })?;
                 self.packet.extend_from_slice(found);
             }
             Data::File(file) => {
@@ -195,10 +196,12 @@ impl Mp4AudioSource {
         let out_channels = usize::from(self.channels);
         self.pending.clear();
         self.pending_at = 0;
-        match self
-            .decoder
-            .decode(&self.packet, packet.dts_ticks, out_channels, &mut self.pending)
-        {
+        match self.decoder.decode(
+            &self.packet,
+            packet.dts_ticks,
+            out_channels,
+            &mut self.pending,
+        ) {
             Ok(()) => self.consecutive_errors = 0,
             Err(message) => {
                 if !self.warned {
@@ -502,7 +505,10 @@ mod tests {
             let from = k * 6000 + 600;
             let hz = tone_hz(&mono[from..from + 4800], 48_000.0);
             let want = expected_hz(k as f64 / 8.0);
-            assert!((hz - want).abs() < 15.0, "{codec} segment {k}: {hz} Hz, want {want}");
+            assert!(
+                (hz - want).abs() < 15.0,
+                "{codec} segment {k}: {hz} Hz, want {want}"
+            );
         }
     }
 
@@ -533,7 +539,10 @@ mod tests {
                     .zip(&straight[at..at + n])
                     .map(|(a, b)| (a - b).abs())
                     .fold(0.0f32, f32::max);
-                assert!(max_diff < 0.02, "seek to {time_secs}: differs by {max_diff}");
+                assert!(
+                    max_diff < 0.02,
+                    "seek to {time_secs}: differs by {max_diff}"
+                );
             }
             source.seek(99.0).expect("past the end");
             assert!(read_all(&mut source).is_empty());
@@ -571,12 +580,16 @@ mod tests {
         assert_eq!(all.len(), 2 * 96_000, "the length is kept");
         let mono = left(&all);
         let hz = tone_hz(&mono[90_000..94_800], 48_000.0);
-        assert!((hz - expected_hz(1.9)).abs() < 15.0, "sound after the damage: {hz}");
+        assert!(
+            (hz - expected_hz(1.9)).abs() < 15.0,
+            "sound after the damage: {hz}"
+        );
     }
 
     #[test]
     fn opens_from_a_path() {
-        let path = std::env::temp_dir().join(format!("framewright-mp4-audio-{}.mp4", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("framewright-mp4-audio-{}.mp4", std::process::id()));
         std::fs::write(&path, AAC).expect("written");
         let opened = Mp4AudioSource::open(&path);
         let _ = std::fs::remove_file(&path);

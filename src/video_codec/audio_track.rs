@@ -164,12 +164,16 @@ pub fn find_audio_track<R: Read + Seek>(
             }
             Err(e) => return Err(e),
         };
-        let edit = trak.edts.as_ref().and_then(|e| e.elst.as_ref()).map(|elst| {
-            elst.entries
-                .iter()
-                .map(|e| (e.segment_duration, e.media_time))
-                .collect::<Vec<_>>()
-        });
+        let edit = trak
+            .edts
+            .as_ref()
+            .and_then(|e| e.elst.as_ref())
+            .map(|elst| {
+                elst.entries
+                    .iter()
+                    .map(|e| (e.segment_duration, e.media_time))
+                    .collect::<Vec<_>>()
+            });
         return build_track(
             track,
             codec,
@@ -224,7 +228,9 @@ fn build_track(
         });
     }
     if packets.is_empty() {
-        return Err(AudioTrackError::Damaged("the sound track has no packets".into()));
+        return Err(AudioTrackError::Damaged(
+            "the sound track has no packets".into(),
+        ));
     }
     let timescale = track.timescale;
     let media_end = packets
@@ -468,8 +474,9 @@ fn codec_of(
                     let asc = asc.ok_or_else(|| {
                         AudioTrackError::Damaged("AAC without an AudioSpecificConfig".into())
                     })?;
-                    let config = parse_asc(&asc)
-                        .ok_or_else(|| AudioTrackError::Damaged("bad AudioSpecificConfig".into()))?;
+                    let config = parse_asc(&asc).ok_or_else(|| {
+                        AudioTrackError::Damaged("bad AudioSpecificConfig".into())
+                    })?;
                     match config.object_type {
                         2 => {}
                         5 | 29 => return Err(AudioTrackError::Unsupported("HE-AAC".into())),
@@ -664,8 +671,7 @@ mod tests {
     use std::io::Cursor;
 
     const AAC: &[u8] = include_bytes!("../../tests/fixtures/video/h264_aac_160x90_24fps_48f.mp4");
-    const OPUS: &[u8] =
-        include_bytes!("../../tests/fixtures/video/h264_opus_160x90_24fps_48f.mp4");
+    const OPUS: &[u8] = include_bytes!("../../tests/fixtures/video/h264_opus_160x90_24fps_48f.mp4");
     const SILENT: &[u8] =
         include_bytes!("../../tests/fixtures/video/baseline_160x90_24fps_48f.mp4");
 
@@ -694,8 +700,17 @@ mod tests {
         assert_eq!(track.timescale, 48_000);
         // ffmpeg's AAC encoder primes 1024 samples and says so in `elst`.
         assert_eq!(track.start_ticks, 1024);
-        assert!((track.duration_secs() - 2.0).abs() < 0.001, "{}", track.duration_secs());
-        assert!(track.packets.windows(2).all(|w| w[1].dts_ticks > w[0].dts_ticks));
+        assert!(
+            (track.duration_secs() - 2.0).abs() < 0.001,
+            "{}",
+            track.duration_secs()
+        );
+        assert!(
+            track
+                .packets
+                .windows(2)
+                .all(|w| w[1].dts_ticks > w[0].dts_ticks)
+        );
         assert_eq!(track.packet_at(0), 0);
         assert_eq!(track.packet_at(1024), 1);
         assert_eq!(track.packet_at(u64::MAX), track.packets.len() - 1);

@@ -17,12 +17,12 @@
 
 // The one `h264` seam: without the feature, `decode` is a stand-in whose `open` fails with
 // `VideoDecodeError::H264Unavailable` (demuxing still works).
+pub mod audio_track;
 #[cfg(feature = "h264")]
 pub mod decode;
 #[cfg(not(feature = "h264"))]
 #[path = "decode_unavailable.rs"]
 pub mod decode;
-pub mod audio_track;
 pub mod demux;
 mod error;
 mod frame;

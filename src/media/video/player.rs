@@ -441,9 +441,9 @@ impl Worker {
     /// a sound plays, no longer than [`SOUND_POLL`] (its clock is read again then).
     fn time_to_next_frame(&self) -> Duration {
         let wait = match (&self.ahead, self.clock) {
-            (Some(frame), Some(clock)) => {
-                self.due(clock, frame.pts_secs).saturating_duration_since(Instant::now())
-            }
+            (Some(frame), Some(clock)) => self
+                .due(clock, frame.pts_secs)
+                .saturating_duration_since(Instant::now()),
             _ => Duration::ZERO,
         };
         if self.sound_playing() {
@@ -881,8 +881,8 @@ impl Worker {
     fn loop_secs(&self) -> Option<(f64, f64)> {
         if let Some((first, last)) = self.status.loop_range {
             let start = self.decoder.frame_pts_secs(first);
-            let end = self.decoder.frame_pts_secs(last)
-                + self.decoder.track().frame_duration_secs(last);
+            let end =
+                self.decoder.frame_pts_secs(last) + self.decoder.track().frame_duration_secs(last);
             return Some((start, end));
         }
         self.status
@@ -1016,7 +1016,9 @@ impl Worker {
 /// Why a sound track does not play, in words.
 fn sound_words(error: &AudioError) -> String {
     match error {
-        AudioError::Unsupported(what) => format!("The studio cannot play this video's sound ({what})."),
+        AudioError::Unsupported(what) => {
+            format!("The studio cannot play this video's sound ({what}).")
+        }
         _ => "This video's sound track is damaged and cannot be played.".to_owned(),
     }
 }

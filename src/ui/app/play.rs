@@ -43,7 +43,9 @@ pub(crate) fn play_item(path: &Path) -> Result<MediaItem, String> {
     } else if crate::api::audio::is_audio_url(&url) {
         "audio"
     } else {
-        return Err("Framewright plays videos (MP4) and sounds (MP3, WAV, FLAC, Ogg, M4A) only".into());
+        return Err(
+            "Framewright plays videos (MP4) and sounds (MP3, WAV, FLAC, Ogg, M4A) only".into(),
+        );
     };
     Ok(MediaItem {
         url,
@@ -75,18 +77,29 @@ mod tests {
         let path = Path::new("/tmp/a b/#1 ünï.mp4");
         let url = file_url(path);
         assert_eq!(url, "file:///tmp/a%20b/%231%20%C3%BCn%C3%AF.mp4");
-        assert_eq!(crate::engine::audio::local_path(&url).as_deref(), Some(path));
+        assert_eq!(
+            crate::engine::audio::local_path(&url).as_deref(),
+            Some(path)
+        );
     }
 
     #[test]
     fn only_videos_and_sounds_play() {
         let dir = std::env::temp_dir().join(format!("framewright-play-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
-        for (name, kind) in [("a.mp4", Some("video")), ("b.MP3", Some("audio")), ("c.png", None)] {
+        for (name, kind) in [
+            ("a.mp4", Some("video")),
+            ("b.MP3", Some("audio")),
+            ("c.png", None),
+        ] {
             let path = dir.join(name);
             std::fs::write(&path, b"x").expect("written");
             let item = play_item(&path);
-            assert_eq!(item.ok().and_then(|i| i.item_type).as_deref(), kind, "{name}");
+            assert_eq!(
+                item.ok().and_then(|i| i.item_type).as_deref(),
+                kind,
+                "{name}"
+            );
         }
         assert!(play_item(&dir.join("missing.mp4")).is_err());
         let _ = std::fs::remove_dir_all(&dir);

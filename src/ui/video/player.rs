@@ -19,8 +19,8 @@
 //! The widget owns its state and returns actions; it never opens files or decodes.
 
 use super::time;
-use crate::engine::{Command, Event};
 use crate::audio::DeviceState;
+use crate::engine::{Command, Event};
 use crate::media::video::{PlayerStatus, SoundTrack, VideoPlayer};
 use crate::ui::icons::{Icon, paint_icon};
 use crate::ui::model::Action;
