@@ -7,11 +7,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use framewright::audio::output::CAPTURE_RATE_HZ;
+use framewright::audio::peaks::{DEFAULT_BUCKETS, compute_peaks_exact};
 use framewright::audio::source::{MemorySource, open_bytes};
 use framewright::audio::testing::{frequency_hz, left, mp3_bytes, rms, tones, wav_bytes};
+use framewright::audio::wav::encode_wav;
 use framewright::audio::{
-    AudioError, AudioOutput, CaptureSink, DeviceState, OutputConfig, OutputDevice, PlaybackState,
-    SampleSource, open_file,
+    AudioError, AudioOutput, CaptureSink, DeviceState, OutputConfig, OutputDevice, Peaks,
+    PlaybackState, SampleSource, compute_peaks, open_file,
 };
 
 const RATE: u32 = 44_100;
@@ -412,4 +414,234 @@ fn the_null_device_opens_and_plays() {
     wait_for("the device to take sound", || {
         playback.position_secs() > 0.0
     });
+}
+
+#[test]
+fn peaks_of_a_short_sound_follow_every_sample() {
+    // 1 s loud, 1 s silent, 1 s quiet.
+    let mut sound = tones(&[(1.0, 440.0)], RATE, 0.9);
+    sound.extend(std::iter::repeat_n(0.0, RATE as usize));
+    sound.extend(tones(&[(1.0, 440.0)], RATE, 0.2));
+    let (_dir, path) = temp_file("three.wav", &wav_bytes(&sound, RATE, 1));
+    let peaks = compute_peaks(&path, 300).unwrap();
+    assert_eq!(peaks.buckets.len(), 300);
+    assert!((peaks.duration_secs - 3.0).abs() < 1e-3);
+    for (i, &(lo, hi)) in peaks.buckets.iter().enumerate() {
+        if [100, 200].contains(&i) {
+            continue; // A bucket at a change may hold a few samples of both sides.
+        }
+        let want = match i {
+            0..100 => 0.9,
+            100..200 => 0.0,
+            _ => 0.2,
+        };
+        assert!(
+            (hi - want).abs() < 0.01 && (lo + want).abs() < 0.01,
+            "bucket {i}: {lo} {hi}"
+        );
+    }
+}
+
+#[test]
+fn peaks_of_a_long_mp3_are_sampled_but_keep_the_shape() {
+    // 70 s (past the whole-decode limit): 20 s loud, 20 s silent, 30 s quiet, mono.
+    let mut sound = tones(&[(20.0, 300.0)], 22_050, 0.8);
+    sound.extend(std::iter::repeat_n(0.0, 20 * 22_050));
+    sound.extend(tones(&[(30.0, 300.0)], 22_050, 0.25));
+    let (_dir, path) = temp_file("long.mp3", &mp3_bytes(&sound, 22_050, 1, 64));
+    let peaks = compute_peaks(&path, DEFAULT_BUCKETS).unwrap();
+    let exact = compute_peaks_exact(&path, DEFAULT_BUCKETS).unwrap();
+    assert_eq!(peaks.buckets.len(), DEFAULT_BUCKETS);
+    assert!(
+        (peaks.duration_secs - 70.0).abs() < 0.2,
+        "{}",
+        peaks.duration_secs
+    );
+    let at = |p: &Peaks, secs: f64| p.buckets[(secs / 70.0 * DEFAULT_BUCKETS as f64) as usize];
+    for (secs, want) in [(10.0, 0.8), (30.0, 0.0), (55.0, 0.25)] {
+        let (lo, hi) = at(&peaks, secs);
+        assert!(
+            (hi - want).abs() < 0.08 && (lo + want).abs() < 0.08,
+            "at {secs} s: {lo} {hi}"
+        );
+        let (elo, ehi) = at(&exact, secs);
+        assert!((ehi - want).abs() < 0.05 && (elo + want).abs() < 0.05);
+    }
+}
+
+#[test]
+fn peaks_survive_the_disk_cache_and_shrink() {
+    let peaks = Peaks {
+        duration_secs: 12.5,
+        buckets: (0..1000)
+            .map(|i| (-(i as f32) / 1000.0, i as f32 / 2000.0))
+            .collect(),
+    };
+    let bytes = peaks.to_bytes();
+    let back = Peaks::from_bytes(&bytes).unwrap();
+    assert_eq!(back.duration_secs, 12.5);
+    assert_eq!(back.buckets.len(), 1000);
+    for (a, b) in back.buckets.iter().zip(&peaks.buckets) {
+        assert!((a.0 - b.0).abs() < 1e-4 && (a.1 - b.1).abs() < 1e-4);
+    }
+    // Damaged or foreign bytes are refused, not trusted.
+    assert!(Peaks::from_bytes(&bytes[..bytes.len() - 1]).is_none());
+    assert!(Peaks::from_bytes(b"FWPK").is_none());
+    let mut absurd = bytes[..17].to_vec();
+    absurd[13..17].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(Peaks::from_bytes(&absurd).is_none());
+    let mut other_version = bytes.clone();
+    other_version[4] = 99;
+    assert!(Peaks::from_bytes(&other_version).is_none());
+    // Shrinking keeps the extremes of each group.
+    let small = peaks.resample(10);
+    assert_eq!(small.buckets.len(), 10);
+    assert_eq!(small.buckets[0], (-0.099, 0.0495));
+    assert_eq!(small.buckets[9].1, 0.4995);
+    assert_eq!(peaks.resample(5000).buckets.len(), 1000);
+}
+
+#[test]
+fn a_sound_saves_as_wav_and_reads_back() {
+    let sound = three_tones();
+    let (mut source, _) = open_bytes(wav_bytes(&sound, RATE, 1), Some("wav")).unwrap();
+    let mut out = Vec::new();
+    encode_wav(source.as_mut(), &mut out).unwrap();
+    assert_eq!(&out[..4], b"RIFF");
+    assert_eq!(out.len(), 44 + sound.len() * 2);
+    let (mut back, info) = open_bytes(out, Some("wav")).unwrap();
+    assert_eq!((info.sample_rate_hz, info.channels), (RATE, 1));
+    let mut samples = vec![0f32; sound.len() + 10];
+    let mut n = 0;
+    loop {
+        let got = back.read(&mut samples[n..]).unwrap();
+        if got == 0 {
+            break;
+        }
+        n += got;
+    }
+    assert_eq!(n, sound.len());
+    assert!(
+        samples[..n]
+            .iter()
+            .zip(&sound)
+            .all(|(a, b)| (a - b).abs() < 1e-3)
+    );
+    // From an MP3 too (stereo out of the decoder's channels).
+    let (mut mp3, info) = open_bytes(mp3_bytes(&sound, RATE, 1, 128), Some("mp3")).unwrap();
+    let mut out = Vec::new();
+    encode_wav(mp3.as_mut(), &mut out).unwrap();
+    let (_, back) = open_bytes(out, Some("wav")).unwrap();
+    assert_eq!(back.channels, info.channels);
+    assert!((back.duration_secs.unwrap() - 1.2).abs() < 0.06);
+}
+
+#[test]
+fn a_device_lost_mid_play_falls_back_to_the_wall_clock_and_comes_back() {
+    let repaints = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = repaints.clone();
+    let output = AudioOutput::start(
+        OutputConfig {
+            device: OutputDevice::Named("null".into()),
+            ..OutputConfig::default()
+        },
+        Arc::new(move || {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }),
+    );
+    assert!(matches!(output.device_state(), DeviceState::Ready { .. }));
+    let playback = output.load(
+        Box::new(MemorySource::new(
+            tones(&[(4.0, 440.0)], RATE, 0.5),
+            RATE,
+            1,
+        )),
+        false,
+    );
+    playback.set_loop(Some((0.0, 4.0)));
+    playback.play();
+    wait_for("the device to take sound", || {
+        playback.position_secs() > 0.0
+    });
+    let before = repaints.load(std::sync::atomic::Ordering::Relaxed);
+    output.simulate_device_error("the card was unplugged");
+    wait_for("the device to count as gone", || {
+        matches!(output.device_state(), DeviceState::Unavailable { .. })
+    });
+    let DeviceState::Unavailable { reason } = output.device_state() else {
+        unreachable!()
+    };
+    assert!(reason.contains("unplugged"), "{reason}");
+    assert!(repaints.load(std::sync::atomic::Ordering::Relaxed) > before);
+    // Still playing, on the wall clock.
+    assert_eq!(playback.state(), PlaybackState::Playing);
+    let p = playback.position_secs();
+    wait_for("the clock to move on", || playback.position_secs() != p);
+    // The device is tried again after a few seconds.
+    wait_for("the device to come back", || {
+        matches!(output.device_state(), DeviceState::Ready { .. })
+    });
+    assert_eq!(playback.state(), PlaybackState::Playing);
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/audio")
+        .join(name)
+}
+
+#[test]
+fn aac_vorbis_and_flac_decode_in_order() {
+    for (name, codec, container) in [
+        ("tones_440_880.m4a", "AAC", "m4a"),
+        ("tones_440_880.ogg", "Vorbis", "ogg"),
+        ("tones_440_880.flac", "FLAC", "flac"),
+    ] {
+        let (mut source, info) = open_file(&fixture(name)).unwrap();
+        assert_eq!(
+            (info.codec.as_str(), info.container.as_str()),
+            (codec, container)
+        );
+        let d = info.duration_secs.unwrap();
+        assert!((d - 1.0).abs() < 0.06, "{name}: {d}");
+        let rate = info.sample_rate_hz;
+        let channels = info.channels as usize;
+        let mut all = Vec::new();
+        let mut buf = vec![0f32; 4096 * channels];
+        loop {
+            let n = source.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+        }
+        let mono: Vec<f32> = all.iter().step_by(channels).copied().collect();
+        let at = |a: f64, b: f64| &mono[(a * rate as f64) as usize..(b * rate as f64) as usize];
+        let f1 = frequency_hz(at(0.1, 0.4), rate);
+        let f2 = frequency_hz(at(0.6, 0.9), rate);
+        assert!(
+            (f1 - 440.0).abs() < 15.0 && (f2 - 880.0).abs() < 25.0,
+            "{name}: {f1} {f2}"
+        );
+        // Seek into the second half.
+        source.seek(0.7).unwrap();
+        let mut after = Vec::new();
+        while after.len() < (0.2 * rate as f64) as usize * channels {
+            let n = source.read(&mut buf).unwrap();
+            assert!(n > 0, "{name}: ended after the seek");
+            after.extend_from_slice(&buf[..n]);
+        }
+        let after: Vec<f32> = after.iter().step_by(channels).copied().collect();
+        let f = frequency_hz(&after, rate);
+        assert!((f - 880.0).abs() < 30.0, "{name} after seek: {f}");
+    }
+}
+
+#[test]
+fn opus_in_mp4_is_unsupported_here_not_a_panic() {
+    match open_file(&fixture("opus_tones_440_880.mp4")) {
+        Err(AudioError::Unsupported(what)) => assert!(what.contains("Opus"), "{what}"),
+        Err(e) => panic!("expected Unsupported, got {e}"),
+        Ok(_) => panic!("symphonia has no Opus decoder"),
+    }
 }

@@ -156,12 +156,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// How far ahead of the device the output thread decodes.
 const DECODE_AHEAD_SECS: f64 = 0.25;
+/// What is decoded before the device starts (the rest follows right after).
+const FIRST_DECODE_SECS: f64 = 0.03;
 /// Source frames decoded per step.
 const DECODE_BLOCK_FRAMES: usize = 2048;
 /// The output thread's tick while a sound plays.
 const TICK: Duration = Duration::from_millis(10);
-/// How often a missing device is tried again.
+/// How often a missing device is tried again while a sound plays.
 const RETRY_EVERY: Duration = Duration::from_secs(3);
+/// How often a missing device is tried again while nothing plays.
+const RETRY_IDLE_EVERY: Duration = Duration::from_secs(30);
 /// Wall-clock catch-up is capped (a stalled thread does not burst minutes of sound).
 const MAX_CATCH_UP_SECS: f64 = 0.5;
 
@@ -462,6 +466,13 @@ impl AudioOutput {
     pub fn device_state(&self) -> DeviceState {
         lock(&self.shared.device_state).clone()
     }
+
+    /// Tests: behave as if the device reported a fatal error (unplugged, ALSA error).
+    #[doc(hidden)]
+    pub fn simulate_device_error(&self, reason: &str) {
+        *lock(&self.shared.device_failed) = Some(reason.to_string());
+        self.waker.wake();
+    }
 }
 
 fn sanitize_volume(v: f32) -> f32 {
@@ -695,9 +706,8 @@ impl Resampler {
 impl DecodeState {
     /// Decodes until the voice's queue holds `DECODE_AHEAD_SECS`. Returns false when the
     /// source failed (the sound then ends).
-    fn top_up(&mut self, voice: &Voice, format: Format) {
-        let target =
-            (DECODE_AHEAD_SECS * format.rate_hz as f64) as usize * format.channels as usize;
+    fn top_up(&mut self, voice: &Voice, format: Format, ahead_secs: f64) {
+        let target = (ahead_secs * format.rate_hz as f64) as usize * format.channels as usize;
         let mut guard_steps = 0u32;
         loop {
             // Take requests (a seek, the loop) and see how much is queued.
@@ -823,7 +833,8 @@ impl DecodeState {
 
 /// The device the thread has open.
 struct OpenDevice {
-    stream: cpal::Stream,
+    /// None: closed while idle (see `OutputThread::step`).
+    stream: Option<cpal::Stream>,
     format: Format,
     name: String,
     running: bool,
@@ -877,7 +888,9 @@ impl OutputThread {
             let playing = self.shared.current_playing().is_some();
             let timeout = match (&self.mode, playing) {
                 (_, true) => TICK,
-                (Mode::WallClock { capture: None, .. }, false) => RETRY_EVERY,
+                // No device and nothing playing: look again now and then (a `play`
+                // wakes the thread and retries at once).
+                (Mode::WallClock { capture: None, .. }, false) => RETRY_IDLE_EVERY,
                 (_, false) => Duration::from_secs(3600),
             };
             match self.rx.recv_timeout(timeout) {
@@ -897,6 +910,8 @@ impl OutputThread {
         if let Some(reason) = failed {
             if matches!(self.mode, Mode::Device(_)) {
                 self.set_unavailable(format!("the sound device stopped working ({reason})"));
+                // Try again in a few seconds, not at once.
+                self.last_attempt = Some(Instant::now());
             }
         }
         if matches!(self.mode, Mode::WallClock { capture: None, .. })
@@ -912,30 +927,43 @@ impl OutputThread {
             },
         };
         *lock(&self.shared.format) = Some(format);
-        // Decode ahead for the sound that has the output (also while paused, so `play`
-        // starts at once).
+        // Decode a little for the sound that has the output (also while paused, so `play`
+        // starts at once), start or stop the device, then decode the rest ahead.
         let current = lock(&self.shared.current).clone();
         if let Some(voice) = &current {
-            lock(&voice.decode).top_up(voice, format);
+            lock(&voice.decode).top_up(voice, format, FIRST_DECODE_SECS);
         }
         let playing = current
             .as_ref()
             .is_some_and(|v| v.state() == PlaybackState::Playing);
+        let mut failure = None;
         match &mut self.mode {
             Mode::Device(device) => {
                 if playing && !device.running {
-                    match device.stream.play() {
-                        Ok(()) => device.running = true,
-                        Err(e) => {
-                            let reason = format!("the sound device did not start ({e})");
-                            self.set_unavailable(reason);
+                    if device.stream.is_none() {
+                        // Closed while idle (the device cannot pause): open it again.
+                        match open_stream(device_name(&self.device), self.shared.clone()) {
+                            Ok(reopened) => *device = reopened,
+                            Err(reason) => failure = Some(reason),
+                        }
+                    }
+                    if let Some(stream) = &device.stream {
+                        match stream.play() {
+                            Ok(()) => device.running = true,
+                            Err(e) => {
+                                failure = Some(format!("the sound device did not start ({e})"))
+                            }
                         }
                     }
                 } else if !playing && device.running {
-                    // Paused: stop the device so an idle studio costs nothing.
-                    if device.stream.pause().is_ok() {
-                        device.running = false;
+                    // Nothing plays: stop the device so an idle studio costs nothing. A
+                    // device that cannot pause (ALSA's null PCM) is closed instead.
+                    if let Some(stream) = &device.stream {
+                        if stream.pause().is_err() {
+                            device.stream = None;
+                        }
                     }
+                    device.running = false;
                 }
             }
             Mode::WallClock {
@@ -971,11 +999,17 @@ impl OutputThread {
                             }
                         }
                         if let Some(voice) = &current {
-                            lock(&voice.decode).top_up(voice, format);
+                            lock(&voice.decode).top_up(voice, format, DECODE_AHEAD_SECS);
                         }
                     }
                 }
             }
+        }
+        if let Some(reason) = failure {
+            self.set_unavailable(reason);
+        }
+        if let Some(voice) = &current {
+            lock(&voice.decode).top_up(voice, format, DECODE_AHEAD_SECS);
         }
         if self.shared.notify.swap(false, Ordering::AcqRel) {
             (self.shared.repaint)();
@@ -1008,17 +1042,13 @@ impl OutputThread {
 
     fn open_device(&mut self) {
         self.last_attempt = Some(Instant::now());
-        let name = match &self.device {
-            OutputDevice::Capture(_) => {
-                *lock(&self.shared.device_state) = DeviceState::Ready {
-                    name: "capture".into(),
-                };
-                return;
-            }
-            OutputDevice::Default => None,
-            OutputDevice::Named(n) => Some(n.clone()),
-        };
-        match open_stream(name.as_deref(), self.shared.clone()) {
+        if matches!(self.device, OutputDevice::Capture(_)) {
+            *lock(&self.shared.device_state) = DeviceState::Ready {
+                name: "capture".into(),
+            };
+            return;
+        }
+        match open_stream(device_name(&self.device), self.shared.clone()) {
             Ok(device) => {
                 tracing::info!(
                     "audio: output on {} at {} Hz, {} channels",
@@ -1036,6 +1066,14 @@ impl OutputThread {
             }
             Err(reason) => self.set_unavailable(reason),
         }
+    }
+}
+
+/// The cpal device id asked for (None: the default device).
+fn device_name(device: &OutputDevice) -> Option<&str> {
+    match device {
+        OutputDevice::Named(n) => Some(n),
+        OutputDevice::Default | OutputDevice::Capture(_) => None,
     }
 }
 
@@ -1098,7 +1136,7 @@ fn open_stream(name: Option<&str>, shared: Arc<Shared>) -> Result<OpenDevice, St
     // Stays paused until something plays.
     let _ = stream.pause();
     Ok(OpenDevice {
-        stream,
+        stream: Some(stream),
         format,
         name: label,
         running: false,

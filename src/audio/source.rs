@@ -126,6 +126,105 @@ pub(crate) fn codec_name(codec: codecs::CodecType) -> String {
     name.to_string()
 }
 
+/// A demuxer and decoder for the first decodable audio track of a file.
+pub(crate) struct Probed {
+    pub format: Box<dyn FormatReader>,
+    pub decoder: Box<dyn Decoder>,
+    pub track_id: u32,
+    pub time_base: Option<TimeBase>,
+    /// From the container (0 when it does not say).
+    pub rate_hz: u32,
+    pub channels: u16,
+    pub duration_secs: Option<f64>,
+    pub codec: String,
+    pub container: String,
+}
+
+/// Probes `media` (the extension is a hint) and makes a decoder for its first decodable
+/// audio track. Reads headers only.
+pub(crate) fn probe(
+    media: Box<dyn symphonia::core::io::MediaSource>,
+    extension: Option<&str>,
+) -> Result<Probed, AudioError> {
+    let stream = MediaSourceStream::new(media, Default::default());
+    let mut hint = Hint::new();
+    if let Some(ext) = extension {
+        hint.with_extension(ext);
+    }
+    let format_options = FormatOptions {
+        enable_gapless: true,
+        ..Default::default()
+    };
+    let probed = symphonia::default::get_probe()
+        .format(&hint, stream, &format_options, &MetadataOptions::default())
+        .map_err(|e| match e {
+            SymphoniaError::Unsupported(_) => {
+                AudioError::Unsupported("not a sound file the studio can read".into())
+            }
+            other => symphonia_error(other),
+        })?;
+    let format = probed.format;
+    let track = format
+        .tracks()
+        .iter()
+        .find(|t| t.codec_params.codec != CODEC_TYPE_NULL && t.codec_params.sample_rate.is_some())
+        .or_else(|| {
+            format
+                .tracks()
+                .iter()
+                .find(|t| t.codec_params.codec != CODEC_TYPE_NULL)
+        })
+        .ok_or(AudioError::NoTrack)?
+        .clone();
+    let codec = codec_name(track.codec_params.codec);
+    let decoder = symphonia::default::get_codecs()
+        .make(&track.codec_params, &DecoderOptions::default())
+        .map_err(|e| match e {
+            SymphoniaError::Unsupported(_) => {
+                AudioError::Unsupported(format!("{codec} sound cannot be decoded by the studio"))
+            }
+            other => symphonia_error(other),
+        })?;
+    let params = &track.codec_params;
+    let time_base = params.time_base;
+    let rate_hz = params.sample_rate.unwrap_or(0);
+    let duration_secs = match (params.n_frames, time_base) {
+        (Some(n), Some(tb)) => {
+            let t = tb.calc_time(n);
+            Some(t.seconds as f64 + t.frac)
+        }
+        (Some(n), None) if rate_hz > 0 => Some(n as f64 / rate_hz as f64),
+        _ => None,
+    };
+    let channels = params
+        .channels
+        .map(|c| c.count().clamp(1, 2) as u16)
+        .unwrap_or(2);
+    let container = match extension {
+        Some(e) if !e.is_empty() => e.to_string(),
+        _ => match codec.as_str() {
+            "MP3" => "mp3",
+            "AAC" => "m4a",
+            "FLAC" => "flac",
+            "Vorbis" | "Opus" => "ogg",
+            "WAV" => "wav",
+            _ => "",
+        }
+        .to_string(),
+    };
+    Ok(Probed {
+        format,
+        decoder,
+        track_id: track.id,
+        time_base,
+        rate_hz,
+        channels,
+        duration_secs,
+        codec,
+        container,
+    })
+}
+
 impl SymphoniaSource {
     /// Probes `media` (the extension is a hint), picks the first decodable audio track and
     /// decodes its first packet (to learn the real rate and channel count).
@@ -133,78 +232,21 @@ impl SymphoniaSource {
         media: Box<dyn symphonia::core::io::MediaSource>,
         extension: Option<&str>,
     ) -> Result<SymphoniaSource, AudioError> {
-        let stream = MediaSourceStream::new(media, Default::default());
-        let mut hint = Hint::new();
-        if let Some(ext) = extension {
-            hint.with_extension(ext);
-        }
-        let format_options = FormatOptions {
-            enable_gapless: true,
-            ..Default::default()
-        };
-        let probed = symphonia::default::get_probe()
-            .format(&hint, stream, &format_options, &MetadataOptions::default())
-            .map_err(|e| match e {
-                SymphoniaError::Unsupported(_) => {
-                    AudioError::Unsupported("not a sound file the studio can read".into())
-                }
-                other => symphonia_error(other),
-            })?;
-        let format = probed.format;
-        let track = format
-            .tracks()
-            .iter()
-            .find(|t| {
-                t.codec_params.codec != CODEC_TYPE_NULL && t.codec_params.sample_rate.is_some()
-            })
-            .or_else(|| {
-                format
-                    .tracks()
-                    .iter()
-                    .find(|t| t.codec_params.codec != CODEC_TYPE_NULL)
-            })
-            .ok_or(AudioError::NoTrack)?
-            .clone();
-        let codec = codec_name(track.codec_params.codec);
-        let decoder = symphonia::default::get_codecs()
-            .make(&track.codec_params, &DecoderOptions::default())
-            .map_err(|e| match e {
-                SymphoniaError::Unsupported(_) => AudioError::Unsupported(format!(
-                    "{codec} sound cannot be decoded by the studio"
-                )),
-                other => symphonia_error(other),
-            })?;
-        let params = &track.codec_params;
-        let time_base = params.time_base;
-        let rate_guess = params.sample_rate.unwrap_or(0);
-        let duration_secs = match (params.n_frames, time_base) {
-            (Some(n), Some(tb)) => {
-                let t = tb.calc_time(n);
-                Some(t.seconds as f64 + t.frac)
-            }
-            (Some(n), None) if rate_guess > 0 => Some(n as f64 / rate_guess as f64),
-            _ => None,
-        };
-        let channels_guess = params
-            .channels
-            .map(|c| c.count().clamp(1, 2) as u16)
-            .unwrap_or(2);
-        let container = match extension {
-            Some(e) if !e.is_empty() => e.to_string(),
-            _ => match codec.as_str() {
-                "MP3" => "mp3",
-                "AAC" => "m4a",
-                "FLAC" => "flac",
-                "Vorbis" | "Opus" => "ogg",
-                "WAV" => "wav",
-                _ => "",
-            }
-            .to_string(),
-        };
+        let Probed {
+            format,
+            decoder,
+            track_id,
+            time_base,
+            rate_hz: rate_guess,
+            channels: channels_guess,
+            duration_secs,
+            codec,
+            container,
+        } = probe(media, extension)?;
         let mut source = SymphoniaSource {
             format,
             decoder,
-            track_id: track.id,
+            track_id,
             time_base,
             rate_hz: rate_guess,
             channels: channels_guess,
