@@ -192,6 +192,7 @@ impl VideoPlayer {
         let (frame_tx, frame_rx) = mpsc::sync_channel(FRAME_QUEUE);
         let status = Arc::new(Mutex::new(PlayerStatus {
             frame_count: info.frame_count,
+            speed: 1,
             ..PlayerStatus::default()
         }));
         let stop = Arc::new(AtomicBool::new(false));
