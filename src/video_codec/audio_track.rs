@@ -348,38 +348,37 @@ impl EntryWalk {
                         self.track_id = u32::from_be_bytes(id);
                     }
                 }
-                b"stsd" => {
-                    // Full box and entry count, then the entries: the first one is kept.
+                // Full box and entry count, then the entries: the first one is kept.
+                b"stsd"
                     if size >= header_len + 16
                         && size - header_len - 8 <= MAX_ENTRY_BYTES + 8
-                        && !self.entries.iter().any(|e| e.track_id == self.track_id)
+                        && !self.entries.iter().any(|e| e.track_id == self.track_id) =>
+                {
+                    reader.seek(SeekFrom::Start(body + 8))?;
+                    let mut entry_header = [0u8; 8];
+                    reader.read_exact(&mut entry_header)?;
+                    let entry_size = u64::from(u32::from_be_bytes([
+                        entry_header[0],
+                        entry_header[1],
+                        entry_header[2],
+                        entry_header[3],
+                    ]));
+                    if (8..=MAX_ENTRY_BYTES).contains(&entry_size)
+                        && body + 8 + entry_size <= box_end
                     {
+                        let mut bytes = vec![0u8; entry_size as usize];
                         reader.seek(SeekFrom::Start(body + 8))?;
-                        let mut entry_header = [0u8; 8];
-                        reader.read_exact(&mut entry_header)?;
-                        let entry_size = u64::from(u32::from_be_bytes([
-                            entry_header[0],
-                            entry_header[1],
-                            entry_header[2],
-                            entry_header[3],
-                        ]));
-                        if (8..=MAX_ENTRY_BYTES).contains(&entry_size)
-                            && body + 8 + entry_size <= box_end
-                        {
-                            let mut bytes = vec![0u8; entry_size as usize];
-                            reader.seek(SeekFrom::Start(body + 8))?;
-                            reader.read_exact(&mut bytes)?;
-                            self.entries.push(SampleEntry {
-                                track_id: self.track_id,
-                                fourcc: [
-                                    entry_header[4],
-                                    entry_header[5],
-                                    entry_header[6],
-                                    entry_header[7],
-                                ],
-                                bytes,
-                            });
-                        }
+                        reader.read_exact(&mut bytes)?;
+                        self.entries.push(SampleEntry {
+                            track_id: self.track_id,
+                            fourcc: [
+                                entry_header[4],
+                                entry_header[5],
+                                entry_header[6],
+                                entry_header[7],
+                            ],
+                            bytes,
+                        });
                     }
                 }
                 _ => {}

@@ -49,6 +49,9 @@ const CATCH_UP_SECS: f64 = 0.25;
 /// How far past the clock a catch-up aims (the decode to get there takes time).
 const CATCH_UP_LEAD_SECS: f64 = 0.1;
 
+/// Where [`VideoPlayer::attach_sound`] leaves the output and the track for the worker.
+type SoundSlot = Arc<Mutex<Option<(AudioOutput, Box<dyn SampleSource>)>>>;
+
 /// Called after each frame is sent, from the worker thread (e.g. `ctx.request_repaint()`).
 pub type RepaintCallback = Arc<dyn Fn() + Send + Sync>;
 
@@ -131,7 +134,7 @@ pub struct VideoPlayer {
     /// The decoded track until [`Self::attach_sound`] hands it to the worker.
     sound_source: Mutex<Option<Box<dyn SampleSource>>>,
     /// Where `attach_sound` leaves the output and source for the worker.
-    sound_slot: Arc<Mutex<Option<(AudioOutput, Box<dyn SampleSource>)>>>,
+    sound_slot: SoundSlot,
     commands: Option<SyncSender<PlayerCommand>>,
     /// Behind a mutex so the handle is `Sync` (the engine hands it to the UI in an `Arc`);
     /// only the UI thread takes frames, so the lock is never contended.
@@ -382,7 +385,7 @@ struct Worker {
     played_since_wrap: bool,
     /// Commands read while a cancellable decode was under way, in arrival order.
     deferred: VecDeque<PlayerCommand>,
-    sound_slot: Arc<Mutex<Option<(AudioOutput, Box<dyn SampleSource>)>>>,
+    sound_slot: SoundSlot,
     sound: Option<Sound>,
     /// Skipped ahead to catch up with the clock and not shown a frame since (the next
     /// late frame is shown rather than skipping again, so the picture always moves).
