@@ -135,11 +135,12 @@ fn seek_lands_where_asked() {
     // And back, while playing.
     playback.seek(0.45);
     sink.clear();
-    wait_captured(&sink, 0.2);
-    let heard = captured(&sink, 0.05, 0.2);
+    wait_captured(&sink, 0.3);
+    // (A pull under way when seeking may still record a little of the old place.)
+    let heard = captured(&sink, 0.1, 0.3);
     assert_freq(&heard, 600.0);
     let p = playback.position_secs();
-    assert!((0.45..0.8).contains(&p), "position {p}");
+    assert!((0.45..1.2).contains(&p), "position {p}");
 }
 
 #[test]
@@ -192,6 +193,26 @@ fn a_loop_is_seamless() {
 }
 
 #[test]
+fn a_loop_in_an_mp3_is_seamless() {
+    // The same 10 periods of 100 Hz, from an MP3: the wrap seeks the decoder, which must
+    // not leave a gap or a jump (MP3's own coding noise is far below the threshold).
+    let sound = tones(&[(1.0, 100.0)], RATE, 0.5);
+    let (source, _) = open_bytes(mp3_bytes(&sound, RATE, 1, 128), Some("mp3")).unwrap();
+    let (output, sink) = capture_output();
+    let playback = output.load(source, false);
+    playback.set_loop(Some((0.2, 0.3)));
+    playback.play();
+    wait_captured(&sink, 0.5);
+    let heard = captured(&sink, 0.0, 0.5);
+    let max_step = heard
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .fold(0f32, f32::max);
+    assert!(max_step < 0.02, "a click at the loop seam: step {max_step}");
+    assert!(rms(&heard) > 0.3);
+}
+
+#[test]
 fn one_sound_at_a_time() {
     let (output, _sink) = capture_output();
     let sound = || {
@@ -212,9 +233,10 @@ fn one_sound_at_a_time() {
     assert_eq!(b.state(), PlaybackState::PausedByOther);
     a.pause();
     assert_eq!(a.state(), PlaybackState::Paused);
-    // Paused sounds keep their place.
-    let p = a.position_secs();
+    // Paused sounds keep their place (a pull already under way may still land).
     std::thread::sleep(Duration::from_millis(50));
+    let p = a.position_secs();
+    std::thread::sleep(Duration::from_millis(100));
     assert_eq!(a.position_secs(), p);
     a.toggle();
     assert_eq!(a.state(), PlaybackState::Playing);
@@ -237,25 +259,23 @@ fn volume_zero_and_mute_are_silent() {
     );
     wait_captured(&sink, 0.1);
     assert!(rms(&captured(&sink, 0.0, 0.1)) > 0.2);
+    // After each change: skip what a pull already under way may still record, then
+    // listen for 0.1 s.
+    let listen = || {
+        sink.clear();
+        wait_captured(&sink, 0.2);
+        captured(&sink, 0.1, 0.2)
+    };
     output.set_volume(0.0);
     assert_eq!(output.volume(), 0.0);
-    std::thread::sleep(Duration::from_millis(30));
-    sink.clear();
-    wait_captured(&sink, 0.1);
-    assert_eq!(rms(&sink.samples()), 0.0);
+    assert_eq!(rms(&listen()), 0.0);
     output.set_volume(0.5);
     output.set_muted(true);
     assert!(output.muted());
-    std::thread::sleep(Duration::from_millis(30));
-    sink.clear();
-    wait_captured(&sink, 0.1);
-    assert_eq!(rms(&sink.samples()), 0.0);
+    assert_eq!(rms(&listen()), 0.0);
     output.set_muted(false);
-    std::thread::sleep(Duration::from_millis(30));
-    sink.clear();
-    wait_captured(&sink, 0.1);
     // Half volume: a 0.5 sine's RMS (0.354) halves.
-    let r = rms(&sink.samples());
+    let r = rms(&listen());
     assert!((r - 0.177).abs() < 0.03, "rms {r}");
     // The clock ran all along.
     assert!(playback.position_secs() > 0.25);
@@ -273,12 +293,14 @@ fn the_clock_follows_consumed_sound() {
         true,
     );
     wait_captured(&sink, 0.3);
+    // The position is the frames taken so far: read between two readings of the clock
+    // (the output thread may take more meanwhile).
+    let before = playback.position_secs();
     let consumed = sink.len() as f64 / 2.0 / CAPTURE_RATE_HZ as f64;
-    let p = playback.position_secs();
-    // The position is the frames taken so far (one tick of slack either way).
+    let after = playback.position_secs();
     assert!(
-        (p - consumed).abs() < 0.05,
-        "position {p}, consumed {consumed}"
+        before - 0.001 <= consumed && consumed <= after + 0.001,
+        "position {before}..{after}, consumed {consumed}"
     );
 }
 
@@ -414,6 +436,10 @@ fn the_null_device_opens_and_plays() {
     wait_for("the device to take sound", || {
         playback.position_secs() > 0.0
     });
+    // The device's own delay is reported in a sane range (the null PCM says little).
+    let latency = output.output_latency_secs();
+    eprintln!("null device latency: {latency} s");
+    assert!((0.0..1.0).contains(&latency), "{latency}");
 }
 
 #[test]
@@ -637,11 +663,171 @@ fn aac_vorbis_and_flac_decode_in_order() {
     }
 }
 
+/// symphonia has no Opus decoder: until `open_file` hands an MP4 with an Opus track to
+/// the player's `audio::mp4`, it says Unsupported (in words that name Opus); once it
+/// does, the tones must come out in order.
 #[test]
-fn opus_in_mp4_is_unsupported_here_not_a_panic() {
+fn opus_in_mp4_plays_or_is_named_unsupported() {
     match open_file(&fixture("opus_tones_440_880.mp4")) {
         Err(AudioError::Unsupported(what)) => assert!(what.contains("Opus"), "{what}"),
         Err(e) => panic!("expected Unsupported, got {e}"),
-        Ok(_) => panic!("symphonia has no Opus decoder"),
+        Ok((mut source, info)) => {
+            assert_eq!(info.codec, "Opus");
+            let rate = source.sample_rate_hz();
+            let channels = source.channels() as usize;
+            let mut all = Vec::new();
+            let mut buf = vec![0f32; 4096 * channels];
+            loop {
+                let n = source.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                all.extend_from_slice(&buf[..n]);
+            }
+            let mono: Vec<f32> = all.iter().step_by(channels).copied().collect();
+            let at = |a: f64, b: f64| &mono[(a * rate as f64) as usize..(b * rate as f64) as usize];
+            let (f1, f2) = (
+                frequency_hz(at(0.1, 0.4), rate),
+                frequency_hz(at(0.6, 0.9), rate),
+            );
+            assert!(
+                (f1 - 440.0).abs() < 15.0 && (f2 - 880.0).abs() < 25.0,
+                "{f1} {f2}"
+            );
+        }
+    }
+}
+
+/// The subprocess half of `the_default_device_gets_the_sound`: plays through the ALSA
+/// default device, which the parent pointed at a file.
+#[test]
+#[ignore = "run by the_default_device_gets_the_sound in a private HOME"]
+fn default_device_inner() {
+    let output = AudioOutput::start(OutputConfig::default(), Arc::new(|| {}));
+    let DeviceState::Ready { name } = output.device_state() else {
+        panic!("no device: {:?}", output.device_state());
+    };
+    assert_eq!(name, "default");
+    let playback = output.load(Box::new(MemorySource::new(three_tones(), RATE, 1)), true);
+    wait_for("the end", || playback.state() == PlaybackState::Ended);
+    let (rate, channels) = output.output_format().unwrap();
+    println!("FORMAT {rate} {channels}");
+    // Let the device drain.
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+#[test]
+fn the_default_device_gets_the_sound() {
+    // ALSA's default device as a file (over the null PCM): what cpal hands ALSA is
+    // written there as raw samples.
+    let home = tempfile::tempdir().unwrap();
+    let raw = home.path().join("out.raw");
+    std::fs::write(
+        home.path().join(".asoundrc"),
+        format!(
+            "pcm.!default {{ type file; slave.pcm \"null\"; file \"{}\"; format \"raw\" }}\n",
+            raw.display()
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "default_device_inner",
+            "--nocapture",
+        ])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let format = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("FORMAT "))
+        .expect("the child names the format");
+    let mut parts = format.split_whitespace().map(|v| v.parse::<u32>().unwrap());
+    let (rate, channels) = (parts.next().unwrap(), parts.next().unwrap() as usize);
+    let bytes = std::fs::read(&raw).unwrap();
+    // cpal asks the file plugin for 32-bit floats here; check that they are.
+    let samples: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert!(
+        samples.iter().all(|v| (-1.0..=1.0).contains(v)),
+        "not f32 samples"
+    );
+    // The null PCM takes samples faster than real time, so the output ran dry between
+    // decode steps: drop the silence, keep the sound, which must be whole and in order.
+    let sound: Vec<f32> = samples
+        .chunks_exact(channels)
+        .map(|f| f[0])
+        .filter(|v| *v != 0.0)
+        .collect();
+    let secs = sound.len() as f64 / rate as f64;
+    assert!(
+        (secs - 1.2).abs() < 0.01,
+        "{secs} s of sound reached the device"
+    );
+    let part = |a: f64, b: f64| &sound[(a * rate as f64) as usize..(b * rate as f64) as usize];
+    for (a, b, want) in [
+        (0.05, 0.35, 300.0),
+        (0.45, 0.75, 600.0),
+        (0.85, 1.15, 1200.0),
+    ] {
+        let got = frequency_hz(part(a, b), rate);
+        assert!(
+            (got - want).abs() < want * 0.03,
+            "{a}–{b} s: {got} Hz, not {want}"
+        );
+    }
+}
+
+/// After a seek the source gives the very samples a straight decode gives at that time
+/// (symphonia's accurate seek from 0.1 s earlier, then the frames before the time dropped).
+#[test]
+fn a_seek_is_sample_exact() {
+    let sound = three_tones();
+    let file = |name: &str| std::fs::read(fixture(name)).unwrap();
+    for (bytes, ext) in [
+        (mp3_bytes(&sound, RATE, 1, 128), "mp3"),
+        (wav_bytes(&sound, RATE, 1), "wav"),
+        (file("tones_440_880.m4a"), "m4a"),
+        (file("tones_440_880.ogg"), "ogg"),
+        (file("tones_440_880.flac"), "flac"),
+    ] {
+        let (mut straight, _) = open_bytes(bytes.clone(), Some(ext)).unwrap();
+        let mut all = Vec::new();
+        let mut buf = vec![0f32; 4096];
+        loop {
+            let n = straight.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+        }
+        let (mut seeking, _) = open_bytes(bytes, Some(ext)).unwrap();
+        let rate = seeking.sample_rate_hz() as f64;
+        let channels = seeking.channels() as usize;
+        for t in [0.7, 0.05, 0.9, 0.3333] {
+            seeking.seek(t).unwrap();
+            let n = seeking.read(&mut buf[..1000 * channels]).unwrap();
+            let at = (t * rate).round() as usize * channels;
+            let want = &all[at..at + n];
+            let worst = buf[..n]
+                .iter()
+                .zip(want)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
+            // Vorbis comes back within a few hundredths (its first windows after the
+            // decoder restarts differ slightly; a one-sample shift would be 0.06 here).
+            let tolerance = if ext == "ogg" { 0.05 } else { 1e-3 };
+            assert!(worst < tolerance, "{ext} at {t} s: differs by {worst}");
+        }
     }
 }

@@ -42,7 +42,7 @@ pub const CAPTURE_RATE_HZ: u32 = 48_000;
 /// The channel count a [`CaptureSink`] records.
 pub const CAPTURE_CHANNELS: u16 = 2;
 /// A capture keeps at most this much sound (the first of it); later samples are dropped.
-pub const CAPTURE_MAX_SECS: u32 = 600;
+pub const CAPTURE_MAX_SECS: u32 = 120;
 
 /// Records what [`OutputDevice::Capture`] "plays": every frame pulled while a sound was
 /// playing (silence from volume 0 or mute included), at [`CAPTURE_RATE_HZ`] stereo.
@@ -313,6 +313,9 @@ struct Shared {
     format: Mutex<Option<Format>>,
     /// A voice ended or the device failed: the output thread should repaint / react.
     notify: AtomicBool,
+    /// Seconds from a device callback to the moment its first frame is heard (as the
+    /// device reports it); 0 without a device.
+    latency_bits: AtomicU64,
     device_failed: Mutex<Option<String>>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 }
@@ -381,6 +384,7 @@ impl AudioOutput {
             next_id: AtomicU64::new(1),
             format: Mutex::new(None),
             notify: AtomicBool::new(false),
+            latency_bits: AtomicU64::new(0f64.to_bits()),
             device_failed: Mutex::new(None),
             repaint,
         });
@@ -467,6 +471,23 @@ impl AudioOutput {
         lock(&self.shared.device_state).clone()
     }
 
+    /// How long after the device takes a frame it is heard, as the device last reported
+    /// it (0 without a device or when the device does not say). `Playback::position_secs`
+    /// counts frames taken; what is heard at that moment is about this much earlier.
+    pub fn output_latency_secs(&self) -> f64 {
+        match *lock(&self.shared.device_state) {
+            DeviceState::Ready { .. } => {
+                f64::from_bits(self.shared.latency_bits.load(Ordering::Relaxed))
+            }
+            DeviceState::Unavailable { .. } => 0.0,
+        }
+    }
+
+    /// The rate and channel count sound is sent to the device (or capture) at.
+    pub fn output_format(&self) -> Option<(u32, u16)> {
+        lock(&self.shared.format).map(|f| (f.rate_hz, f.channels))
+    }
+
     /// Tests: behave as if the device reported a fatal error (unplugged, ALSA error).
     #[doc(hidden)]
     pub fn simulate_device_error(&self, reason: &str) {
@@ -509,10 +530,11 @@ impl Playback {
     fn take_output(&self, state: PlaybackState) {
         {
             let mut current = lock(&self.shared.current);
-            if let Some(other) = current.as_ref() {
-                if other.id != self.voice.id && other.state() == PlaybackState::Playing {
-                    other.set_state(PlaybackState::PausedByOther);
-                }
+            if let Some(other) = current.as_ref()
+                && other.id != self.voice.id
+                && other.state() == PlaybackState::Playing
+            {
+                other.set_state(PlaybackState::PausedByOther);
             }
             *current = Some(self.voice.clone());
             self.voice.set_state(state);
@@ -907,12 +929,12 @@ impl OutputThread {
 
     fn step(&mut self) {
         let failed = lock(&self.shared.device_failed).take();
-        if let Some(reason) = failed {
-            if matches!(self.mode, Mode::Device(_)) {
-                self.set_unavailable(format!("the sound device stopped working ({reason})"));
-                // Try again in a few seconds, not at once.
-                self.last_attempt = Some(Instant::now());
-            }
+        if let Some(reason) = failed
+            && matches!(self.mode, Mode::Device(_))
+        {
+            self.set_unavailable(format!("the sound device stopped working ({reason})"));
+            // Try again in a few seconds, not at once.
+            self.last_attempt = Some(Instant::now());
         }
         if matches!(self.mode, Mode::WallClock { capture: None, .. })
             && self.last_attempt.is_none_or(|t| t.elapsed() >= RETRY_EVERY)
@@ -958,10 +980,10 @@ impl OutputThread {
                 } else if !playing && device.running {
                     // Nothing plays: stop the device so an idle studio costs nothing. A
                     // device that cannot pause (ALSA's null PCM) is closed instead.
-                    if let Some(stream) = &device.stream {
-                        if stream.pause().is_err() {
-                            device.stream = None;
-                        }
+                    if let Some(stream) = &device.stream
+                        && stream.pause().is_err()
+                    {
+                        device.stream = None;
                     }
                     device.running = false;
                 }
@@ -1126,9 +1148,9 @@ fn open_stream(name: Option<&str>, shared: Arc<Shared>) -> Result<OpenDevice, St
             _ => Err(cpal::Error::new(cpal::ErrorKind::UnsupportedConfig)),
         }
     };
-    let stream = build(config.clone())
+    let stream = build(config)
         .or_else(|_| {
-            let mut fallback = config.clone();
+            let mut fallback = config;
             fallback.buffer_size = cpal::BufferSize::Default;
             build(fallback)
         })
@@ -1157,7 +1179,12 @@ where
     let waker_shared = shared;
     device.build_output_stream::<T, _, _>(
         config,
-        move |data: &mut [T], _info| {
+        move |data: &mut [T], info: &cpal::OutputCallbackInfo| {
+            let stamp = info.timestamp();
+            let delay = stamp.playback.duration_since(stamp.callback).as_secs_f64();
+            data_shared
+                .latency_bits
+                .store(delay.to_bits(), Ordering::Relaxed);
             scratch.resize(data.len(), 0.0);
             data_shared.mix(&mut scratch, format);
             for (d, s) in data.iter_mut().zip(&scratch) {
@@ -1173,3 +1200,11 @@ where
         None,
     )
 }
+
+// The UI keeps the output in egui's context and hands playbacks between threads.
+const _: () = {
+    const fn send_sync<T: Send + Sync + Clone + 'static>() {}
+    const fn send<T: Send + 'static>() {}
+    send_sync::<AudioOutput>();
+    send::<Playback>();
+};

@@ -306,9 +306,9 @@ fn fill_gaps(buckets: &mut [(f32, f32)]) {
     for pair in filled.windows(2) {
         let (a, b) = (pair[0], pair[1]);
         let (va, vb) = (buckets[a], buckets[b]);
-        for i in a + 1..b {
-            let t = (i - a) as f32 / (b - a) as f32;
-            buckets[i] = (va.0 + (vb.0 - va.0) * t, va.1 + (vb.1 - va.1) * t);
+        for (k, slot) in buckets[a + 1..b].iter_mut().enumerate() {
+            let t = (k + 1) as f32 / (b - a) as f32;
+            *slot = (va.0 + (vb.0 - va.0) * t, va.1 + (vb.1 - va.1) * t);
         }
     }
 }

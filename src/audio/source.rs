@@ -67,6 +67,10 @@ pub fn open_bytes(
     Ok((Box::new(source), info))
 }
 
+/// How far before a seek's time a lossy stream is decoded from (a few frames of any
+/// codec: MP3 1152 samples, AAC 1024, Vorbis up to 2048).
+const PREROLL_SECS: f64 = 0.1;
+
 /// Consecutive undecodable packets tolerated before the file counts as damaged.
 const MAX_CONSECUTIVE_BAD_PACKETS: u32 = 16;
 
@@ -456,10 +460,18 @@ impl SampleSource for SymphoniaSource {
         self.pending.clear();
         self.pending_pos = 0;
         self.ended = false;
+        // Lossy codecs overlap each frame with the one before (MDCT, MP3's filterbank):
+        // symphonia lands on the frame holding the time (MP3: plus the frames its bit
+        // reservoir needs), whose first output would be wrong after a decoder reset. Start
+        // a little earlier and drop what comes before the time.
+        let preroll_secs = match self.codec.as_str() {
+            "WAV" | "FLAC" | "ALAC" => 0.0,
+            _ => PREROLL_SECS,
+        };
         let seek = self.format.seek(
             SeekMode::Accurate,
             SeekTo::Time {
-                time: Time::from(target),
+                time: Time::from((target - preroll_secs).max(0.0)),
                 track_id: Some(self.track_id),
             },
         );
