@@ -27,6 +27,7 @@ USAGE:
   framewright [--tray open|closed]              start with the job tray open or closed, whatever was
                                                 remembered (with --screenshot-to and open: a finished
                                                 image job is staged so the tray shows a card)
+  framewright --play FILE                       open a video or a sound in the viewer and play it
   framewright [--] FILE…                        open images as edit sources in Create and videos as
                                                 the source of a video edit; when Framewright is
                                                 already running (same data folder), the files go
@@ -83,6 +84,8 @@ struct StudioArgs {
     files: Vec<PathBuf>,
     /// `--tray open|closed`.
     tray_open: Option<bool>,
+    /// `--play FILE` (absolute).
+    play_file: Option<PathBuf>,
 }
 
 fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
@@ -127,6 +130,10 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                 options.size_pt = Some(parse_size(size).ok_or_else(|| {
                     format!("--size “{size}” is not WIDTHxHEIGHT (e.g. 1024x700)")
                 })?);
+            }
+            "--play" => {
+                let file = iter.next().ok_or("--play needs a video or sound file")?;
+                options.play_file = Some(absolute_path(file)?);
             }
             "--tray" => {
                 options.tray_open = match iter.next().map(String::as_str) {
@@ -230,6 +237,7 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
             missing: Vec::new(),
         },
         tray_open: cli.tray_open,
+        play_file: cli.play_file,
     };
     options.open_files.check_files();
     let saved_window = memory.window.filter(|_| options.screenshot_to.is_none());

@@ -8,7 +8,10 @@
 //! - [`peaks`]: [`Peaks`] for waveforms, computed from a bounded number of decoded
 //!   packets spread across the file so a long file costs a bounded time.
 //! - [`wav`]: [`wav::encode_wav`] for "Save as WAV".
+//! - [`mp4`]: [`mp4::Mp4AudioSource`], the sound track of an MP4 video (AAC-LC, Opus, MP3)
+//!   as the video player plays it, demuxed by `video_codec::audio_track`.
 
+pub mod mp4;
 pub mod output;
 pub mod peaks;
 pub mod source;

@@ -284,6 +284,17 @@ impl Videos {
 
     /// The cached copy of `url` (downloaded once; later opens are instant).
     async fn cached(&self, url: &str) -> Result<PathBuf, Failure> {
+        // A local file (`framewright --play FILE`) plays in place.
+        if let Some(path) = super::audio::local_path(url) {
+            return if path.is_file() {
+                Ok(path)
+            } else {
+                Err(Failure {
+                    message: "The video file is not there any more.".to_owned(),
+                    details: format!("no such file: {}", path.display()),
+                })
+            };
+        }
         let _one_at_a_time = self.downloads.lock().await;
         self.transfers
             .cached_output(url)

@@ -38,6 +38,7 @@ mod keyboard;
 mod library_view;
 mod notices;
 mod open_files;
+mod play;
 mod projects;
 mod results;
 mod service;
@@ -59,6 +60,8 @@ pub struct StartupOptions {
     /// `--tray open|closed`: start with the job tray so, whatever was remembered
     /// (screenshots show both).
     pub tray_open: Option<bool>,
+    /// `--play FILE`: open this video or sound in the viewer and play it.
+    pub play_file: Option<PathBuf>,
 }
 
 pub struct StudioApp {
@@ -106,6 +109,8 @@ pub struct StudioApp {
     projects: crate::ui::projects::ProjectsState,
     /// Volume and mute as last written to the settings.
     sound_memory: crate::ui::sound::SoundMemory,
+    /// `--play FILE`, until the first frame opens it.
+    play_on_start: Option<PathBuf>,
 }
 
 impl StudioApp {
@@ -152,6 +157,7 @@ impl StudioApp {
             screenshot_scene: options.screenshot_scene.map(capture::SceneStage::Starting),
             low_balance: Default::default(),
             launches: open_files::Launches::new(options.open_files),
+            play_on_start: options.play_file,
             file_out: file_out::FileOutState::default(),
             #[cfg(any(target_os = "macos", target_os = "windows"))]
             drag_out: drag_out::DragOut::default(),
@@ -894,6 +900,7 @@ impl eframe::App for StudioApp {
         }
         self.poll_dialogs(ctx);
         self.open_launched_files(ctx);
+        self.play_startup_file(ctx);
         if let Some(pipeline) = self.thumbnails.as_ref() {
             while let Some(done) = pipeline.try_recv() {
                 match done.result {

@@ -288,6 +288,16 @@ impl Mp4Demuxer {
 
 /// Checks, parses and indexes the first H.264 track of the MP4 in `reader`.
 fn read_track<R: Read + Seek>(reader: &mut R, len: u64) -> Result<H264Track, VideoDecodeError> {
+    let (mp4, preflight) = parse_guarded(reader, len)?;
+    track_from_mp4(&mp4, &preflight, len)
+}
+
+/// [`preflight`], then `re_mp4`'s parse of what passed it, its panics caught: the one safe
+/// way into `re_mp4` for a file from elsewhere (also used for the audio track).
+pub(crate) fn parse_guarded<R: Read + Seek>(
+    reader: &mut R,
+    len: u64,
+) -> Result<(re_mp4::Mp4, Preflight), VideoDecodeError> {
     let preflight = preflight(reader, len)?;
     reader.seek(SeekFrom::Start(0))?;
     // `re_mp4` indexes its tables without checks; its panics mean "malformed", not a bug here.
@@ -308,7 +318,7 @@ fn read_track<R: Read + Seek>(reader: &mut R, len: u64) -> Result<H264Track, Vid
             )));
         }
     };
-    track_from_mp4(&mp4, &preflight, len)
+    Ok((mp4, preflight))
 }
 
 /// Finds the first H.264 track and builds its tables.

@@ -7,6 +7,8 @@
 //!   order, timing, and SPS/PPS; guards `re_mp4` against malformed files.
 //! - [`decode`]: [`VideoDecoder`], frames in display order (B-frames included) as RGBA8,
 //!   frame-accurate seeks from the previous keyframe.
+//! - [`audio_track`]: the first sound track (AAC-LC, Opus, MP3 in MP4): its decoder
+//!   configuration, packet table and start (priming / pre-skip); decoded in `audio::mp4`.
 //!
 //! Only H.264 in MP4 is supported; other codecs are refused with
 //! [`VideoDecodeError::UnsupportedCodec`]. Builds without the `h264` cargo feature have no
@@ -15,6 +17,7 @@
 
 // The one `h264` seam: without the feature, `decode` is a stand-in whose `open` fails with
 // `VideoDecodeError::H264Unavailable` (demuxing still works).
+pub mod audio_track;
 #[cfg(feature = "h264")]
 pub mod decode;
 #[cfg(not(feature = "h264"))]

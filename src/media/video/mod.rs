@@ -3,7 +3,8 @@
 //! hover-scrub previews. No egui here: the UI hands the player a repaint callback and uploads
 //! the RGBA frames it receives.
 //!
-//! - [`player`]: [`VideoPlayer`], a "video-player" thread that paces frames by wall clock
+//! - [`player`]: [`VideoPlayer`], a "video-player" thread that paces frames by the clock
+//!   of the video's sound (attached to the studio's `AudioOutput`), else the wall clock,
 //!   and answers play/pause/seek/step/loop commands.
 //! - [`preview`]: a few evenly spaced, downscaled frames for hover-scrubbing a tile.
 //! - [`strip`]: the trim timeline's thumbnail strip, keyframe thumbnails delivered one by
@@ -20,7 +21,9 @@ pub const VIDEO_EXTENSIONS: [&str; 4] = ["mp4", "mov", "webm", "m4v"];
 pub mod preview;
 pub mod strip;
 
-pub use player::{PlayerCommand, PlayerFrame, PlayerStatus, RepaintCallback, VideoPlayer};
+pub use player::{
+    PlayerCommand, PlayerFrame, PlayerStatus, RepaintCallback, SoundTrack, VideoPlayer,
+};
 pub use preview::{PreviewFrame, decode_preview, first_frame_still, preview_frame_indices};
 pub use strip::{StripEvent, StripThumbnail, VideoStrip};
 

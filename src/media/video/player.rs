@@ -1,5 +1,15 @@
 //! Playback worker: a "video-player" thread owns a [`VideoDecoder`], takes commands through
-//! a bounded channel and sends frames, paced by wall clock, through another bounded one.
+//! a bounded channel and sends frames, paced by a clock, through another bounded one.
+//!
+//! The clock: with a sound track attached ([`VideoPlayer::attach_sound`]) the sound's
+//! [`Playback::position_secs`] is the master while it plays; frames are paced on the wall
+//! clock between its readings, re-anchored to it whenever the two differ by more than
+//! [`SYNC_TOLERANCE_SECS`] (modulo the loop's length, so a wrap heard a moment before or
+//! after the picture's is not a jump). Without a track, without a device (the output then
+//! advances the playback on the wall clock itself), after the sound has ended (a track
+//! shorter than the picture) and while scrubbing, the wall clock alone. Play, pause, seek,
+//! step and the loops are applied to the sound too; another sound taking the studio's one
+//! output (state `PausedByOther`) pauses the video as well. Scrubbing is silent.
 //!
 //! Memory stays bounded: at most [`FRAME_QUEUE`] frames wait in the channel plus one decoded
 //! ahead. While playing, a frame whose successor is already due is dropped rather than
@@ -8,6 +18,8 @@
 //! only the newest, see [`VideoPlayer::latest_frame`]) when the repaint callback wakes it.
 
 use super::decode::{DecodedFrame, VideoDecoder, VideoInfo};
+use crate::audio::mp4::Mp4AudioSource;
+use crate::audio::{AudioError, AudioOutput, Playback, PlaybackState, SampleSource};
 use crate::video_codec::VideoDecodeError;
 use std::collections::VecDeque;
 use std::path::Path;
@@ -27,6 +39,18 @@ const DELIVERY_RETRY: Duration = Duration::from_millis(10);
 const MAX_SHOW_GAP: Duration = Duration::from_millis(200);
 /// Playback pauses after this many samples in a row fail to decode.
 const MAX_CONSECUTIVE_ERRORS: u32 = 48;
+/// The picture's clock is moved to the sound's when they differ by more than this.
+pub const SYNC_TOLERANCE_SECS: f64 = 0.015;
+/// While a sound plays, the worker reads its clock at least this often.
+const SOUND_POLL: Duration = Duration::from_millis(15);
+/// A frame this late means the decoder fell behind the clock (a slow machine, a big
+/// video): it skips ahead rather than show the picture later and later after the sound.
+const CATCH_UP_SECS: f64 = 0.25;
+/// How far past the clock a catch-up aims (the decode to get there takes time).
+const CATCH_UP_LEAD_SECS: f64 = 0.1;
+
+/// Where [`VideoPlayer::attach_sound`] leaves the output and the track for the worker.
+type SoundSlot = Arc<Mutex<Option<(AudioOutput, Box<dyn SampleSource>)>>>;
 
 /// Called after each frame is sent, from the worker thread (e.g. `ctx.request_repaint()`).
 pub type RepaintCallback = Arc<dyn Fn() + Send + Sync>;
@@ -44,8 +68,27 @@ pub enum PlayerCommand {
     /// Plays only frames `first..=last` (display order) over and over, whatever `SetLoop`
     /// says (the trim timeline's "play the selection"); `None` plays the whole video again.
     SetLoopRange(Option<(u32, u32)>),
+    /// A sound was handed over with [`VideoPlayer::attach_sound`].
+    SoundAttached,
+    /// The scrub bar is being dragged (`true`) or was let go: silent while scrubbing.
+    Scrub(bool),
+    /// Play this many times faster than real time (1, 2 or 4; L while playing). The sound is
+    /// silent above 1×. Pause and Play go back to 1×.
+    SetSpeed(u32),
     /// Ends the worker (also done on drop).
     Stop,
+}
+
+/// The video's sound track, as found when the file was opened.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum SoundTrack {
+    /// The file has no sound track.
+    #[default]
+    None,
+    /// A track the studio cannot decode; the words say which.
+    Unsupported(String),
+    /// A track that plays ("AAC", "Opus", "MP3").
+    Ready { codec: &'static str },
 }
 
 /// The worker's state as of its last change.
@@ -66,6 +109,15 @@ pub struct PlayerStatus {
     pub dropped_frames: u64,
     /// The latest decode error, cleared by the next good frame.
     pub error: Option<String>,
+    /// A sound track is attached and follows the picture.
+    pub has_sound: bool,
+    /// The scrub bar is held: the sound is silent.
+    pub scrubbing: bool,
+    /// Times real time while playing (1, 2 or 4; 0 is read as 1). Silent above 1.
+    pub speed: u32,
+    /// The sound's clock when this status was sent, while the sound plays (for measuring
+    /// how far picture and sound are apart).
+    pub sound_secs: Option<f64>,
 }
 
 /// A frame for the UI and the state it belongs to.
@@ -78,6 +130,11 @@ pub struct PlayerFrame {
 /// Handle to the playback thread; dropping it stops and joins the thread.
 pub struct VideoPlayer {
     info: VideoInfo,
+    sound_track: SoundTrack,
+    /// The decoded track until [`Self::attach_sound`] hands it to the worker.
+    sound_source: Mutex<Option<Box<dyn SampleSource>>>,
+    /// Where `attach_sound` leaves the output and source for the worker.
+    sound_slot: SoundSlot,
     commands: Option<SyncSender<PlayerCommand>>,
     /// Behind a mutex so the handle is `Sync` (the engine hands it to the UI in an `Arc`);
     /// only the UI thread takes frames, so the lock is never contended.
@@ -97,27 +154,55 @@ impl std::fmt::Debug for VideoPlayer {
 }
 
 impl VideoPlayer {
-    /// Opens `path` and starts a paused player showing the first frame.
+    /// Opens `path` and starts a paused player showing the first frame. Its sound track, if
+    /// any, is opened too and waits for [`Self::attach_sound`].
     pub fn open(
         path: impl AsRef<Path>,
         repaint: RepaintCallback,
     ) -> Result<Self, VideoDecodeError> {
-        Ok(Self::spawn(VideoDecoder::open(path)?, repaint)?)
+        let path = path.as_ref();
+        let decoder = VideoDecoder::open(path)?;
+        let sound = Mp4AudioSource::open(path);
+        Ok(Self::spawn_with_sound(decoder, sound, repaint)?)
     }
 
-    /// Starts a paused player on `decoder`; its first frame is sent right away.
+    /// Starts a paused player on `decoder`, without sound; its first frame is sent right away.
     pub fn spawn(decoder: VideoDecoder, repaint: RepaintCallback) -> std::io::Result<Self> {
+        Self::spawn_with_sound(decoder, Err(AudioError::NoTrack), repaint)
+    }
+
+    /// Like [`Self::spawn`], with the video's sound track as opened (or why it did not).
+    pub fn spawn_with_sound(
+        decoder: VideoDecoder,
+        sound: Result<Mp4AudioSource, AudioError>,
+        repaint: RepaintCallback,
+    ) -> std::io::Result<Self> {
+        let (sound_track, sound_source) = match sound {
+            Ok(source) => {
+                let codec = source.codec_name();
+                let source: Box<dyn SampleSource> = Box::new(source);
+                (SoundTrack::Ready { codec }, Some(source))
+            }
+            Err(AudioError::NoTrack) => (SoundTrack::None, None),
+            Err(e) => {
+                tracing::warn!("video sound track: {e}");
+                (SoundTrack::Unsupported(sound_words(&e)), None)
+            }
+        };
+        let sound_slot = Arc::new(Mutex::new(None));
         let info = decoder.info().clone();
         let (command_tx, command_rx) = mpsc::sync_channel(COMMAND_QUEUE);
         let (frame_tx, frame_rx) = mpsc::sync_channel(FRAME_QUEUE);
         let status = Arc::new(Mutex::new(PlayerStatus {
             frame_count: info.frame_count,
+            speed: 1,
             ..PlayerStatus::default()
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let worker = Worker {
             status: PlayerStatus {
                 frame_count: info.frame_count,
+                speed: 1,
                 ..PlayerStatus::default()
             },
             decoder,
@@ -133,12 +218,18 @@ impl VideoPlayer {
             consecutive_errors: 0,
             played_since_wrap: false,
             deferred: VecDeque::new(),
+            sound_slot: Arc::clone(&sound_slot),
+            sound: None,
+            caught_up: false,
         };
         let thread = std::thread::Builder::new()
             .name("video-player".to_owned())
             .spawn(move || worker.run())?;
         Ok(Self {
             info,
+            sound_track,
+            sound_source: Mutex::new(sound_source),
+            sound_slot,
             commands: Some(command_tx),
             frames: Some(Mutex::new(frame_rx)),
             status,
@@ -149,6 +240,40 @@ impl VideoPlayer {
 
     pub fn info(&self) -> &VideoInfo {
         &self.info
+    }
+
+    /// The video's sound track (whether or not it was attached yet).
+    pub fn sound_track(&self) -> &SoundTrack {
+        &self.sound_track
+    }
+
+    /// Plays the video's sound through `output` from now on, in step with the picture; the
+    /// sound takes the studio's one output at the first Play. `false` when there is no
+    /// track or it was attached already.
+    pub fn attach_sound(&self, output: &AudioOutput) -> bool {
+        let Some(source) = self
+            .sound_source
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        else {
+            return false;
+        };
+        *self
+            .sound_slot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some((output.clone(), source));
+        self.send(PlayerCommand::SoundAttached)
+    }
+
+    /// Silences the sound while the scrub bar is held (`true`), back on release.
+    pub fn set_scrubbing(&self, scrubbing: bool) -> bool {
+        self.send(PlayerCommand::Scrub(scrubbing))
+    }
+
+    /// Plays `speed` times faster than real time (clamped to 1..=4), silently above 1×.
+    pub fn set_speed(&self, speed: u32) -> bool {
+        self.send(PlayerCommand::SetSpeed(speed))
     }
 
     /// Queues a command without blocking; `false` if the queue is full or the worker ended.
@@ -260,6 +385,22 @@ struct Worker {
     played_since_wrap: bool,
     /// Commands read while a cancellable decode was under way, in arrival order.
     deferred: VecDeque<PlayerCommand>,
+    sound_slot: SoundSlot,
+    sound: Option<Sound>,
+    /// Skipped ahead to catch up with the clock and not shown a frame since (the next
+    /// late frame is shown rather than skipping again, so the picture always moves).
+    caught_up: bool,
+}
+
+/// The attached sound track.
+struct Sound {
+    output: AudioOutput,
+    /// The decoded track until the first Play loads it into the output.
+    source: Option<Box<dyn SampleSource>>,
+    playback: Option<Playback>,
+    duration_secs: f64,
+    /// The loop the playback was last given (the output loops it seamlessly itself).
+    audio_loop: Option<(f64, f64)>,
 }
 
 impl Worker {
@@ -300,13 +441,19 @@ impl Worker {
         }
     }
 
-    /// How long until the frame decoded ahead is due (zero if none is decoded yet).
+    /// How long until the frame decoded ahead is due (zero if none is decoded yet); while
+    /// a sound plays, no longer than [`SOUND_POLL`] (its clock is read again then).
     fn time_to_next_frame(&self) -> Duration {
-        match (&self.ahead, self.clock) {
-            (Some(frame), Some(clock)) => {
-                due_at(clock, frame.pts_secs).saturating_duration_since(Instant::now())
-            }
+        let wait = match (&self.ahead, self.clock) {
+            (Some(frame), Some(clock)) => self
+                .due(clock, frame.pts_secs)
+                .saturating_duration_since(Instant::now()),
             _ => Duration::ZERO,
+        };
+        if self.sound_playing() {
+            wait.min(SOUND_POLL)
+        } else {
+            wait
         }
     }
 
@@ -334,6 +481,8 @@ impl Worker {
                     }
                 }
                 self.status.ended = false;
+                let last = self.status.frame_count.saturating_sub(1);
+                self.sound_seek(self.decoder.frame_pts_secs(index.min(last)));
                 if self.show(index) && self.status.playing {
                     self.clock = Some((Instant::now(), self.status.time_secs));
                 }
@@ -351,11 +500,13 @@ impl Worker {
                     .clamp(0, i64::from(last)) as u32;
                 if frames != 0 && target != current {
                     self.status.ended = false;
+                    self.sound_seek(self.decoder.frame_pts_secs(target));
                     self.show(target);
                 }
             }
             PlayerCommand::SetLoop(looping) => {
                 self.status.looping = looping;
+                self.apply_sound_loop();
                 self.publish();
             }
             PlayerCommand::SetLoopRange(range) => {
@@ -364,7 +515,21 @@ impl Worker {
                     let (first, end) = (first.min(end).min(last), end.max(first).min(last));
                     (first, end)
                 });
+                self.apply_sound_loop();
                 self.publish();
+            }
+            PlayerCommand::SoundAttached => self.take_sound(),
+            PlayerCommand::SetSpeed(speed) => self.set_speed(speed),
+            PlayerCommand::Scrub(scrubbing) => {
+                if self.status.scrubbing != scrubbing {
+                    self.status.scrubbing = scrubbing;
+                    if scrubbing {
+                        self.sound_pause();
+                    } else if self.status.playing {
+                        self.sound_play();
+                    }
+                    self.publish();
+                }
             }
             PlayerCommand::Stop => {}
         }
@@ -391,10 +556,19 @@ impl Worker {
         }
         self.clock = Some((Instant::now(), self.status.time_secs));
         self.consecutive_errors = 0;
-        self.set_playing(true);
+        self.status.playing = true;
+        self.status.speed = 1;
+        if !self.status.scrubbing {
+            self.sound_play();
+        }
+        self.publish();
     }
 
     fn set_playing(&mut self, playing: bool) {
+        if !playing {
+            self.sound_pause();
+            self.status.speed = 1;
+        }
         self.status.playing = playing;
         self.publish();
     }
@@ -431,6 +605,10 @@ impl Worker {
     /// One playback step: decode ahead if needed, then send the frame when due, or drop it
     /// when the one after it is due already.
     fn tick(&mut self) {
+        self.follow_sound();
+        if !self.status.playing {
+            return;
+        }
         if self.ahead.is_none() {
             match self.decode_next(false) {
                 Some(frame) => {
@@ -454,17 +632,27 @@ impl Worker {
             // Past the range: the range's first frame is due where this one would have been.
             let wrap_secs = frame.pts_secs;
             self.decoder.recycle(frame);
-            self.wrap_to(first, due_at(clock, wrap_secs));
+            let due = self.due(clock, wrap_secs);
+            self.wrap_to(first, due);
             return;
         }
         let now = Instant::now();
-        let due = due_at(clock, frame.pts_secs);
+        let due = self.due(clock, frame.pts_secs);
         if now < due {
             self.ahead = Some(frame);
             return;
         }
+        if let Some(target) = self.catch_up_target(&frame, self.clock_secs(clock, now)) {
+            self.status.dropped_frames += u64::from(target - frame.index);
+            self.decoder.recycle(frame);
+            self.caught_up = true;
+            if let Err(e) = self.decoder.seek_to_frame(target) {
+                self.report_error(&e);
+            }
+            return;
+        }
         let has_successor = frame.index + 1 < self.status.frame_count;
-        let successor_due = due_at(clock, frame.pts_secs + frame.duration_secs);
+        let successor_due = self.due(clock, frame.pts_secs + frame.duration_secs);
         let shown_recently = now.duration_since(self.last_sent_at) < MAX_SHOW_GAP;
         if has_successor && now >= successor_due && shown_recently {
             self.status.dropped_frames += 1;
@@ -474,12 +662,30 @@ impl Worker {
         self.deliver(frame, false);
     }
 
+    /// The frame to skip ahead to when `frame` is far behind the clock (at `now_secs`):
+    /// the one due a little after now, if it is inside the video (and the loop range).
+    fn catch_up_target(&self, frame: &DecodedFrame, now_secs: f64) -> Option<u32> {
+        if self.caught_up || now_secs - frame.pts_secs < CATCH_UP_SECS {
+            return None;
+        }
+        let target = self
+            .decoder
+            .track()
+            .frame_at_secs(now_secs + CATCH_UP_LEAD_SECS);
+        let end = match self.status.loop_range {
+            Some((_, end)) => end,
+            None => self.status.frame_count.saturating_sub(1),
+        };
+        (target > frame.index && target < end).then_some(target)
+    }
+
     /// Past the last frame while playing: wrap to 0 on the same clock, or stop.
     fn end_reached(&mut self) {
         if let Some((first, _)) = self.status.loop_range {
             let end_secs = self.decoder.info().duration_secs;
             if let Some(clock) = self.clock {
-                self.wrap_to(first, due_at(clock, end_secs));
+                let due = self.due(clock, end_secs);
+                self.wrap_to(first, due);
                 return;
             }
         }
@@ -491,7 +697,8 @@ impl Worker {
         self.played_since_wrap = false;
         // Frame 0 is due where the last frame ends, so the loop keeps its rhythm.
         let end_secs = self.decoder.info().duration_secs;
-        self.clock = self.clock.map(|clock| (due_at(clock, end_secs), 0.0));
+        self.clock = self.clock.map(|clock| (self.due(clock, end_secs), 0.0));
+        self.sound_wrapped(0.0);
         if let Err(e) = self.decoder.seek_to_frame(0) {
             self.report_error(&e);
             self.set_playing(false);
@@ -508,6 +715,7 @@ impl Worker {
         }
         self.played_since_wrap = false;
         self.clock = Some((due, self.decoder.frame_pts_secs(first)));
+        self.sound_wrapped(self.decoder.frame_pts_secs(first));
         if let Err(e) = self.decoder.seek_to_frame(first) {
             self.report_error(&e);
             self.set_playing(false);
@@ -565,12 +773,14 @@ impl Worker {
         let mut status = self.status.clone();
         status.frame_index = frame.index;
         status.time_secs = frame.pts_secs;
+        status.sound_secs = self.sound_clock();
         match self.frames.try_send(PlayerFrame {
             frame,
             status: status.clone(),
         }) {
             Ok(()) => {
                 self.status = status;
+                self.caught_up = false;
                 self.last_sent_at = Instant::now();
                 self.publish();
                 (self.repaint)();
@@ -591,6 +801,208 @@ impl Worker {
         }
     }
 
+    fn speed(&self) -> f64 {
+        f64::from(self.status.speed.clamp(1, 4))
+    }
+
+    fn due(&self, clock: (Instant, f64), pts_secs: f64) -> Instant {
+        due_at(clock, pts_secs, self.speed())
+    }
+
+    fn clock_secs(&self, clock: (Instant, f64), now: Instant) -> f64 {
+        clock_secs(clock, now, self.speed())
+    }
+
+    /// 1×, 2× or 4×: the clock keeps its time and runs on at the new rate; the sound is
+    /// silent above 1× and picks up where the picture is at 1×.
+    fn set_speed(&mut self, speed: u32) {
+        let speed = match speed {
+            0 | 1 => 1,
+            2 | 3 => 2,
+            _ => 4,
+        };
+        if speed == self.status.speed {
+            return;
+        }
+        let now = Instant::now();
+        if let Some(clock) = self.clock {
+            self.clock = Some((now, self.clock_secs(clock, now)));
+        }
+        self.status.speed = speed;
+        if self.status.playing && !self.status.scrubbing {
+            if speed == 1 {
+                self.sound_play();
+            } else {
+                self.sound_pause();
+            }
+        }
+        self.publish();
+    }
+
+    /// Takes the sound [`VideoPlayer::attach_sound`] left in the slot.
+    fn take_sound(&mut self) {
+        let Some((output, source)) = self
+            .sound_slot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        else {
+            return;
+        };
+        let duration_secs = source.duration_secs().unwrap_or(0.0);
+        self.sound = Some(Sound {
+            output,
+            source: Some(source),
+            playback: None,
+            duration_secs,
+            audio_loop: None,
+        });
+        self.status.has_sound = true;
+        if self.status.playing && !self.status.scrubbing {
+            self.sound_play();
+        }
+        self.publish();
+    }
+
+    fn playback(&self) -> Option<&Playback> {
+        self.sound.as_ref()?.playback.as_ref()
+    }
+
+    fn sound_playing(&self) -> bool {
+        self.playback()
+            .is_some_and(|p| p.state() == PlaybackState::Playing)
+    }
+
+    /// The sound's clock while it plays.
+    fn sound_clock(&self) -> Option<f64> {
+        self.playback()
+            .filter(|p| p.state() == PlaybackState::Playing)
+            .map(Playback::position_secs)
+    }
+
+    /// The loop the picture keeps, in seconds: the loop range, else the whole video when
+    /// looping.
+    fn loop_secs(&self) -> Option<(f64, f64)> {
+        if let Some((first, last)) = self.status.loop_range {
+            let start = self.decoder.frame_pts_secs(first);
+            let end =
+                self.decoder.frame_pts_secs(last) + self.decoder.track().frame_duration_secs(last);
+            return Some((start, end));
+        }
+        self.status
+            .looping
+            .then(|| (0.0, self.decoder.info().duration_secs))
+    }
+
+    /// Gives the playback the picture's loop when the sound covers it (it then wraps without
+    /// a gap); a sound shorter than the loop is sent back at each wrap instead.
+    fn apply_sound_loop(&mut self) {
+        let wanted = self.loop_secs();
+        let Some(sound) = self.sound.as_mut() else {
+            return;
+        };
+        let wanted = wanted.filter(|&(_, end)| end <= sound.duration_secs + 0.05);
+        if let Some(playback) = &sound.playback
+            && sound.audio_loop != wanted
+        {
+            playback.set_loop(wanted);
+        }
+        sound.audio_loop = wanted;
+    }
+
+    /// Starts the sound where the picture is (loading it into the output the first time).
+    fn sound_play(&mut self) {
+        self.sound_play_from(self.status.time_secs);
+    }
+
+    fn sound_play_from(&mut self, time_secs: f64) {
+        if self.status.speed > 1 {
+            return;
+        }
+        let Some(sound) = self.sound.as_mut() else {
+            return;
+        };
+        if sound.playback.is_none()
+            && let Some(source) = sound.source.take()
+        {
+            let playback = sound.output.load(source, false);
+            if sound.audio_loop.is_some() {
+                playback.set_loop(sound.audio_loop);
+            }
+            sound.playback = Some(playback);
+        }
+        if let Some(playback) = &sound.playback {
+            if time_secs < sound.duration_secs {
+                playback.seek(time_secs);
+                playback.play();
+            } else {
+                // Past the end of a shorter sound: silent until a wrap brings it back.
+                playback.pause();
+            }
+        }
+    }
+
+    fn sound_pause(&self) {
+        if let Some(playback) = self.playback() {
+            playback.pause();
+        }
+    }
+
+    fn sound_seek(&self, time_secs: f64) {
+        if let Some(playback) = self.playback() {
+            playback.seek(time_secs);
+        }
+    }
+
+    /// The picture wrapped to `time_secs`: a sound that does not loop by itself goes back too.
+    fn sound_wrapped(&mut self, time_secs: f64) {
+        let manual = self
+            .sound
+            .as_ref()
+            .is_some_and(|s| s.audio_loop.is_none() && s.playback.is_some());
+        if manual && self.status.playing && !self.status.scrubbing {
+            self.sound_play_from(time_secs);
+        }
+    }
+
+    /// While the sound plays, moves the picture's clock to the sound's (see the module
+    /// docs); pauses when another sound took the output.
+    fn follow_sound(&mut self) {
+        if !self.status.playing || self.status.scrubbing || self.status.speed > 1 {
+            return;
+        }
+        let Some(playback) = self.playback() else {
+            return;
+        };
+        match playback.state() {
+            PlaybackState::Playing => {}
+            PlaybackState::PausedByOther => {
+                // One sound at a time across the studio: the picture stops with its sound.
+                self.status.playing = false;
+                self.publish();
+                (self.repaint)();
+                return;
+            }
+            PlaybackState::Paused | PlaybackState::Ended => return,
+        }
+        let Some((instant, anchor_secs)) = self.clock else {
+            return;
+        };
+        let sound_secs = playback.position_secs();
+        let now = Instant::now();
+        let predicted_secs = self.clock_secs((instant, anchor_secs), now);
+        let mut diff_secs = sound_secs - predicted_secs;
+        if let Some((start, end)) = self.loop_secs() {
+            let length = end - start;
+            if length > 0.0 {
+                diff_secs -= length * (diff_secs / length).round();
+            }
+        }
+        if diff_secs.abs() > SYNC_TOLERANCE_SECS {
+            self.clock = Some((now, predicted_secs + diff_secs));
+        }
+    }
+
     fn report_error(&mut self, error: &VideoDecodeError) {
         tracing::warn!("video playback: {error}");
         self.status.error = Some(error.to_string());
@@ -605,9 +1017,30 @@ impl Worker {
     }
 }
 
-/// When the frame at `pts_secs` is due on a clock anchored at `(instant, anchor_pts_secs)`.
-fn due_at((instant, anchor_pts_secs): (Instant, f64), pts_secs: f64) -> Instant {
-    let offset_secs = pts_secs - anchor_pts_secs;
+/// Why a sound track does not play, in words.
+fn sound_words(error: &AudioError) -> String {
+    match error {
+        AudioError::Unsupported(what) => {
+            format!("The studio cannot play this video's sound ({what}).")
+        }
+        _ => "This video's sound track is damaged and cannot be played.".to_owned(),
+    }
+}
+
+/// The clock's time at `now` (anchored at `(instant, anchor_pts_secs)`, running `speed`
+/// times real time).
+fn clock_secs((instant, anchor_pts_secs): (Instant, f64), now: Instant, speed: f64) -> f64 {
+    if now >= instant {
+        anchor_pts_secs + now.duration_since(instant).as_secs_f64() * speed
+    } else {
+        anchor_pts_secs - instant.duration_since(now).as_secs_f64() * speed
+    }
+}
+
+/// When the frame at `pts_secs` is due on a clock anchored at `(instant, anchor_pts_secs)`
+/// running `speed` times real time.
+fn due_at((instant, anchor_pts_secs): (Instant, f64), pts_secs: f64, speed: f64) -> Instant {
+    let offset_secs = (pts_secs - anchor_pts_secs) / speed.max(1.0);
     if offset_secs >= 0.0 {
         instant + Duration::from_secs_f64(offset_secs.min(1e6))
     } else {

@@ -56,9 +56,12 @@ impl AudioViewState {
         if self.url.as_deref() == Some(url) {
             return;
         }
+        // Asked to play before any source was given (`--play`): the first source plays.
+        let autoplay = self.autoplay && self.url.is_none();
         self.close(ctx);
         *self = Self {
             url: Some(url.to_owned()),
+            autoplay,
             ..Self::default()
         };
     }

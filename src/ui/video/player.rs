@@ -4,15 +4,24 @@
 //! Controls: play/pause, frame step, loop, a scrub bar (hover shows the time, click or drag
 //! seeks to the exact frame), the time code, Fit / 100 %. Keys (when the caller says the
 //! player owns the keyboard and no text field has focus): Space play/pause, `,` / `.` one
-//! frame back / forward, J back one second (paused), K pause, L play. Steps and J act from
+//! frame back / forward, J back one second (paused), K pause, L play (L again while
+//! playing: 2×, then 4×, silent above 1×; a pause or Play returns to 1×). Steps and J act from
 //! the frame on screen (see `asked_frame`), a pause (K, Space, a click) stops on it, and the
 //! time read-out is that frame's.
+//!
+//! Sound: once the video opened, its sound track is attached to the studio's one output
+//! (`ui::sound::output`); the player then follows the sound's clock (see
+//! `media::video::player`). The controls add Mute / Unmute and a Volume slider (the
+//! output's global volume and mute, remembered by the app), "No sound track" for a video
+//! without one, and "No audio output" while no device is reachable. Dragging the scrub
+//! bar is silent.
 //!
 //! The widget owns its state and returns actions; it never opens files or decodes.
 
 use super::time;
+use crate::audio::DeviceState;
 use crate::engine::{Command, Event};
-use crate::media::video::{PlayerStatus, VideoPlayer};
+use crate::media::video::{PlayerStatus, SoundTrack, VideoPlayer};
 use crate::ui::icons::{Icon, paint_icon};
 use crate::ui::model::Action;
 use crate::ui::textures::{TextureCache, TextureLookup};
@@ -59,6 +68,8 @@ pub struct VideoPlayerState {
     asked_frame: Option<u32>,
     /// Where the picture was drawn in the last layout (subtitles are drawn over it).
     picture_rect: Option<Rect>,
+    /// The video's sound was handed to the studio's output (or there was none to hand).
+    sound_attached: bool,
 }
 
 struct Source {
@@ -85,7 +96,10 @@ impl VideoPlayerState {
         if self.source.as_ref().is_some_and(|s| s.url == url) {
             return None;
         }
+        // Asked to play before any source was given (`--play`): the first source plays.
+        let autoplay = self.autoplay && self.source.is_none();
         *self = Self::default();
+        self.autoplay = autoplay;
         self.source = Some(Source {
             url: url.to_owned(),
             poster_url: poster_url.filter(|u| !u.is_empty()).map(str::to_owned),
@@ -287,7 +301,13 @@ impl VideoPlayerState {
                 pause_here = true;
             }
             if i.consume_key(egui::Modifiers::NONE, egui::Key::L) {
-                player.play();
+                // L plays; L again while playing goes faster (2×, 4×), silently.
+                let status = player.status();
+                if status.playing {
+                    player.set_speed((status.speed.max(1) * 2).min(4));
+                } else {
+                    player.play();
+                }
             }
         });
         if step_by != 0 {
@@ -349,6 +369,29 @@ impl VideoPlayerState {
         }
     }
 
+    /// Hands the video's sound track to the studio's output, once, when both exist.
+    fn attach_sound(&mut self, ctx: &egui::Context) {
+        if self.sound_attached {
+            return;
+        }
+        let Phase::Ready(player) = &self.phase else {
+            return;
+        };
+        if !matches!(player.sound_track(), SoundTrack::Ready { .. }) {
+            self.sound_attached = true;
+            return;
+        }
+        if let Some(output) = crate::ui::sound::output(ctx) {
+            player.attach_sound(&output);
+            self.sound_attached = true;
+        }
+    }
+
+    /// The video's sound track, once it opened.
+    pub fn sound_track(&self) -> Option<&SoundTrack> {
+        self.player().map(VideoPlayer::sound_track)
+    }
+
     /// Take the newest frame from the player and upload it into our one texture.
     fn take_frame(&mut self, ctx: &egui::Context) {
         let Phase::Ready(player) = &self.phase else {
@@ -392,6 +435,7 @@ impl VideoPlayerState {
 
     pub fn player_ui(&mut self, ui: &mut Ui, textures: &TextureCache, name: &str) -> Vec<Action> {
         let mut actions = Vec::new();
+        self.attach_sound(ui.ctx());
         self.take_frame(ui.ctx());
         let available = ui.available_size().max(vec2(160.0, 120.0));
         let picture_height = (available.y - Self::chrome_height(ui)).max(60.0);
@@ -594,6 +638,17 @@ impl VideoPlayerState {
                 frame + 1
             ));
         }
+        // Scrubbing is silent: the sound waits until the bar is let go.
+        if response.drag_started()
+            && let Some(player) = self.player()
+        {
+            player.set_scrubbing(true);
+        }
+        if response.drag_stopped()
+            && let Some(player) = self.player()
+        {
+            player.set_scrubbing(false);
+        }
         if (response.clicked() || response.dragged())
             && let Some(pointer) = response.interact_pointer_pos()
         {
@@ -647,6 +702,7 @@ impl VideoPlayerState {
                 {
                     player.set_loop(!looping);
                 }
+                self.sound_controls_ui(ui);
                 ui.add_space(6.0);
                 let fps = self.fps().unwrap_or(0.0);
                 let duration_secs = self.player().map_or(0.0, |p| p.info().duration_secs);
@@ -673,7 +729,18 @@ impl VideoPlayerState {
                             .font(font.clone())
                             .color(tokens::palette().text),
                     )
-                    .on_hover_text("Minutes:seconds:frames — J back 1 s, K pause, L play");
+                    .on_hover_text(
+                        "Minutes:seconds:frames — J back 1 s, K pause, L play (again: 2×, 4×)",
+                    );
+                }
+                let speed = self.live_status().map_or(1, |s| s.speed.max(1));
+                if playing && speed > 1 {
+                    ui.label(
+                        RichText::new(format!("{speed}×"))
+                            .size(tokens::TEXT_SMALL)
+                            .color(tokens::palette().accent),
+                    )
+                    .on_hover_text("Sound is muted above 1× · K or Space to pause");
                 }
                 // A small player (a canvas tile) keeps the picture fitted: no room for both
                 // the time and the zoom buttons.
@@ -700,6 +767,82 @@ impl VideoPlayerState {
                 });
             },
         );
+    }
+}
+
+impl VideoPlayerState {
+    /// Mute / Unmute and Volume (the studio's output, global), or why there is no sound.
+    fn sound_controls_ui(&self, ui: &mut Ui) {
+        /// Below this the row keeps the time read-out and drops the slider.
+        const SLIDER_MIN_ROOM: f32 = 260.0;
+        let Some(track) = self.sound_track() else {
+            return;
+        };
+        let faint = |ui: &mut Ui, text: &str, hover: String| {
+            ui.label(
+                RichText::new(text)
+                    .size(tokens::TEXT_SMALL)
+                    .color(tokens::palette().text_faint),
+            )
+            .on_hover_text(hover);
+        };
+        match track {
+            SoundTrack::None => {
+                faint(ui, "No sound track", "This video has no sound.".to_owned());
+                return;
+            }
+            SoundTrack::Unsupported(words) => {
+                faint(ui, "Sound cannot play", words.clone());
+                return;
+            }
+            SoundTrack::Ready { .. } => {}
+        }
+        let Some(output) = crate::ui::sound::output(ui.ctx()) else {
+            return;
+        };
+        let muted = output.muted();
+        let mut volume = output.volume();
+        let icon = if muted || volume <= 0.0 {
+            Icon::SpeakerMuted
+        } else {
+            Icon::Speaker
+        };
+        let name = if muted { "Unmute" } else { "Mute" };
+        if control_button(ui, icon, name, true, false)
+            .on_hover_text("M mutes everywhere · silent while you drag the scrub bar")
+            .clicked()
+        {
+            output.set_muted(!muted);
+        }
+        if ui.available_width() >= SLIDER_MIN_ROOM {
+            let slider = ui
+                .add_sized(
+                    [64.0, 16.0],
+                    egui::Slider::new(&mut volume, 0.0..=1.0).show_value(false),
+                )
+                .on_hover_text(format!(
+                    "Volume {:.0} % (the studio's, remembered) · sound is muted while scrubbing",
+                    volume * 100.0
+                ));
+            widgets::name_widget(&slider, "Volume");
+            if slider.changed() {
+                output.set_volume(volume);
+                if muted && volume > 0.0 {
+                    output.set_muted(false);
+                }
+            }
+        }
+        if let DeviceState::Unavailable { reason } = output.device_state() {
+            ui.label(
+                RichText::new("No audio output")
+                    .size(tokens::TEXT_SMALL)
+                    .color(tokens::palette().warning),
+            )
+            .on_hover_text(format!(
+                "The studio cannot reach a sound device; the video plays silently until one \
+                 returns.\n\n{reason}"
+            ));
+        }
     }
 }
 

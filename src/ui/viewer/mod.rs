@@ -137,6 +137,15 @@ impl ViewerState {
         open.audio.url().is_some().then_some(&open.audio)
     }
 
+    /// Start playing what is on screen, a video or a sound, as soon as it is ready
+    /// (`framewright --play FILE`).
+    pub fn play_when_ready(&mut self) {
+        if let Some(open) = self.open.as_mut() {
+            open.player.play_when_ready();
+            open.audio.play_when_ready();
+        }
+    }
+
     /// Start playing the sound on screen as soon as it is ready (opened from a tile's ▶).
     pub fn play_audio_when_ready(&mut self) {
         if let Some(open) = self.open.as_mut() {
