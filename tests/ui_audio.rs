@@ -257,7 +257,7 @@ fn a_library_sound_plays_in_the_audio_view_pauses_seeks_loops_and_mutes() {
     );
     assert!(
         harness
-            .query_by_role_and_label(Role::Button, "Unmute")
+            .query_by_role_and_label(Role::Button, "Unmute all sound")
             .is_some(),
         "the status bar offers Unmute"
     );
@@ -277,7 +277,7 @@ fn volume_and_mute_are_remembered_across_a_restart() {
         let output = framewright::ui::sound::output(&harness.ctx).expect("output");
         // The slider's effect, then the status bar's Mute button.
         output.set_volume(0.35);
-        harness.get_by_role_and_label(Role::Button, "Mute").click();
+        harness.get_by_role_and_label(Role::Button, "Mute all sound").click();
         steps(&mut harness, 3);
         assert!(output.muted());
         let remembered = harness.state().sound_memory();
@@ -294,7 +294,7 @@ fn volume_and_mute_are_remembered_across_a_restart() {
     );
     assert!(
         harness
-            .query_by_role_and_label(Role::Button, "Unmute")
+            .query_by_role_and_label(Role::Button, "Unmute all sound")
             .is_some()
     );
 }

@@ -52,8 +52,35 @@ pub fn open_file(path: &Path) -> Result<(Box<dyn SampleSource>, AudioInfo), Audi
         .extension()
         .and_then(|e| e.to_str())
         .map(|e| e.to_ascii_lowercase());
-    let source = SymphoniaSource::open(Box::new(file), extension.as_deref())?;
-    let info = source.info();
+    match SymphoniaSource::open(Box::new(file), extension.as_deref()) {
+        Ok(source) => {
+            let info = source.info();
+            Ok((Box::new(source), info))
+        }
+        // symphonia has no Opus decoder: an MP4's Opus track (the sandbox's videos and
+        // sounds) goes through opus-rs.
+        Err(AudioError::Unsupported(what)) if is_mp4_like(extension.as_deref()) => {
+            open_mp4_track(path).map_err(|_| AudioError::Unsupported(what))
+        }
+        Err(error) => Err(error),
+    }
+}
+
+fn is_mp4_like(extension: Option<&str>) -> bool {
+    matches!(extension, Some("mp4" | "m4a" | "mov" | "m4v") | None)
+}
+
+/// The sound track of an MP4 through [`super::mp4::Mp4AudioSource`] (Opus, or what
+/// symphonia refused).
+fn open_mp4_track(path: &Path) -> Result<(Box<dyn SampleSource>, AudioInfo), AudioError> {
+    let source = super::mp4::Mp4AudioSource::open(path)?;
+    let info = AudioInfo {
+        duration_secs: source.duration_secs(),
+        sample_rate_hz: source.sample_rate_hz(),
+        channels: source.channels(),
+        codec: source.codec_name().to_owned(),
+        container: "mp4".to_owned(),
+    };
     Ok((Box::new(source), info))
 }
 

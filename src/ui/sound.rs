@@ -93,8 +93,9 @@ pub fn mute_key(ctx: &egui::Context) {
     }
 }
 
-/// The status bar's sound control: a speaker button that mutes and unmutes ("Mute" /
-/// "Unmute"), a volume slider ("Volume"), and "No audio output" (the reason on hover) while
+/// The status bar's sound control: a speaker button that mutes and unmutes ("Mute all
+/// sound" / "Unmute all sound"), a volume slider ("Studio volume"; the player's own
+/// controls are named "Mute" and "Volume", and act on the same output), and "No audio output" (the reason on hover) while
 /// the device is unavailable. Laid out right to left (the status bar's right end). Acts on
 /// the output directly; the app remembers the values.
 pub fn volume_control_ui(ui: &mut egui::Ui) {
@@ -111,7 +112,7 @@ pub fn volume_control_ui(ui: &mut egui::Ui) {
             egui::Slider::new(&mut volume, 0.0..=1.0).show_value(false),
         )
         .on_hover_text(format!("Volume {:.0} %", volume * 100.0));
-    widgets::name_widget(&slider, "Volume");
+    widgets::name_widget(&slider, "Studio volume");
     if slider.changed() {
         output.set_volume(volume);
         if muted && volume > 0.0 {
@@ -123,7 +124,11 @@ pub fn volume_control_ui(ui: &mut egui::Ui) {
     } else {
         crate::ui::icons::Icon::Speaker
     };
-    let name = if muted { "Unmute" } else { "Mute" };
+    let name = if muted {
+        "Unmute all sound"
+    } else {
+        "Mute all sound"
+    };
     let button = widgets::icon_button(ui, icon, name);
     if button.clicked() {
         output.set_muted(!muted);
