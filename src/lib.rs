@@ -10,6 +10,7 @@ pub mod api;
 pub mod audio;
 pub mod desktop;
 pub mod engine;
+pub mod file_url;
 pub mod image_codec;
 pub mod local_files;
 pub mod markup;

@@ -277,7 +277,9 @@ fn volume_and_mute_are_remembered_across_a_restart() {
         let output = framewright::ui::sound::output(&harness.ctx).expect("output");
         // The slider's effect, then the status bar's Mute button.
         output.set_volume(0.35);
-        harness.get_by_role_and_label(Role::Button, "Mute all sound").click();
+        harness
+            .get_by_role_and_label(Role::Button, "Mute all sound")
+            .click();
         steps(&mut harness, 3);
         assert!(output.muted());
         let remembered = harness.state().sound_memory();

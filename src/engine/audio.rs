@@ -219,35 +219,14 @@ impl Sounds {
 
 /// `file:///a/b.mp3` or `/a/b.mp3` → the path; an http(s) URL → None.
 pub fn local_path(url: &str) -> Option<PathBuf> {
-    if let Some(rest) = url.strip_prefix("file://") {
-        return Some(PathBuf::from(percent_decode(rest)));
+    if url.starts_with("file://") {
+        return crate::file_url::path_of_file_url(url);
     }
     if url.starts_with("http://") || url.starts_with("https://") {
         return None;
     }
     let path = Path::new(url);
     path.is_absolute().then(|| path.to_path_buf())
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(byte) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-        {
-            out.push(byte);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `<file>.peaks` beside a cached file.

@@ -5,6 +5,7 @@
 
 use super::StudioApp;
 use crate::api::media::MediaItem;
+use crate::file_url::file_url;
 use crate::ui::compose::state::file_name;
 use crate::ui::dialogs::is_video_path;
 use crate::ui::model::{Action, ResultRef};
@@ -55,33 +56,9 @@ pub(crate) fn play_item(path: &Path) -> Result<MediaItem, String> {
     })
 }
 
-/// `/a/b c.mp4` → `file:///a/b%20c.mp4` (the engine decodes it back with
-/// `engine::audio::local_path`).
-pub(crate) fn file_url(path: &Path) -> String {
-    let mut url = String::from("file://");
-    for byte in path.to_string_lossy().bytes() {
-        match byte {
-            b'%' | b' ' | b'#' | b'?' | 0..=0x1f | 0x7f.. => url.push_str(&format!("%{byte:02X}")),
-            _ => url.push(char::from(byte)),
-        }
-    }
-    url
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_local_path_round_trips_through_its_file_url() {
-        let path = Path::new("/tmp/a b/#1 ünï.mp4");
-        let url = file_url(path);
-        assert_eq!(url, "file:///tmp/a%20b/%231%20%C3%BCn%C3%AF.mp4");
-        assert_eq!(
-            crate::engine::audio::local_path(&url).as_deref(),
-            Some(path)
-        );
-    }
 
     #[test]
     fn only_videos_and_sounds_play() {

@@ -153,14 +153,9 @@ pub fn paths_in_pasted_text(text: &str) -> Vec<PathBuf> {
 }
 
 fn path_of_line(line: &str) -> Option<PathBuf> {
-    if let Some(rest) = line.strip_prefix("file://") {
+    if line.starts_with("file://") {
         // `file:///x` or `file://localhost/x`; another host is not a file here.
-        let path = rest.strip_prefix("localhost").unwrap_or(rest);
-        return path
-            .starts_with('/')
-            .then(|| percent_decode(path))
-            .flatten()
-            .map(PathBuf::from);
+        return crate::file_url::path_of_file_url(line);
     }
     if line.starts_with('/') {
         return Some(PathBuf::from(line));
@@ -175,28 +170,6 @@ fn path_of_line(line: &str) -> Option<PathBuf> {
         && bytes[1] == b':'
         && matches!(bytes[2], b'\\' | b'/');
     windows_drive.then(|| PathBuf::from(line))
-}
-
-/// `%20` → space; `None` when the escapes do not make UTF-8 (not a path we can name).
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(byte) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-        {
-            out.push(byte);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
