@@ -311,15 +311,22 @@ fn a_trim_made_with_the_keyboard_and_its_before_and_after() {
             .is_some(),
         "the tile says what was done"
     );
-    // The source player sits above the results: scroll the tile's buttons into view.
-    harness
-        .get_by_role_and_label(Role::Button, "Open in viewer")
-        .scroll_to_me();
-    steps(&mut harness, 3);
-    harness
-        .get_by_role_and_label(Role::Button, "Open in viewer")
-        .click();
-    steps(&mut harness, 2);
+    // The source player sits above the results: scroll the tile's buttons into view. The
+    // source's player may still be settling its layout (its sound controls arrive when
+    // the file is open), so the click is repeated until the viewer is open.
+    for _ in 0..5 {
+        harness
+            .get_by_role_and_label(Role::Button, "Open in viewer")
+            .scroll_to_me();
+        steps(&mut harness, 3);
+        harness
+            .get_by_role_and_label(Role::Button, "Open in viewer")
+            .click();
+        steps(&mut harness, 2);
+        if harness.state().viewer().is_open() {
+            break;
+        }
+    }
     step_until(&mut harness, "the viewer to play the result", |h| {
         h.state().viewer().video_player().and_then(|p| p.url()) == Some(result_url.as_str())
     });
