@@ -88,9 +88,13 @@ async fn prepare(
     file_name: String,
     purpose: FileOutPurpose,
 ) {
-    let local = match download_reporting(&ctx, &transfers, &url, purpose).await {
-        Ok(cached) => named_copy(&ctx.cache_dir, &cached, &file_name).await,
-        Err(error) => Err(error),
+    let local = match crate::file_url::path_of_file_url(&url) {
+        // A file opened from this computer (`--play`) is revealed or copied as it is.
+        Some(path) => Ok(path),
+        None => match download_reporting(&ctx, &transfers, &url, purpose).await {
+            Ok(cached) => named_copy(&ctx.cache_dir, &cached, &file_name).await,
+            Err(error) => Err(error),
+        },
     };
     let outcome = match local {
         Err(error) => {

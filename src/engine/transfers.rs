@@ -146,6 +146,27 @@ impl Transfers {
 
     /// Download an output to a file the user picked; answers with `FileSaved`.
     pub async fn save_url_to_file(self, url: String, path: PathBuf) {
+        if let Some(local) = crate::file_url::path_of_file_url(&url) {
+            // A file opened from this computer (`--play`): a copy, nothing to download.
+            let copied = tokio::fs::copy(&local, &path)
+                .await
+                .map(|_| ())
+                .map_err(|error| {
+                    tracing::warn!(
+                        "copying {} to {} failed: {error}",
+                        local.display(),
+                        path.display()
+                    );
+                    format!("It could not be copied ({error}).")
+                });
+            self.ctx
+                .emit(Event::FileSaved {
+                    path,
+                    result: copied,
+                })
+                .await;
+            return;
+        }
         let downloaded = self.ctx.client.download_output_to(&url, &path).await;
         self.ctx.reachability.note(downloaded.as_ref());
         // The person reads words; the raw error (status, transport text) goes to the log.
@@ -159,7 +180,11 @@ impl Transfers {
     /// Download into the cache (keyed by a hash of the URL, with the right extension) and
     /// open with the system's default application. Only failures are reported.
     pub async fn open_in_system_viewer(self, url: String) {
-        let error = match self.cached_output(&url).await {
+        let cached = match crate::file_url::path_of_file_url(&url) {
+            Some(local) => Ok(local),
+            None => self.cached_output(&url).await,
+        };
+        let error = match cached {
             Err(raw) => {
                 tracing::warn!("downloading {url} to open it failed: {raw}");
                 "it could not be downloaded".to_owned()

@@ -60,31 +60,35 @@ pub fn audio_tile_ui(ui: &mut Ui, tile: &AudioTile<'_>) -> AudioTileResponse {
                 if button.clicked() {
                     sounds::toggle(&ctx, tile.url);
                 }
-                let title = ui
-                    .add(
-                        egui::Label::new(RichText::new(tile.title).strong())
-                            .truncate()
-                            .sense(egui::Sense::click()),
-                    )
-                    .on_hover_text("Open in the audio view")
-                    .on_hover_cursor(egui::CursorIcon::PointingHand);
-                widgets::name_widget(&title, &format!("Open {}", tile.title));
-                if title.clicked() {
-                    out.open = true;
-                }
                 let duration = match &lookup {
                     SoundLookup::Ready(sound) => Some(sound.peaks.duration_secs),
                     _ => tile.duration_secs,
                 };
+                let time_text = match (&playback, duration) {
+                    (Some(p), Some(d)) if playing || p.position_secs() > 0.0 => {
+                        format!("{} / {}", clock(p.position_secs()), clock(d))
+                    }
+                    (_, Some(d)) => clock(d),
+                    _ => String::new(),
+                };
+                // The time first, from the right, so a long title is cut short ("…")
+                // before it, never drawn under it.
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    let text = match (&playback, duration) {
-                        (Some(p), Some(d)) if playing || p.position_secs() > 0.0 => {
-                            format!("{} / {}", clock(p.position_secs()), clock(d))
+                    widgets::muted(ui, time_text);
+                    ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                        let title = ui
+                            .add(
+                                egui::Label::new(RichText::new(tile.title).strong())
+                                    .truncate()
+                                    .sense(egui::Sense::click()),
+                            )
+                            .on_hover_text("Open in the audio view")
+                            .on_hover_cursor(egui::CursorIcon::PointingHand);
+                        widgets::name_widget(&title, &format!("Open {}", tile.title));
+                        if title.clicked() {
+                            out.open = true;
                         }
-                        (_, Some(d)) => clock(d),
-                        _ => String::new(),
-                    };
-                    widgets::muted(ui, text);
+                    });
                 });
             });
             match &lookup {

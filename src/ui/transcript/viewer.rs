@@ -139,6 +139,10 @@ pub fn transcribe_button_ui(
     source_secs: Option<f64>,
     project_id: Option<String>,
 ) -> Option<Action> {
+    if source_url.starts_with("file://") {
+        // The service cannot read a file on this computer (the Create form uploads one).
+        return None;
+    }
     let cost = jobs::cost_estimate(model, source_secs);
     let label = match (cost, source_secs) {
         (Some(cost), Some(_)) => format!("Transcribe · {}", format::credits(cost)),

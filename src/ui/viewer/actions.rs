@@ -115,8 +115,16 @@ fn image_tools_ui(
     }
 }
 
-/// Image tools are not offered on a video, nor video tools on an image.
+/// Image tools are not offered on a video, nor video tools on an image. A file opened from
+/// this computer (`--play`, a `file://` item) is neither a job nor a library item: only
+/// what acts on the file itself is offered.
 fn applies_to(entry: Entry, subject: &Subject) -> bool {
+    if subject.url.starts_with("file://") {
+        return matches!(
+            entry,
+            Entry::Save | Entry::OpenOutside | Entry::Reveal | Entry::CopyFile
+        );
+    }
     match entry {
         Entry::EditSource | Entry::Animate => !subject.is_video && !subject.is_audio,
         Entry::EditVideo | Entry::TrimVideo => subject.is_video,
