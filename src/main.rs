@@ -206,6 +206,7 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
         let request = LaunchRequest {
             focus: true,
             files: cli.files.clone(),
+            play: cli.play_file.clone(),
             missing: Vec::new(),
         };
         match single_instance::claim_or_hand_over(&paths.data_dir, &request) {
@@ -234,6 +235,7 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
         open_files: LaunchRequest {
             focus: false,
             files: cli.files,
+            play: None,
             missing: Vec::new(),
         },
         tray_open: cli.tray_open,

@@ -120,6 +120,7 @@ fn the_listener_refuses_strangers_and_serves_launches_in_process() {
     let guess = LaunchRequest {
         focus: true,
         files: vec![std::env::temp_dir().join("x.png")],
+        play: None,
         missing: Vec::new(),
     };
     stream.write_all(&encode_request(&guess, "guess")).unwrap();
@@ -128,10 +129,12 @@ fn the_listener_refuses_strangers_and_serves_launches_in_process() {
     assert!(reply.starts_with("ERR"), "{reply}");
     assert!(incoming.try_recv().is_none());
 
-    // A launch through the API is delivered (and the listener still serves after garbage).
+    // A launch through the API is delivered (and the listener still serves after garbage),
+    // `--play`'s file with it.
     let wanted = LaunchRequest {
         focus: true,
         files: Vec::new(),
+        play: Some(std::env::temp_dir().join("song.mp3")),
         missing: Vec::new(),
     };
     let outcome = single_instance::claim_or_hand_over_within(
@@ -168,6 +171,7 @@ fn a_request_survives_encoding() {
     let request = LaunchRequest {
         focus: true,
         files: vec![abs("a cat.png"), abs("clip.mp4")],
+        play: None,
         missing: Vec::new(),
     };
     let line = encode_request(&request, "t0k");
@@ -226,6 +230,7 @@ fn relative_paths_other_versions_and_too_many_files_are_refused() {
     let many = LaunchRequest {
         focus: false,
         files: (0..=MAX_FILES).map(|i| abs(&format!("{i}.png"))).collect(),
+        play: None,
         missing: Vec::new(),
     };
     assert_eq!(

@@ -328,6 +328,7 @@ fn a_second_launch_hands_its_image_to_create_as_the_edit_source() {
     let request = LaunchRequest {
         focus: true,
         files: vec![photo, gone],
+        play: None,
         missing: Vec::new(),
     };
     let outcome = single_instance::claim_or_hand_over_within(

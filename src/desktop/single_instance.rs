@@ -44,6 +44,8 @@ pub struct LaunchRequest {
     pub focus: bool,
     /// Files to open, absolute paths.
     pub files: Vec<PathBuf>,
+    /// `--play FILE`: open this video or sound in the viewer and play it (absolute).
+    pub play: Option<PathBuf>,
     /// Files named that are not there (or not files), moved here from `files` by
     /// [`LaunchRequest::check_files`] on the receiving side; never sent.
     pub missing: Vec<PathBuf>,
@@ -321,6 +323,9 @@ struct Wire {
     focus: bool,
     #[serde(default)]
     files: Vec<String>,
+    /// Absent from older senders' lines: nothing to play.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    play: Option<String>,
 }
 
 /// Parse and check one request (the JSON line, with or without its newline).
@@ -340,21 +345,24 @@ pub fn parse_request(bytes: &[u8], token: &str) -> Result<LaunchRequest, Message
     if wire.files.len() > MAX_FILES {
         return Err(MessageError::TooManyFiles);
     }
+    let checked = |file: String| {
+        let path = PathBuf::from(&file);
+        if path.is_absolute() && !file.contains('\0') {
+            Ok(path)
+        } else {
+            Err(MessageError::RelativePath(file))
+        }
+    };
     let files = wire
         .files
         .into_iter()
-        .map(|file| {
-            let path = PathBuf::from(&file);
-            if path.is_absolute() && !file.contains('\0') {
-                Ok(path)
-            } else {
-                Err(MessageError::RelativePath(file))
-            }
-        })
+        .map(checked)
         .collect::<Result<Vec<_>, _>>()?;
+    let play = wire.play.map(checked).transpose()?;
     Ok(LaunchRequest {
         focus: wire.focus,
         files,
+        play,
         missing: Vec::new(),
     })
 }
@@ -370,6 +378,10 @@ pub fn encode_request(request: &LaunchRequest, token: &str) -> Vec<u8> {
             .iter()
             .map(|p| p.to_string_lossy().into_owned())
             .collect(),
+        play: request
+            .play
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
     };
     let mut line = serde_json::to_vec(&wire).unwrap_or_default();
     line.push(b'\n');

@@ -53,6 +53,10 @@ impl StudioApp {
     }
 
     fn open_launch(&mut self, ctx: &egui::Context, request: LaunchRequest) {
+        if let Some(path) = request.play.clone() {
+            // `framewright --play FILE` while this studio runs: played here, next frame.
+            self.play_on_start = Some(path);
+        }
         if request.focus {
             // A minimised window is restored first: focusing it alone leaves it iconified
             // on some window managers.

@@ -193,7 +193,10 @@ pub fn subject_of(
                 }
             }
             let favourite = item.is_favorited.unwrap_or(false);
-            facts.push(("Favourite", if favourite { "Yes" } else { "No" }.to_owned()));
+            // A file opened from this computer (`--play`) is not in the library.
+            if !item.url.starts_with("file://") {
+                facts.push(("Favourite", if favourite { "Yes" } else { "No" }.to_owned()));
+            }
             let mut subtitle = item.kind().to_owned();
             if let Some(category) = item.category.as_deref().filter(|c| !c.is_empty()) {
                 subtitle.push_str(" · ");
