@@ -30,7 +30,8 @@ pub enum AudioCommand {
     /// its peaks; answered by one `Loaded` or `Failed` (a repeat while one is under way is
     /// answered once, by the first).
     Load { url: String },
-    /// Write the sound at `url` as a 16-bit PCM WAV file at `path`; answered by `Saved`.
+    /// Write the sound at `url` as a 16-bit PCM WAV file at `path`; answered by
+    /// `Event::FileSaved`, like every other save.
     SaveWav { url: String, path: PathBuf },
 }
 
@@ -48,11 +49,6 @@ pub enum AudioEvent {
         error: String,
         /// The raw error (Details and the log).
         detail: String,
-    },
-    /// A `SaveWav` ended; an error is in words (the raw error is logged).
-    Saved {
-        path: PathBuf,
-        result: Result<(), String>,
     },
 }
 
@@ -201,16 +197,16 @@ impl Sounds {
                     }
                 };
                 this.ctx
-                    .emit(Event::Audio(AudioEvent::Saved { path, result }))
+                    .emit(Event::FileSaved { path, result })
                     .await;
             },
             move |message| async move {
                 owner
                     .ctx
-                    .emit(Event::Audio(AudioEvent::Saved {
+                    .emit(Event::FileSaved {
                         path: failed_path,
                         result: Err(format!("an internal error stopped it ({message})")),
-                    }))
+                    })
                     .await;
             },
         );

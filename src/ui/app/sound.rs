@@ -9,7 +9,6 @@ use crate::engine::{AudioCommand, AudioEvent, Command};
 use crate::session::Session;
 use crate::ui::audio::sounds::{self, LoadedSound};
 use crate::ui::sound::{self, PANEL_KEY, SoundMemory};
-use crate::ui::toasts::ToastKind;
 use std::sync::Arc;
 
 /// Start the output (unless a test installed one already) and apply the remembered volume
@@ -55,18 +54,6 @@ impl StudioApp {
                 },
             ),
             AudioEvent::Failed { url, error, detail } => sounds::failed(ctx, &url, error, detail),
-            AudioEvent::Saved { path, result } => match result {
-                Ok(()) => self
-                    .toasts
-                    .push(ToastKind::Success, format!("Saved to {}", path.display())),
-                Err(error) => self.toasts.push(
-                    ToastKind::Error,
-                    format!(
-                        "Could not save {}: {error}",
-                        crate::ui::compose::state::file_name(&path)
-                    ),
-                ),
-            },
         }
     }
 
