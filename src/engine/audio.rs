@@ -196,9 +196,7 @@ impl Sounds {
                             .unwrap_or_else(|e| Err(format!("the encoder stopped: {e}")))
                     }
                 };
-                this.ctx
-                    .emit(Event::FileSaved { path, result })
-                    .await;
+                this.ctx.emit(Event::FileSaved { path, result }).await;
             },
             move |message| async move {
                 owner

@@ -112,7 +112,7 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
             s(", / .", "One frame back / forward (pauses)"),
             s("J", "Pause and go back one second"),
             s("K", "Pause"),
-            s("L", "Play"),
+            s("L", "Play; again while playing: 2×, then 4× (sound muted)"),
             s("B", "Before / after (an edit's result)"),
         ],
     },

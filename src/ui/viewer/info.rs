@@ -96,10 +96,10 @@ fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mu
         "Space play/pause · J back 5 s · K pause · Left/Right back/forward 1 s · I/O loop start/end · L loop \
          on/off · Esc close"
     } else if subject.source_video_url.is_some() {
-        "Space play/pause · , . one frame · J back 1 s · K pause · L play · B before/after \
+        "Space play/pause · , . one frame · J back 1 s · K pause · L play, again 2× and 4× (muted) · B before/after \
          · Left/Right previous/next · Esc close"
     } else if subject.is_video {
-        "Space play/pause · , . one frame · J back 1 s · K pause · L play · Left/Right \
+        "Space play/pause · , . one frame · J back 1 s · K pause · L play, again 2× and 4× (muted) · Left/Right \
          previous/next · Esc close"
     } else {
         "Left/Right previous/next · +/- zoom · 0 fit · 1 100 % · drag to pan · Esc close"
