@@ -28,6 +28,7 @@ fn open_session(paths: &AppPaths) -> Session {
 
 fn spec(prompt: &str) -> GenerationSpec {
     GenerationSpec {
+        catalog: None,
         kind: GenerationKind::Image,
         request: GenerationRequest {
             prompt: prompt.into(),

@@ -43,6 +43,7 @@ fn prompt_of(index: usize) -> String {
 
 fn spec(index: usize) -> GenerationSpec {
     GenerationSpec {
+        catalog: None,
         kind: GenerationKind::Image,
         request: GenerationRequest {
             prompt: prompt_of(index),

@@ -453,6 +453,7 @@ async fn presets_round_trip_their_etag() {
 
 fn image_with_cinematic(cinematic: BTreeMap<String, Option<String>>) -> GenerationSpec {
     GenerationSpec {
+        catalog: None,
         kind: GenerationKind::Image,
         request: GenerationRequest {
             prompt: "A quiet harbour at dawn".into(),

@@ -38,6 +38,7 @@ fn client(env: &Env) -> ApiClient {
 
 fn image_spec(prompt: &str, model: Option<&str>) -> GenerationSpec {
     GenerationSpec {
+        catalog: None,
         kind: GenerationKind::Image,
         request: GenerationRequest {
             prompt: prompt.to_owned(),
@@ -201,6 +202,7 @@ async fn image_edit_with_uploaded_source() {
     assert_eq!(media.media_type.as_deref(), Some("image"));
 
     let spec = GenerationSpec {
+        catalog: None,
         kind: GenerationKind::ImageEdit,
         request: GenerationRequest {
             prompt: "make the sky stormy".to_owned(),

@@ -89,6 +89,7 @@ fn submit(engine: &EngineHandle, prompt: &str) {
     engine
         .send(Command::Submit {
             spec: GenerationSpec {
+                catalog: None,
                 kind: GenerationKind::Image,
                 request: GenerationRequest {
                     prompt: prompt.to_owned(),
@@ -218,6 +219,7 @@ fn a_lost_creative_director_answer_is_recovered_as_its_whole_batch() {
     engine
         .send(Command::Submit {
             spec: GenerationSpec {
+                catalog: None,
                 kind: GenerationKind::CreativeDirector,
                 request: GenerationRequest {
                     prompt: prompt.to_owned(),
@@ -451,6 +453,7 @@ fn the_search_finds_an_item_below_more_than_ten_newer_ones() {
 /// 429 the way the contract says (nothing was created).
 async fn submit_direct(client: &ApiClient, prompt: &str) -> String {
     let spec = GenerationSpec {
+        catalog: None,
         kind: GenerationKind::Image,
         request: GenerationRequest {
             prompt: prompt.to_owned(),

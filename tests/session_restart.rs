@@ -51,6 +51,7 @@ fn a_job_running_at_quit_is_resumed_and_finishes_after_restart() {
         first.connection_error()
     );
     let spec = GenerationSpec {
+        catalog: None,
         kind: GenerationKind::Image,
         request: GenerationRequest {
             prompt: "lighthouse in a storm, long exposure".into(),
@@ -112,6 +113,7 @@ fn a_creative_director_batch_resumes_after_restart_and_keeps_its_storyboard() {
     let paths = AppPaths::under(home.path());
     let mut first = open(&paths);
     let spec = GenerationSpec {
+        catalog: None,
         kind: GenerationKind::CreativeDirector,
         request: GenerationRequest {
             prompt: "a kite's flight over the dunes".into(),

@@ -1,6 +1,7 @@
 //! Every published wire example decodes into the client's types, with the values the
 //! examples carry. A new `.json` that no case handles fails `every_example_is_covered`.
 
+use framewright::api::visual_dna::{DnaType, VisualDnaEnvelope, VisualDnaList};
 use framewright::api::{
     ApiError, ChatConversationsPage, ChatMessagesPage, ChatRole, CreditsResponse, JobState,
     ModelsResponse, StatusResponse, SubmitResponse,
@@ -309,36 +310,32 @@ fn voices() {
 // Visual DNA and chat (not typed by the client yet)
 // ------------------------------------------------------------------------------------------
 
-#[derive(Deserialize)]
-struct VisualDna {
-    id: String,
-    name: String,
-    dna_type: String,
-    #[serde(default)]
-    images: Vec<String>,
-}
-
 fn visual_dna_by_id() {
     let v: Value = serde_json::from_str(&read("get_visual_dna_by_id.json")).expect("json");
-    let dna: VisualDna = serde_json::from_value(v["visual_dna"].clone()).expect("visual dna");
+    let envelope: VisualDnaEnvelope = serde_json::from_value(v).expect("visual dna");
+    let dna = envelope.visual_dna.expect("visual dna");
     assert_eq!(dna.id, "6601a1b2c3d4e5f6a7b8c9d0");
     assert_eq!(dna.name, "Emma");
-    assert_eq!(dna.dna_type, "character");
-    assert_eq!(v["visual_dna"]["is_global"], Value::Bool(false));
+    assert_eq!(dna.kind(), Some(DnaType::Character));
+    assert!(!dna.is_global());
+    assert!(dna.system_prompt.is_some_and(|p| !p.is_empty()));
 }
 
 fn visual_dna_list() {
     let v: Value = serde_json::from_str(&read("get_visual_dna_list.json")).expect("json");
-    let list: Vec<VisualDna> = serde_json::from_value(v["visual_dnas"].clone()).expect("list");
-    assert_eq!(list.len(), 1);
-    assert_eq!(v["count"], 1);
-    assert_eq!(list[0].images.len(), 1);
+    let list: VisualDnaList = serde_json::from_value(v).expect("list");
+    assert_eq!(list.visual_dnas.len(), 1);
+    assert_eq!(list.count, Some(1));
+    assert_eq!(list.visual_dnas[0].images.len(), 1);
+    assert!(!list.visual_dnas[0].is_building());
 }
 
 fn visual_dna_create() {
     let v: Value = serde_json::from_str(&read("post_visual_dna.json")).expect("json");
-    let dna: VisualDna = serde_json::from_value(v["visual_dna"].clone()).expect("visual dna");
+    let envelope: VisualDnaEnvelope = serde_json::from_value(v).expect("visual dna");
+    let dna = envelope.visual_dna.expect("visual dna");
     assert_eq!(dna.name, "Emma");
+    assert!(dna.thumbnail_url.is_some());
 }
 
 fn delete_visual_dna() {

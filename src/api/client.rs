@@ -591,6 +591,20 @@ pub fn submit_body(spec: &GenerationSpec) -> Result<serde_json::Value, ApiError>
     if spec.kind == GenerationKind::Chat {
         return super::creative_chat::chat_body(spec);
     }
+    if GenerationKind::CATALOG.contains(&spec.kind) || spec.catalog.is_some() {
+        return match &spec.catalog {
+            Some(job) if job.kind() == spec.kind => job.body().map_err(encode),
+            Some(job) => Err(ApiError::Invalid(format!(
+                "not sent: a {} request cannot be sent as {}",
+                job.kind().label(),
+                spec.kind.label()
+            ))),
+            None => Err(ApiError::Invalid(format!(
+                "not sent: the {} request has no details",
+                spec.kind.label()
+            ))),
+        };
+    }
     if spec.kind.outputs_audio()
         || spec.kind == GenerationKind::Transcription
         || spec.audio.is_some()

@@ -3,6 +3,7 @@
 
 pub mod audio;
 pub mod avatars;
+pub mod catalog_jobs;
 pub mod client;
 pub mod code_assistant;
 pub mod creative_chat;
@@ -14,6 +15,7 @@ pub mod image_tools;
 pub mod lenient;
 pub mod media;
 pub mod media_client;
+pub mod moodboards;
 pub mod palettes;
 pub mod pricing;
 pub mod projects;
@@ -22,6 +24,7 @@ pub mod transcription;
 pub mod types;
 pub mod validate;
 pub mod video_edit;
+pub mod visual_dna;
 
 pub use client::Submitted;
 pub use client::{ApiClient, ClientConfig, TransferCounter};

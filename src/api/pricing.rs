@@ -411,6 +411,7 @@ mod tests {
 
     fn image_spec(resolution: Option<&str>, num_images: Option<u32>) -> GenerationSpec {
         GenerationSpec {
+            catalog: None,
             kind: GenerationKind::Image,
             request: GenerationRequest {
                 prompt: "a cat".into(),
@@ -664,6 +665,7 @@ mod tests {
 
     fn video_spec(kind: GenerationKind, resolution: &str, duration: f64) -> GenerationSpec {
         GenerationSpec {
+            catalog: None,
             kind,
             request: GenerationRequest {
                 prompt: "surf at dawn".into(),

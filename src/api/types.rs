@@ -6,6 +6,10 @@ pub use super::audio::{
     AudioJobRequest, AudioVariation, MusicRequest, SoundRequest, SpeechRequest, Voice, VoiceFilter,
     is_audio_url,
 };
+pub use super::catalog_jobs::{
+    CatalogJobRequest, ElementsRequest, FirstLastFrameRequest, LipsyncRequest, ThreeDMode,
+    ThreeDRequest,
+};
 use super::lenient::{
     lenient_bool, lenient_f64, lenient_list, lenient_string, lenient_u32, lenient_u64, list_map,
     multiplier_map, null_default, number_list, string_list,
@@ -95,6 +99,40 @@ pub struct ModelRecord {
     pub max_images: Option<u32>,
     #[serde(deserialize_with = "lenient_u32")]
     pub max_visual_dna: Option<u32>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub supports_visual_dna: Option<bool>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub max_videos: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub max_audio: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub max_elements: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub elements_max_images: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub elements_max_videos: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub elements_max_audio: Option<u32>,
+    #[serde(deserialize_with = "lenient_u32")]
+    pub max_total_media: Option<u32>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub min_video_duration: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub max_video_duration: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub min_audio_duration: Option<f64>,
+    #[serde(deserialize_with = "lenient_f64")]
+    pub max_audio_duration: Option<f64>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub audio_max_follows_video_duration: Option<bool>,
+    #[serde(deserialize_with = "string_list")]
+    pub supported_audio_formats: Vec<String>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub supports_audio_input: Option<bool>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub requires_video_input: Option<bool>,
+    #[serde(deserialize_with = "lenient_bool")]
+    pub supports_first_last_frame: Option<bool>,
     #[serde(deserialize_with = "lenient_u64")]
     pub max_file_size: Option<u64>,
     #[serde(deserialize_with = "lenient_bool")]
@@ -138,8 +176,17 @@ impl ModelRecord {
     pub fn max_images_per_request(&self) -> u32 {
         self.images_per_request.filter(|n| *n > 0).unwrap_or(1)
     }
+    /// Whether the record carries `catalog_type`; the contract's aliases `lipsync` and
+    /// `three_d` match any of the types they stand for.
     pub fn has_type(&self, catalog_type: &str) -> bool {
-        self.types.iter().any(|t| t == catalog_type)
+        let expanded: &[&str] = match catalog_type {
+            LIPSYNC_CATALOG_ALIAS => &LIPSYNC_CATALOG_TYPES,
+            THREE_D_CATALOG_ALIAS => &THREE_D_CATALOG_TYPES,
+            _ => &[],
+        };
+        self.types
+            .iter()
+            .any(|t| t == catalog_type || expanded.contains(&t.as_str()))
     }
     /// Aspect ratios offered for `catalog_type`: the per-type list when the record has one,
     /// else the general list (empty = no restriction).
@@ -222,6 +269,18 @@ pub enum GenerationKind {
     /// POST /v1/transcribe (body in `GenerationSpec::audio`): the words of an audio or
     /// video, as text and subtitles (`text`, `srt_url`, `txt_url` in the result).
     Transcription,
+    /// POST /v1/generate/elements (body in `GenerationSpec::catalog`): reference images,
+    /// videos and sound made into one video.
+    Elements,
+    /// POST /v1/generate/first-last-frame (body in `GenerationSpec::catalog`): the motion
+    /// between two images.
+    FirstLastFrame,
+    /// POST /v1/generate/lipsync (body in `GenerationSpec::catalog`): an image or video
+    /// speaking an audio file or a line of text.
+    Lipsync,
+    /// POST /v1/generate/3d (body in `GenerationSpec::catalog`): a 3D model (GLB, OBJ and a
+    /// thumbnail) from text, one image or several.
+    ThreeD,
 }
 
 impl GenerationKind {
@@ -241,6 +300,14 @@ impl GenerationKind {
         GenerationKind::VideoEdit,
         GenerationKind::VideoToVideo,
         GenerationKind::VideoTrim,
+    ];
+
+    /// Kinds whose body is a [`CatalogJobRequest`] (`GenerationSpec::catalog`).
+    pub const CATALOG: [GenerationKind; 4] = [
+        GenerationKind::Elements,
+        GenerationKind::FirstLastFrame,
+        GenerationKind::Lipsync,
+        GenerationKind::ThreeD,
     ];
 
     /// Kinds whose body is an [`AudioJobRequest`] (`GenerationSpec::audio`).
@@ -267,6 +334,10 @@ impl GenerationKind {
             GenerationKind::Speech => "/v1/generate/speech",
             GenerationKind::Sound => "/v1/generate/sound",
             GenerationKind::Transcription => "/v1/transcribe",
+            GenerationKind::Elements => "/v1/generate/elements",
+            GenerationKind::FirstLastFrame => "/v1/generate/first-last-frame",
+            GenerationKind::Lipsync => "/v1/generate/lipsync",
+            GenerationKind::ThreeD => "/v1/generate/3d",
         }
     }
     /// Catalog type name used to filter GET /v1/models. Creative Director has no type of
@@ -288,6 +359,10 @@ impl GenerationKind {
             GenerationKind::Speech => SPEECH_CATALOG_TYPE,
             GenerationKind::Sound => SOUND_CATALOG_TYPE,
             GenerationKind::Transcription => TRANSCRIPTION_CATALOG_TYPE,
+            GenerationKind::Elements => ELEMENTS_CATALOG_TYPE,
+            GenerationKind::FirstLastFrame => FIRST_LAST_FRAME_CATALOG_TYPE,
+            GenerationKind::Lipsync => LIPSYNC_CATALOG_ALIAS,
+            GenerationKind::ThreeD => THREE_D_CATALOG_ALIAS,
         }
     }
     /// Whether this kind is sent with a model from the catalog (a trim and the image
@@ -313,7 +388,11 @@ impl GenerationKind {
             | GenerationKind::Chat
             | GenerationKind::Music
             | GenerationKind::Speech
-            | GenerationKind::Sound => RateLimitGroup::OtherGeneration,
+            | GenerationKind::Sound
+            | GenerationKind::Elements
+            | GenerationKind::FirstLastFrame
+            | GenerationKind::Lipsync
+            | GenerationKind::ThreeD => RateLimitGroup::OtherGeneration,
             GenerationKind::Transcription => RateLimitGroup::Transcription,
         }
     }
@@ -333,6 +412,10 @@ impl GenerationKind {
             GenerationKind::Speech => "Speech",
             GenerationKind::Sound => "Sound effects",
             GenerationKind::Transcription => "Transcription",
+            GenerationKind::Elements => "Elements",
+            GenerationKind::FirstLastFrame => "First and last frame",
+            GenerationKind::Lipsync => "Lip sync",
+            GenerationKind::ThreeD => "3D model",
         }
     }
     /// Contract defaults: image-edit and Creative Director 1:1, video 16:9; image is not
@@ -341,7 +424,10 @@ impl GenerationKind {
         match self {
             GenerationKind::TextToVideo
             | GenerationKind::ImageToVideo
-            | GenerationKind::VideoToVideo => "16:9",
+            | GenerationKind::VideoToVideo
+            | GenerationKind::Elements
+            | GenerationKind::FirstLastFrame
+            | GenerationKind::Lipsync => "16:9",
             _ => "1:1",
         }
     }
@@ -354,7 +440,14 @@ impl GenerationKind {
                 | GenerationKind::VideoEdit
                 | GenerationKind::VideoToVideo
                 | GenerationKind::VideoTrim
+                | GenerationKind::Elements
+                | GenerationKind::FirstLastFrame
+                | GenerationKind::Lipsync
         )
+    }
+    /// Whether the output is a 3D model (GLB/OBJ files and a thumbnail).
+    pub fn outputs_3d(self) -> bool {
+        self == GenerationKind::ThreeD
     }
     /// Whether the output is sound (music, speech, a sound effect).
     pub fn outputs_audio(self) -> bool {
@@ -385,6 +478,9 @@ impl GenerationKind {
                 | GenerationKind::VideoTrim
                 | GenerationKind::ImageTool
                 | GenerationKind::Transcription
+                | GenerationKind::FirstLastFrame
+                | GenerationKind::Lipsync
+                | GenerationKind::ThreeD
         )
     }
     /// Whether a running job of this kind can be cancelled: a trim has no cancel route
@@ -408,6 +504,23 @@ pub const SPEECH_CATALOG_TYPE: &str = "text_to_speech";
 pub const SOUND_CATALOG_TYPE: &str = "text_to_sound";
 /// Catalog type of the transcription models (contract: `stt`, alias `transcription`).
 pub const TRANSCRIPTION_CATALOG_TYPE: &str = "stt";
+/// Catalog type of the elements models (contract).
+pub const ELEMENTS_CATALOG_TYPE: &str = "elements";
+/// Catalog type of the first-last-frame models (contract: `firstlastgenerations`, alias
+/// `first_last_frame`).
+pub const FIRST_LAST_FRAME_CATALOG_TYPE: &str = "firstlastgenerations";
+/// The contract's alias for both lip-sync catalog types (`lipsync-image`, `lipsync-video`);
+/// [`ModelRecord::has_type`] expands it.
+pub const LIPSYNC_CATALOG_ALIAS: &str = "lipsync";
+pub const LIPSYNC_CATALOG_TYPES: [&str; 2] = ["lipsync-image", "lipsync-video"];
+/// The contract's alias for the four 3D catalog types; [`ModelRecord::has_type`] expands it.
+pub const THREE_D_CATALOG_ALIAS: &str = "three_d";
+pub const THREE_D_CATALOG_TYPES: [&str; 4] = [
+    "3d_text_to_model",
+    "3d_image_to_model",
+    "3d_multi_image_to_model",
+    "3d_world",
+];
 /// Catalog type of the chat models (contract: `text`, alias `chat`).
 pub const CHAT_CATALOG_TYPE: &str = "text";
 
@@ -518,6 +631,11 @@ pub struct GenerationSpec {
     /// [`GenerationSpec::for_audio`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audio: Option<AudioJobRequest>,
+    /// Elements, first-last frame, lip sync and 3D: the body sent (its variant matches
+    /// `kind`); `request` mirrors prompt, model, duration and project (see
+    /// [`GenerationSpec::for_catalog`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<CatalogJobRequest>,
 }
 
 impl GenerationSpec {
@@ -528,6 +646,7 @@ impl GenerationSpec {
             request,
             video: None,
             audio: None,
+            catalog: None,
         }
     }
     /// A video-sourced job: the kind follows the body, and `request` mirrors its prompt,
@@ -544,6 +663,7 @@ impl GenerationSpec {
             request,
             video: Some(job),
             audio: None,
+            catalog: None,
         }
     }
     /// An audio job (music, speech, sound): the kind follows the body, and `request`
@@ -561,6 +681,25 @@ impl GenerationSpec {
             request,
             video: None,
             audio: Some(job),
+            catalog: None,
+        }
+    }
+    /// An elements, first-last-frame, lip-sync or 3D job: the kind follows the body, and
+    /// `request` mirrors its prompt, model, duration and project.
+    pub fn for_catalog(job: CatalogJobRequest) -> Self {
+        let request = GenerationRequest {
+            prompt: job.prompt().to_owned(),
+            model: job.model().map(str::to_owned),
+            project_id: job.project_id().map(str::to_owned),
+            duration: job.duration_secs(),
+            ..GenerationRequest::default()
+        };
+        GenerationSpec {
+            kind: job.kind(),
+            request,
+            video: None,
+            audio: None,
+            catalog: Some(job),
         }
     }
     /// The video edit's operation, when this is a video edit.

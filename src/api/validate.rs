@@ -388,6 +388,10 @@ fn kind_phrase(kind: GenerationKind) -> &'static str {
         GenerationKind::Speech => "speech",
         GenerationKind::Sound => "sound effects",
         GenerationKind::Transcription => "transcription",
+        GenerationKind::Elements => "elements videos",
+        GenerationKind::FirstLastFrame => "first-and-last-frame videos",
+        GenerationKind::Lipsync => "lip sync",
+        GenerationKind::ThreeD => "3D models",
     }
 }
 
@@ -447,6 +451,7 @@ mod tests {
 
     fn spec(kind: GenerationKind, prompt: &str) -> GenerationSpec {
         GenerationSpec {
+            catalog: None,
             kind,
             request: GenerationRequest {
                 prompt: prompt.into(),

@@ -790,6 +790,7 @@ mod tests {
 
     fn spec() -> GenerationSpec {
         GenerationSpec {
+            catalog: None,
             kind: GenerationKind::Image,
             request: GenerationRequest {
                 prompt: "a red fox".into(),

@@ -425,7 +425,12 @@ impl Tracker {
             | GenerationKind::ImageToVideo
             | GenerationKind::VideoEdit
             | GenerationKind::VideoToVideo
-            | GenerationKind::VideoTrim => FALLBACK_VIDEO_SECS,
+            | GenerationKind::VideoTrim
+            | GenerationKind::Elements
+            | GenerationKind::FirstLastFrame
+            | GenerationKind::Lipsync => FALLBACK_VIDEO_SECS,
+            // A 3D model takes about as long as a video (reference: 1-3 minutes).
+            GenerationKind::ThreeD => FALLBACK_VIDEO_SECS,
             GenerationKind::CreativeDirector => FALLBACK_CREATIVE_DIRECTOR_SECS,
             GenerationKind::Music
             | GenerationKind::Speech
@@ -1082,6 +1087,7 @@ mod tests {
             local_id,
             generation_id: None,
             spec: GenerationSpec {
+                catalog: None,
                 kind: GenerationKind::Image,
                 request: GenerationRequest {
                     prompt: "a red fox".into(),

@@ -110,6 +110,7 @@ mod tests {
             local_id: 1,
             generation_id: Some("g".into()),
             spec: GenerationSpec {
+                catalog: None,
                 kind: GenerationKind::TextToVideo,
                 request: GenerationRequest {
                     prompt: "a harbour".into(),

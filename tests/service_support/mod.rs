@@ -153,6 +153,7 @@ pub fn client(service: &LocalService) -> ApiClient {
 /// An image job for Flux Schnell with `prompt`: the spec the engine-level tests submit.
 pub fn image_spec(prompt: &str) -> framewright::api::GenerationSpec {
     framewright::api::GenerationSpec {
+        catalog: None,
         kind: framewright::api::GenerationKind::Image,
         request: framewright::api::GenerationRequest {
             prompt: prompt.to_owned(),

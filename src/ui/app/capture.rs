@@ -49,6 +49,7 @@ impl ScreenshotScene {
             ScreenshotScene::Docs => return None,
             ScreenshotScene::Video | ScreenshotScene::VideoEdit | ScreenshotScene::Transcript => (
                 GenerationSpec {
+                    catalog: None,
                     kind: GenerationKind::TextToVideo,
                     request: GenerationRequest {
                         prompt: "a lighthouse beam sweeping over a foggy harbour at dusk".into(),
@@ -82,6 +83,7 @@ impl ScreenshotScene {
             ),
             ScreenshotScene::TrayJob => (
                 GenerationSpec {
+                    catalog: None,
                     kind: GenerationKind::Image,
                     request: GenerationRequest {
                         prompt: "a quiet harbour at dawn, mist over the water".into(),
@@ -96,6 +98,7 @@ impl ScreenshotScene {
             ),
             ScreenshotScene::Storyboard => (
                 GenerationSpec {
+                    catalog: None,
                     kind: GenerationKind::CreativeDirector,
                     request: GenerationRequest {
                         prompt: "a paper boat's journey from a rainy gutter to the open sea".into(),

@@ -253,6 +253,7 @@ impl ComposeForm {
     /// A spec with only the kind and workflow set: what decides types and units.
     fn spec_shape(&self) -> GenerationSpec {
         GenerationSpec {
+            catalog: None,
             kind: self.kind,
             request: GenerationRequest {
                 workflow_type: self.workflow_request(),
@@ -482,6 +483,7 @@ impl ComposeForm {
         };
         let video = self.makes_video();
         GenerationSpec {
+            catalog: None,
             kind,
             request: GenerationRequest {
                 kind_hint: Some(kind),

@@ -301,6 +301,18 @@ fn kind_description(kind: GenerationKind) -> &'static str {
         GenerationKind::Transcription => {
             "Pick an audio or video; its words come back as text and subtitles."
         }
+        GenerationKind::Elements => {
+            "Give reference images, clips and sound; they become one video."
+        }
+        GenerationKind::FirstLastFrame => {
+            "Give a first and a last image; the video moves from one to the other."
+        }
+        GenerationKind::Lipsync => {
+            "Give a face (image or video) and a voice (audio or a typed line); it speaks."
+        }
+        GenerationKind::ThreeD => {
+            "Describe an object or give images of it; a 3D model comes back to turn and save."
+        }
     }
 }
 

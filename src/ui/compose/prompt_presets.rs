@@ -28,7 +28,9 @@ pub fn preset_type_for(kind: GenerationKind) -> Option<PromptPresetType> {
         GenerationKind::TextToVideo
         | GenerationKind::ImageToVideo
         | GenerationKind::VideoToVideo
-        | GenerationKind::CreativeDirector => Some(PromptPresetType::Video),
+        | GenerationKind::CreativeDirector
+        | GenerationKind::Elements
+        | GenerationKind::FirstLastFrame => Some(PromptPresetType::Video),
         GenerationKind::VideoEdit
         | GenerationKind::VideoTrim
         | GenerationKind::ImageTool
@@ -36,7 +38,9 @@ pub fn preset_type_for(kind: GenerationKind) -> Option<PromptPresetType> {
         | GenerationKind::Music
         | GenerationKind::Speech
         | GenerationKind::Sound
-        | GenerationKind::Transcription => None,
+        | GenerationKind::Transcription
+        | GenerationKind::Lipsync
+        | GenerationKind::ThreeD => None,
     }
 }
 

@@ -312,6 +312,7 @@ mod tests {
             local_id: 7,
             generation_id: Some("b1".into()),
             spec: GenerationSpec {
+                catalog: None,
                 kind: GenerationKind::CreativeDirector,
                 request: GenerationRequest {
                     prompt: "paper boats".into(),

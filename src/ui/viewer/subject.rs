@@ -285,6 +285,7 @@ mod tests {
             local_id: 3,
             generation_id: Some("g".into()),
             spec: GenerationSpec {
+                catalog: None,
                 kind: GenerationKind::Image,
                 request: Default::default(),
                 video: None,
