@@ -104,7 +104,10 @@ impl Harness {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_owned();
-        (content_type, response.bytes().await.expect("bytes").to_vec())
+        (
+            content_type,
+            response.bytes().await.expect("bytes").to_vec(),
+        )
     }
 
     /// Uploads a flat `rgb` PNG and returns its URL.
@@ -172,13 +175,8 @@ fn read_glb(bytes: &[u8]) -> GlbFacts {
         assert!((length - 1.0).abs() < 1e-3, "normal {normal:?}");
     }
     // The accessor's bounds are written and agree with the data.
-    let accessor = primitive
-        .get(&gltf::Semantic::Positions)
-        .expect("POSITION");
-    let (min, max) = (
-        accessor.min().expect("min"),
-        accessor.max().expect("max"),
-    );
+    let accessor = primitive.get(&gltf::Semantic::Positions).expect("POSITION");
+    let (min, max) = (accessor.min().expect("min"), accessor.max().expect("max"));
     for axis in 0..3 {
         let lowest = positions.iter().map(|p| p[axis]).fold(f32::MAX, f32::min);
         let highest = positions.iter().map(|p| p[axis]).fold(f32::MIN, f32::max);
@@ -319,9 +317,7 @@ async fn text_model_completes_with_glb_obj_and_preview_in_the_library() {
     assert_eq!(single["media"]["metadata"]["thumbnailUrl"], thumbnail_url);
 
     // No target_polycount: the default count.
-    let submit = service
-        .submit(&json!({"prompt": "a red apple"}))
-        .await;
+    let submit = service.submit(&json!({"prompt": "a red apple"})).await;
     let done = service.wait_generation(&submit).await;
     assert_eq!(done["state"], "completed", "{done}");
     let (_, glb) = service
