@@ -228,10 +228,10 @@ pub(crate) fn served_metadata(
 ) {
     if let Some(formats) = metadata.get_mut("formats").and_then(Value::as_object_mut) {
         for value in formats.values_mut() {
-            if let Some(path) = value.as_str() {
-                if !path.starts_with("http") {
-                    *value = json!(state.file_url(path));
-                }
+            if let Some(path) = value.as_str()
+                && !path.starts_with("http")
+            {
+                *value = json!(state.file_url(path));
             }
         }
     }

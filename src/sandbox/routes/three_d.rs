@@ -381,7 +381,7 @@ async fn reference_palette(state: &AppState, urls: &[String]) -> ApiResult<Vec<G
             })?;
         downloads.push((url.clone(), bytes));
     }
-    let extracted = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let mut images = Vec::with_capacity(downloads.len());
         for (url, bytes) in &downloads {
             let image = decode_image(bytes).map_err(|error| {
@@ -411,6 +411,5 @@ async fn reference_palette(state: &AppState, urls: &[String]) -> ApiResult<Vec<G
         )
     })
     .await
-    .map_err(|error| ApiError::internal("reference images", error))?;
-    extracted
+    .map_err(|error| ApiError::internal("reference images", error))?
 }
