@@ -171,7 +171,12 @@ impl User {
 
     /// Submits an image generation and waits for it; returns the finished status.
     async fn generate(&self, body: Value) -> Value {
-        let (status, submit) = self.post("/v1/generate/image", body).await;
+        self.submit_and_wait("/v1/generate/image", body).await
+    }
+
+    /// Submits to `path` and waits for the job (or batch) to complete.
+    async fn submit_and_wait(&self, path: &str, body: Value) -> Value {
+        let (status, submit) = self.post(path, body).await;
         assert!(status.is_success(), "{submit}");
         let id = submit["generation_id"].as_str().expect("id").to_owned();
         let deadline = Instant::now() + WAIT;
@@ -214,6 +219,15 @@ fn ids(list: &Value) -> Vec<String> {
         .iter()
         .map(|d| d["id"].as_str().unwrap_or("").to_owned())
         .collect()
+}
+
+fn media_items(list: &Value) -> Vec<Value> {
+    list["data"]
+        .as_array()
+        .or_else(|| list["media"].as_array())
+        .or_else(|| list["items"].as_array())
+        .cloned()
+        .unwrap_or_else(|| panic!("media list: {list}"))
 }
 
 /// Mean of each channel.
@@ -639,14 +653,45 @@ async fn renders_take_the_dna_and_moodboard_colours_and_unknown_ids_are_refused(
         .get(&format!("/v1/media?moodboard_id={moodboard_id}"))
         .await;
     assert_eq!(status, StatusCode::OK, "{filtered}");
-    let items = filtered["data"]
-        .as_array()
-        .or_else(|| filtered["media"].as_array())
-        .or_else(|| filtered["items"].as_array())
-        .unwrap_or_else(|| panic!("media list: {filtered}"));
-    assert_eq!(items.len(), 1, "{filtered}");
+    assert_eq!(media_items(&filtered).len(), 1, "{filtered}");
     let (status, _) = me.get("/v1/media?moodboard_id=nope").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // Creative Director: moodboard_ids gives scene 1 the board, scene 2 none.
+    let (status, refused) = me
+        .post(
+            "/v1/generate/creative-director",
+            json!({"prompt": prompt, "scene_count": 2, "moodboard_ids": [UNKNOWN_ID]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert_eq!(refused["code"], json!("MOODBOARD_NOT_FOUND"));
+    let done = me
+        .submit_and_wait(
+            "/v1/generate/creative-director",
+            json!({"prompt": prompt, "scene_count": 2, "moodboard_ids": [moodboard_id, ""]}),
+        )
+        .await;
+    assert_eq!(done["state"], json!("completed"), "{done}");
+    let (_, filtered) = me
+        .get(&format!("/v1/media?moodboard_id={moodboard_id}"))
+        .await;
+    let items = media_items(&filtered);
+    assert_eq!(items.len(), 2, "the image and scene 1: {filtered}");
+
+    // Video: the clip is coloured from the DNA (the prompt alone reads blue).
+    let video = me
+        .submit_and_wait(
+            "/v1/generate/video",
+            json!({"prompt": prompt, "model": "google/veo-3", "duration": 4, "visual_dna_ids": [green_id]}),
+        )
+        .await;
+    let poster = me
+        .download(video["result"]["thumbnail_url"].as_str().expect("poster"))
+        .await;
+    let poster = image::load_from_memory(&poster).expect("poster decodes").to_rgb8();
+    let v = mean_rgb(&poster);
+    assert!(greenness(v) > 40.0, "video poster {v:?}");
     let (_, all) = me.get("/v1/media?limit=50").await;
     let all = all.to_string();
     assert!(
