@@ -367,6 +367,32 @@ async fn a_visual_dna_is_created_builds_and_is_listed_read_updated_and_deleted()
     let (_, other_list) = other.get("/v1/visual-dna").await;
     assert!(!ids(&other_list).contains(&id));
 
+    // A picture over the decode budget is stored, never decoded: the entry fails to build
+    // and cannot be used.
+    let (status, body) = me
+        .multipart(vec![
+            Part::Text("name", "Too big".into()),
+            Part::Text("dna_type", "style".into()),
+            Part::File(
+                "images",
+                "huge.png",
+                "image/png",
+                service_support::png_of_zeros(16_384),
+            ),
+        ])
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["visual_dna"]["status"], json!("failed"), "{body}");
+    let failed_id = body["visual_dna"]["id"].as_str().expect("id");
+    let (status, answer) = me
+        .post(
+            "/v1/generate/image",
+            json!({"prompt": "anything", "visual_dna_ids": [failed_id]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    assert_eq!(answer["code"], json!("VISUAL_DNA_NOT_READY"));
+
     let (status, body) = me.delete(&format!("/v1/visual-dna/{id}")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
@@ -689,7 +715,9 @@ async fn renders_take_the_dna_and_moodboard_colours_and_unknown_ids_are_refused(
     let poster = me
         .download(video["result"]["thumbnail_url"].as_str().expect("poster"))
         .await;
-    let poster = image::load_from_memory(&poster).expect("poster decodes").to_rgb8();
+    let poster = image::load_from_memory(&poster)
+        .expect("poster decodes")
+        .to_rgb8();
     let v = mean_rgb(&poster);
     assert!(greenness(v) > 40.0, "video poster {v:?}");
     let (_, all) = me.get("/v1/media?limit=50").await;

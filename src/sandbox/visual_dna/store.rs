@@ -372,3 +372,41 @@ impl Store {
         tx.commit()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_follows_the_clock_so_a_restart_keeps_it() {
+        let row = VisualDnaRow {
+            id: "a".into(),
+            owner_id: Some("u".into()),
+            name: "n".into(),
+            dna_type: "style".into(),
+            prompt_helper: None,
+            image_paths: vec![],
+            thumb_rel_path: "t.jpg".into(),
+            colors: vec![],
+            description: "d".into(),
+            system_prompt: "s".into(),
+            folder_id: None,
+            failed: false,
+            ready_at_ms: 1_000,
+            created_at: String::new(),
+            created_ms: 0,
+        };
+        assert_eq!(row.status(999), DnaStatus::Building);
+        assert_eq!(row.status(1_000), DnaStatus::Ready);
+        let json = row.to_json(999, &|p| format!("u/{p}"), true);
+        assert_eq!(json["description"], Value::Null);
+        assert_eq!(json["system_prompt"], Value::Null);
+        let json = row.to_json(1_000, &|p| format!("u/{p}"), true);
+        assert_eq!(json["system_prompt"], json!("s"));
+        let failed = VisualDnaRow {
+            failed: true,
+            ..row
+        };
+        assert_eq!(failed.status(5_000), DnaStatus::Failed);
+    }
+}
