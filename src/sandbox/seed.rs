@@ -386,82 +386,6 @@ pub(crate) fn seed_media(
     Ok(count)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sandbox::render::{RenderSpec, THUMBNAIL_LONG_SIDE_PX, render_art, thumbnail};
-
-    fn draw(prompt: &str, seed: i64, (width, height): (u32, u32)) -> image::RgbImage {
-        render_art(&RenderSpec {
-            prompt,
-            seed,
-            index: 0,
-            width,
-            height,
-        })
-    }
-
-    fn still_prompt(n: usize) -> String {
-        format!("seed still {n}")
-    }
-
-    #[test]
-    fn the_shipped_stills_are_what_the_renderer_draws() {
-        // One variant in full (PNG is lossless): the renderer is slow in a debug build.
-        let drawn = draw(&still_prompt(0), 0, SEED_IMAGE_SIDE_PX);
-        let shipped = image::load_from_memory(SEED_STILLS[0].0)
-            .expect("still 0 decodes")
-            .to_rgb8();
-        assert!(
-            drawn == shipped,
-            "assets/sandbox-seed/ is out of date with render_art: run \
-             `cargo test --lib sandbox::seed::tests::write_the_shipped_stills -- --ignored`"
-        );
-    }
-
-    #[test]
-    fn every_shipped_file_decodes_at_its_size() {
-        for (png, thumb) in SEED_STILLS {
-            let still = image::load_from_memory(png).expect("still decodes");
-            assert_eq!((still.width(), still.height()), SEED_IMAGE_SIDE_PX);
-            let thumb = image::load_from_memory(thumb).expect("thumbnail decodes");
-            assert_eq!(thumb.width(), THUMBNAIL_LONG_SIDE_PX);
-        }
-        for stock in &STOCK_STILLS {
-            let still = image::load_from_memory(stock.jpeg).expect("stock decodes");
-            assert_eq!((still.width(), still.height()), STOCK_SIDE_PX);
-            let thumb = image::load_from_memory(stock.thumb).expect("thumbnail decodes");
-            assert_eq!(thumb.width(), THUMBNAIL_LONG_SIDE_PX);
-        }
-    }
-
-    /// Redraws `assets/sandbox-seed/` after a change to the renderer.
-    #[test]
-    #[ignore = "writes the repository's assets; run by hand after changing render_art"]
-    fn write_the_shipped_stills() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sandbox-seed");
-        for n in 0..SEED_VARIANTS {
-            let image = draw(&still_prompt(n), n as i64, SEED_IMAGE_SIDE_PX);
-            crate::sandbox::files::write_png(&dir.join(format!("still_{n}.png")), &image)
-                .expect("write still");
-            write_jpeg(
-                &dir.join(format!("still_{n}_thumb.jpg")),
-                &thumbnail(&image),
-            )
-            .expect("write thumbnail");
-        }
-        for (n, stock) in STOCK_STILLS.iter().enumerate() {
-            let image = draw(stock.prompt, 900 + n as i64, STOCK_SIDE_PX);
-            write_jpeg(&dir.join(stock.file_name), &image).expect("write stock");
-            write_jpeg(
-                &dir.join(format!("thumb_{}", stock.file_name)),
-                &thumbnail(&image),
-            )
-            .expect("write stock thumbnail");
-        }
-    }
-}
-
 /// One seeded global Visual DNA: its name, type, the shipped picture and the thumbnail its
 /// colours and square thumbnail come from (the small file keeps a sandbox start cheap).
 struct GlobalDna {
@@ -546,4 +470,80 @@ pub(crate) fn ensure_global_visual_dnas(state: &AppState) -> Result<(), String> 
             .map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::render::{RenderSpec, THUMBNAIL_LONG_SIDE_PX, render_art, thumbnail};
+
+    fn draw(prompt: &str, seed: i64, (width, height): (u32, u32)) -> image::RgbImage {
+        render_art(&RenderSpec {
+            prompt,
+            seed,
+            index: 0,
+            width,
+            height,
+        })
+    }
+
+    fn still_prompt(n: usize) -> String {
+        format!("seed still {n}")
+    }
+
+    #[test]
+    fn the_shipped_stills_are_what_the_renderer_draws() {
+        // One variant in full (PNG is lossless): the renderer is slow in a debug build.
+        let drawn = draw(&still_prompt(0), 0, SEED_IMAGE_SIDE_PX);
+        let shipped = image::load_from_memory(SEED_STILLS[0].0)
+            .expect("still 0 decodes")
+            .to_rgb8();
+        assert!(
+            drawn == shipped,
+            "assets/sandbox-seed/ is out of date with render_art: run \
+             `cargo test --lib sandbox::seed::tests::write_the_shipped_stills -- --ignored`"
+        );
+    }
+
+    #[test]
+    fn every_shipped_file_decodes_at_its_size() {
+        for (png, thumb) in SEED_STILLS {
+            let still = image::load_from_memory(png).expect("still decodes");
+            assert_eq!((still.width(), still.height()), SEED_IMAGE_SIDE_PX);
+            let thumb = image::load_from_memory(thumb).expect("thumbnail decodes");
+            assert_eq!(thumb.width(), THUMBNAIL_LONG_SIDE_PX);
+        }
+        for stock in &STOCK_STILLS {
+            let still = image::load_from_memory(stock.jpeg).expect("stock decodes");
+            assert_eq!((still.width(), still.height()), STOCK_SIDE_PX);
+            let thumb = image::load_from_memory(stock.thumb).expect("thumbnail decodes");
+            assert_eq!(thumb.width(), THUMBNAIL_LONG_SIDE_PX);
+        }
+    }
+
+    /// Redraws `assets/sandbox-seed/` after a change to the renderer.
+    #[test]
+    #[ignore = "writes the repository's assets; run by hand after changing render_art"]
+    fn write_the_shipped_stills() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sandbox-seed");
+        for n in 0..SEED_VARIANTS {
+            let image = draw(&still_prompt(n), n as i64, SEED_IMAGE_SIDE_PX);
+            crate::sandbox::files::write_png(&dir.join(format!("still_{n}.png")), &image)
+                .expect("write still");
+            write_jpeg(
+                &dir.join(format!("still_{n}_thumb.jpg")),
+                &thumbnail(&image),
+            )
+            .expect("write thumbnail");
+        }
+        for (n, stock) in STOCK_STILLS.iter().enumerate() {
+            let image = draw(stock.prompt, 900 + n as i64, STOCK_SIDE_PX);
+            write_jpeg(&dir.join(stock.file_name), &image).expect("write stock");
+            write_jpeg(
+                &dir.join(format!("thumb_{}", stock.file_name)),
+                &thumbnail(&image),
+            )
+            .expect("write stock thumbnail");
+        }
+    }
 }
