@@ -86,6 +86,9 @@ pub(crate) struct ModelSpec {
     /// Typical wall time of one job in seconds (3D jobs last this long at speed 1).
     #[serde(default)]
     pub estimated_duration_seconds: Option<f64>,
+    /// How many `visual_dna_ids` a request to this model may name (at most 3 anyway).
+    #[serde(default)]
+    pub max_visual_dna: Option<u32>,
     #[serde(default)]
     sort_order: f64,
     #[serde(default)]
