@@ -166,8 +166,8 @@ pub(crate) async fn three_d(
         );
     }
     let look = Look {
-        effects: Vec::new(),
         grade: palette,
+        ..Look::default()
     };
     let look_json = if look.is_empty() {
         None
