@@ -829,7 +829,8 @@ async fn every_route_refuses_a_job_the_balance_cannot_pay() {
 // ---- the studio's client ----
 
 /// The bodies `api::catalog_jobs` sends are the ones these routes read: a lip sync with a
-/// text line and an elements job go through `ApiClient::submit` and come back completed.
+/// text line and an elements job (a picture and a video) go through `ApiClient::submit` and
+/// come back completed.
 #[tokio::test]
 async fn the_studios_catalog_bodies_submit_and_complete() {
     use framewright::api::{
@@ -847,6 +848,7 @@ async fn the_studios_catalog_bodies_submit_and_complete() {
         GenerationSpec::for_catalog(CatalogJobRequest::Elements(ElementsRequest {
             prompt: "A lantern in the rain".to_owned(),
             reference_images: vec![cool_url().await],
+            reference_videos: vec![fixture_video_url().await],
             duration: Some(5.0),
             aspect_ratio: Some("1:1".to_owned()),
             ..ElementsRequest::default()
