@@ -240,8 +240,8 @@ fn mean_rgb(frame: &DecodedFrame) -> [f64; 3] {
     for y in 0..h * 3 / 4 {
         for x in 0..w * 3 / 4 {
             let at = (y * w + x) * 4;
-            for c in 0..3 {
-                sum[c] += f64::from(frame.rgba[at + c]);
+            for (c, total) in sum.iter_mut().enumerate() {
+                *total += f64::from(frame.rgba[at + c]);
             }
             n += 1.0;
         }

@@ -26,7 +26,7 @@ enum Segment {
     Still(I420),
     Clip {
         mp4: Vec<u8>,
-        source: Option<CleanSource>,
+        source: Option<Box<CleanSource>>,
         /// Frame 0, cover-fitted (what the previous segment dissolves into).
         first: I420,
     },
@@ -54,7 +54,7 @@ impl Segment {
         }
         Ok(Segment::Clip {
             mp4: mp4.to_vec(),
-            source: Some(CleanSource::open(mp4)?),
+            source: Some(Box::new(CleanSource::open(mp4)?)),
             first,
         })
     }
@@ -81,7 +81,7 @@ impl Segment {
                     // Short clip: loop it.
                     let mut again = CleanSource::open(mp4)?;
                     frame = again.next()?;
-                    *source = Some(again);
+                    *source = Some(Box::new(again));
                 }
                 match frame {
                     Some(frame) => fit_frame(&frame, out),

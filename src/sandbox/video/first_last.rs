@@ -104,8 +104,8 @@ mod tests {
         let n = frame.rgba.len() as u32 / 4;
         let mut sum = [0u32; 3];
         for px in frame.rgba.chunks(4) {
-            for c in 0..3 {
-                sum[c] += u32::from(px[c]);
+            for (total, value) in sum.iter_mut().zip(px) {
+                *total += u32::from(*value);
             }
         }
         sum.map(|s| s / n)
