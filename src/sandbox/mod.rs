@@ -40,6 +40,8 @@ mod look;
 mod media_store;
 mod model3d;
 mod moodboards;
+mod motion_audio;
+mod motion_jobs;
 mod palette_cache;
 mod palette_store;
 mod preset_thumbs;
