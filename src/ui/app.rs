@@ -45,6 +45,7 @@ mod service;
 mod sound;
 mod transcript;
 mod tray;
+mod visual_dna;
 pub use capture::ScreenshotScene;
 
 /// How the studio starts (from the command line).
@@ -502,6 +503,8 @@ impl StudioApp {
             Event::Audio(event) => self.sound_event(ctx, event),
             Event::Docs(event) => self.docs_event(ctx, event),
             Event::FileOut(event) => self.file_out_event(ctx, event),
+            Event::VisualDna(event) => self.visual_dna_event(ctx, event),
+            Event::Moodboards(event) => self.moodboard_event(ctx, event),
             Event::Transcript(event) => {
                 self.viewer.handle_transcript_event(&event);
                 self.create.transcription.handle_event(&event);
