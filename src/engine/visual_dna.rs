@@ -110,7 +110,7 @@ impl VisualDnas {
             }
             VisualDnaCommand::Create(new) => {
                 spawn_reported(owner, "making a Visual DNA", async move {
-                    let result = ctx.client.create_visual_dna(&new).await;
+                    let result = create_with_downloads(&ctx, new).await;
                     if let Err(e) = &result {
                         tracing::info!("Visual DNA create refused: {e}");
                     }
@@ -207,6 +207,51 @@ async fn poll_while_building(ctx: &Arc<Ctx>) {
         }
     }
     tracing::warn!("a Visual DNA stayed building; stopped watching it");
+}
+
+/// Create, first downloading any image given as an http(s) URL (a Library or canvas
+/// image) into a temporary file beside the cache, removed afterwards.
+async fn create_with_downloads(ctx: &Ctx, mut new: NewVisualDna) -> Result<VisualDna, ApiError> {
+    crate::api::visual_dna_client::check_new_visual_dna(&new)?;
+    let mut temporary = Vec::new();
+    let mut failure = None;
+    for path in &mut new.image_paths {
+        let text = path.to_string_lossy().into_owned();
+        if !super::moodboards::is_web_url(&text) {
+            continue;
+        }
+        let name = text
+            .split(['?', '#'])
+            .next()
+            .and_then(|t| t.rsplit('/').next())
+            .filter(|n| !n.is_empty())
+            .unwrap_or("image.png")
+            .to_owned();
+        let dir = ctx.cache_dir.join("visual-dna-uploads");
+        let dest = dir.join(format!("{}-{name}", uuid::Uuid::new_v4().simple()));
+        let fetched = match tokio::fs::create_dir_all(&dir).await {
+            Ok(()) => ctx.client.download_output_to(&text, &dest).await,
+            Err(e) => Err(ApiError::Io(format!("cannot write {}: {e}", dir.display()))),
+        };
+        match fetched {
+            Ok(()) => {
+                temporary.push(dest.clone());
+                *path = dest;
+            }
+            Err(e) => {
+                failure = Some(e.with_message_prefix(&format!("Could not fetch {name}")));
+                break;
+            }
+        }
+    }
+    let result = match failure {
+        Some(error) => Err(error),
+        None => ctx.client.create_visual_dna(&new).await,
+    };
+    for file in temporary {
+        let _ = tokio::fs::remove_file(file).await;
+    }
+    result
 }
 
 async fn list_folders(ctx: &Ctx) {
