@@ -66,3 +66,10 @@ impl StudioApp {
         self.apply(ctx, Action::Navigate(View::Library));
     }
 }
+
+impl StudioApp {
+    /// The Visual DNA view's state (tests and tools).
+    pub fn visual_dna_state(&self) -> &crate::ui::visual_dna::LooksState {
+        &self.looks
+    }
+}
