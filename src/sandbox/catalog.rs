@@ -83,6 +83,9 @@ pub(crate) struct ModelSpec {
     pub video_input_credit: Option<f64>,
     #[serde(default)]
     pub video_input_resolution_multipliers: Option<HashMap<String, f64>>,
+    /// How many `visual_dna_ids` a request to this model may name (at most 3 anyway).
+    #[serde(default)]
+    pub max_visual_dna: Option<u32>,
     #[serde(default)]
     sort_order: f64,
     #[serde(default)]
