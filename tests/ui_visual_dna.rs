@@ -136,6 +136,20 @@ fn a_visual_dna_from_two_dropped_photos_is_made_renamed_and_deleted() {
     });
     harness.check_accessibility();
 
+    // "Use in Create" switches to Create with it picked; the rail brings the view back.
+    click(&mut harness, "Use in Create");
+    assert_eq!(harness.state().view(), View::Create);
+    assert!(
+        harness
+            .state()
+            .toast_texts()
+            .iter()
+            .any(|t| t.contains("“Chelsea” is picked"))
+    );
+    click(&mut harness, "Visual DNA");
+    assert_eq!(harness.state().view(), View::VisualDna);
+    steps(&mut harness, 2);
+
     // Rename from the detail pane.
     click(&mut harness, "Edit…");
     steps(&mut harness, 2);
@@ -200,4 +214,8 @@ fn a_moodboard_from_a_dropped_photo_with_a_style_guide() {
     // The detail pane shows its master prompt.
     assert!(shows(&harness, "MASTER PROMPT"));
     assert!(shows_start(&harness, "In the look of the moodboard"));
+
+    // "Show in Library" opens the Library filtered by it.
+    click(&mut harness, "Show in Library");
+    assert_eq!(harness.state().view(), View::Library);
 }
