@@ -11,12 +11,23 @@ use crate::ui::visual_dna::{LooksAction, LooksRoute};
 
 impl StudioApp {
     pub(super) fn visual_dna_event(&mut self, ctx: &egui::Context, event: VisualDnaEvent) {
+        // Create's pickers keep the whole list (what they offer and check picks against).
+        if let VisualDnaEvent::Listed(result) = &event {
+            self.create.visual_dnas_listed(result.clone());
+        }
         for action in self.looks.handle_dna_event(&event) {
             self.apply(ctx, action);
         }
     }
 
     pub(super) fn moodboard_event(&mut self, ctx: &egui::Context, event: MoodboardEvent) {
+        // Create's moodboard picker and the Library's moodboard filter keep the list.
+        if let MoodboardEvent::Listed(result) = &event {
+            self.create.moodboards_listed(result.clone());
+            if let Ok(boards) = result {
+                self.library.moodboards_listed(boards.clone());
+            }
+        }
         for action in self.looks.handle_board_event(&event) {
             self.apply(ctx, action);
         }
@@ -40,29 +51,32 @@ impl StudioApp {
 
     /// Switch to Create with this Visual DNA picked (added to the form's Visual DNA ids).
     fn use_visual_dna_in_create(&mut self, ctx: &egui::Context, id: &str) {
-        let form = &mut self.create.form;
-        let mut ids = form.visual_dna_ids();
-        if !ids.iter().any(|i| i == id) {
-            ids.push(id.to_owned());
-        }
-        form.visual_dna_input = ids.join(", ");
+        let added = self.create.pick_visual_dna(id);
         let name = self
             .looks
             .entry(id)
             .map(|e| e.name.clone())
             .unwrap_or_else(|| id.to_owned());
         self.apply(ctx, Action::Navigate(View::Create));
-        self.toasts.push(
-            crate::ui::toasts::ToastKind::Info,
-            format!("Visual DNA “{name}” is picked for your next picture."),
-        );
+        if added {
+            self.toasts.push(
+                crate::ui::toasts::ToastKind::Info,
+                format!("Visual DNA “{name}” is picked for your next picture."),
+            );
+        } else {
+            self.toasts.push(
+                crate::ui::toasts::ToastKind::Info,
+                format!(
+                    "“{name}” was not added: the form already has as many Visual DNA as it \
+                     takes. Remove one to add it."
+                ),
+            );
+        }
     }
 
     /// Switch to the Library showing the pictures made with this moodboard.
     fn show_moodboard_in_library(&mut self, ctx: &egui::Context, id: &str, name: &str) {
-        // The Library's moodboard filter is the pickers' (`LibraryPanel::filter_by_moodboard`);
-        // until it lands this only opens the Library.
-        tracing::debug!(moodboard_id = id, "show moodboard {name} in the Library");
+        self.library.filter_by_moodboard(id, name);
         self.apply(ctx, Action::Navigate(View::Library));
     }
 }
