@@ -100,7 +100,11 @@ fn run(search: Option<&str>) -> Stats {
         let elapsed = started.elapsed();
         std::hint::black_box(primitives);
         let _ = textures.take_wanted();
-        assert!(state.popup_open, "the picker stays open through the run (frame {frame}, cursor {}, picked {:?})", state.cursor, state.picked);
+        assert!(
+            state.popup_open,
+            "the picker stays open through the run (frame {frame}, cursor {}, picked {:?})",
+            state.cursor, state.picked
+        );
         if frame >= WARMUP_FRAMES {
             samples.push(elapsed);
         }

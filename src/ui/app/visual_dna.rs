@@ -11,7 +11,7 @@ use crate::ui::visual_dna::{LooksAction, LooksRoute};
 
 impl StudioApp {
     pub(super) fn visual_dna_event(&mut self, ctx: &egui::Context, event: VisualDnaEvent) {
-        // The Create panel's picker keeps the whole list (its choices).
+        // Create's pickers keep the whole list (what they offer and check picks against).
         if let VisualDnaEvent::Listed(result) = &event {
             self.create.visual_dnas_listed(result.clone());
         }
@@ -21,7 +21,7 @@ impl StudioApp {
     }
 
     pub(super) fn moodboard_event(&mut self, ctx: &egui::Context, event: MoodboardEvent) {
-        // Create's moodboard picker and the Library's moodboard filter keep the list too.
+        // Create's moodboard picker and the Library's moodboard filter keep the list.
         if let MoodboardEvent::Listed(result) = &event {
             self.create.moodboards_listed(result.clone());
             if let Ok(boards) = result {
@@ -49,8 +49,7 @@ impl StudioApp {
         }
     }
 
-    /// Switch to Create with this Visual DNA picked (Create's picker says so when it is
-    /// already at its most).
+    /// Switch to Create with this Visual DNA picked (added to the form's Visual DNA ids).
     fn use_visual_dna_in_create(&mut self, ctx: &egui::Context, id: &str) {
         let added = self.create.pick_visual_dna(id);
         let name = self
@@ -63,6 +62,14 @@ impl StudioApp {
             self.toasts.push(
                 crate::ui::toasts::ToastKind::Info,
                 format!("Visual DNA “{name}” is picked for your next picture."),
+            );
+        } else {
+            self.toasts.push(
+                crate::ui::toasts::ToastKind::Info,
+                format!(
+                    "“{name}” was not added: the form already has as many Visual DNA as it \
+                     takes. Remove one to add it."
+                ),
             );
         }
     }

@@ -160,8 +160,9 @@ impl DnaPickerState {
 
 /// The action that asks the engine for every Visual DNA.
 fn list_request() -> Option<Action> {
-    // Until the engine's Visual DNA commands land (branch i22-looks).
-    None
+    Some(Action::Send(Box::new(crate::engine::Command::VisualDna(
+        crate::engine::VisualDnaCommand::List,
+    ))))
 }
 
 /// Whether `entry` can be picked now.

@@ -160,8 +160,9 @@ impl MoodboardPickerState {
 }
 
 fn list_request() -> Option<Action> {
-    // Until the engine's moodboard commands land (branch i22-looks).
-    None
+    Some(Action::Send(Box::new(crate::engine::Command::Moodboards(
+        crate::engine::MoodboardCommand::List,
+    ))))
 }
 
 /// The picker: one button, or in Creative Director (`scene_count` given) the All scenes /
