@@ -823,37 +823,40 @@ fn form_images_ui(
                 .color(tokens::palette().text_faint),
         );
     });
-    ui.horizontal_wrapped(|ui| {
-        for (index, image) in images.iter().enumerate() {
-            let label = image.label();
-            egui::Frame::new()
-                .fill(tokens::palette().bg_surface)
-                .stroke(Stroke::new(1.0, tokens::palette().border))
-                .corner_radius(CornerRadius::same(tokens::RADIUS_M))
-                .inner_margin(egui::Margin::symmetric(6, 4))
-                .show(ui, |ui| {
-                    ui.horizontal(|ui| {
-                        crate::ui::textures::small_thumbnail_ui(
-                            ui,
-                            textures,
-                            &image.preview_url(),
-                            36.0,
-                            &label,
-                        );
-                        ui.label(
-                            RichText::new(crate::ui::format::excerpt(&label, 18))
-                                .size(12.5)
-                                .color(tokens::palette().text),
-                        );
-                        if widgets::icon_button(ui, Icon::Close, &format!("Remove {label}"))
-                            .clicked()
-                        {
-                            actions.push(wrap(remove(index)));
-                        }
+    // No row at all while empty (an empty wrapped row still takes a line).
+    if !images.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            for (index, image) in images.iter().enumerate() {
+                let label = image.label();
+                egui::Frame::new()
+                    .fill(tokens::palette().bg_surface)
+                    .stroke(Stroke::new(1.0, tokens::palette().border))
+                    .corner_radius(CornerRadius::same(tokens::RADIUS_M))
+                    .inner_margin(egui::Margin::symmetric(6, 4))
+                    .show(ui, |ui| {
+                        ui.horizontal(|ui| {
+                            crate::ui::textures::small_thumbnail_ui(
+                                ui,
+                                textures,
+                                &image.preview_url(),
+                                36.0,
+                                &label,
+                            );
+                            ui.label(
+                                RichText::new(crate::ui::format::excerpt(&label, 18))
+                                    .size(12.5)
+                                    .color(tokens::palette().text),
+                            );
+                            if widgets::icon_button(ui, Icon::Close, &format!("Remove {label}"))
+                                .clicked()
+                            {
+                                actions.push(wrap(remove(index)));
+                            }
+                        });
                     });
-                });
-        }
-    });
+            }
+        });
+    }
     if images.len() < max {
         ui.horizontal(|ui| {
             if ui.add(widgets::secondary_button("Choose files…")).clicked() {
