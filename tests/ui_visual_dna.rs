@@ -15,7 +15,7 @@ type Studio = egui_kittest::Harness<'static, StudioApp>;
 /// Replace the text of the field named `label`.
 fn set_text(harness: &mut Studio, label: &str, text: &str) {
     harness.get_by_label(label).click();
-    harness.step();
+    steps(harness, 2);
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     harness.step();
     harness.get_by_label(label).type_text(text);
@@ -46,10 +46,7 @@ fn click(harness: &mut Studio, label: &str) {
     steps(harness, 2);
 }
 
-fn entry_named<'a>(
-    harness: &'a Studio,
-    name: &str,
-) -> Option<framewright::api::visual_dna::VisualDna> {
+fn entry_named(harness: &Studio, name: &str) -> Option<framewright::api::visual_dna::VisualDna> {
     harness
         .state()
         .visual_dna_state()
@@ -187,13 +184,28 @@ fn a_moodboard_from_a_dropped_photo_with_a_style_guide() {
         .click();
     steps(&mut harness, 2);
     click(&mut harness, "New moodboard");
+    steps(&mut harness, 2);
     drop_file(&mut harness, fixture_photo("rocket.jpg"));
     steps(&mut harness, 2);
-    set_text(&mut harness, "Moodboard name", "Launch day");
+    // The name field has the keyboard focus when the form opens.
+    harness
+        .get_by_label("Moodboard name")
+        .type_text("Launch day");
+    steps(&mut harness, 2);
     set_text(&mut harness, "Style guide", "hard daylight, NASA blue");
     assert!(shows(&harness, "24 / 500"), "the style guide's count");
     harness.check_accessibility();
     click(&mut harness, "Make moodboard");
+    step_until(&mut harness, "the save's answer", |h| {
+        let state = h.state().visual_dna_state();
+        state
+            .board_form
+            .as_ref()
+            .is_none_or(|f| f.error.is_some() || !f.sending)
+    });
+    if let Some(form) = &harness.state().visual_dna_state().board_form {
+        panic!("the moodboard was not saved: {:?}", form.error);
+    }
     step_until(&mut harness, "the moodboard", |h| {
         h.state()
             .visual_dna_state()

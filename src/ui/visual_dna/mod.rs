@@ -803,18 +803,32 @@ fn details_ui(ui: &mut Ui, details: &str, salt: &str) {
 
 // ---- the forms -----------------------------------------------------------------------------
 
+/// The images part of a form: what it holds and how its buttons answer.
+struct ImagesField<'a> {
+    images: &'a [FormImage],
+    url_input: &'a mut String,
+    max: usize,
+    note: Option<&'a str>,
+    problem: Option<String>,
+    remove: fn(usize) -> LooksAction,
+    add_url: LooksAction,
+}
+
 fn form_images_ui(
     ui: &mut Ui,
-    images: &[FormImage],
-    url_input: &mut String,
-    max: usize,
-    note: Option<&str>,
-    problem: Option<String>,
+    field: ImagesField<'_>,
     textures: &TextureCache,
-    remove: impl Fn(usize) -> LooksAction,
-    add_url: LooksAction,
     actions: &mut Vec<Action>,
 ) {
+    let ImagesField {
+        images,
+        url_input,
+        max,
+        note,
+        problem,
+        remove,
+        add_url,
+    } = field;
     ui.horizontal(|ui| {
         widgets::section_label(ui, "Images");
         ui.label(
@@ -982,14 +996,16 @@ fn dna_form_ui(
                         let note = form.images_note.clone();
                         form_images_ui(
                             ui,
-                            &form.images,
-                            &mut form.url_input,
-                            VISUAL_DNA_MAX_IMAGES,
-                            note.as_deref(),
-                            problem,
+                            ImagesField {
+                                images: &form.images,
+                                url_input: &mut form.url_input,
+                                max: VISUAL_DNA_MAX_IMAGES,
+                                note: note.as_deref(),
+                                problem,
+                                remove: LooksAction::RemoveDnaImage,
+                                add_url: LooksAction::AddDnaUrl,
+                            },
                             textures,
-                            LooksAction::RemoveDnaImage,
-                            LooksAction::AddDnaUrl,
                             actions,
                         );
                     }
@@ -1114,14 +1130,16 @@ fn board_form_ui(
                     let note = form.images_note.clone();
                     form_images_ui(
                         ui,
-                        &form.images,
-                        &mut form.url_input,
-                        MOODBOARD_MAX_IMAGES,
-                        note.as_deref(),
-                        problem,
+                        ImagesField {
+                            images: &form.images,
+                            url_input: &mut form.url_input,
+                            max: MOODBOARD_MAX_IMAGES,
+                            note: note.as_deref(),
+                            problem,
+                            remove: LooksAction::RemoveBoardImage,
+                            add_url: LooksAction::AddBoardUrl,
+                        },
                         textures,
-                        LooksAction::RemoveBoardImage,
-                        LooksAction::AddBoardUrl,
                         actions,
                     );
                     if let Some(error) = &form.error {
