@@ -93,7 +93,7 @@ pub fn field_name(field: &Field) -> &'static str {
         Field::Project => "Project",
         Field::Duration => "Duration",
         Field::SourceImage => "Image to animate",
-        Field::VisualDna => "Visual DNA ids",
+        Field::VisualDna => "Visual DNA",
         Field::ReferenceImages => "Reference images",
         Field::SceneCount => "Scenes",
         Field::SourceVideo => "Video to edit",
@@ -112,6 +112,7 @@ pub fn field_name(field: &Field) -> &'static str {
         Field::Lyrics => "Lyrics",
         Field::VocalGender => "Vocal gender",
         Field::Language => "Language",
+        Field::Moodboard => "Moodboard",
     }
 }
 
