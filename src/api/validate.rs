@@ -90,7 +90,7 @@ mod audio;
 mod catalog;
 mod video;
 
-pub use catalog::{CatalogMediaFacts, validate_catalog, validate_catalog_with};
+pub use catalog::{CatalogMediaFacts, extension_of, validate_catalog, validate_catalog_with};
 
 pub use audio::{SOUND_DURATION_RANGE_SECS, VOCAL_GENDERS, sound_range_secs, validate_audio_job};
 
