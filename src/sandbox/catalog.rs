@@ -83,6 +83,36 @@ pub(crate) struct ModelSpec {
     pub video_input_credit: Option<f64>,
     #[serde(default)]
     pub video_input_resolution_multipliers: Option<HashMap<String, f64>>,
+    /// Elements: how many reference images, videos and sounds a request may carry, and
+    /// all of them together (`None`/0 caps: see `routes::motion`).
+    #[serde(default)]
+    pub elements_max_images: Option<u32>,
+    #[serde(default)]
+    pub elements_max_videos: Option<u32>,
+    #[serde(default)]
+    pub elements_max_audio: Option<u32>,
+    #[serde(default)]
+    pub max_total_media: Option<u32>,
+    #[serde(default)]
+    pub supports_visual_dna: bool,
+    #[serde(default)]
+    pub max_visual_dna: Option<u32>,
+    #[serde(default)]
+    pub supports_first_last_frame: bool,
+    /// Lip sync: the sound's shortest and longest length in seconds, and whether it may be
+    /// no longer than the source video.
+    #[serde(default)]
+    pub min_audio_duration: Option<f64>,
+    #[serde(default)]
+    pub max_audio_duration: Option<f64>,
+    #[serde(default)]
+    pub audio_max_follows_video_duration: bool,
+    /// Lowercase container names (mp3, wav, m4a); empty = any the sandbox can read.
+    #[serde(default)]
+    pub supported_audio_formats: Option<Vec<String>>,
+    /// Largest input file in bytes.
+    #[serde(default)]
+    pub max_file_size: Option<u64>,
     #[serde(default)]
     sort_order: f64,
     #[serde(default)]

@@ -267,6 +267,9 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
     if super::audio_jobs::is_audio_kind(&row.kind) {
         return super::audio_jobs::produce(state, row).await;
     }
+    if super::motion_jobs::is_motion_kind(&row.kind) {
+        return super::motion_jobs::produce(state, row).await;
+    }
     let source_bytes = match row.source_images.first() {
         Some(url) => Some(
             fetch_policy::fetch(state, url, SOURCE_LIMITS)
@@ -613,6 +616,9 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
         super::edit_jobs::EDIT_KIND => ("edited-video", "video_edit", "video_edit"),
         super::edit_jobs::VIDEO_FROM_VIDEO_KIND => {
             ("video-to-video", "video_to_video", "video_to_video")
+        }
+        kind if super::motion_jobs::is_motion_kind(kind) => {
+            super::motion_jobs::media_types(state, row)
         }
         _ => ("generated", "text_to_img", "text_to_img"),
     };

@@ -38,6 +38,8 @@ mod image_tools;
 mod jobs;
 mod look;
 mod media_store;
+mod motion_audio;
+mod motion_jobs;
 mod palette_cache;
 mod palette_store;
 mod preset_thumbs;

@@ -60,6 +60,12 @@ pub(crate) fn video_cost(
     )
 }
 
+/// Cost of an elements, first-last-frame or lip-sync job (contract "Pricing": per second of
+/// output): credit x resolution multiplier x seconds. These models make no native sound.
+pub(crate) fn per_output_second_cost(model: &ModelSpec, resolution: &str, seconds: f64) -> f64 {
+    round_credits(model.credit * resolution_multiplier(model, resolution) * seconds)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +113,17 @@ mod tests {
         // ... and off on request; a model without native sound ignores the field.
         assert_eq!(video_cost(veo, "1080p", 8.0, Some(false)), 480.0);
         assert_eq!(video_cost(kling, "720p", 5.0, Some(true)), 140.0);
+    }
+
+    #[test]
+    fn catalog_video_jobs_cost_credit_times_tier_times_seconds() {
+        let catalog = Catalog::load().expect("catalog");
+        let elements = catalog.find("kling/elements", "elements").expect("model");
+        assert_eq!(per_output_second_cost(elements, "720p", 5.0), 120.0);
+        assert_eq!(per_output_second_cost(elements, "1080p", 10.0), 360.0);
+        let lipsync = catalog
+            .find("sync/lipsync-2", "lipsync-video")
+            .expect("model");
+        assert_eq!(per_output_second_cost(lipsync, "720p", 4.0), 36.0);
     }
 }

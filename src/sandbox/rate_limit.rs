@@ -21,7 +21,8 @@ pub(crate) enum Group {
     Global,
     /// 30/min per user: /generate/image, /generate/image-edit, /edit/image.
     ImageGeneration,
-    /// 10/min per user: other generation routes, cancel, media upload.
+    /// 10/min per user: other generation routes (elements, first-last-frame and lipsync
+    /// among them), cancel, media upload.
     OtherGeneration,
     /// 10/min per user: POST /projects.
     ProjectCreation,

@@ -10,6 +10,7 @@ mod generate;
 mod media;
 mod media_bulk;
 mod models;
+mod motion;
 mod palette_analyze;
 mod palette_body;
 mod palettes;
@@ -100,6 +101,19 @@ pub(crate) fn router(state: AppState) -> Router {
         .route(
             "/v1/generate/creative-director/{id}/status",
             get(video::creative_director_status),
+        )
+        // Elements, first-last frame, lip sync: "Other generation" (contract, Limits).
+        .route(
+            "/v1/generate/elements",
+            post(motion::elements).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/generate/first-last-frame",
+            post(motion::first_last_frame).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/generate/lipsync",
+            post(motion::lipsync).route_layer(limit(Group::OtherGeneration)),
         )
         .route(
             "/v1/generate/music",

@@ -25,8 +25,12 @@ mod canvas;
 mod compose;
 mod edit;
 mod edit_spec;
+mod elements;
 mod encode;
 mod error;
+mod first_last;
+mod lipsync;
+mod motion_spec;
 mod mp4;
 mod palette;
 mod poster;
@@ -50,6 +54,11 @@ pub(crate) use spec::*;
 
 pub(crate) use edit::{edit_video, probe_video, restyle_video, trim_video};
 pub(crate) use edit_spec::*;
+pub(crate) use motion_spec::*;
+
+pub(crate) use elements::render_elements;
+pub(crate) use first_last::render_first_last;
+pub(crate) use lipsync::render_lipsync;
 
 /// A spec checked and rounded to what is encoded.
 struct Plan<'a> {

@@ -18,6 +18,14 @@ pub(crate) use spec::*;
 mod edit_spec;
 pub(crate) use edit_spec::*;
 
+#[allow(
+    dead_code,
+    reason = "the catalog renders that read the rest are not built here"
+)]
+#[path = "motion_spec.rs"]
+mod motion_spec;
+pub(crate) use motion_spec::*;
+
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum VideoError {
     #[error("This build has no H.264 encoder (built without the h264 feature)")]
@@ -60,6 +68,32 @@ pub(crate) fn restyle_video(
     _seed: i64,
     _palette: Option<&[[u8; 3]]>,
     _watermark: bool,
+) -> Result<RenderedVideo, VideoError> {
+    Err(VideoError::NoH264Encoder)
+}
+
+/// Always fails: there is no encoder in this build.
+pub(crate) fn render_first_last(
+    _first: &image::DynamicImage,
+    _last: &image::DynamicImage,
+    _spec: &MotionSpec,
+) -> Result<RenderedVideo, VideoError> {
+    Err(VideoError::NoH264Encoder)
+}
+
+/// Always fails: there is no encoder in this build.
+pub(crate) fn render_elements(
+    _inputs: &ElementsInputs<'_>,
+    _spec: &MotionSpec,
+) -> Result<RenderedVideo, VideoError> {
+    Err(VideoError::NoH264Encoder)
+}
+
+/// Always fails: there is no encoder in this build.
+pub(crate) fn render_lipsync(
+    _face: &LipsyncFace<'_>,
+    _pcm: &[f32],
+    _spec: &MotionSpec,
 ) -> Result<RenderedVideo, VideoError> {
     Err(VideoError::NoH264Encoder)
 }

@@ -7,7 +7,7 @@ use super::super::VideoError;
 use super::super::mp4::{OPUS_TIMESCALE, OpusTrack};
 
 /// Opus always runs at 48 kHz in MP4.
-pub(super) const SAMPLE_RATE_HZ: u32 = OPUS_TIMESCALE;
+pub(in crate::sandbox::video) const SAMPLE_RATE_HZ: u32 = OPUS_TIMESCALE;
 /// 20-ms frames, the usual Opus packet length.
 const FRAME_SAMPLES: usize = 960;
 /// Mono at 64 kbit/s: tones and noise come through clean, files stay small.
@@ -19,7 +19,7 @@ const PRE_SKIP_SAMPLES: u16 = 312;
 const MAX_DECODED_SAMPLES: usize = 2880 * 2;
 
 /// `n` samples for `secs` seconds of audio.
-pub(super) fn samples_for_secs(secs: f64) -> usize {
+pub(in crate::sandbox::video) fn samples_for_secs(secs: f64) -> usize {
     if secs.is_finite() && secs > 0.0 {
         (secs * f64::from(SAMPLE_RATE_HZ)).round() as usize
     } else {
@@ -82,7 +82,9 @@ fn pre_skip(mp4: &[u8]) -> usize {
 /// The source's own sound as mono 48-kHz PCM (pre-skip dropped), `None` without an Opus
 /// track. Other codecs (AAC from elsewhere) are not decoded: edits then treat the source as
 /// silent.
-pub(super) fn decode_source_audio(mp4: &[u8]) -> Result<Option<Vec<f32>>, VideoError> {
+pub(in crate::sandbox::video) fn decode_source_audio(
+    mp4: &[u8],
+) -> Result<Option<Vec<f32>>, VideoError> {
     let Some(packets) = opus_packets(mp4) else {
         return Ok(None);
     };
@@ -106,7 +108,7 @@ pub(super) fn decode_source_audio(mp4: &[u8]) -> Result<Option<Vec<f32>>, VideoE
 
 /// Encodes mono 48-kHz PCM (about ±1.0) as Opus, long enough that after `PreSkip` the
 /// decoder gives back at least `pcm.len()` samples.
-pub(super) fn encode_opus(pcm: &[f32]) -> Result<OpusTrack, VideoError> {
+pub(in crate::sandbox::video) fn encode_opus(pcm: &[f32]) -> Result<OpusTrack, VideoError> {
     let mut encoder = OpusEncoder::new(SAMPLE_RATE_HZ as i32, 1, Application::Audio)
         .map_err(|e| VideoError::Audio(format!("could not start the Opus encoder: {e}")))?;
     encoder.bitrate_bps = BITRATE_BPS;

@@ -14,14 +14,14 @@
 //! swap, lipsync mouth, background removal, inpaint), `timeline` (extend, retake), `synth`
 //! and `audio` (generated sound, Opus in and out), `trim`.
 
-mod audio;
+pub(super) mod audio;
 mod fill;
 mod geometry;
 mod looks;
-mod regions;
-mod sink;
-mod source;
-mod synth;
+pub(super) mod regions;
+pub(super) mod sink;
+pub(super) mod source;
+pub(super) mod synth;
 mod timeline;
 mod trim;
 mod unmark;

@@ -125,7 +125,7 @@ impl FaceSwap {
 }
 
 /// Draws the mouth: a dark oval under the face square's centre, `openness` (0..=1) tall.
-pub(super) fn draw_mouth(frame: &mut I420, openness: f32) {
+pub(in crate::sandbox::video) fn draw_mouth(frame: &mut I420, openness: f32) {
     let (left, top, side) = face_square(frame.width, frame.height);
     let mouth_w = ((side as f32 * 0.36) as usize).max(4) & !1;
     let mouth_h = ((2.0 + openness.clamp(0.0, 1.0) * side as f32 * 0.2) as usize).max(2) & !1;

@@ -7,7 +7,7 @@ use super::super::yuv::I420;
 use super::super::{RenderedVideo, VideoError, poster};
 use super::audio;
 
-pub(super) struct FrameSink {
+pub(in crate::sandbox::video) struct FrameSink {
     encoder: Mp4Encoder,
     watermark: Option<Watermark>,
     poster_jpeg: Vec<u8>,
@@ -17,7 +17,7 @@ pub(super) struct FrameSink {
 }
 
 impl FrameSink {
-    pub(super) fn new(
+    pub(in crate::sandbox::video) fn new(
         width: u32,
         height: u32,
         fps: u32,
@@ -38,7 +38,7 @@ impl FrameSink {
     }
 
     /// Marks (if asked) and encodes one frame of the sink's size.
-    pub(super) fn push(&mut self, frame: &mut I420) -> Result<(), VideoError> {
+    pub(in crate::sandbox::video) fn push(&mut self, frame: &mut I420) -> Result<(), VideoError> {
         if let Some(watermark) = &self.watermark {
             watermark.apply(frame);
         }
@@ -54,7 +54,10 @@ impl FrameSink {
 
     /// Finishes the file; `pcm` (mono 48 kHz) becomes its Opus track, fitted to the video's
     /// length.
-    pub(super) fn finish(self, pcm: Option<Vec<f32>>) -> Result<RenderedVideo, VideoError> {
+    pub(in crate::sandbox::video) fn finish(
+        self,
+        pcm: Option<Vec<f32>>,
+    ) -> Result<RenderedVideo, VideoError> {
         let frame_count = self.frame_count();
         let duration_secs = self.duration_secs();
         let track = match pcm {

@@ -38,7 +38,7 @@ pub(super) fn rounded_fps(fps: f64) -> u32 {
 }
 
 /// Frames of a source, decoded on demand.
-pub(super) struct SourceFrames {
+pub(in crate::sandbox::video) struct SourceFrames {
     decoder: VideoDecoder,
     /// Even output size (the decoded size rounded down).
     pub width: u32,
@@ -49,7 +49,7 @@ pub(super) struct SourceFrames {
 }
 
 impl SourceFrames {
-    pub(super) fn open(source_mp4: &[u8]) -> Result<Self, VideoError> {
+    pub(in crate::sandbox::video) fn open(source_mp4: &[u8]) -> Result<Self, VideoError> {
         let decoder = VideoDecoder::from_bytes(source_mp4.to_vec()).map_err(source_error)?;
         let info = decoder.info();
         let (width, height) = (info.width & !1, info.height & !1);
@@ -102,14 +102,14 @@ impl SourceFrames {
 }
 
 /// A source's frames with its sandbox watermark filled in (see `unmark`).
-pub(super) struct CleanSource {
+pub(in crate::sandbox::video) struct CleanSource {
     pub frames: SourceFrames,
     /// Decided on the first frame: `None` until then.
     unmark: Option<Option<Unmark>>,
 }
 
 impl CleanSource {
-    pub(super) fn open(source_mp4: &[u8]) -> Result<Self, VideoError> {
+    pub(in crate::sandbox::video) fn open(source_mp4: &[u8]) -> Result<Self, VideoError> {
         Ok(Self {
             frames: SourceFrames::open(source_mp4)?,
             unmark: None,
@@ -117,7 +117,7 @@ impl CleanSource {
     }
 
     /// The next frame, its watermark (if it had one) removed.
-    pub(super) fn next(&mut self) -> Result<Option<I420>, VideoError> {
+    pub(in crate::sandbox::video) fn next(&mut self) -> Result<Option<I420>, VideoError> {
         let Some(mut frame) = self.frames.next_i420()? else {
             return Ok(None);
         };

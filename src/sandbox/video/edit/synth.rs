@@ -14,7 +14,7 @@ use super::audio::SAMPLE_RATE_HZ;
 const RATE: f32 = SAMPLE_RATE_HZ as f32;
 
 /// A seed for one layer: the prompt, the edit's seed and the layer's name.
-pub(super) fn layer_seed(prompt: &str, seed: i64, layer: &str) -> u64 {
+pub(in crate::sandbox::video) fn layer_seed(prompt: &str, seed: i64, layer: &str) -> u64 {
     let mut key = prompt.as_bytes().to_vec();
     key.extend_from_slice(&seed.to_le_bytes());
     key.extend_from_slice(layer.as_bytes());
@@ -175,7 +175,7 @@ pub(super) fn add_into(mix: &mut [f32], layer: &[f32]) {
 }
 
 /// Scales down so the loudest sample is at most `peak` (quiet mixes are left alone).
-pub(super) fn limit_peak(mix: &mut [f32], peak: f32) {
+pub(in crate::sandbox::video) fn limit_peak(mix: &mut [f32], peak: f32) {
     let loudest = mix.iter().fold(0f32, |m, s| m.max(s.abs()));
     if loudest > peak {
         let gain = peak / loudest;
