@@ -50,7 +50,12 @@ pub(crate) fn decode_audio(bytes: &[u8]) -> Result<Vec<f32>, String> {
         .format(
             &hint,
             stream,
-            &FormatOptions::default(),
+            // Gapless: the encoder's priming and padding (AAC, MP3 with LAME info) are not
+            // part of the sound, so a 1-s file decodes to 1 s.
+            &FormatOptions {
+                enable_gapless: true,
+                ..FormatOptions::default()
+            },
             &MetadataOptions::default(),
         )
         .map_err(|e| format!("not a sound file we can read ({e})"))?;

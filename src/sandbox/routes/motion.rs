@@ -54,8 +54,17 @@ const MAX_CLIP_SECS: f64 = 60.0;
 const MAX_TEXT_PROMPT_CHARS: usize = 5_000;
 /// A sound this much longer than the source video still "fits" (container rounding).
 const FOLLOW_TOLERANCE_SECS: f64 = 0.05;
+/// Lip sync bills whole seconds of sound, rounded up once past this much of a second
+/// (decoders disagree by a few milliseconds about a file's length).
+const BILLING_GRACE_SECS: f64 = 0.05;
 /// Ratios a lip-sync clip picks from when its model lists none.
 const COMMON_RATIOS: [&str; 3] = ["16:9", "9:16", "1:1"];
+
+/// Seconds a lip sync is billed for: the sound's length in whole seconds, rounded up past
+/// [`BILLING_GRACE_SECS`], at least one.
+fn billed_secs(audio_secs: f64) -> f64 {
+    (audio_secs - BILLING_GRACE_SECS).ceil().max(1.0)
+}
 
 fn field_error(code: &str, message: impl Into<String>) -> ApiError {
     bad_request(code, message)
@@ -756,7 +765,7 @@ pub(crate) async fn lipsync(
             }
         }
     };
-    let billed_secs = audio_secs.ceil().max(1.0);
+    let billed_secs = billed_secs(audio_secs);
     let cost = per_output_second_cost(spec, &resolution, billed_secs);
     let prompt = optional_text(&body, "prompt")?.unwrap_or_default();
     let spoken = match (&text_prompt, &voice) {
@@ -783,4 +792,18 @@ pub(crate) async fn lipsync(
         cost,
     };
     submit(&state, &caller, body, job)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lipsync_bills_started_seconds_with_a_small_grace() {
+        assert_eq!(billed_secs(0.4), 1.0);
+        assert_eq!(billed_secs(1.0), 1.0);
+        assert_eq!(billed_secs(1.03), 1.0);
+        assert_eq!(billed_secs(1.2), 2.0);
+        assert_eq!(billed_secs(2.96), 3.0);
+    }
 }
