@@ -16,6 +16,16 @@ pub fn lipsync_line_secs(text: &str) -> f64 {
     (chars / LIPSYNC_CHARS_PER_SEC).ceil().max(1.0)
 }
 
+/// Decoders disagree by a few milliseconds about a sound's length: a lip sync is billed
+/// whole seconds, rounded up once past this much of a second.
+pub const LIPSYNC_BILLING_GRACE_SECS: f64 = 0.05;
+
+/// The seconds a lip sync of `secs` is billed for (started seconds past the grace, at
+/// least one).
+pub fn billed_secs(secs: f64) -> f64 {
+    (secs - LIPSYNC_BILLING_GRACE_SECS).ceil().max(1.0)
+}
+
 /// The model-independent part: the body's resolution and sound, and a lip sync's length.
 pub(super) fn adjust_for_spec(spec: &GenerationSpec, inputs: &mut PriceInputs) {
     let Some(job) = spec.catalog.as_ref() else {
@@ -74,11 +84,11 @@ pub(super) fn adjust_for_model(
             let secs = asked
                 .or(model.default_duration)
                 .or(model.max_audio_duration);
-            inputs.duration_secs = match (secs, model.max_audio_duration) {
-                (Some(secs), Some(max)) if max > 0.0 => Some(secs.min(max).ceil()),
-                (Some(secs), _) => Some(secs.ceil()),
-                (None, _) => None,
+            let secs = match (secs, model.max_audio_duration) {
+                (Some(secs), Some(max)) if max > 0.0 => Some(secs.min(max)),
+                (secs, _) => secs,
             };
+            inputs.duration_secs = secs.map(billed_secs);
         }
         _ => {}
     }
