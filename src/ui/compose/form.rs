@@ -267,6 +267,15 @@ impl ComposeForm {
         }
     }
 
+    /// The model whose caps a motion form follows: the chosen one; under Auto with one
+    /// model of the type, that one (it is the one that will run).
+    pub fn motion_limits_model<'m>(&self, model: &'m Model) -> Option<&'m ModelRecord> {
+        self.selected_model(model).or_else(|| {
+            let models = model.models_of_kind(self.catalog_type());
+            (models.len() == 1).then(|| models[0])
+        })
+    }
+
     /// Elements, first and last frame, or lip sync: the media-slot forms.
     pub fn is_motion(&self) -> bool {
         super::motion_form::MOTION_KINDS.contains(&self.kind)
@@ -641,7 +650,7 @@ impl ComposeForm {
         if self.is_motion() {
             let mut errors = crate::api::validate::validate_catalog_with(
                 &spec,
-                self.selected_model(model),
+                self.motion_limits_model(model),
                 &self.motion.facts(),
             );
             errors.extend(self.motion.upload_errors(self.kind));

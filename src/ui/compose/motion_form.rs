@@ -616,7 +616,7 @@ pub fn motion_card_ui(
         ui.set_width(ui.available_width());
         match kind {
             GenerationKind::Elements => {
-                let caps = MotionForm::elements_caps(form.selected_model(model));
+                let caps = MotionForm::elements_caps(form.motion_limits_model(model));
                 list_ui(ui, form, SlotTarget::Images, caps.0, textures, actions);
                 ui.add_space(tokens::SPACE_S);
                 list_ui(ui, form, SlotTarget::Clips, caps.1, textures, actions);
@@ -632,7 +632,7 @@ pub fn motion_card_ui(
                     single_ui(&mut columns[1], form, SlotTarget::Last, textures, actions);
                 });
                 let swap = ui
-                    .add(widgets::subtle_button("⇄ Swap first and last"))
+                    .add(widgets::subtle_button("Swap first and last"))
                     .on_hover_text("The video runs the other way.");
                 widgets::name_widget(&swap, "Swap first and last");
                 if swap.clicked() {
@@ -893,8 +893,13 @@ fn address_row_ui(
 
 /// The slot's messages; the first one's response (for attention).
 fn errors_ui(ui: &mut Ui, form: &super::ComposeForm, target: SlotTarget) -> Option<egui::Response> {
+    field_errors_ui(ui, form, target.field())
+}
+
+/// `field`'s messages, each named by its words; the first one's response.
+fn field_errors_ui(ui: &mut Ui, form: &super::ComposeForm, field: Field) -> Option<egui::Response> {
     let mut first = None;
-    for message in form.messages_for(&target.field()) {
+    for message in form.messages_for(&field) {
         let response = ui.label(
             RichText::new(message)
                 .color(tokens::palette().danger)
@@ -927,9 +932,7 @@ fn lipsync_ui(
             }
         }
     });
-    for message in form.messages_for(&Field::LipsyncSource) {
-        widgets::field_error(ui, message);
-    }
+    field_errors_ui(ui, form, Field::LipsyncSource);
     match form.motion.voice_mode {
         VoiceMode::AudioFile => single_ui(ui, form, SlotTarget::VoiceAudio, textures, actions),
         VoiceMode::TypeLine => {
@@ -948,9 +951,7 @@ fn lipsync_ui(
                     format!("About {} of speech", crate::ui::format::seconds_label(secs)),
                 );
             }
-            for message in form.messages_for(&Field::SpokenLine) {
-                widgets::field_error(ui, message);
-            }
+            field_errors_ui(ui, form, Field::SpokenLine);
             ui.add_space(tokens::SPACE_XS);
             let messages: Vec<String> = form
                 .messages_for(&Field::Voice)
@@ -961,10 +962,10 @@ fn lipsync_ui(
             let picker = voice_picker_ui(ui, &mut form.motion.voices, &refs, actions);
             super::attention::mark_create(form, Field::Voice, &picker, false);
             if form.motion.voices.chosen.is_none() {
-                widgets::muted(
-                    ui,
-                    format!("No voice chosen: the default voice ({DEFAULT_VOICE_NAME}) speaks."),
-                );
+                let text =
+                    format!("No voice chosen: the default voice ({DEFAULT_VOICE_NAME}) speaks.");
+                let response = widgets::muted(ui, &text);
+                widgets::name_widget(&response, &text);
             }
         }
     }

@@ -105,6 +105,8 @@ impl CreateState {
             || kind == GenerationKind::ImageTool
             || kind.outputs_audio()
             || kind == GenerationKind::Transcription
+            // Elements, first and last frame, lip sync (videos) and 3D.
+            || GenerationKind::CATALOG.contains(&kind)
     }
 
     pub fn is_favourite(&self, url: &str) -> bool {
