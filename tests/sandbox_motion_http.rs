@@ -348,6 +348,20 @@ async fn elements_makes_a_video_of_the_requested_length_with_the_reference_sound
     assert!(distance(mean_rgb(&all[all.len() - 1]), COOL) < 40.0);
     // The 2-s reference sound is the track, padded to the clip.
     assert!((sound_secs(&mp4) - 5.0).abs() < 0.1);
+    // The library lists the clip as an elements video.
+    let id = answer["generation_id"].as_str().expect("id");
+    let (status, list) = call(Method::GET, "/v1/media?type=video&page_size=100", None).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let item = list["media"]
+        .as_array()
+        .expect("media")
+        .iter()
+        .find(|m| m["metadata"]["generationId"] == id)
+        .unwrap_or_else(|| panic!("no library item for {id}: {list}"))
+        .clone();
+    assert_eq!(item["generation_type"], "elements", "{item}");
+    assert_eq!(item["category"], "elements");
+    assert!((item["duration"].as_f64().expect("duration") - 5.0).abs() < 0.05);
 }
 
 #[tokio::test]
@@ -809,5 +823,65 @@ async fn every_route_refuses_a_job_the_balance_cannot_pay() {
             "INSUFFICIENT_CREDITS",
             "Insufficient credits",
         );
+    }
+}
+
+// ---- the studio's client ----
+
+/// The bodies `api::catalog_jobs` sends are the ones these routes read: a lip sync with a
+/// text line and an elements job (a picture and a video) go through `ApiClient::submit` and
+/// come back completed.
+#[tokio::test]
+async fn the_studios_catalog_bodies_submit_and_complete() {
+    use framewright::api::{
+        CatalogJobRequest, ElementsRequest, GenerationSpec, JobState, LipsyncRequest,
+    };
+    let _turn = CREDITS.read().await;
+    let client = service_support::client(service());
+    let specs = [
+        GenerationSpec::for_catalog(CatalogJobRequest::Lipsync(LipsyncRequest {
+            source_url: warm_url().await,
+            text_prompt: Some("Good evening.".to_owned()),
+            voice: Some("Adam".to_owned()),
+            ..LipsyncRequest::default()
+        })),
+        GenerationSpec::for_catalog(CatalogJobRequest::Elements(ElementsRequest {
+            prompt: "A lantern in the rain".to_owned(),
+            reference_images: vec![cool_url().await],
+            reference_videos: vec![fixture_video_url().await],
+            duration: Some(5.0),
+            aspect_ratio: Some("1:1".to_owned()),
+            ..ElementsRequest::default()
+        })),
+    ];
+    for spec in specs {
+        let submitted = loop {
+            match client.submit(&spec).await {
+                Ok(submitted) => break submitted,
+                Err(error) if error.is_rate_limited() => {
+                    service().sandbox.advance_clock(61.0);
+                }
+                Err(error) => panic!("{:?} submit failed: {error}", spec.kind),
+            }
+        };
+        assert_eq!(submitted.model.as_deref(), Some("auto"));
+        assert!(submitted.credits_charged.is_some_and(|c| c > 0.0));
+        let id = submitted.generation_id.expect("id");
+        let deadline = tokio::time::Instant::now() + POLL_TIMEOUT;
+        let status = loop {
+            let status = client.status(&id).await.expect("status");
+            if !matches!(status.state, JobState::Pending | JobState::Processing) {
+                break status;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{id} never finished"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(status.state, JobState::Completed, "{status:?}");
+        let result = status.result.expect("result");
+        assert!(result.urls[0].ends_with(".mp4"));
+        assert!(result.thumbnail_url.is_some() && result.duration.is_some());
     }
 }

@@ -135,6 +135,9 @@ enum Route {
     VideoFromImage,
     EditImage,
     Trim,
+    Elements,
+    FirstLastFrame,
+    Lipsync,
 }
 
 impl Route {
@@ -145,6 +148,9 @@ impl Route {
             Route::VideoFromImage => "/v1/generate/video/from-image",
             Route::EditImage => "/v1/edit/image",
             Route::Trim => "/v1/video/trim",
+            Route::Elements => "/v1/generate/elements",
+            Route::FirstLastFrame => "/v1/generate/first-last-frame",
+            Route::Lipsync => "/v1/generate/lipsync",
         }
     }
 
@@ -155,6 +161,9 @@ impl Route {
             Route::VideoFromImage => json!({"image_url": url, "prompt": "slow push in"}),
             Route::EditImage => json!({"image_url": url, "operation": "upscale"}),
             Route::Trim => json!({"video_url": url, "start_time": 0, "end_time": 1}),
+            Route::Elements => json!({"prompt": "a duel", "reference_images": [url]}),
+            Route::FirstLastFrame => json!({"first_frame_url": url, "last_frame_url": url}),
+            Route::Lipsync => json!({"source_url": url, "text_prompt": "Hello there"}),
         }
     }
 
@@ -170,22 +179,34 @@ impl Route {
             Route::VideoFromImage | Route::EditImage => {
                 "image_url points at an internal or private network address"
             }
+            Route::Elements => "reference_images points at an internal or private network address",
+            Route::FirstLastFrame => {
+                "first_frame_url points at an internal or private network address"
+            }
+            Route::Lipsync => "source_url points at an internal or private network address",
         }
     }
 
     /// `failure.code` of a job refused while downloading (generation routes).
     fn job_code(self) -> Option<&'static str> {
         match self {
-            Route::VideoEdit => Some("SOURCE_UNAVAILABLE"),
+            Route::VideoEdit | Route::Elements => Some("SOURCE_UNAVAILABLE"),
             Route::ImageEdit | Route::VideoFromImage => Some("SOURCE_IMAGE_UNAVAILABLE"),
             Route::EditImage => Some("INVALID_IMAGE_URL"),
-            Route::Trim => None,
+            Route::Trim | Route::FirstLastFrame | Route::Lipsync => None,
         }
     }
 
     /// Routes that answer an internal address they can see without DNS at submit.
     fn refuses_literals_at_submit(self) -> bool {
-        matches!(self, Route::EditImage | Route::Trim)
+        matches!(self, Route::EditImage | Route::Trim | Route::Elements)
+            || self.downloads_at_submit()
+    }
+
+    /// Routes that download at submit (first-last frame, lip sync): every refusal, names
+    /// and redirects included, is their submit's 400.
+    fn downloads_at_submit(self) -> bool {
+        matches!(self, Route::FirstLastFrame | Route::Lipsync)
     }
 }
 
@@ -333,7 +354,9 @@ async fn assert_route_refuses_every_spelling(route: Route) {
     let urls = internal_urls();
     let tried = urls.len();
     let checks = urls.into_iter().map(|(url, literal)| async move {
-        refusal_miss(route, &url, literal && route.refuses_literals_at_submit()).await
+        let at_submit =
+            route.downloads_at_submit() || (literal && route.refuses_literals_at_submit());
+        refusal_miss(route, &url, at_submit).await
     });
     let misses: Vec<String> = futures_util::future::join_all(checks)
         .await
@@ -346,7 +369,7 @@ async fn assert_route_refuses_every_spelling(route: Route) {
         misses.len(),
         misses.join("\n")
     );
-    // The tests of all five routes share the internal service; none may have reached it.
+    // The tests of all eight routes share the internal service; none may have reached it.
     assert_eq!(
         world().victim_hits.load(Ordering::SeqCst),
         0,
@@ -380,6 +403,21 @@ async fn trim_refuses_internal_addresses_in_every_spelling_and_after_redirects()
 }
 
 /// The test opt-in is exact: the allowed host is fetched (its redirect to itself followed).
+#[tokio::test]
+async fn elements_refuses_internal_addresses_in_every_spelling_and_after_redirects() {
+    assert_route_refuses_every_spelling(Route::Elements).await;
+}
+
+#[tokio::test]
+async fn first_last_frame_refuses_internal_addresses_in_every_spelling_and_after_redirects() {
+    assert_route_refuses_every_spelling(Route::FirstLastFrame).await;
+}
+
+#[tokio::test]
+async fn lipsync_refuses_internal_addresses_in_every_spelling_and_after_redirects() {
+    assert_route_refuses_every_spelling(Route::Lipsync).await;
+}
+
 #[tokio::test]
 async fn an_allowed_remote_host_is_fetched_and_its_redirects_followed() {
     let url = format!("http://{}/hop", world().remote);

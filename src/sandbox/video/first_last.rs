@@ -90,3 +90,73 @@ pub(crate) fn render_first_last(
     }
     sink.finish(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::video_codec::VideoDecoder;
+
+    fn flat(rgb: [u8; 3]) -> DynamicImage {
+        DynamicImage::ImageRgb8(image::RgbImage::from_pixel(50, 30, image::Rgb(rgb)))
+    }
+
+    fn mean(frame: &crate::video_codec::DecodedFrame) -> [u32; 3] {
+        let n = frame.rgba.len() as u32 / 4;
+        let mut sum = [0u32; 3];
+        for px in frame.rgba.chunks(4) {
+            for c in 0..3 {
+                sum[c] += u32::from(px[c]);
+            }
+        }
+        sum.map(|s| s / n)
+    }
+
+    #[test]
+    fn the_clip_starts_on_the_first_image_and_ends_on_the_second() {
+        let spec = MotionSpec {
+            width: 64,
+            height: 36,
+            fps: 24,
+            duration_secs: 1.0,
+            seed: 3,
+            watermark: false,
+        };
+        let video =
+            render_first_last(&flat([220, 40, 40]), &flat([40, 40, 220]), &spec).expect("render");
+        assert_eq!(video.frame_count, 24);
+        let mut decoder = VideoDecoder::from_bytes(video.mp4).expect("decodes");
+        let mut frames = Vec::new();
+        while let Some(frame) = decoder.next_frame().expect("frame") {
+            frames.push(mean(&frame));
+        }
+        let (first, last) = (frames[0], frames[frames.len() - 1]);
+        assert!(first[0] > 180 && first[2] < 80, "{first:?}");
+        assert!(last[2] > 180 && last[0] < 80, "{last:?}");
+        let middle = frames[12];
+        assert!(
+            middle[0] > 80 && middle[2] > 80,
+            "a dissolve in between: {middle:?}"
+        );
+    }
+
+    #[test]
+    fn bad_sizes_and_lengths_are_refused() {
+        let image = flat([1, 2, 3]);
+        let spec = MotionSpec {
+            width: 8,
+            height: 8,
+            fps: 24,
+            duration_secs: 1.0,
+            seed: 0,
+            watermark: false,
+        };
+        assert!(render_first_last(&image, &image, &spec).is_err());
+        let spec = MotionSpec {
+            width: 64,
+            height: 64,
+            duration_secs: 0.0,
+            ..spec
+        };
+        assert!(render_first_last(&image, &image, &spec).is_err());
+    }
+}

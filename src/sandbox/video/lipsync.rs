@@ -104,3 +104,51 @@ pub(crate) fn render_lipsync(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mouth_follows_the_sound_and_shuts_in_silence() {
+        let per_frame = (MOTION_AUDIO_RATE_HZ / 24) as usize;
+        // Frame 0 silent, frame 1 loud, frame 2 half as loud, frame 3 past the end.
+        let mut pcm = vec![0.0f32; per_frame];
+        pcm.extend((0..per_frame).map(|i| if i % 2 == 0 { 0.5 } else { -0.5 }));
+        pcm.extend((0..per_frame).map(|i| if i % 2 == 0 { 0.25 } else { -0.25 }));
+        let open = mouth_openness(&pcm, 24, 4);
+        assert_eq!(open[0], 0.0);
+        assert_eq!(open[1], 1.0);
+        assert!((open[2] - 0.625).abs() < 0.01, "{open:?}");
+        assert_eq!(open[3], 0.0);
+        assert!(
+            mouth_openness(&vec![0.0; per_frame * 3], 24, 3)
+                .iter()
+                .all(|o| *o == 0.0)
+        );
+    }
+
+    #[test]
+    fn an_image_clip_lasts_as_long_as_its_sound_and_carries_it() {
+        let image = image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(
+            40,
+            40,
+            image::Rgb([200, 120, 80]),
+        ));
+        let pcm: Vec<f32> = (0..MOTION_AUDIO_RATE_HZ / 2)
+            .map(|i| (i as f32 * 0.03).sin() * 0.4)
+            .collect();
+        let spec = MotionSpec {
+            width: 64,
+            height: 64,
+            fps: 24,
+            duration_secs: 0.5,
+            seed: 1,
+            watermark: false,
+        };
+        let video = render_lipsync(&LipsyncFace::Image(&image), &pcm, &spec).expect("render");
+        assert_eq!(video.frame_count, 12);
+        assert!(video.has_audio);
+        assert!((video.duration_secs - 0.5).abs() < 1e-9);
+    }
+}
