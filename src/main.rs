@@ -119,7 +119,7 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                 let view = iter.next().ok_or("--view needs a view name")?;
                 options.view = Some(view.parse().map_err(|_| {
                     format!(
-                        "unknown view “{view}” (create, library, palettes, presets, docs, chat, settings)"
+                        "unknown view “{view}” (create, library, palettes, visual-dna, presets, docs, chat, settings)"
                     )
                 })?);
             }

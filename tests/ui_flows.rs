@@ -491,7 +491,7 @@ fn opening_chat_puts_typing_in_the_message_field() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut harness = studio(&dir, View::Create);
     wait_for_service_data(&mut harness);
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num6);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num7);
     harness.run_steps(3);
     assert_eq!(harness.state().view(), View::Chat);
     harness.event(egui::Event::Text("what is a dolly zoom?".into()));
@@ -501,7 +501,7 @@ fn opening_chat_puts_typing_in_the_message_field() {
     // Away and back: the field has the focus again.
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num1);
     harness.run_steps(2);
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num6);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num7);
     harness.run_steps(3);
     harness.event(egui::Event::Text(" And a whip pan?".into()));
     harness.run_steps(2);
@@ -549,7 +549,7 @@ fn toasts_stay_off_delete_and_send(size: egui::Vec2) {
     );
 
     // The toast is still up in Chat: it keeps off Send.
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num6);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Num7);
     harness.run_steps(3);
     assert!(!harness.state().toast_texts().is_empty());
     let send = harness

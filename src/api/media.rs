@@ -117,6 +117,8 @@ pub struct MediaQuery {
     pub search: Option<String>,
     pub sort: MediaSort,
     pub include_deleted: bool,
+    /// Only items generated with this moodboard (`moodboard_id`; contract: media list).
+    pub moodboard_id: Option<String>,
 }
 
 /// One library item, list shape.

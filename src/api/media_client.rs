@@ -444,6 +444,9 @@ pub fn list_params(query: &MediaQuery, page: u32, page_size: u32) -> Vec<(&'stat
     if let Some(search) = text(&query.search) {
         params.push(("search", search));
     }
+    if let Some(moodboard_id) = text(&query.moodboard_id) {
+        params.push(("moodboard_id", moodboard_id));
+    }
     if query.sort != MediaSort::CreatedDesc {
         params.push(("sort", query.sort.as_str().to_owned()));
     }
@@ -527,6 +530,7 @@ mod tests {
             search: Some("  cat ".into()),
             sort: MediaSort::NameDesc,
             include_deleted: true,
+            moodboard_id: Some("mb1".into()),
         };
         let params = list_params(&query, 3, 500);
         let get = |k: &str| {
@@ -544,6 +548,7 @@ mod tests {
         assert_eq!(get("page"), Some("3"));
         assert_eq!(get("page_size"), Some("200"));
         assert_eq!(get("include_deleted"), Some("true"));
+        assert_eq!(get("moodboard_id"), Some("mb1"));
     }
 
     #[test]

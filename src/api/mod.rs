@@ -25,6 +25,7 @@ pub mod types;
 pub mod validate;
 pub mod video_edit;
 pub mod visual_dna;
+pub mod visual_dna_client;
 
 pub use client::Submitted;
 pub use client::{ApiClient, ClientConfig, TransferCounter};

@@ -196,9 +196,20 @@ impl ModelRecord {
             .filter(|ratios| !ratios.is_empty())
             .unwrap_or(&self.supported_aspect_ratios)
     }
+    /// Whether the model takes Visual DNA at all: not when `max_visual_dna` is 0, nor when
+    /// `supports_visual_dna` is false with no `max_visual_dna` to say otherwise (a record
+    /// with both `supports_visual_dna: false` and a positive `max_visual_dna` takes them:
+    /// the published catalog has such video models). Absent fields: it does.
+    pub fn takes_visual_dna(&self) -> bool {
+        match self.max_visual_dna {
+            Some(0) => false,
+            Some(_) => true,
+            None => self.supports_visual_dna != Some(false),
+        }
+    }
     /// The most visual DNA ids a request may carry: the model's own positive limit when
-    /// smaller than the contract's 3. (`supports_visual_dna` is not read: the published
-    /// catalog has it false on video models whose routes take the ids.)
+    /// smaller than the contract's 3 (see [`ModelRecord::takes_visual_dna`] for a model
+    /// that takes none).
     pub fn max_visual_dna_ids(&self) -> usize {
         self.max_visual_dna
             .filter(|n| *n > 0)
@@ -578,8 +589,12 @@ pub struct GenerationRequest {
     /// dimension -> preset id; `None` means automatic for that dimension.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cinematic: Option<BTreeMap<String, Option<String>>>,
+    /// Image, image-edit, video, video from image, Creative Director (all scenes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub moodboard_id: Option<String>,
+    /// Creative Director: one moodboard id per scene, indexed from scene 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moodboard_ids: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skip_color_palette: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -69,6 +69,8 @@ pub enum Field {
     VoiceAudio,
     /// Lip sync's typed line (`text_prompt`).
     SpokenLine,
+    /// `moodboard_id` / Creative Director's `moodboard_ids`.
+    Moodboard,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -334,20 +336,7 @@ pub fn validate_with_source(
         }
     }
 
-    let max_dna = model.map_or(MAX_VISUAL_DNA_IDS, ModelRecord::max_visual_dna_ids);
-    let dna_count = request.visual_dna_ids.len();
-    if dna_count > max_dna {
-        errors.push(FieldError::new(
-            Field::VisualDna,
-            format!("{dna_count} visual DNA ids; at most {max_dna} may be sent."),
-        ));
-    }
-    if request.visual_dna_ids.iter().any(|id| id.trim().is_empty()) {
-        errors.push(FieldError::new(
-            Field::VisualDna,
-            "A visual DNA id is blank; remove it.",
-        ));
-    }
+    errors.extend(visual_dna_and_moodboard_errors(spec, model));
 
     if !request.reference_images.is_empty() {
         if let Some(max) = model.and_then(|m| m.max_reference_images)
@@ -399,6 +388,163 @@ pub fn validate_with_source(
         ));
     }
 
+    errors
+}
+
+/// Kinds whose route takes `visual_dna_ids` (contract: image-edit, video, video from image,
+/// Creative Director; reference: elements). Plain image generation is not listed with them
+/// in the contract, so its form offers no Visual DNA.
+pub fn kind_takes_visual_dna(kind: GenerationKind) -> bool {
+    matches!(
+        kind,
+        GenerationKind::ImageEdit
+            | GenerationKind::TextToVideo
+            | GenerationKind::ImageToVideo
+            | GenerationKind::CreativeDirector
+            | GenerationKind::Elements
+    )
+}
+
+/// Kinds whose form offers a moodboard (`moodboard_id`: image, image-edit, video, video from
+/// image, Creative Director; Creative Director also `moodboard_ids`, one per scene).
+pub fn kind_takes_moodboard(kind: GenerationKind) -> bool {
+    matches!(
+        kind,
+        GenerationKind::Image
+            | GenerationKind::ImageEdit
+            | GenerationKind::TextToVideo
+            | GenerationKind::ImageToVideo
+            | GenerationKind::CreativeDirector
+    )
+}
+
+/// How many Visual DNA a request of `kind` with `model` (None = Auto) may carry: 0 when the
+/// kind or the model takes none (the picker is hidden), else the contract's 3 or the
+/// model's smaller `max_visual_dna` (see [`ModelRecord::takes_visual_dna`]).
+pub fn visual_dna_cap(kind: GenerationKind, model: Option<&ModelRecord>) -> usize {
+    if !kind_takes_visual_dna(kind) {
+        return 0;
+    }
+    match model {
+        Some(m) if !m.takes_visual_dna() => 0,
+        Some(m) => m.max_visual_dna_ids(),
+        None => MAX_VISUAL_DNA_IDS,
+    }
+}
+
+/// `visual_dna_ids`, `moodboard_id` and `moodboard_ids` against the kind, the model and the
+/// scene count. (Whether each id still exists is the form's check: it knows the lists.)
+pub fn visual_dna_and_moodboard_errors(
+    spec: &GenerationSpec,
+    model: Option<&ModelRecord>,
+) -> Vec<FieldError> {
+    let request = &spec.request;
+    let who = model.map(ModelRecord::display_name).unwrap_or("Auto");
+    let mut errors = Vec::new();
+    let dna_count = request.visual_dna_ids.len();
+    if dna_count > 0 {
+        let cap = visual_dna_cap(spec.kind, model);
+        if !kind_takes_visual_dna(spec.kind) {
+            errors.push(FieldError::new(
+                Field::VisualDna,
+                format!(
+                    "Visual DNA cannot be used for {}; remove it.",
+                    kind_phrase(spec.kind)
+                ),
+            ));
+        } else if cap == 0 {
+            errors.push(FieldError::new(
+                Field::VisualDna,
+                format!("{who} does not take Visual DNA; remove it or pick another model."),
+            ));
+        } else if dna_count > cap {
+            errors.push(FieldError::new(
+                Field::VisualDna,
+                format!(
+                    "{dna_count} Visual DNA picked; {who} takes at most {cap}. Remove {}.",
+                    dna_count - cap
+                ),
+            ));
+        }
+    }
+    if request.visual_dna_ids.iter().any(|id| id.trim().is_empty()) {
+        errors.push(FieldError::new(
+            Field::VisualDna,
+            "A Visual DNA id is blank; remove it.",
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if request
+        .visual_dna_ids
+        .iter()
+        .any(|id| !seen.insert(id.trim()))
+    {
+        errors.push(FieldError::new(
+            Field::VisualDna,
+            "The same Visual DNA is picked twice; remove one.",
+        ));
+    }
+
+    let has_board = request.moodboard_id.is_some() || !request.moodboard_ids.is_empty();
+    if has_board && !kind_takes_moodboard(spec.kind) {
+        errors.push(FieldError::new(
+            Field::Moodboard,
+            format!(
+                "A moodboard cannot be used for {}; remove it.",
+                kind_phrase(spec.kind)
+            ),
+        ));
+    }
+    if request
+        .moodboard_id
+        .as_deref()
+        .is_some_and(|id| id.trim().is_empty())
+    {
+        errors.push(FieldError::new(
+            Field::Moodboard,
+            "The moodboard id is blank; pick a moodboard or None.",
+        ));
+    }
+    if !request.moodboard_ids.is_empty() {
+        if spec.kind != GenerationKind::CreativeDirector {
+            errors.push(FieldError::new(
+                Field::Moodboard,
+                "One moodboard per scene is only for Creative Director.",
+            ));
+        }
+        if request.moodboard_id.is_some() {
+            errors.push(FieldError::new(
+                Field::Moodboard,
+                "Pick one moodboard for all scenes or one per scene, not both.",
+            ));
+        }
+        let scenes = request
+            .scene_count
+            .unwrap_or(crate::api::DEFAULT_SCENE_COUNT) as usize;
+        if request.moodboard_ids.len() > scenes {
+            errors.push(FieldError::new(
+                Field::Moodboard,
+                format!(
+                    "{} scene moodboards for {scenes} scenes; remove the extra ones.",
+                    request.moodboard_ids.len()
+                ),
+            ));
+        }
+        if let Some(index) = request
+            .moodboard_ids
+            .iter()
+            .position(|id| id.trim().is_empty())
+        {
+            errors.push(FieldError::new(
+                Field::Moodboard,
+                format!(
+                    "Scene {} has no moodboard while a later scene has one: pick one for it, \
+                     or use one moodboard for all scenes.",
+                    index + 1
+                ),
+            ));
+        }
+    }
     errors
 }
 
@@ -661,7 +807,7 @@ mod tests {
         );
         assert_eq!(
             errors[0].message,
-            "4 visual DNA ids; at most 3 may be sent."
+            "4 Visual DNA picked; Auto takes at most 3. Remove 1."
         );
         assert_eq!(errors[2].message, "Pick 1 to 8 scenes; 9 is outside that.");
         s.request.visual_dna_ids.truncate(3);
@@ -678,6 +824,70 @@ mod tests {
             validate(&t2v, Some(&kling))[0].message,
             "Kling does not take reference images."
         );
+    }
+
+    #[test]
+    fn visual_dna_follows_the_kind_and_the_model() {
+        let mut s = spec(GenerationKind::ImageEdit, "make it dusk");
+        s.request.visual_dna_ids = vec!["a".into(), "b".into()];
+        assert!(validate(&s, None).is_empty());
+        // A model whose own cap is smaller.
+        let mut one = flux();
+        one.types = vec!["image_editing".into()];
+        one.name = "Solo".into();
+        one.max_visual_dna = Some(1);
+        assert_eq!(visual_dna_cap(GenerationKind::ImageEdit, Some(&one)), 1);
+        assert_eq!(
+            validate(&s, Some(&one))[0].message,
+            "2 Visual DNA picked; Solo takes at most 1. Remove 1."
+        );
+        // max_visual_dna 0, or supports_visual_dna false without a max: none at all.
+        one.max_visual_dna = Some(0);
+        assert_eq!(visual_dna_cap(GenerationKind::ImageEdit, Some(&one)), 0);
+        assert!(
+            validate(&s, Some(&one))[0]
+                .message
+                .contains("does not take Visual DNA")
+        );
+        one.max_visual_dna = None;
+        one.supports_visual_dna = Some(false);
+        assert_eq!(visual_dna_cap(GenerationKind::ImageEdit, Some(&one)), 0);
+        // supports false but a positive max: the max wins (published video models).
+        one.max_visual_dna = Some(2);
+        assert_eq!(visual_dna_cap(GenerationKind::ImageEdit, Some(&one)), 2);
+        // Plain image generation takes none; duplicates are refused.
+        assert_eq!(visual_dna_cap(GenerationKind::Image, None), 0);
+        let mut image = spec(GenerationKind::Image, "cat");
+        image.request.visual_dna_ids = vec!["a".into()];
+        assert_eq!(fields(&validate(&image, None)), vec![Field::VisualDna]);
+        s.request.visual_dna_ids = vec!["a".into(), "a".into()];
+        assert!(validate(&s, None)[0].message.contains("twice"));
+    }
+
+    #[test]
+    fn moodboards_per_kind_and_per_scene() {
+        let mut s = spec(GenerationKind::Image, "cat");
+        s.request.moodboard_id = Some("m1".into());
+        assert!(validate(&s, None).is_empty());
+        s.request.moodboard_ids = vec!["m1".into()];
+        assert_eq!(fields(&validate(&s, None)), vec![Field::Moodboard; 2]);
+        let mut cd = spec(GenerationKind::CreativeDirector, "a heist");
+        cd.request.scene_count = Some(2);
+        cd.request.moodboard_ids = vec!["m1".into(), "m2".into()];
+        assert!(validate(&cd, None).is_empty());
+        cd.request.moodboard_ids = vec![String::new(), "m2".into()];
+        assert!(
+            validate(&cd, None)[0]
+                .message
+                .starts_with("Scene 1 has no moodboard")
+        );
+        cd.request.moodboard_ids = vec!["m1".into(), "m2".into(), "m3".into()];
+        assert!(
+            validate(&cd, None)[0]
+                .message
+                .contains("3 scene moodboards for 2 scenes")
+        );
+        assert!(!kind_takes_moodboard(GenerationKind::VideoToVideo));
     }
 
     #[test]

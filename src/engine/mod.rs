@@ -15,6 +15,7 @@ mod job_guard;
 pub mod journal;
 pub mod library;
 pub mod library_transfers;
+pub mod moodboards;
 pub mod notices;
 pub mod palettes;
 pub mod projects;
@@ -29,6 +30,7 @@ pub mod tracker;
 pub mod transcripts;
 pub mod transfers;
 pub mod video;
+pub mod visual_dna;
 mod voices;
 
 pub use account::{AccountCommand, AccountEvent, ApiKey, ConnectionProblem, ConnectionReport};
@@ -38,6 +40,7 @@ pub use error_words::error_in_words;
 pub use file_out::{FileOutCommand, FileOutEvent, FileOutPurpose, FileOutcome};
 pub use journal::{CreditSnapshot, Journal, JournalError, JournalRow};
 pub use library_transfers::TransferTuning;
+pub use moodboards::{MoodboardCommand, MoodboardEvent};
 pub use projects::{ProjectsCommand, ProjectsEvent};
 pub use protocol::{
     Command, Event, JobPhase, JobRecord, LocalJobId, PaletteOpKind, PaletteSource, PresetsOrigin,
@@ -47,3 +50,4 @@ pub use runtime::{EngineConfig, EngineError, EngineHandle, start, start_with};
 pub use storage::{CacheCleared, CacheSize, StorageCommand, StorageEvent};
 pub use submit_queue::{FOLLOWED_SUFFIX, followed_label};
 pub use transcripts::{TranscriptCommand, TranscriptEvent};
+pub use visual_dna::{VisualDnaCommand, VisualDnaEvent};

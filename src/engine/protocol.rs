@@ -214,6 +214,10 @@ pub enum Command {
     /// GET /v1/voices (the speech voice picker), once per session; answered by
     /// `Event::Voices` (from memory after the first success).
     Voices,
+    /// Visual DNA entries and folders; answered by `Event::VisualDna`.
+    VisualDna(super::visual_dna::VisualDnaCommand),
+    /// Moodboards; answered by `Event::Moodboards`.
+    Moodboards(super::moodboards::MoodboardCommand),
     /// Stop the runtime (app exit). Jobs keep running on the service and resume next start.
     Shutdown,
 }
@@ -643,6 +647,10 @@ pub enum Event {
     FileOut(super::file_out::FileOutEvent),
     /// The answers to a `Command::Transcript` load.
     Transcript(super::transcripts::TranscriptEvent),
+    /// The answers to a `Command::VisualDna`.
+    VisualDna(super::visual_dna::VisualDnaEvent),
+    /// The answers to a `Command::Moodboards`.
+    Moodboards(super::moodboards::MoodboardEvent),
     /// An engine task panicked (a bug) and was stopped; `doing` says what it was doing,
     /// e.g. "loading a library page". Logged already; the shell shows it once.
     TaskPanicked {

@@ -122,6 +122,8 @@ fn request_outcome(event: &Event) -> Option<Result<(), &ApiError>> {
         Event::ChatConversations(result) => unit(result),
         Event::ChatMessages { result, .. } => unit(result),
         Event::Docs(event) => event.read_outcome(),
+        Event::VisualDna(event) => event.read_outcome(),
+        Event::Moodboards(event) => event.read_outcome(),
         _ => None,
     }
 }

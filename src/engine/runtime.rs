@@ -274,6 +274,7 @@ async fn run(
     let sounds = super::audio::Sounds::new(ctx.clone(), transfers.clone());
     let docs = super::docs::Docs::new(ctx.clone());
     let voices = super::voices::Voices::default();
+    let visual_dnas = super::visual_dna::VisualDnas::default();
 
     tokio::spawn(super::reachability::probe_task(ctx.clone()));
     tracker.restore().await;
@@ -298,6 +299,8 @@ async fn run(
             Command::ProjectOps(command) => super::projects::handle(&ctx, command),
             Command::RetryConnection => ctx.reachability.retry_now(),
             Command::Voices => voices.load(&ctx),
+            Command::VisualDna(command) => visual_dnas.handle(&ctx, command),
+            Command::Moodboards(command) => super::moodboards::handle(&ctx, command),
             Command::FileOut(command) => super::file_out::handle(&ctx, &transfers, command),
             Command::Transcript(command) => super::transcripts::handle(&ctx, command),
             Command::Chat(command) => match &chat {

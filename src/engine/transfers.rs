@@ -88,10 +88,19 @@ impl Transfers {
     }
 
     /// An image output, fetched and decoded to at most `max_side_px`.
+    /// A `file://` URL (a local image about to be uploaded, e.g. in the Visual DNA form) is
+    /// read from disk.
     async fn image_still(&self, url: &str, max_side_px: u32) -> Result<DecodedImage, String> {
-        let fetched = self.ctx.client.fetch_output(url).await;
-        self.ctx.reachability.note(fetched.as_ref());
-        let bytes = fetched.map_err(|e| e.to_string())?;
+        let bytes = match crate::file_url::path_of_file_url(url) {
+            Some(local) => tokio::fs::read(&local)
+                .await
+                .map_err(|e| format!("cannot read {}: {e}", local.display()))?,
+            None => {
+                let fetched = self.ctx.client.fetch_output(url).await;
+                self.ctx.reachability.note(fetched.as_ref());
+                fetched.map_err(|e| e.to_string())?
+            }
+        };
         tokio::task::spawn_blocking(move || decode_image(&bytes, max_side_px))
             .await
             .map_err(|e| format!("decoder stopped: {e}"))?

@@ -439,6 +439,7 @@ async fn serve(
             .map_err(|e| SandboxError::Runtime(e.to_string()))?;
         seed::ensure_shared_files(&shared.files_dir).map_err(SandboxError::Runtime)?;
         seed::ensure_stock_items(&shared).map_err(SandboxError::Runtime)?;
+        seed::ensure_global_visual_dnas(&shared).map_err(SandboxError::Runtime)?;
         Ok::<_, SandboxError>((
             listener,
             Ready {

@@ -389,6 +389,7 @@ fn render_and_write(
             None => render_art(&spec),
         };
         look.apply(&mut image);
+        look.apply_insets(&mut image, files_dir);
         let rel = format!("{rel_dir}/{index}.png");
         write_png(&files_dir.join(&rel), &image).map_err(|e| internal_failure(row, &e))?;
         let thumb_rel = format!("{rel_dir}/{index}_thumb.jpg");
@@ -494,12 +495,8 @@ fn render_video_and_write(
 ) -> Result<StoredResult, Value> {
     let source = decode_source(row, source_bytes)?;
     let look = stored_look(row);
-    let palette: Vec<[u8; 3]> = look
-        .grade
-        .iter()
-        .filter_map(|c| crate::palette::Rgb::from_hex(&c.hex))
-        .map(|rgb| [rgb.r, rgb.g, rgb.b])
-        .collect();
+    // The grade, then any Visual DNA / moodboard colours.
+    let palette: Vec<[u8; 3]> = look.video_palette();
     // The prompt seeds the look; image-to-video without a prompt uses the source URL.
     let seed_text = if row.prompt.trim().is_empty() {
         row.source_images.first().map(String::as_str).unwrap_or("")
@@ -631,6 +628,12 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
         .catalog
         .find(&row.model, catalog_type)
         .map(|spec| spec.name.clone());
+    let look = stored_look(row);
+    let visual_dna_names = look.visual_dna_names.clone();
+    let moodboard_id = look
+        .moodboard_id
+        .clone()
+        .or_else(|| request_str("moodboard_id"));
     let now_ms = state.clock.now_ms();
     let created_at = super::clock::Clock::iso_at(now_ms);
     let name: String = match derived_name(state, row, &request) {
@@ -671,9 +674,9 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
                 "duration": result.duration_secs,
                 "batchId": row.batch_id,
                 "sceneNumber": row.scene_number,
-                "moodboardId": request_str("moodboard_id"),
+                "moodboardId": moodboard_id,
                 "presetId": request_str("preset_id"),
-                "visualDnaNames": [],
+                "visualDnaNames": visual_dna_names,
             });
             NewMedia {
                 id: new_object_id(),
@@ -700,7 +703,7 @@ fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult
                 generation_duration_secs: Some((row.duration_ms as f64 / 100.0).round() / 10.0),
                 source_tag: Some("api".to_owned()),
                 preset_id: request_str("preset_id"),
-                moodboard_id: request_str("moodboard_id"),
+                moodboard_id: moodboard_id.clone(),
                 metadata,
                 created_at: created_at.clone(),
                 created_ms: now_ms,

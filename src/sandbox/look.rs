@@ -11,6 +11,8 @@ use crate::palette::{PaletteColor, Rgb, Role};
 
 /// How strongly the grade replaces the render's own colours (0..=1).
 const GRADE_STRENGTH: f32 = 0.65;
+/// How strongly Visual DNA and moodboard colours pull the render toward them (0..=1).
+const TINT_STRENGTH: f32 = 0.45;
 
 /// What one cinematic preset does to a render. Every field is optional in
 /// `assets/presets/presets.json`; the defaults change nothing.
@@ -64,11 +66,73 @@ pub(crate) struct Look {
     pub effects: Vec<Effect>,
     #[serde(default)]
     pub grade: Vec<GradeColor>,
+    /// Colours of the Visual DNAs and moodboard a request names: a gentler gradient map
+    /// than the grade, applied after it.
+    #[serde(default)]
+    pub tint: Vec<GradeColor>,
+    /// Files (under the files dir) inset bottom-left: the Visual DNAs' thumbnails.
+    #[serde(default)]
+    pub insets: Vec<String>,
+    /// Names of the Visual DNAs used (recorded on the media items).
+    #[serde(default)]
+    pub visual_dna_names: Vec<String>,
+    /// The moodboard used (a Creative Director scene's own, from `moodboard_ids`).
+    #[serde(default)]
+    pub moodboard_id: Option<String>,
 }
 
 impl Look {
     pub(crate) fn is_empty(&self) -> bool {
-        self.effects.is_empty() && self.grade.is_empty()
+        self.effects.is_empty()
+            && self.grade.is_empty()
+            && self.tint.is_empty()
+            && self.insets.is_empty()
+    }
+
+    /// Grade then tint colours, as `[r, g, b]` (what a video render is coloured with).
+    pub(crate) fn video_palette(&self) -> Vec<[u8; 3]> {
+        self.grade
+            .iter()
+            .chain(&self.tint)
+            .filter_map(|c| Rgb::from_hex(&c.hex))
+            .map(|rgb| [rgb.r, rgb.g, rgb.b])
+            .collect()
+    }
+
+    /// Pastes the inset thumbnails along the bottom-left corner, each a sixth of the
+    /// short side with a thin light border (unreadable files are skipped).
+    pub(crate) fn apply_insets(&self, image: &mut RgbImage, files_dir: &std::path::Path) {
+        let (w, h) = image.dimensions();
+        let side = (w.min(h) / 6).max(8);
+        let margin = (side / 8).max(2);
+        let border = (side / 40).max(1);
+        let mut x = margin;
+        for rel in &self.insets {
+            if x + side + margin > w || side + margin > h {
+                break;
+            }
+            let Ok(thumb) = image::open(files_dir.join(rel)) else {
+                tracing::debug!(path = %rel, "inset thumbnail unreadable");
+                continue;
+            };
+            let thumb = thumb
+                .resize_to_fill(side, side, FilterType::Triangle)
+                .to_rgb8();
+            let y = h - side - margin;
+            let frame = RgbImage::from_pixel(
+                side + 2 * border,
+                side + 2 * border,
+                image::Rgb([240, 240, 240]),
+            );
+            imageops::replace(
+                image,
+                &frame,
+                i64::from(x) - i64::from(border),
+                i64::from(y) - i64::from(border),
+            );
+            imageops::replace(image, &thumb, i64::from(x), i64::from(y));
+            x += side + margin;
+        }
     }
 
     pub(crate) fn with_grade(mut self, colors: &[PaletteColor]) -> Self {
@@ -97,6 +161,19 @@ impl Look {
                 for (channel, t) in pixel.0.iter_mut().zip(target) {
                     let v = f32::from(*channel);
                     *channel = (v + (t - v) * GRADE_STRENGTH).round().clamp(0.0, 255.0) as u8;
+                }
+            }
+        }
+        if let Some(lut) = grade_lut(&self.tint) {
+            for pixel in image.pixels_mut() {
+                let [r, g, b] = pixel.0.map(f32::from);
+                let luma = (0.299 * r + 0.587 * g + 0.114 * b)
+                    .round()
+                    .clamp(0.0, 255.0) as usize;
+                let target = lut[luma];
+                for (channel, t) in pixel.0.iter_mut().zip(target) {
+                    let v = f32::from(*channel);
+                    *channel = (v + (t - v) * TINT_STRENGTH).round().clamp(0.0, 255.0) as u8;
                 }
             }
         }
@@ -277,7 +354,7 @@ mod tests {
                 brightness: -0.2,
                 ..Effect::default()
             }],
-            grade: Vec::new(),
+            ..Look::default()
         }
         .apply(&mut darker);
         let sum = |img: &RgbImage| img.pixels().map(|p| u64::from(p.0[1])).sum::<u64>();

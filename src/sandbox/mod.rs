@@ -38,6 +38,7 @@ mod image_tools;
 mod jobs;
 mod look;
 mod media_store;
+mod moodboards;
 mod motion_audio;
 mod motion_jobs;
 mod palette_cache;
@@ -58,6 +59,7 @@ mod trim_job;
 mod trim_store;
 mod upload_limits;
 mod users;
+mod visual_dna;
 // The sandbox's one `h264` seam: without the feature, a stand-in whose renders fail with
 // "This build has no H.264 encoder (built without the h264 feature)".
 #[cfg(feature = "h264")]

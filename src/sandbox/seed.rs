@@ -461,3 +461,89 @@ mod tests {
         }
     }
 }
+
+/// One seeded global Visual DNA: its name, type, the shipped picture and the thumbnail its
+/// colours and square thumbnail come from (the small file keeps a sandbox start cheap).
+struct GlobalDna {
+    name: &'static str,
+    dna_type: &'static str,
+    prompt_helper: &'static str,
+    file_name: &'static str,
+    picture: &'static [u8],
+    small: &'static [u8],
+}
+
+const GLOBAL_DNAS: [GlobalDna; 3] = [
+    GlobalDna {
+        name: "City at Dusk",
+        dna_type: "environment",
+        prompt_helper: "aerial skyline, warm windows against a cooling sky",
+        file_name: "city-skyline-dusk.jpg",
+        picture: include_bytes!("../../assets/sandbox-seed/city-skyline-dusk.jpg"),
+        small: include_bytes!("../../assets/sandbox-seed/thumb_city-skyline-dusk.jpg"),
+    },
+    GlobalDna {
+        name: "Misty Forest",
+        dna_type: "environment",
+        prompt_helper: "soft morning haze between tall trees",
+        file_name: "forest-mist-morning.jpg",
+        picture: include_bytes!("../../assets/sandbox-seed/forest-mist-morning.jpg"),
+        small: include_bytes!("../../assets/sandbox-seed/thumb_forest-mist-morning.jpg"),
+    },
+    GlobalDna {
+        name: "Painted Strokes",
+        dna_type: "style",
+        prompt_helper: "flowing brush strokes over smooth colour fields",
+        file_name: "still_2.png",
+        picture: include_bytes!("../../assets/sandbox-seed/still_2.png"),
+        small: include_bytes!("../../assets/sandbox-seed/still_2_thumb.jpg"),
+    },
+];
+
+/// The global Visual DNAs (`is_global`, ready, undeletable), created once per data dir.
+pub(crate) fn ensure_global_visual_dnas(state: &AppState) -> Result<(), String> {
+    use super::visual_dna::describe::{describe, dominant_colors, square_thumbnail};
+    use super::visual_dna::store::VisualDnaRow;
+    if state
+        .store
+        .has_global_visual_dnas()
+        .map_err(|e| e.to_string())?
+    {
+        return Ok(());
+    }
+    let now_ms = state.clock.now_ms();
+    for (n, dna) in GLOBAL_DNAS.iter().enumerate() {
+        let id = new_object_id();
+        let picture_rel = format!("visual_dna/{id}/{}", dna.file_name);
+        write_bytes(&state.files_dir.join(&picture_rel), dna.picture)?;
+        let small = image::load_from_memory(dna.small).map_err(|e| e.to_string())?;
+        let thumb_rel = format!("visual_dna/{id}/thumb.jpg");
+        write_jpeg(&state.files_dir.join(&thumb_rel), &square_thumbnail(&small))?;
+        let colors = dominant_colors(std::slice::from_ref(&small));
+        let (description, system_prompt) =
+            describe(dna.name, dna.dna_type, Some(dna.prompt_helper), 1, &colors);
+        // Spaced a second apart so their order is stable.
+        let created_ms = now_ms - (n as i64) * 1000;
+        state
+            .store
+            .insert_visual_dna(&VisualDnaRow {
+                id,
+                owner_id: None,
+                name: dna.name.to_owned(),
+                dna_type: dna.dna_type.to_owned(),
+                prompt_helper: Some(dna.prompt_helper.to_owned()),
+                image_paths: vec![picture_rel],
+                thumb_rel_path: thumb_rel,
+                colors: colors.into_iter().map(|c| c.0).collect(),
+                description,
+                system_prompt,
+                folder_id: None,
+                failed: false,
+                ready_at_ms: created_ms,
+                created_at: Clock::iso_at(created_ms),
+                created_ms,
+            })
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}

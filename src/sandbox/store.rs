@@ -456,6 +456,8 @@ impl Store {
         conn.execute_batch(super::trim_store::TRIM_SCHEMA)?;
         conn.execute_batch(super::docs::DOCS_SCHEMA)?;
         conn.execute_batch(super::creative_chat_store::CHAT_SCHEMA)?;
+        conn.execute_batch(super::visual_dna::store::VISUAL_DNA_SCHEMA)?;
+        conn.execute_batch(super::moodboards::MOODBOARD_SCHEMA)?;
         super::users::migrate(&conn)?;
         migrate_generations(&conn)?;
         super::project_store::migrate(&conn)?;

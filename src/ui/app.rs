@@ -45,6 +45,7 @@ mod service;
 mod sound;
 mod transcript;
 mod tray;
+mod visual_dna;
 pub use capture::ScreenshotScene;
 
 /// How the studio starts (from the command line).
@@ -89,6 +90,8 @@ pub struct StudioApp {
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
     palettes: PalettesState,
+    /// The Visual DNA view (Visual DNA and moodboards).
+    looks: crate::ui::visual_dna::LooksState,
     docs: DocsState,
     chat: ChatState,
     /// Global keys, the shortcuts overlay, quitting, the clipboard and the window's geometry.
@@ -151,6 +154,7 @@ impl StudioApp {
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
             palettes: PalettesState::default(),
+            looks: Default::default(),
             docs: DocsState::default(),
             chat: ChatState::default(),
             keys: keyboard::KeyboardState::new(&session_window, screenshot_run),
@@ -336,6 +340,7 @@ impl StudioApp {
         self.confirm = None;
         self.create.on_connection_changed();
         self.palettes = PalettesState::default();
+        self.looks = Default::default();
         self.docs.reset();
         self.chat = ChatState::default();
         self.settings_snapshot = SettingsSnapshot::of(&self.session);
@@ -502,6 +507,8 @@ impl StudioApp {
             Event::Audio(event) => self.sound_event(ctx, event),
             Event::Docs(event) => self.docs_event(ctx, event),
             Event::FileOut(event) => self.file_out_event(ctx, event),
+            Event::VisualDna(event) => self.visual_dna_event(ctx, event),
+            Event::Moodboards(event) => self.moodboard_event(ctx, event),
             Event::Transcript(event) => {
                 self.viewer.handle_transcript_event(&event);
                 self.create.transcription.handle_event(&event);
@@ -702,6 +709,7 @@ impl StudioApp {
                 self.apply_toast(ctx, action)
             }
             Action::Docs(action) => self.apply_docs(ctx, action),
+            Action::Looks(action) => self.apply_looks(ctx, action),
             Action::Projects(action) => self.apply_projects(ctx, action),
             Action::Library(action) => self.apply_library(ctx, action),
             Action::Toast(kind, text) => self.toasts.push(kind, text),
@@ -783,7 +791,7 @@ impl StudioApp {
         actions.extend(self.tray_panel_ui(ui, now_ms));
 
         let central_margin = match self.view {
-            View::Library | View::Palettes | View::Docs => 0,
+            View::Library | View::Palettes | View::VisualDna | View::Docs => 0,
             // Create's two columns and Chat's list and messages need the width.
             View::Create | View::Chat => 16,
             _ => 24,
@@ -825,6 +833,12 @@ impl StudioApp {
                     ui,
                     &self.model,
                     &self.create.form.cinematic,
+                    &self.textures,
+                )),
+                View::VisualDna => actions.extend(crate::ui::visual_dna::visual_dna_ui(
+                    ui,
+                    &mut self.looks,
+                    &self.model,
                     &self.textures,
                 )),
                 View::Docs => actions.extend(self.docs_panel(ui)),
@@ -869,6 +883,7 @@ impl StudioApp {
         });
         let library = self.view == View::Library;
         let palettes_view = self.view == View::Palettes;
+        let looks_view = self.view == View::VisualDna;
         let chat_view = self.view == View::Chat;
         if self.view == View::Docs {
             return; // Documents hold no files; a drop must not leave the editor.
@@ -882,6 +897,10 @@ impl StudioApp {
                 for action in self.palettes.add_images(dropped) {
                     self.apply(ctx, action);
                 }
+            } else if looks_view {
+                for action in self.looks.add_dropped(dropped) {
+                    self.apply(ctx, action);
+                }
             } else if library {
                 self.upload_to_library(ctx, dropped);
             } else {
@@ -892,7 +911,7 @@ impl StudioApp {
                 }
             }
         }
-        if hovering && !palettes_view && !chat_view {
+        if hovering && !palettes_view && !chat_view && !looks_view {
             drop_overlay_ui(ctx, library);
         }
     }

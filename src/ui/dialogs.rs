@@ -50,6 +50,8 @@ pub enum DialogKind {
     PaletteImages,
     /// Images to attach to a chat message.
     ChatImages,
+    /// Images for the open Visual DNA or moodboard form.
+    LooksImages,
     /// Save one output URL to a file.
     SaveImage { url: String },
     /// The audio view's "Save as WAV…": where to write the WAV copy of `url`.
@@ -71,6 +73,7 @@ impl DialogKind {
             DialogKind::SourceVideo => "Choose a video to edit",
             DialogKind::PaletteImages => "Reference images for a palette",
             DialogKind::ChatImages => "Attach images to your message",
+            DialogKind::LooksImages => "Images for a Visual DNA or moodboard",
             DialogKind::SaveImage { .. } => "Save image",
             DialogKind::SaveWav { .. } => "Save as WAV",
             DialogKind::DownloadFolder { .. } => "Save to folder",
@@ -93,7 +96,10 @@ impl DialogKind {
     /// What to do instead, for the toast.
     fn alternative(&self) -> &'static str {
         match self {
-            DialogKind::SourceImages | DialogKind::PaletteImages | DialogKind::ChatImages => {
+            DialogKind::SourceImages
+            | DialogKind::PaletteImages
+            | DialogKind::ChatImages
+            | DialogKind::LooksImages => {
                 "Type a path instead, or drag and drop the images onto the window."
             }
             DialogKind::SourceVideo => {
@@ -406,7 +412,10 @@ fn run_dialog(kind: &DialogKind) -> Answer {
     backend_available()?;
     let dialog = rfd::FileDialog::new().set_title(kind.title());
     Ok(match kind {
-        DialogKind::SourceImages | DialogKind::PaletteImages | DialogKind::ChatImages => {
+        DialogKind::SourceImages
+        | DialogKind::PaletteImages
+        | DialogKind::ChatImages
+        | DialogKind::LooksImages => {
             // Unlike the single-answer calls, rfd's pick_files tells a cancel (an empty
             // list) from a failure (None).
             match dialog.add_filter("Images", &IMAGE_EXTENSIONS).pick_files() {

@@ -8,6 +8,8 @@ pub enum Icon {
     Create,
     Library,
     Palettes,
+    /// A double helix: Visual DNA.
+    VisualDna,
     Presets,
     Docs,
     Settings,
@@ -91,6 +93,27 @@ pub fn paint_icon(painter: &Painter, rect: Rect, icon: Icon, color: Color32) {
                     stroke,
                     egui::StrokeKind::Middle,
                 );
+            }
+        }
+        Icon::VisualDna => {
+            // Two strands crossing twice, with rungs between them.
+            let steps = 14;
+            let strand = |phase: f32| -> Vec<Pos2> {
+                (0..=steps)
+                    .map(|i| {
+                        let t = i as f32 / steps as f32;
+                        let y = -0.85 + 1.7 * t;
+                        let x = 0.45 * (t * std::f32::consts::TAU + phase).sin();
+                        p(x, y)
+                    })
+                    .collect()
+            };
+            painter.add(Shape::line(strand(0.0), stroke));
+            painter.add(Shape::line(strand(std::f32::consts::PI), stroke));
+            for t in [0.12_f32, 0.38, 0.62, 0.88] {
+                let y = -0.85 + 1.7 * t;
+                let x = 0.45 * (t * std::f32::consts::TAU).sin();
+                painter.line_segment([p(x, y), p(-x, y)], Stroke::new(w * 0.7, color));
             }
         }
         Icon::Palettes => {
@@ -493,6 +516,7 @@ mod tests {
                 Icon::Create,
                 Icon::Library,
                 Icon::Palettes,
+                Icon::VisualDna,
                 Icon::Presets,
                 Icon::Docs,
                 Icon::Settings,

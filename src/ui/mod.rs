@@ -40,6 +40,7 @@ pub mod tokens;
 pub mod transcript;
 pub mod video;
 pub mod viewer;
+pub mod visual_dna;
 pub mod welcome;
 pub mod widgets;
 pub mod window;

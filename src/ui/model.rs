@@ -13,6 +13,7 @@ pub enum View {
     Create,
     Library,
     Palettes,
+    VisualDna,
     Presets,
     Docs,
     Chat,
@@ -20,10 +21,11 @@ pub enum View {
 }
 
 impl View {
-    pub const ALL: [View; 7] = [
+    pub const ALL: [View; 8] = [
         View::Create,
         View::Library,
         View::Palettes,
+        View::VisualDna,
         View::Presets,
         View::Docs,
         View::Chat,
@@ -35,6 +37,7 @@ impl View {
             View::Create => "Create",
             View::Library => "Library",
             View::Palettes => "Palettes",
+            View::VisualDna => "Visual DNA",
             View::Presets => "Presets",
             View::Docs => "Docs",
             View::Chat => "Chat",
@@ -48,6 +51,7 @@ impl View {
             View::Create => Icon::Create,
             View::Library => Icon::Library,
             View::Palettes => Icon::Palettes,
+            View::VisualDna => Icon::VisualDna,
             View::Presets => Icon::Presets,
             View::Docs => Icon::Docs,
             View::Chat => Icon::Chat,
@@ -63,13 +67,14 @@ impl std::str::FromStr for View {
             "create" => Ok(View::Create),
             "library" => Ok(View::Library),
             "palettes" => Ok(View::Palettes),
+            "visual-dna" | "visual dna" | "visual_dna" | "visualdna" => Ok(View::VisualDna),
             "presets" => Ok(View::Presets),
             "docs" => Ok(View::Docs),
             "chat" => Ok(View::Chat),
             "settings" => Ok(View::Settings),
             other => Err(format!(
-                "unknown view “{other}”: expected create, library, palettes, presets, docs, chat or \
-                 settings"
+                "unknown view “{other}”: expected create, library, palettes, visual-dna, presets, docs, \
+                 chat or settings"
             )),
         }
     }
@@ -121,6 +126,8 @@ pub enum Confirm {
     SubmitAgain(LocalJobId),
     /// Delete a palette (clears the grade of every project using it).
     DeletePalette { id: String, name: String },
+    /// Delete a Visual DNA, one of its folders, or a moodboard.
+    Looks(crate::ui::visual_dna::LooksConfirm),
     /// Vary a result: the same settings with a new seed, a new billed job costing about
     /// `credits` (`None`: the price is unknown).
     Vary {
@@ -276,6 +283,8 @@ pub enum Action {
     PickDownloadFolder(Vec<crate::engine::protocol::DownloadItem>),
     /// A Palettes panel action, applied by [`crate::ui::palettes::PalettesState::apply`].
     Palette(crate::ui::palettes::PaletteAction),
+    /// A Visual DNA panel action, applied by [`crate::ui::visual_dna::LooksState::apply`].
+    Looks(crate::ui::visual_dna::LooksAction),
     /// A Docs panel action, applied by [`crate::ui::docs::DocsState::apply`].
     Docs(crate::ui::docs::DocsAction),
     /// The projects dialog, applied by [`crate::ui::projects::ProjectsState::apply`].

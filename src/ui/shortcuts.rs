@@ -1,4 +1,4 @@
-//! Keys that work everywhere in the studio (Ctrl+1…7 switch views, Ctrl+J shows or hides
+//! Keys that work everywhere in the studio (Ctrl+1…8 switch views, Ctrl+J shows or hides
 //! the jobs tray, Ctrl+Q quits, F1 or ? shows the shortcuts; M mutes, in `ui::sound`) and
 //! the overlay that lists every shortcut of the studio.
 
@@ -30,7 +30,7 @@ pub const SHORTCUT_GROUPS: &[ShortcutGroup] = &[
         title: "Anywhere",
         shortcuts: &[
             s(
-                "Ctrl+1 … Ctrl+7",
+                "Ctrl+1 … Ctrl+8",
                 "Create, Library, Palettes, Presets, Docs, Chat, Settings",
             ),
             s("Ctrl+J", "Show / hide the jobs tray"),

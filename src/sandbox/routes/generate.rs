@@ -473,6 +473,12 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
     let num_images = validate_num_images(&body, spec)?;
     let source_images = validate_sources(&body, spec, kind)?;
     validate_extras(&body)?;
+    let refs = crate::sandbox::visual_dna::refs::resolve(
+        &state,
+        &caller.user_id,
+        &body,
+        spec.max_visual_dna,
+    )?;
     let chosen_presets = cinematic::choose(body.get("cinematic"))
         .map_err(|error| bad_request("INVALID_CINEMATIC", error.to_string()))?;
     let seed = validate_seed(&body, &prompt)?;
@@ -491,11 +497,13 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
             .iter()
             .map(|(_, p)| p.effect.clone())
             .collect(),
-        grade: Vec::new(),
+        ..Look::default()
     };
     if let Some(colors) = &grade {
         look = look.with_grade(colors);
     }
+    refs.apply_to(&mut look);
+    prompt_used = refs.extend_prompt(prompt_used);
     let look_json = if look.is_empty() {
         None
     } else {

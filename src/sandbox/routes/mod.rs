@@ -21,7 +21,7 @@ mod status;
 mod ticket;
 mod transcribe;
 mod trim;
-mod upload;
+pub(crate) mod upload;
 mod video;
 mod video_edit;
 mod video_from_video;
@@ -151,6 +151,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(creative_chat_routes(&state))
         .merge(media_routes(&state))
         .merge(palette_routes(&state))
+        .merge(look_routes(&state))
         .merge(super::docs::api_routes(&state))
         .fallback(api_not_found)
         .layer(from_fn_with_state(state.clone(), global_limit))
@@ -326,6 +327,55 @@ fn palette_routes(state: &AppState) -> Router<AppState> {
         .route(
             "/v1/color-palettes/{id}/activate",
             post(palettes::activate).route_layer(shared()),
+        )
+}
+
+/// Visual DNA and moodboards (INTERFACES §1): POST /visual-dna and GET /moodboards in the
+/// other-generation group (10/min); folders, moving and moodboard writes in the media group
+/// (120/min); reading, updating and deleting one Visual DNA and the list: no limiter.
+fn look_routes(state: &AppState) -> Router<AppState> {
+    use super::moodboards;
+    use super::visual_dna::routes as dna;
+    let other = || from_fn_with_state((state.clone(), Group::OtherGeneration), endpoint_limit);
+    let media = || from_fn_with_state((state.clone(), Group::Media), endpoint_limit);
+    Router::new()
+        .route(
+            "/v1/visual-dna",
+            get(dna::list)
+                .merge(upload::request_cap().apply(post(dna::create).route_layer(other()))),
+        )
+        .route(
+            "/v1/visual-dna/folders",
+            get(dna::folders)
+                .post(dna::create_folder)
+                .route_layer(media()),
+        )
+        .route(
+            "/v1/visual-dna/folders/{id}",
+            put(dna::rename_folder)
+                .delete(dna::delete_folder)
+                .route_layer(media()),
+        )
+        .route(
+            "/v1/visual-dna/{id}",
+            get(dna::get_one).put(dna::update).delete(dna::delete),
+        )
+        .route(
+            "/v1/visual-dna/{id}/folder",
+            put(dna::move_to_folder).route_layer(media()),
+        )
+        .route(
+            "/v1/moodboards",
+            get(moodboards::list)
+                .route_layer(other())
+                .merge(post(moodboards::create).route_layer(media())),
+        )
+        .route(
+            "/v1/moodboards/{id}",
+            get(moodboards::get_one)
+                .put(moodboards::update)
+                .delete(moodboards::delete)
+                .route_layer(media()),
         )
 }
 

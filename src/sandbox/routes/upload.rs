@@ -37,7 +37,7 @@ fn bad_multipart(detail: impl std::fmt::Display) -> ApiError {
 }
 
 /// Upload size limits answer in Shape 2 (contract document 1, Errors).
-pub(super) fn file_too_large() -> ApiError {
+pub(crate) fn file_too_large() -> ApiError {
     ApiError::global(
         StatusCode::PAYLOAD_TOO_LARGE,
         "File too large. Maximum size is 500MB.",
@@ -54,7 +54,7 @@ pub(crate) fn request_cap() -> RequestCap {
 
 /// A body that ran past the route's cap is a 413 like a too-large file; anything else is a
 /// malformed payload.
-pub(super) fn multipart_error(error: MultipartError) -> ApiError {
+pub(crate) fn multipart_error(error: MultipartError) -> ApiError {
     if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
         file_too_large()
     } else {
@@ -63,7 +63,7 @@ pub(super) fn multipart_error(error: MultipartError) -> ApiError {
 }
 
 /// A non-file field, read with the shared text-field cap.
-pub(super) async fn text_field(field: Field<'_>, name: &str) -> ApiResult<String> {
+pub(crate) async fn text_field(field: Field<'_>, name: &str) -> ApiResult<String> {
     match read_text_field(name, field, MAX_TEXT_FIELD_BYTES).await {
         Ok(text) => Ok(text.trim().to_owned()),
         Err(TextFieldError::TooLong { name, max_bytes }) => Err(ApiError::global(
@@ -78,7 +78,7 @@ pub(super) async fn text_field(field: Field<'_>, name: &str) -> ApiResult<String
 }
 
 /// Keeps a short alphanumeric extension so the served Content-Type matches the file.
-pub(super) fn extension_for(filename: &str, mime: &str) -> String {
+pub(crate) fn extension_for(filename: &str, mime: &str) -> String {
     let from_name = filename
         .rsplit_once('.')
         .map(|(_, ext)| ext.to_ascii_lowercase())

@@ -27,6 +27,7 @@ use crate::sandbox::pricing::{image_cost, round_credits, video_cost};
 use crate::sandbox::render::parse_aspect_ratio;
 use crate::sandbox::state::AppState;
 use crate::sandbox::store::{BatchRow, CreateOutcome, GenerationRow, NewGeneration};
+use crate::sandbox::visual_dna::refs::{self as dna_refs, Refs};
 
 const VIDEO_POLL_INTERVAL_HINT_SECS: u64 = 8;
 const CD_POLL_INTERVAL_HINT_SECS: u64 = 5;
@@ -266,9 +267,17 @@ fn required_prompt(body: &Map<String, Value>, spec: Option<&ModelSpec>) -> ApiRe
     Ok(prompt)
 }
 
-fn look_json(grade: Option<&[PaletteColor]>) -> Option<String> {
-    let colors = grade?;
-    serde_json::to_string(&Look::default().with_grade(colors)).ok()
+/// The stored look: the project grade plus any Visual DNA / moodboard references.
+fn look_json(grade: Option<&[PaletteColor]>, refs: &Refs) -> Option<String> {
+    let mut look = match grade {
+        Some(colors) => Look::default().with_grade(colors),
+        None => Look::default(),
+    };
+    refs.apply_to(&mut look);
+    if look.is_empty() && look.moodboard_id.is_none() {
+        return None;
+    }
+    serde_json::to_string(&look).ok()
 }
 
 /// The submit answer (202), or an aborted body when a dropped-answer fault is armed.
@@ -325,6 +334,7 @@ fn submit_video(
     let resolution = video_resolution(&body, spec)?;
     validate_extras(&body)?;
     validate_reference_images(&body)?;
+    let refs = dna_refs::resolve(&state, &caller.user_id, &body, spec.max_visual_dna)?;
     let seed_text = if prompt.is_empty() {
         source_images.concat()
     } else {
@@ -343,6 +353,7 @@ fn submit_video(
     };
     let mut prompt_used = enhanced_prompt(base_prompt, enhance_flag(&body));
     prompt_used = with_grade_directive(prompt_used, grade.as_deref());
+    prompt_used = refs.extend_prompt(prompt_used);
     let cost = video_cost(spec, &resolution, duration_secs, sound_enabled(&body)?);
     let minimum = round_credits(cost.max(state.catalog.cheapest_credit(kind.catalog_type())));
     let generation = NewGeneration {
@@ -370,7 +381,7 @@ fn submit_video(
             .controls
             .plan_failure(&spec.provider)
             .map(|f| f.to_string()),
-        look_json: look_json(grade.as_deref()),
+        look_json: look_json(grade.as_deref(), &refs),
         video_duration_secs: Some(duration_secs),
         batch_id: None,
         scene_number: None,
@@ -488,6 +499,8 @@ pub(crate) async fn creative_director(
             ));
         }
     }
+    let refs = dna_refs::resolve(&state, &caller.user_id, &body, spec.max_visual_dna)?;
+    let scene_moodboards = dna_refs::resolve_scene_moodboards(&state, &caller.user_id, &body)?;
     let seed = validate_seed(&body, &prompt)?;
     let project_id = resolve_project(&state, &caller.user_id, body.get("project_id"))?;
     // CD does not accept skip_color_palette: it is ignored, every scene is graded.
@@ -514,6 +527,16 @@ pub(crate) async fn creative_director(
                 enhanced_prompt(&prompt, enhance)
             );
             prompt_used = with_grade_directive(prompt_used, grade.as_deref());
+            // Scene n uses moodboard_ids[n-1] when given, else moodboard_id.
+            let scene_refs = dna_refs::Refs {
+                dnas: refs.dnas.clone(),
+                moodboard: scene_moodboards
+                    .get(scene_number as usize - 1)
+                    .cloned()
+                    .flatten()
+                    .or_else(|| refs.moodboard.clone()),
+            };
+            prompt_used = scene_refs.extend_prompt(prompt_used);
             NewGeneration {
                 id: new_object_id(),
                 user_id: caller.user_id.clone(),
@@ -542,7 +565,7 @@ pub(crate) async fn creative_director(
                     .controls
                     .plan_failure(&spec.provider)
                     .map(|f| f.to_string()),
-                look_json: look_json(grade.as_deref()),
+                look_json: look_json(grade.as_deref(), &scene_refs),
                 video_duration_secs: duration_secs,
                 batch_id: Some(batch.id.clone()),
                 scene_number: Some(scene_number),

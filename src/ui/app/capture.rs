@@ -381,6 +381,11 @@ impl StudioApp {
                     || (self.model.palettes.is_loaded() && !self.model.palettes.pending)
             }
             View::Chat => self.session.connection_error().is_some() || self.chat.scene_done(),
+            View::VisualDna => {
+                self.session.connection_error().is_some()
+                    || self.looks.entries_error.is_some()
+                    || (self.looks.entries_loaded && self.looks.boards_loaded)
+            }
             View::Presets => {
                 self.session.connection_error().is_some()
                     || self.model.presets.error.is_some()

@@ -54,6 +54,10 @@ pub fn wording(confirm: &Confirm, model: &Model) -> Wording {
                 "Submit new job",
             )
         }
+        Confirm::Looks(question) => {
+            let (title, body, button) = question.wording();
+            Wording::new(title, body, button).dangerous()
+        }
         Confirm::DeletePalette { name, .. } => Wording::new(
             "Delete this palette?",
             format!(
@@ -166,6 +170,10 @@ impl StudioApp {
                     self.apply(ctx, follow_up);
                 }
             }
+            Confirm::Looks(question) => self.apply(
+                ctx,
+                Action::Looks(crate::ui::visual_dna::LooksAction::Confirmed(question)),
+            ),
             Confirm::Vary { result, .. } => self.submit_variation(&result),
             Confirm::RemoveProfile { id, .. } => self.apply(ctx, Action::RemoveProfile(id)),
             Confirm::ClearCache { .. } => self.clear_cache(),

@@ -31,6 +31,11 @@ impl StudioApp {
                         self.apply(ctx, action);
                     }
                 }
+                DialogKind::LooksImages => {
+                    for action in self.looks.add_picked(paths) {
+                        self.apply(ctx, action);
+                    }
+                }
                 DialogKind::SaveImage { url } => {
                     if let Some(path) = paths.into_iter().next() {
                         self.send(Command::SaveUrlToFile { url, path });

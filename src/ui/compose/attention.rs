@@ -93,7 +93,7 @@ pub fn field_name(field: &Field) -> &'static str {
         Field::Project => "Project",
         Field::Duration => "Duration",
         Field::SourceImage => "Image to animate",
-        Field::VisualDna => "Visual DNA ids",
+        Field::VisualDna => "Visual DNA",
         Field::ReferenceImages => "Reference images",
         Field::SceneCount => "Scenes",
         Field::SourceVideo => "Video to edit",
@@ -119,6 +119,7 @@ pub fn field_name(field: &Field) -> &'static str {
         Field::Face => "Face",
         Field::VoiceAudio => "Audio file",
         Field::SpokenLine => "Line to say",
+        Field::Moodboard => "Moodboard",
     }
 }
 

@@ -134,8 +134,14 @@ pub struct ComposeForm {
     /// Creative Director.
     pub scene_count: u32,
     pub workflow: WorkflowType,
-    /// Visual DNA ids as typed: separated by commas or spaces.
-    pub visual_dna_input: String,
+    /// The Visual DNA picked (sent when the kind and model take them).
+    pub dna: super::dna_picker::DnaPickerState,
+    /// The moodboard chosen (Creative Director: for all scenes or per scene).
+    pub moodboard: super::moodboard_picker::MoodboardPickerState,
+    /// Every Visual DNA and moodboard the service listed last (the pickers' choices and
+    /// what a picked id is checked against).
+    pub visual_dnas: super::dna_picker::DnaList,
+    pub moodboards: super::moodboard_picker::MoodboardList,
     /// Settings' starting choices per type (keyed by [`defaults_key`]), kept current by
     /// the shell; applied by [`ComposeForm::set_kind`] and "Reset to defaults".
     pub kind_defaults: BTreeMap<String, crate::settings::GenerationDefaults>,
@@ -184,7 +190,10 @@ impl Default for ComposeForm {
             duration_secs: DEFAULT_VIDEO_DURATION_SECS,
             scene_count: DEFAULT_SCENE_COUNT,
             workflow: WorkflowType::Image,
-            visual_dna_input: String::new(),
+            dna: Default::default(),
+            moodboard: Default::default(),
+            visual_dnas: Default::default(),
+            moodboards: Default::default(),
             kind_defaults: BTreeMap::new(),
             audio: Default::default(),
             motion: Default::default(),
@@ -302,13 +311,70 @@ impl ComposeForm {
             })
     }
 
-    /// Visual DNA ids as they will be sent: split on commas and whitespace, blanks dropped.
-    pub fn visual_dna_ids(&self) -> Vec<String> {
-        self.visual_dna_input
-            .split(|c: char| c == ',' || c.is_whitespace())
+    /// How many Visual DNA this kind and model take (0: the picker is hidden).
+    pub fn visual_dna_cap(&self, model: &Model) -> usize {
+        crate::api::validate::visual_dna_cap(self.kind, self.selected_model(model))
+    }
+
+    /// Visual DNA ids as they will be sent: the picks, when the kind and model take them.
+    pub fn visual_dna_ids(&self, model: &Model) -> Vec<String> {
+        if self.visual_dna_cap(model) == 0 {
+            return Vec::new();
+        }
+        self.dna.picked.clone()
+    }
+
+    /// Whether this kind's form offers a moodboard.
+    pub fn takes_moodboard(&self) -> bool {
+        crate::api::validate::kind_takes_moodboard(self.kind)
+    }
+
+    /// Picked Visual DNA and chosen moodboards that the last lists no longer have, or that
+    /// are not ready: what blocks Generate besides the shared validator.
+    fn picker_errors(&self, spec: &GenerationSpec) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        for id in &spec.request.visual_dna_ids {
+            if self.visual_dnas.is_missing(id) {
+                errors.push(FieldError {
+                    field: Field::VisualDna,
+                    message: "A picked Visual DNA was deleted; remove it (marked missing)."
+                        .to_owned(),
+                });
+            } else if let Some(entry) = self.visual_dnas.find(id) {
+                if entry.is_building() {
+                    errors.push(FieldError {
+                        field: Field::VisualDna,
+                        message: format!(
+                            "“{}” is still being built; wait until it is ready or remove it.",
+                            entry.name
+                        ),
+                    });
+                } else if entry.is_failed() {
+                    errors.push(FieldError {
+                        field: Field::VisualDna,
+                        message: format!(
+                            "“{}” could not be built; remove it and make it again.",
+                            entry.name
+                        ),
+                    });
+                }
+            }
+        }
+        let boards = spec
+            .request
+            .moodboard_id
+            .iter()
+            .chain(spec.request.moodboard_ids.iter());
+        if boards
             .filter(|id| !id.is_empty())
-            .map(str::to_owned)
-            .collect()
+            .any(|id| self.moodboards.is_missing(id))
+        {
+            errors.push(FieldError {
+                field: Field::Moodboard,
+                message: "A chosen moodboard was deleted; pick another or None.".to_owned(),
+            });
+        }
+        errors
     }
 
     /// URLs of the ready sources (uploads finished, URLs added).
@@ -464,6 +530,16 @@ impl ComposeForm {
                 .unwrap_or(options.durations_secs[0]);
         }
         self.scene_count = self.scene_count.clamp(MIN_SCENE_COUNT, MAX_SCENE_COUNT);
+        // More Visual DNA than this kind and model take: keep the first ones and say so.
+        let dna_cap = self.visual_dna_cap(model);
+        if dna_cap > 0 && self.dna.picked.len() > dna_cap {
+            let who = self
+                .selected_model(model)
+                .map_or("this type", ModelRecord::display_name)
+                .to_owned();
+            self.dna
+                .trim_to(dna_cap, &format!("{who} takes up to {dna_cap}"));
+        }
         if self.kind.outputs_audio() && model.catalog.is_loaded() {
             let limits = self.limits_model(model).cloned();
             self.audio.normalize(self.kind, limits.as_ref());
@@ -536,7 +612,20 @@ impl ComposeForm {
                 duration: video.then_some(self.duration_secs),
                 scene_count: (kind == GenerationKind::CreativeDirector).then_some(self.scene_count),
                 workflow_type: self.workflow_request(),
-                visual_dna_ids: self.visual_dna_ids(),
+                visual_dna_ids: self.visual_dna_ids(model),
+                moodboard_id: self
+                    .takes_moodboard()
+                    .then(|| {
+                        self.moodboard
+                            .moodboard_id(kind == GenerationKind::CreativeDirector)
+                    })
+                    .flatten(),
+                moodboard_ids: if self.takes_moodboard() {
+                    self.moodboard
+                        .moodboard_ids(kind == GenerationKind::CreativeDirector, self.scene_count)
+                } else {
+                    Vec::new()
+                },
                 cinematic: self.cinematic_request(),
                 skip_color_palette: self.skip_palette_request(model),
                 project_id: self.project_id.clone(),
@@ -558,7 +647,7 @@ impl ComposeForm {
             aspect_ratio: (!options.aspect_ratios.is_empty()).then(|| self.aspect_ratio.clone()),
             resolution: (!options.resolutions.is_empty()).then(|| self.resolution.clone()),
             visual_dna_ids: if self.kind == GenerationKind::Elements {
-                self.visual_dna_ids()
+                self.visual_dna_ids(model)
             } else {
                 Vec::new()
             },
@@ -654,9 +743,11 @@ impl ComposeForm {
                 &self.motion.facts(),
             );
             errors.extend(self.motion.upload_errors(self.kind));
+            errors.extend(self.picker_errors(&spec));
             return errors;
         }
         let mut errors = validate(&spec, self.selected_model(model));
+        errors.extend(self.picker_errors(&spec));
         if self.takes_sources() {
             let field = self.sources_field();
             if self
@@ -753,7 +844,9 @@ impl ComposeForm {
         if let Some(workflow) = request.workflow_type {
             self.workflow = workflow;
         }
-        self.visual_dna_input = request.visual_dna_ids.join(", ");
+        self.dna.set(&request.visual_dna_ids);
+        self.moodboard
+            .set_from(request.moodboard_id.as_deref(), &request.moodboard_ids);
         let source_urls: Vec<String> = match kind {
             GenerationKind::ImageEdit => request.source_images.clone(),
             GenerationKind::ImageToVideo => request.image_url.iter().cloned().collect(),

@@ -9,9 +9,11 @@ pub mod audio_results;
 pub mod auto_mapping;
 pub mod canvas;
 pub mod columns;
+pub mod dna_picker;
 pub mod form;
 pub mod memory;
 pub mod model_avatar;
+pub mod moodboard_picker;
 pub mod motion_form;
 pub mod prompt_presets;
 pub mod state;
@@ -248,7 +250,7 @@ fn form_ui(
     }
     if form.kind == GenerationKind::CreativeDirector {
         ui.add_space(tokens::SPACE_M);
-        storyboard_card_ui(ui, form);
+        storyboard_card_ui(ui, form, textures, actions);
     }
     ui.add_space(tokens::SPACE_M);
     model_card_ui(ui, model, form, textures, actions);
@@ -647,15 +649,16 @@ fn model_card_ui(
         if form.is_motion() {
             // Their routes take no enhance; elements takes Visual DNA.
             if form.kind == GenerationKind::Elements {
-                visual_dna_ui(ui, form);
+                visual_dna_ui(ui, model, form, textures, actions);
             }
             return;
         }
         ui.add_space(tokens::SPACE_S);
         ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
             .on_hover_text("Let the service expand the prompt before generating.");
-        if form.kind != GenerationKind::Image {
-            visual_dna_ui(ui, form);
+        visual_dna_ui(ui, model, form, textures, actions);
+        if form.kind != GenerationKind::CreativeDirector {
+            moodboard_ui(ui, form, textures, actions);
         }
         if form.kind_takes_presets() {
             cinematic_toggle_ui(ui, model, form);
@@ -720,7 +723,12 @@ fn model_line(record: &crate::api::ModelRecord) -> String {
 }
 
 /// Creative Director's own choices: how many scenes, and whether they are images or videos.
-fn storyboard_card_ui(ui: &mut Ui, form: &mut ComposeForm) {
+fn storyboard_card_ui(
+    ui: &mut Ui,
+    form: &mut ComposeForm,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         widgets::section_label(ui, "Scenes");
@@ -751,27 +759,57 @@ fn storyboard_card_ui(ui: &mut Ui, form: &mut ComposeForm) {
             ui,
             "Every scene is graded by the project's palette and billed as one generation.",
         );
+        ui.add_space(tokens::SPACE_S);
+        moodboard_ui(ui, form, textures, actions);
     });
 }
 
-/// Visual DNA ids (the service's character/style references), typed or pasted.
-fn visual_dna_ui(ui: &mut Ui, form: &mut ComposeForm) {
+/// The Visual DNA picker, when this kind and model take Visual DNA.
+fn visual_dna_ui(
+    ui: &mut Ui,
+    model: &Model,
+    form: &mut ComposeForm,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
+    let cap = form.visual_dna_cap(model);
+    if cap == 0 {
+        return;
+    }
     ui.add_space(tokens::SPACE_XS);
-    ui.horizontal(|ui| {
-        ui.label(
-            RichText::new("Visual DNA ids")
-                .size(12.5)
-                .color(tokens::palette().text_muted),
-        );
-        let response = ui.add(
-            TextEdit::singleline(&mut form.visual_dna_input)
-                .hint_text("up to 3, separated by commas")
-                .desired_width(ui.available_width()),
-        );
-        widgets::name_widget(&response, "Visual DNA ids");
-        attention::mark_create(form, Field::VisualDna, &response, true);
-    });
+    let response = ui
+        .scope(|ui| {
+            let action = dna_picker::show(ui, &mut form.dna, &form.visual_dnas, cap, textures);
+            actions.extend(action);
+        })
+        .response;
+    attention::mark_create(form, Field::VisualDna, &response, false);
     for message in form.messages_for(&Field::VisualDna) {
+        widgets::field_error(ui, message);
+    }
+}
+
+/// The moodboard picker (Creative Director: all scenes or one per scene).
+fn moodboard_ui(
+    ui: &mut Ui,
+    form: &mut ComposeForm,
+    textures: &TextureCache,
+    actions: &mut Vec<Action>,
+) {
+    if !form.takes_moodboard() {
+        return;
+    }
+    ui.add_space(tokens::SPACE_XS);
+    let scenes = (form.kind == GenerationKind::CreativeDirector).then_some(form.scene_count);
+    let response = ui
+        .scope(|ui| {
+            let action =
+                moodboard_picker::show(ui, &mut form.moodboard, &form.moodboards, scenes, textures);
+            actions.extend(action);
+        })
+        .response;
+    attention::mark_create(form, Field::Moodboard, &response, false);
+    for message in form.messages_for(&Field::Moodboard) {
         widgets::field_error(ui, message);
     }
 }

@@ -392,9 +392,6 @@ impl CreateState {
         self.form.set_kind(spec.kind);
         self.form.fill_from_request(spec.kind, &spec.request);
         self.form.motion.fill_from_job(job);
-        if let crate::api::CatalogJobRequest::Elements(r) = job {
-            self.form.visual_dna_input = r.visual_dna_ids.join(", ");
-        }
         if let Some(project) = job.project_id() {
             self.form.project_id = Some(project.to_owned());
         }
@@ -408,6 +405,44 @@ impl CreateState {
         form.sources.clear();
         form.sources.push(SourceImage::ready(url, label));
         self.focus_prompt = true;
+    }
+
+    /// Add Visual DNA `id` to the form's picks (the Visual DNA panel's "Use in Create").
+    /// A kind that takes none switches to Image edit first. Returns false (and the form
+    /// says why) when the picks are already at this kind's most.
+    pub fn pick_visual_dna(&mut self, id: &str) -> bool {
+        let form = &mut self.form;
+        if !crate::api::validate::kind_takes_visual_dna(form.kind) {
+            form.set_kind(GenerationKind::ImageEdit);
+        }
+        // The model's own cap is applied by `normalize` (trimming with a note).
+        if form.dna.picked.iter().any(|p| p == id) {
+            return true;
+        }
+        let added = form.dna.pick(id, crate::api::MAX_VISUAL_DNA_IDS);
+        if !added {
+            form.dna.note = Some(format!(
+                "Already {} Visual DNA picked: remove one to add another.",
+                form.dna.picked.len()
+            ));
+        }
+        added
+    }
+
+    /// Every Visual DNA, as listed (`VisualDnaEvent::Listed`): the picker's choices.
+    pub fn visual_dnas_listed(
+        &mut self,
+        result: Result<Vec<crate::api::visual_dna::VisualDna>, ApiError>,
+    ) {
+        self.form.visual_dnas.listed(result);
+    }
+
+    /// Every moodboard, as listed (`MoodboardEvent::Listed`).
+    pub fn moodboards_listed(
+        &mut self,
+        result: Result<Vec<crate::api::moodboards::Moodboard>, ApiError>,
+    ) {
+        self.form.moodboards.listed(result);
     }
 
     /// Switch to Image edit with `url` as the one ready source.

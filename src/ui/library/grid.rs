@@ -649,6 +649,17 @@ fn empty_words(state: &LibraryState) -> (String, String, Icon, EmptyOffer) {
             EmptyOffer::ClearFilters,
         );
     }
+    if let (Some((_, name)), Place::Section(_)) = (&state.moodboard_filter.active, &state.place) {
+        return words(
+            "Nothing made with this moodboard here",
+            &format!(
+                "No items here were generated with the moodboard “{name}”. Pick it in Create, \
+                 or clear the filters."
+            ),
+            Icon::Library,
+            EmptyOffer::ClearFilters,
+        );
+    }
     match &state.place {
         Place::Folder(_) => words(
             "This folder is empty",

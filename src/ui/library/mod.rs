@@ -17,6 +17,7 @@ pub mod item_actions;
 pub mod layout;
 pub mod memory;
 pub mod model;
+pub mod moodboard_filter;
 pub mod project_filter;
 pub mod sidebar;
 pub mod toolbar;
@@ -113,6 +114,8 @@ pub enum LibraryAction {
     Open(Place),
     /// Show one project's items (`None`: every project).
     SetProjectFilter(Option<String>),
+    /// Show the items generated with one moodboard: (id, name); `None`: any.
+    SetMoodboardFilter(Option<(String, String)>),
     SetType(MediaTypeFilter),
     SetSort(MediaSort),
     /// Apply the (debounced) search text.
@@ -268,6 +271,8 @@ pub struct LibraryState {
     pub place: Place,
     /// The project the sections are narrowed to (`None`: all projects); folders ignore it.
     pub project_filter: Option<String>,
+    /// The moodboard the sections are narrowed to, and the boards to offer.
+    pub moodboard_filter: moodboard_filter::MoodboardFilter,
     pub type_filter: MediaTypeFilter,
     pub sort: MediaSort,
     /// The search box's text (edited in place); applied after the debounce.
@@ -338,6 +343,7 @@ impl Default for LibraryState {
             selection: Selection::default(),
             place: Place::default(),
             project_filter: None,
+            moodboard_filter: Default::default(),
             type_filter: MediaTypeFilter::All,
             sort: MediaSort::CreatedDesc,
             search_text: String::new(),
@@ -464,6 +470,7 @@ impl LibraryState {
             },
             Place::Section(section) => MediaQuery {
                 project_id: self.project_filter.clone(),
+                moodboard_id: self.moodboard_filter.id().map(str::to_owned),
                 media_type: self.type_filter,
                 category: section.category(),
                 search,
@@ -535,6 +542,21 @@ impl LibraryState {
         self.restore_memory(&remembered);
         self.remembered = Some(remembered);
         self.transfers = transfers;
+    }
+
+    /// Show only the items generated with moodboard `id` (the Visual DNA panel's "Show in
+    /// Library"); from a folder the view goes to All media, where the filter applies.
+    pub fn filter_by_moodboard(&mut self, id: &str, name: &str) {
+        self.moodboard_filter.active = Some((id.to_owned(), name.to_owned()));
+        if matches!(self.place, Place::Folder(_)) {
+            self.place = Place::Section(Section::All);
+        }
+        self.requery();
+    }
+
+    /// Every moodboard, as listed (`MoodboardEvent::Listed`): the filter's choices.
+    pub fn moodboards_listed(&mut self, boards: Vec<crate::api::moodboards::Moodboard>) {
+        self.moodboard_filter.listed(boards);
     }
 
     /// New query: new request id, everything reloads.
@@ -686,6 +708,12 @@ impl LibraryState {
             LibraryAction::SetProjectFilter(project_id) => {
                 if self.project_filter != project_id {
                     self.project_filter = project_id;
+                    self.requery();
+                }
+            }
+            LibraryAction::SetMoodboardFilter(filter) => {
+                if self.moodboard_filter.active != filter {
+                    self.moodboard_filter.active = filter;
                     self.requery();
                 }
             }
@@ -972,9 +1000,11 @@ impl LibraryState {
             LibraryAction::ClearFilters => {
                 self.search_text.clear();
                 self.search_edited_at = None;
-                let filtered =
-                    self.type_filter != MediaTypeFilter::All || !self.applied_search.is_empty();
+                let filtered = self.type_filter != MediaTypeFilter::All
+                    || !self.applied_search.is_empty()
+                    || self.moodboard_filter.active.is_some();
                 self.type_filter = MediaTypeFilter::All;
+                self.moodboard_filter.active = None;
                 self.applied_search.clear();
                 if filtered {
                     self.requery();
@@ -1678,6 +1708,15 @@ fn sidebar_pane_ui(ui: &mut egui::Ui, state: &mut LibraryState, model: &Model) -
     let projects = model.projects.value.as_deref().unwrap_or_default();
     let filter = project_filter::project_filter_ui(ui, state, projects);
     actions.extend(filter.into_iter().map(Action::Library));
+    if !state.moodboard_filter.list_requested {
+        // The moodboard filter's choices (asked once; later lists come with every change).
+        state.moodboard_filter.list_requested = true;
+        actions.push(Action::Send(Box::new(Command::Moodboards(
+            crate::engine::MoodboardCommand::List,
+        ))));
+    }
+    let boards = moodboard_filter::moodboard_filter_ui(ui, state);
+    actions.extend(boards.into_iter().map(Action::Library));
     let sections = sidebar::sidebar_ui(ui, state);
     actions.extend(sections.into_iter().map(Action::Library));
     actions

@@ -110,6 +110,7 @@ pub fn toolbar_ui(ui: &mut Ui, state: &mut LibraryState) -> Vec<LibraryAction> {
     ui.horizontal(|ui| {
         ui.set_min_height(30.0);
         type_filter_ui(ui, state, &mut actions);
+        actions.extend(super::moodboard_filter::active_chip_ui(ui, state));
         if !state.in_trash() {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 super::add_files::upload_button_ui(ui, &mut actions);
