@@ -530,20 +530,7 @@ pub fn visual_dna_and_moodboard_errors(
                 ),
             ));
         }
-        if let Some(index) = request
-            .moodboard_ids
-            .iter()
-            .position(|id| id.trim().is_empty())
-        {
-            errors.push(FieldError::new(
-                Field::Moodboard,
-                format!(
-                    "Scene {} has no moodboard while a later scene has one: pick one for it, \
-                     or use one moodboard for all scenes.",
-                    index + 1
-                ),
-            ));
-        }
+        // A blank entry is a scene without a moodboard (the sandbox reads it so).
     }
     errors
 }
@@ -875,12 +862,9 @@ mod tests {
         cd.request.scene_count = Some(2);
         cd.request.moodboard_ids = vec!["m1".into(), "m2".into()];
         assert!(validate(&cd, None).is_empty());
+        // A blank entry: that scene has none.
         cd.request.moodboard_ids = vec![String::new(), "m2".into()];
-        assert!(
-            validate(&cd, None)[0]
-                .message
-                .starts_with("Scene 1 has no moodboard")
-        );
+        assert!(validate(&cd, None).is_empty());
         cd.request.moodboard_ids = vec!["m1".into(), "m2".into(), "m3".into()];
         assert!(
             validate(&cd, None)[0]
