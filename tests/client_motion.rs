@@ -101,22 +101,30 @@ fn model(identifier: &str, catalog_type: &str) -> ModelRecord {
         .unwrap_or_else(|| panic!("the sandbox lists {identifier}"))
 }
 
-/// Submits `spec` and waits for it to end; the finished record.
-fn run(engine: &mut EngineHandle, spec: &GenerationSpec, estimate: Option<f64>) -> JobRecord {
-    engine
-        .send(Command::Submit {
-            spec: spec.clone(),
-            model_label: "test".into(),
-            credits_estimate: estimate,
-        })
-        .expect("queue submit");
-    let wanted = spec.clone();
-    wait_for(engine, "the job to finish", |event| match event {
-        Event::JobUpdated(record) if record.spec == wanted && record.phase.is_finished() => {
-            Some(record.clone())
-        }
-        _ => None,
-    })
+/// Submits every spec at once and waits for all of them to end; the finished records in
+/// the order given.
+fn run_all(engine: &mut EngineHandle, jobs: &[(GenerationSpec, Option<f64>)]) -> Vec<JobRecord> {
+    for (spec, estimate) in jobs {
+        engine
+            .send(Command::Submit {
+                spec: spec.clone(),
+                model_label: "test".into(),
+                credits_estimate: *estimate,
+            })
+            .expect("queue submit");
+    }
+    let mut done: Vec<Option<JobRecord>> = vec![None; jobs.len()];
+    while done.iter().any(Option::is_none) {
+        let (index, record) = wait_for(engine, "the jobs to finish", |event| match event {
+            Event::JobUpdated(record) if record.phase.is_finished() => jobs
+                .iter()
+                .position(|(spec, _)| *spec == record.spec)
+                .map(|i| (i, record.clone())),
+            _ => None,
+        });
+        done[index] = Some(record);
+    }
+    done.into_iter().flatten().collect()
 }
 
 fn assert_video(record: &JobRecord, kind: GenerationKind) {
@@ -155,14 +163,12 @@ fn each_motion_kind_goes_from_checked_request_to_a_finished_video_at_the_estimat
         validate_catalog_with(&spec, Some(&elements), &facts),
         vec![]
     );
-    let estimate = estimate_credits(&elements, &spec);
-    assert_eq!(estimate, Some(24.0 * 5.0 * 1.5));
-    let done = run(&mut engine, &spec, estimate);
-    assert_video(&done, GenerationKind::Elements);
-    assert_eq!(done.credits_used, estimate, "charged what was shown");
+    let elements_estimate = estimate_credits(&elements, &spec);
+    assert_eq!(elements_estimate, Some(24.0 * 5.0 * 1.5));
+    let elements_spec = spec;
 
-    // First and last frame: only the models that can are offered, and it moves between
-    // the two photos.
+    // First and last frame: only the models that can are listed; it moves between the
+    // two photos.
     let first_last_models = models("firstlastgenerations");
     assert!(
         first_last_models
@@ -170,7 +176,7 @@ fn each_motion_kind_goes_from_checked_request_to_a_finished_video_at_the_estimat
             .all(|m| m.supports_first_last_frame != Some(false))
     );
     let vidu = model("vidu/q1-first-last", "firstlastgenerations");
-    let spec =
+    let first_last_spec =
         GenerationSpec::for_catalog(CatalogJobRequest::FirstLastFrame(FirstLastFrameRequest {
             first_frame_url: first.clone(),
             last_frame_url: last.clone(),
@@ -178,11 +184,11 @@ fn each_motion_kind_goes_from_checked_request_to_a_finished_video_at_the_estimat
             duration: Some(5.0),
             ..FirstLastFrameRequest::default()
         }));
-    assert_eq!(validate_catalog_with(&spec, Some(&vidu), &facts), vec![]);
-    let estimate = estimate_credits(&vidu, &spec);
-    let done = run(&mut engine, &spec, estimate);
-    assert_video(&done, GenerationKind::FirstLastFrame);
-    assert_eq!(done.credits_used, estimate);
+    assert_eq!(
+        validate_catalog_with(&first_last_spec, Some(&vidu), &facts),
+        vec![]
+    );
+    let first_last_estimate = estimate_credits(&vidu, &first_last_spec);
 
     // Lip sync of a photo speaking the WAV: priced by the sound's length as probed.
     let hedra = model("hedra/character-3", "lipsync");
@@ -190,48 +196,65 @@ fn each_motion_kind_goes_from_checked_request_to_a_finished_video_at_the_estimat
         .expect("the WAV opens")
         .1
         .duration_secs;
-    let mut spec = GenerationSpec::for_catalog(CatalogJobRequest::Lipsync(LipsyncRequest {
-        source_url: first.clone(),
-        audio_url: Some(sound.clone()),
-        model: Some(hedra.identifier.clone()),
-        ..LipsyncRequest::default()
-    }));
-    spec.request.duration = audio_secs;
-    let facts = CatalogMediaFacts {
+    let mut lipsync_spec =
+        GenerationSpec::for_catalog(CatalogJobRequest::Lipsync(LipsyncRequest {
+            source_url: first.clone(),
+            audio_url: Some(sound.clone()),
+            model: Some(hedra.identifier.clone()),
+            ..LipsyncRequest::default()
+        }));
+    lipsync_spec.request.duration = audio_secs;
+    let lipsync_facts = CatalogMediaFacts {
         audio_secs,
         audio_format: Some("wav".into()),
         source_is_video: Some(false),
         ..CatalogMediaFacts::default()
     };
-    assert_eq!(validate_catalog_with(&spec, Some(&hedra), &facts), vec![]);
-    let estimate = estimate_credits(&hedra, &spec);
     assert_eq!(
-        estimate,
+        validate_catalog_with(&lipsync_spec, Some(&hedra), &lipsync_facts),
+        vec![]
+    );
+    let lipsync_estimate = estimate_credits(&hedra, &lipsync_spec);
+    assert_eq!(
+        lipsync_estimate,
         Some(11.0 * 3.0),
         "2.5 s is billed as 3 started seconds"
     );
-    let done = run(&mut engine, &spec, estimate);
-    assert_video(&done, GenerationKind::Lipsync);
-    assert_eq!(done.credits_used, estimate);
-    let result = done.result.expect("result");
-    assert!(
-        result.duration.is_some_and(|d| (d - 2.5).abs() < 0.3),
-        "as long as the sound: {result:?}"
-    );
 
     // Lip sync of a typed line in a chosen voice, with Auto.
-    let spec = GenerationSpec::for_catalog(CatalogJobRequest::Lipsync(LipsyncRequest {
+    let line_spec = GenerationSpec::for_catalog(CatalogJobRequest::Lipsync(LipsyncRequest {
         source_url: last.clone(),
         text_prompt: Some("Good evening, and welcome.".into()),
         voice: Some("rachel".into()),
         ..LipsyncRequest::default()
     }));
-    assert_eq!(
-        validate_catalog_with(&spec, None, &CatalogMediaFacts::default()),
-        vec![]
+    assert_eq!(validate_catalog_with(&line_spec, None, &facts), vec![]);
+
+    // All four at once (each polls at the service's 8 s hint).
+    let done = run_all(
+        &mut engine,
+        &[
+            (elements_spec, elements_estimate),
+            (first_last_spec, first_last_estimate),
+            (lipsync_spec, lipsync_estimate),
+            (line_spec, None),
+        ],
     );
-    let done = run(&mut engine, &spec, None);
-    assert_video(&done, GenerationKind::Lipsync);
+    assert_video(&done[0], GenerationKind::Elements);
+    assert_eq!(
+        done[0].credits_used, elements_estimate,
+        "charged what was shown"
+    );
+    assert_video(&done[1], GenerationKind::FirstLastFrame);
+    assert_eq!(done[1].credits_used, first_last_estimate);
+    assert_video(&done[2], GenerationKind::Lipsync);
+    assert_eq!(done[2].credits_used, lipsync_estimate);
+    let result = done[2].result.clone().expect("result");
+    assert!(
+        result.duration.is_some_and(|d| (d - 2.5).abs() < 0.3),
+        "as long as the sound: {result:?}"
+    );
+    assert_video(&done[3], GenerationKind::Lipsync);
 }
 
 #[test]
