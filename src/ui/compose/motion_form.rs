@@ -670,7 +670,7 @@ fn price_line(model: &crate::ui::model::Model, form: &super::ComposeForm) -> Opt
     })
 }
 
-fn slot_list<'f>(form: &'f super::ComposeForm, target: SlotTarget) -> Vec<&'f MediaSlot> {
+fn slot_list(form: &super::ComposeForm, target: SlotTarget) -> Vec<&MediaSlot> {
     let m = &form.motion;
     match target {
         SlotTarget::Images => m.images.iter().collect(),
