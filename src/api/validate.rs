@@ -55,6 +55,20 @@ pub enum Field {
     VocalGender,
     /// Speech's `language`.
     Language,
+    /// Elements' `reference_videos`.
+    ReferenceVideos,
+    /// Elements' `reference_audio_urls`.
+    ReferenceAudio,
+    /// First and last frame's `first_frame_url`.
+    FirstFrame,
+    /// First and last frame's `last_frame_url`.
+    LastFrame,
+    /// Lip sync's face (`source_url`: an image or a video).
+    Face,
+    /// Lip sync's audio file (`audio_url`): its length, format and size.
+    VoiceAudio,
+    /// Lip sync's typed line (`text_prompt`).
+    SpokenLine,
     /// `moodboard_id` / Creative Director's `moodboard_ids`.
     Moodboard,
 }
@@ -75,7 +89,10 @@ impl FieldError {
 }
 
 mod audio;
+mod catalog;
 mod video;
+
+pub use catalog::{CatalogMediaFacts, extension_of, validate_catalog, validate_catalog_with};
 
 pub use audio::{SOUND_DURATION_RANGE_SECS, VOCAL_GENDERS, sound_range_secs, validate_audio_job};
 
@@ -101,6 +118,19 @@ pub fn validate_with_source(
     }
     if spec.kind.outputs_audio() {
         return audio::validate_audio_job(spec, model, None);
+    }
+    if matches!(
+        spec.kind,
+        GenerationKind::Elements | GenerationKind::FirstLastFrame | GenerationKind::Lipsync
+    ) {
+        return catalog::validate_catalog_with(
+            spec,
+            model,
+            &CatalogMediaFacts {
+                source_video_secs: source_secs,
+                ..CatalogMediaFacts::default()
+            },
+        );
     }
     if spec.kind == GenerationKind::Transcription {
         return match &spec.audio {
@@ -500,20 +530,7 @@ pub fn visual_dna_and_moodboard_errors(
                 ),
             ));
         }
-        if let Some(index) = request
-            .moodboard_ids
-            .iter()
-            .position(|id| id.trim().is_empty())
-        {
-            errors.push(FieldError::new(
-                Field::Moodboard,
-                format!(
-                    "Scene {} has no moodboard while a later scene has one: pick one for it, \
-                     or use one moodboard for all scenes.",
-                    index + 1
-                ),
-            ));
-        }
+        // A blank entry is a scene without a moodboard (the sandbox reads it so).
     }
     errors
 }
@@ -845,12 +862,9 @@ mod tests {
         cd.request.scene_count = Some(2);
         cd.request.moodboard_ids = vec!["m1".into(), "m2".into()];
         assert!(validate(&cd, None).is_empty());
+        // A blank entry: that scene has none.
         cd.request.moodboard_ids = vec![String::new(), "m2".into()];
-        assert!(
-            validate(&cd, None)[0]
-                .message
-                .starts_with("Scene 1 has no moodboard")
-        );
+        assert!(validate(&cd, None).is_empty());
         cd.request.moodboard_ids = vec!["m1".into(), "m2".into(), "m3".into()];
         assert!(
             validate(&cd, None)[0]

@@ -512,6 +512,13 @@ impl StudioApp {
             Event::Transcript(event) => {
                 self.viewer.handle_transcript_event(&event);
                 self.create.transcription.handle_event(&event);
+                if let crate::engine::TranscriptEvent::Probed {
+                    path,
+                    duration_secs,
+                } = &event
+                {
+                    self.create.form.motion.probed(path, *duration_secs);
+                }
             }
             event @ (Event::ChatConversations(_) | Event::ChatMessages { .. }) => {
                 for action in self.chat.creative.handle_event(&event) {
@@ -898,7 +905,8 @@ impl StudioApp {
                 self.upload_to_library(ctx, dropped);
             } else {
                 self.view = View::Create;
-                for action in self.create.add_source_files(dropped) {
+                let pos = ctx.input(|i| i.pointer.hover_pos());
+                for action in self.create.add_source_files_at(dropped, pos) {
                     self.apply(ctx, action);
                 }
             }

@@ -36,7 +36,10 @@ impl StudioApp {
             }
             ResultAction::Reuse(result) if self.video_job_of(&result).is_some() => {
                 if let Some(spec) = self.video_job_of(&result) {
-                    let words = if spec.audio.is_some() {
+                    let words = if spec.catalog.is_some() {
+                        self.create.reuse_catalog(&spec);
+                        "Media, prompt and settings copied into Create"
+                    } else if spec.audio.is_some() {
                         self.create.reuse_audio(&spec);
                         "Prompt and settings copied into Create"
                     } else {
@@ -300,7 +303,8 @@ impl StudioApp {
             return None;
         };
         let job = self.model.jobs.get(local_id)?;
-        (job.spec.video.is_some() || job.spec.audio.is_some()).then(|| job.spec.clone())
+        (job.spec.video.is_some() || job.spec.audio.is_some() || job.spec.catalog.is_some())
+            .then(|| job.spec.clone())
     }
 
     /// What a new job of `spec` costs, as well as it can be told before it runs.

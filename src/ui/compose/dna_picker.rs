@@ -84,6 +84,8 @@ pub struct DnaPickerState {
     /// Said once under the row (e.g. after a kind switch trimmed the picks).
     pub note: Option<String>,
     focus_search: bool,
+    /// The search field had the keyboard last frame (Left/Right then move its caret).
+    search_focused: bool,
     scroll_to_cursor: bool,
     list_requested: bool,
 }
@@ -314,10 +316,11 @@ fn popup_ui(
     }
     // Keyboard: arrows move, Enter picks, Escape closes.
     let columns = ((POPUP_WIDTH - 16.0) / CELL_WIDTH).floor().max(1.0) as usize;
+    let caret_keys = state.search_focused && !state.search.is_empty();
     let (left, right, up, down, enter, escape) = ui.input_mut(|i| {
         (
-            i.consume_key(egui::Modifiers::NONE, Key::ArrowLeft),
-            i.consume_key(egui::Modifiers::NONE, Key::ArrowRight),
+            !caret_keys && i.consume_key(egui::Modifiers::NONE, Key::ArrowLeft),
+            !caret_keys && i.consume_key(egui::Modifiers::NONE, Key::ArrowRight),
             i.consume_key(egui::Modifiers::NONE, Key::ArrowUp),
             i.consume_key(egui::Modifiers::NONE, Key::ArrowDown),
             i.consume_key(egui::Modifiers::NONE, Key::Enter),
@@ -371,6 +374,7 @@ fn popup_ui(
                     if search.changed() {
                         state.cursor = 0;
                     }
+                    state.search_focused = search.has_focus();
                     let label = state.type_filter.map_or("All types", DnaType::label);
                     let combo = egui::ComboBox::from_id_salt(ui.scope_id().with("dna_type_filter"))
                         .selected_text(label)

@@ -147,6 +147,8 @@ pub struct ComposeForm {
     pub kind_defaults: BTreeMap<String, crate::settings::GenerationDefaults>,
     /// Music, speech and sound effects: their own fields and the voice picker.
     pub audio: super::audio_form::AudioForm,
+    /// Elements, first and last frame, lip sync: their media slots and voice.
+    pub motion: super::motion_form::MotionForm,
 }
 
 /// The key of a type in `Settings::generation_defaults`: its wire name (`"image"`,
@@ -194,6 +196,7 @@ impl Default for ComposeForm {
             moodboards: Default::default(),
             kind_defaults: BTreeMap::new(),
             audio: Default::default(),
+            motion: Default::default(),
         }
     }
 }
@@ -273,6 +276,20 @@ impl ComposeForm {
         }
     }
 
+    /// The model whose caps a motion form follows: the chosen one; under Auto with one
+    /// model of the type, that one (it is the one that will run).
+    pub fn motion_limits_model<'m>(&self, model: &'m Model) -> Option<&'m ModelRecord> {
+        self.selected_model(model).or_else(|| {
+            let models = model.models_of_kind(self.catalog_type());
+            (models.len() == 1).then(|| models[0])
+        })
+    }
+
+    /// Elements, first and last frame, or lip sync: the media-slot forms.
+    pub fn is_motion(&self) -> bool {
+        super::motion_form::MOTION_KINDS.contains(&self.kind)
+    }
+
     /// Whether this form's outputs are videos (and so have a length).
     pub fn makes_video(&self) -> bool {
         self.spec_shape().makes_video()
@@ -288,6 +305,10 @@ impl ComposeForm {
         model
             .model_by_id(id)
             .filter(|m| m.has_type(self.catalog_type()))
+            .filter(|m| {
+                self.kind != GenerationKind::FirstLastFrame
+                    || m.supports_first_last_frame != Some(false)
+            })
     }
 
     /// How many Visual DNA this kind and model take (0: the picker is hidden).
@@ -411,8 +432,9 @@ impl ComposeForm {
     }
 
     pub fn output_options(&self, model: &Model) -> OutputOptions {
-        if self.kind.outputs_audio() {
-            // Sound has no picture: its lengths are the audio form's own.
+        if self.kind.outputs_audio() || self.kind == GenerationKind::Lipsync {
+            // Sound has no picture: its lengths are the audio form's own. A lip sync's
+            // picture and length are its face's and its voice's.
             return OutputOptions {
                 aspect_ratios: Vec::new(),
                 resolutions: Vec::new(),
@@ -551,6 +573,9 @@ impl ComposeForm {
             );
         }
         let options = self.output_options(model);
+        if self.is_motion() {
+            return self.motion_spec(model, &options);
+        }
         let kind = self.kind;
         let sources = if self.takes_sources() {
             self.ready_source_urls()
@@ -609,6 +634,36 @@ impl ComposeForm {
             video: None,
             audio: None,
         }
+    }
+
+    /// Elements, first and last frame, lip sync: the body from the media slots and the
+    /// shared fields; a lip sync's `request.duration` is its sound's length when known
+    /// (what it is priced by; the body has no length).
+    fn motion_spec(&self, model: &Model, options: &OutputOptions) -> GenerationSpec {
+        let shared = super::motion_form::SharedFields {
+            prompt: self.prompt.trim().to_owned(),
+            model: self.selected_model(model).map(|m| m.identifier.clone()),
+            duration_secs: (!options.durations_secs.is_empty()).then_some(self.duration_secs),
+            aspect_ratio: (!options.aspect_ratios.is_empty()).then(|| self.aspect_ratio.clone()),
+            resolution: (!options.resolutions.is_empty()).then(|| self.resolution.clone()),
+            visual_dna_ids: if self.kind == GenerationKind::Elements {
+                self.visual_dna_ids(model)
+            } else {
+                Vec::new()
+            },
+            project_id: self.project_id.clone(),
+        };
+        let Some(job) = self.motion.job(self.kind, &shared) else {
+            return self.spec_shape();
+        };
+        let mut spec = GenerationSpec::for_catalog(job);
+        if self.kind == GenerationKind::Lipsync {
+            spec.request.duration = self.motion.lipsync_secs();
+        }
+        spec.request.aspect_ratio = shared.aspect_ratio;
+        spec.request.resolution = shared.resolution;
+        spec.request.visual_dna_ids = shared.visual_dna_ids;
+        spec
     }
 
     /// Whether this kind takes cinematic presets and the palette opt-out (the contract
@@ -680,6 +735,16 @@ impl ComposeForm {
                 self.limits_model(model),
                 self.audio.voices.known_voices(),
             );
+        }
+        if self.is_motion() {
+            let mut errors = crate::api::validate::validate_catalog_with(
+                &spec,
+                self.motion_limits_model(model),
+                &self.motion.facts(),
+            );
+            errors.extend(self.motion.upload_errors(self.kind));
+            errors.extend(self.picker_errors(&spec));
+            return errors;
         }
         let mut errors = validate(&spec, self.selected_model(model));
         errors.extend(self.picker_errors(&spec));

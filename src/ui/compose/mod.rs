@@ -14,6 +14,7 @@ pub mod form;
 pub mod memory;
 pub mod model_avatar;
 pub mod moodboard_picker;
+pub mod motion_form;
 pub mod prompt_presets;
 pub mod state;
 pub mod storyboard;
@@ -209,11 +210,26 @@ fn form_ui(
     }
     let focus = std::mem::take(&mut state.focus_prompt);
     state.form.attention.begin_form();
-    prompt_card_ui(ui, model, state, focus, actions);
+    // A lip sync's words are its typed line (in its own card), not a prompt.
+    if state.form.kind != GenerationKind::Lipsync {
+        prompt_card_ui(ui, model, state, focus, actions);
+    }
     let form = &mut state.form;
     if form.kind.outputs_audio() {
         ui.add_space(tokens::SPACE_M);
         audio_form::audio_card_ui(ui, model, form, actions);
+        ui.add_space(tokens::SPACE_M);
+        model_card_ui(ui, model, form, textures, actions);
+        ui.add_space(tokens::SPACE_M);
+        project_card_ui(ui, model, form, actions);
+        form.attention.end_form();
+        ui.add_space(tokens::SPACE_L);
+        return;
+    }
+    if form.is_motion() {
+        // Elements, first and last frame, lip sync: the media first, then the model.
+        ui.add_space(tokens::SPACE_M);
+        motion_form::motion_card_ui(ui, model, form, textures, actions);
         ui.add_space(tokens::SPACE_M);
         model_card_ui(ui, model, form, textures, actions);
         ui.add_space(tokens::SPACE_M);
@@ -336,10 +352,15 @@ const SOUND_KINDS: [GenerationKind; 3] = [
     GenerationKind::Sound,
 ];
 
-/// The kinds the type picker shows now: [`PICKER_KINDS`], then the sound kinds the
-/// catalog has models for.
+/// The kinds the type picker shows now: [`PICKER_KINDS`], the motion kinds (elements,
+/// first and last frame, lip sync) and the sound kinds the catalog has models for.
 pub fn picker_kinds(model: &Model, current: GenerationKind) -> Vec<GenerationKind> {
     let mut kinds = PICKER_KINDS.to_vec();
+    kinds.extend(
+        motion_form::MOTION_KINDS.into_iter().filter(|kind| {
+            *kind == current || !model.models_of_kind(kind.catalog_type()).is_empty()
+        }),
+    );
     kinds.extend(
         SOUND_KINDS.into_iter().filter(|kind| {
             *kind == current || !model.models_of_kind(kind.catalog_type()).is_empty()
@@ -439,6 +460,10 @@ fn prompt_card_ui(
         let over = count > max;
         let hint = match form.kind {
             GenerationKind::ImageToVideo => "Optional: the motion — slow push in, leaves drifting…",
+            GenerationKind::FirstLastFrame => "Optional: how it moves — a slow dolly between them…",
+            GenerationKind::Elements => {
+                "How the references come together — the fox runs through the snow…"
+            }
             GenerationKind::TextToVideo => "A drone glides over a foggy harbour at dawn, gulls…",
             GenerationKind::CreativeDirector => "A paper boat's journey from a gutter to the sea…",
             GenerationKind::Music => "An upbeat summer pop song about a road trip…",
@@ -621,6 +646,13 @@ fn model_card_ui(
             // Sound has no enhance, visual DNA or cinematic options.
             return;
         }
+        if form.is_motion() {
+            // Their routes take no enhance; elements takes Visual DNA.
+            if form.kind == GenerationKind::Elements {
+                visual_dna_ui(ui, model, form, textures, actions);
+            }
+            return;
+        }
         ui.add_space(tokens::SPACE_S);
         ui.checkbox(&mut form.enhance_prompt, "Enhance prompt")
             .on_hover_text("Let the service expand the prompt before generating.");
@@ -783,7 +815,11 @@ fn moodboard_ui(
 }
 
 fn model_picker_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm, textures: &TextureCache) {
-    let models = model.models_of_kind(form.catalog_type());
+    let mut models = model.models_of_kind(form.catalog_type());
+    if form.kind == GenerationKind::FirstLastFrame {
+        // Only the models that can move from a first to a last frame.
+        models.retain(|m| m.supports_first_last_frame != Some(false));
+    }
     let selected_text = match form.selected_model(model) {
         Some(record) => model_line(record),
         None if model.catalog.is_loaded() => "Auto · the service picks the best model".to_owned(),

@@ -87,7 +87,7 @@ impl MoodboardPickerState {
         self.selected.clone()
     }
     /// `moodboard_ids` as sent: Creative Director per scene, the first `scene_count` rows up
-    /// to the last chosen one (a gap is sent blank, which validation refuses).
+    /// to the last chosen one (a scene without one in between is sent blank: none).
     pub fn moodboard_ids(&self, creative_director: bool, scene_count: u32) -> Vec<String> {
         if !creative_director || !self.per_scene {
             return Vec::new();

@@ -105,6 +105,8 @@ impl CreateState {
             || kind == GenerationKind::ImageTool
             || kind.outputs_audio()
             || kind == GenerationKind::Transcription
+            // Elements, first and last frame, lip sync (videos) and 3D.
+            || GenerationKind::CATALOG.contains(&kind)
     }
 
     pub fn is_favourite(&self, url: &str) -> bool {
@@ -308,6 +310,27 @@ impl CreateState {
     /// Images dropped or picked for an edit: switch to Image edit and upload them. A video
     /// becomes the source of a video edit (uploaded first).
     pub fn add_source_files(&mut self, paths: Vec<PathBuf>) -> Vec<Action> {
+        self.add_source_files_at(paths, None)
+    }
+
+    /// [`Self::add_source_files`] dropped at `pos`: on the motion forms (elements, first
+    /// and last frame, lip sync) into the slot under the pointer, else the next that fits.
+    pub fn add_source_files_at(
+        &mut self,
+        paths: Vec<PathBuf>,
+        pos: Option<egui::Pos2>,
+    ) -> Vec<Action> {
+        if self.form.is_motion() {
+            let kind = self.form.kind;
+            let (mut actions, skipped) = self.form.motion.add_files(kind, paths, pos);
+            if !skipped.is_empty() {
+                actions.push(Action::Toast(
+                    ToastKind::Info,
+                    format!("{} takes none of {}", kind.label(), skipped.join(", ")),
+                ));
+            }
+            return actions;
+        }
         let mut actions = Vec::new();
         let mut skipped = Vec::new();
         for path in paths {
@@ -358,6 +381,21 @@ impl CreateState {
             self.form.audio.fill_from_job(job);
         }
         self.focus_prompt = true;
+    }
+
+    /// "Use again" on an elements, first-last-frame or lip-sync job: its media, prompt and
+    /// settings back in the form, from the body it sent (`spec.catalog`).
+    pub fn reuse_catalog(&mut self, spec: &crate::api::GenerationSpec) {
+        let Some(job) = spec.catalog.as_ref() else {
+            return;
+        };
+        self.form.set_kind(spec.kind);
+        self.form.fill_from_request(spec.kind, &spec.request);
+        self.form.motion.fill_from_job(job);
+        if let Some(project) = job.project_id() {
+            self.form.project_id = Some(project.to_owned());
+        }
+        self.focus_prompt = spec.kind != GenerationKind::Lipsync;
     }
 
     /// Switch to Image → video with `url` as the image to animate (replacing any other).
@@ -464,6 +502,9 @@ impl CreateState {
                     .upload_progressed(&path, bytes_done, bytes_total);
                 self.transcription
                     .upload_progressed(&path, bytes_done, bytes_total);
+                self.form
+                    .motion
+                    .upload_progressed(&path, bytes_done, bytes_total);
                 Vec::new()
             }
             Event::SourceUploaded { path, result } => {
@@ -477,6 +518,7 @@ impl CreateState {
                 let result = result.map_err(|e| e.to_string());
                 if !self.video_edit.upload_finished(&path, &result)
                     && !self.transcription.upload_finished(&path, &result)
+                    && !self.form.motion.upload_finished(&path, &result)
                 {
                     self.form.upload_finished(&path, result);
                 }
@@ -484,10 +526,9 @@ impl CreateState {
             }
             Event::ProjectCreated(result) => self.project_created(result),
             Event::Voices(result) => {
-                self.form
-                    .audio
-                    .voices
-                    .voices_loaded(result.map_err(|e| crate::engine::error_in_words(&e)));
+                let result = result.map_err(|e| crate::engine::error_in_words(&e));
+                self.form.motion.voices.voices_loaded(result.clone());
+                self.form.audio.voices.voices_loaded(result);
                 Vec::new()
             }
             Event::ResultLocated { url, result } => self.result_located(url, result),
