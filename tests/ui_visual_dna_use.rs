@@ -96,7 +96,10 @@ fn a_visual_dna_is_picked_in_an_edit_and_a_moodboard_in_a_storyboard() {
     assert_eq!(harness.state().compose_form().dna.search, "emma");
     harness.key_press(egui::Key::Enter);
     steps(&mut harness, 2);
-    assert_eq!(harness.state().compose_form().dna.picked, [emma.clone()]);
+    assert_eq!(
+        harness.state().compose_form().dna.picked,
+        std::slice::from_ref(&emma)
+    );
     harness.key_press(egui::Key::Escape);
     steps(&mut harness, 2);
     assert!(!harness.state().compose_form().dna.popup_open);
@@ -110,13 +113,19 @@ fn a_visual_dna_is_picked_in_an_edit_and_a_moodboard_in_a_storyboard() {
     let prompt = "the same cup, in a character's hands";
     let with_dna = generate(&mut harness, prompt);
     assert_eq!(with_dna.spec.kind, GenerationKind::ImageEdit);
-    assert_eq!(with_dna.spec.request.visual_dna_ids, [emma.clone()]);
+    assert_eq!(
+        with_dna.spec.request.visual_dna_ids,
+        std::slice::from_ref(&emma)
+    );
 
     // Removed, then "Reuse prompt and settings" of the job puts the pick back.
     click_button(&mut harness, "Remove Emma");
     assert!(harness.state().compose_form().dna.picked.is_empty());
     click_button(&mut harness, "Reuse prompt and settings");
-    assert_eq!(harness.state().compose_form().dna.picked, [emma.clone()]);
+    assert_eq!(
+        harness.state().compose_form().dna.picked,
+        std::slice::from_ref(&emma)
+    );
 
     // The same edit without it: a different picture (the sandbox tints and insets the DNA).
     click_button(&mut harness, "Remove Emma");
@@ -190,7 +199,10 @@ fn a_visual_dna_is_picked_in_an_edit_and_a_moodboard_in_a_storyboard() {
 
     let batch = generate(&mut harness, "a night launch in two shots");
     assert_eq!(batch.phase, JobPhase::Completed);
-    assert_eq!(batch.spec.request.moodboard_ids, [board.clone()]);
+    assert_eq!(
+        batch.spec.request.moodboard_ids,
+        std::slice::from_ref(&board)
+    );
     assert_eq!(batch.spec.request.moodboard_id, None);
 
     // The Library's moodboard filter shows what scene 1 made with it, and clears.

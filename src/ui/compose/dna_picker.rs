@@ -445,7 +445,7 @@ fn popup_ui(
                                     break;
                                 };
                                 let entry = &list.entries[index];
-                                let picked = state.picked.iter().any(|p| *p == entry.id);
+                                let picked = state.picked.contains(&entry.id);
                                 let enabled = pickable(entry) && (picked || !full);
                                 let response = cell_ui(
                                     ui,

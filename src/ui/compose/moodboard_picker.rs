@@ -4,7 +4,8 @@
 //! row per scene of the storyboard, sent as `moodboard_ids` indexed from scene 1).
 //!
 //! The list comes from `MoodboardEvent::Listed` into a [`MoodboardList`]; the picker asks
-//! for it the first time it is drawn.
+//! for it once, when its popup first opens (GET /v1/moodboards counts in the 10/min
+//! generation limit) or a reused choice needs its name.
 
 use crate::api::ApiError;
 use crate::api::moodboards::Moodboard;
@@ -174,7 +175,16 @@ pub fn show(
     scene_count: Option<u32>,
     textures: &TextureCache,
 ) -> Option<Action> {
-    let action = state.list_action();
+    // GET /v1/moodboards counts in the 10/min generation limit: asked for only when the
+    // popup opens or a chosen board needs its name.
+    let wants_list = state.popup.is_some()
+        || state.selected.is_some()
+        || state.scenes.iter().any(Option::is_some);
+    let action = if wants_list && !list.loaded {
+        state.list_action()
+    } else {
+        None
+    };
     let mut anchor = None;
     ui.horizontal(|ui| {
         ui.label(

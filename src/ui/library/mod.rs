@@ -1708,14 +1708,14 @@ fn sidebar_pane_ui(ui: &mut egui::Ui, state: &mut LibraryState, model: &Model) -
     let projects = model.projects.value.as_deref().unwrap_or_default();
     let filter = project_filter::project_filter_ui(ui, state, projects);
     actions.extend(filter.into_iter().map(Action::Library));
-    if !state.moodboard_filter.list_requested {
+    let (boards, wants_list) = moodboard_filter::moodboard_filter_ui(ui, state);
+    if wants_list {
         // The moodboard filter's choices (asked once; later lists come with every change).
         state.moodboard_filter.list_requested = true;
         actions.push(Action::Send(Box::new(Command::Moodboards(
             crate::engine::MoodboardCommand::List,
         ))));
     }
-    let boards = moodboard_filter::moodboard_filter_ui(ui, state);
     actions.extend(boards.into_iter().map(Action::Library));
     let sections = sidebar::sidebar_ui(ui, state);
     actions.extend(sections.into_iter().map(Action::Library));

@@ -20,8 +20,10 @@ pub struct MoodboardFilter {
     /// (id, name).
     pub active: Option<(String, String)>,
     pub boards: Vec<Moodboard>,
-    /// The list was asked for (once, when the sidebar is first drawn).
+    /// The list was asked for (once, when the dropdown first opens).
     pub list_requested: bool,
+    /// A list has arrived.
+    pub loaded: bool,
 }
 
 impl MoodboardFilter {
@@ -36,6 +38,7 @@ impl MoodboardFilter {
             name.clone_from(&board.name);
         }
         self.boards = boards;
+        self.loaded = true;
     }
 }
 
@@ -47,15 +50,13 @@ fn board_name(board: &Moodboard) -> String {
     }
 }
 
-/// The sidebar's moodboard dropdown.
-pub fn moodboard_filter_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryAction> {
+/// The sidebar's moodboard dropdown. Also returns whether the list should be asked for
+/// (the first time the dropdown opens: GET /v1/moodboards counts in the 10/min limit).
+pub fn moodboard_filter_ui(ui: &mut Ui, state: &LibraryState) -> (Vec<LibraryAction>, bool) {
     let mut actions = Vec::new();
     let filter = &state.moodboard_filter;
-    if filter.boards.is_empty() && filter.active.is_none() {
-        // Nothing to choose from: no row (the list may still arrive).
-        return actions;
-    }
     widgets::section_label(ui, "Moodboard");
+    let mut wants_list = false;
     let selected_text = filter
         .active
         .as_ref()
@@ -69,6 +70,17 @@ pub fn moodboard_filter_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryActi
             .truncate()
             .show_ui(ui, |ui| {
                 ui.set_min_width(width - 8.0);
+                wants_list = !filter.list_requested && !filter.loaded;
+                if filter.boards.is_empty() {
+                    widgets::muted(
+                        ui,
+                        if filter.loaded {
+                            "No moodboards yet: make one in the Visual DNA view."
+                        } else {
+                            "Loading moodboards…"
+                        },
+                    );
+                }
                 let any = filter.active.is_none();
                 if ui.selectable_label(any, ANY_MOODBOARD).clicked() && !any {
                     actions.push(LibraryAction::SetMoodboardFilter(None));
@@ -91,7 +103,7 @@ pub fn moodboard_filter_ui(ui: &mut Ui, state: &LibraryState) -> Vec<LibraryActi
         }
     });
     ui.add_space(tokens::SPACE_S);
-    actions
+    (actions, wants_list)
 }
 
 /// The toolbar's chip naming the active filter, with its clear button.
