@@ -83,6 +83,9 @@ pub(crate) struct ModelSpec {
     pub video_input_credit: Option<f64>,
     #[serde(default)]
     pub video_input_resolution_multipliers: Option<HashMap<String, f64>>,
+    /// Typical wall time of one job in seconds (3D jobs last this long at speed 1).
+    #[serde(default)]
+    pub estimated_duration_seconds: Option<f64>,
     #[serde(default)]
     sort_order: f64,
     #[serde(default)]

@@ -97,6 +97,8 @@ pub(crate) fn content_type_for(path: &str) -> &'static str {
         "txt" => "text/plain; charset=utf-8",
         "srt" => "application/x-subrip; charset=utf-8",
         "pdf" => "application/pdf",
+        "glb" => "model/gltf-binary",
+        "obj" => "model/obj",
         _ => "application/octet-stream",
     }
 }

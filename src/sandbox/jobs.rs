@@ -267,6 +267,9 @@ async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, 
     if super::audio_jobs::is_audio_kind(&row.kind) {
         return super::audio_jobs::produce(state, row).await;
     }
+    if row.kind == super::model3d::job::THREE_D_KIND {
+        return super::model3d::job::produce(state, row).await;
+    }
     let source_bytes = match row.source_images.first() {
         Some(url) => Some(
             fetch_policy::fetch(state, url, SOURCE_LIMITS)
@@ -594,6 +597,9 @@ pub(crate) fn source_title(state: &AppState, url: &str) -> String {
 fn generation_media(state: &AppState, row: &GenerationRow, result: &StoredResult) -> Vec<NewMedia> {
     if super::audio_jobs::is_audio_kind(&row.kind) {
         return super::audio_jobs::media(state, row, result);
+    }
+    if row.kind == super::model3d::job::THREE_D_KIND {
+        return super::model3d::job::media(state, row, result);
     }
     let request: Value = serde_json::from_str(&row.request_json).unwrap_or(Value::Null);
     let request_str = |field: &str| {

@@ -38,6 +38,7 @@ mod image_tools;
 mod jobs;
 mod look;
 mod media_store;
+mod model3d;
 mod palette_cache;
 mod palette_store;
 mod preset_thumbs;
@@ -74,6 +75,10 @@ pub use handle::{SandboxHandle, start};
 /// For benches and tests only: the MP4 of a text-to-video job, rendered in-process.
 #[doc(hidden)]
 pub use jobs::render_text_to_video_mp4;
+/// For benches and tests only: the GLB of the sandbox's procedural 3D model for a seed and
+/// a triangle count (what a text-mode 3D job writes). The studio never calls it.
+#[doc(hidden)]
+pub use model3d::procedural_glb;
 pub use store::StoreRecovery;
 
 /// For benches and tests only: the MP4 a trim job produces from `source_mp4` (frames shown

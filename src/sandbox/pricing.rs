@@ -43,6 +43,11 @@ fn resolution_multiplier(model: &ModelSpec, resolution: &str) -> f64 {
         .unwrap_or(1.0)
 }
 
+/// Cost of one 3D generation: the model's credit, whatever the mode or polycount.
+pub(crate) fn three_d_cost(model: &ModelSpec) -> f64 {
+    round_credits(model.credit)
+}
+
 /// Cost of one video: credit x resolution multiplier x sound multiplier (native-sound
 /// models with sound on: `sound_enabled`, else the model's default) x output seconds.
 pub(crate) fn video_cost(

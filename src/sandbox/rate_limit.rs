@@ -265,6 +265,7 @@ pub(crate) fn group_for_route(method: &axum::http::Method, path: &str) -> Group 
             "generate",
             "video" | "creative-director" | "video-from-video" | "music" | "speech" | "sound",
         ]
+        | ["v1", "generate", "3d"]
         | ["v1", "generate", "video", "from-image"]
         | ["v1", "edit", "video"]
         | ["v1", "media", "upload"] => Group::OtherGeneration,

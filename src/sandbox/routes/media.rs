@@ -58,6 +58,14 @@ pub(crate) fn list_item(state: &AppState, row: &MediaRow, with_user: bool) -> Va
             row.thumb_rel_path.as_deref().map(|p| state.file_url(p)),
         )
     };
+    let mut metadata = metadata_of(row);
+    if row.media_type == crate::sandbox::model3d::job::MEDIA_TYPE {
+        crate::sandbox::model3d::job::served_metadata(
+            state,
+            row.thumb_rel_path.as_deref(),
+            &mut metadata,
+        );
+    }
     json!({
         "id": row.id,
         "url": url,
@@ -83,7 +91,7 @@ pub(crate) fn list_item(state: &AppState, row: &MediaRow, with_user: bool) -> Va
         "user_email": if with_user { json!(row.owner_email) } else { Value::Null },
         "user_name": if with_user { json!(row.owner_name) } else { Value::Null },
         "created_at": row.created_at,
-        "metadata": metadata_of(row),
+        "metadata": metadata,
     })
 }
 
@@ -151,6 +159,14 @@ fn single_item(state: &AppState, row: &MediaRow) -> ApiResult<Value> {
         "thumbnailUrl".into(),
         json!(row.thumb_rel_path.as_deref().map(|p| state.file_url(p))),
     );
+    let mut metadata = Value::Object(metadata);
+    if row.media_type == crate::sandbox::model3d::job::MEDIA_TYPE {
+        crate::sandbox::model3d::job::served_metadata(
+            state,
+            row.thumb_rel_path.as_deref(),
+            &mut metadata,
+        );
+    }
     let mut media = json!({
         "id": row.id,
         "type": row.media_type,

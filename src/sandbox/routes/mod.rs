@@ -17,6 +17,7 @@ mod presets;
 mod projects;
 mod prompt_presets;
 mod status;
+mod three_d;
 mod ticket;
 mod transcribe;
 mod trim;
@@ -112,6 +113,10 @@ pub(crate) fn router(state: AppState) -> Router {
         .route(
             "/v1/generate/sound",
             post(audio::sound).route_layer(limit(Group::OtherGeneration)),
+        )
+        .route(
+            "/v1/generate/3d",
+            post(three_d::three_d).route_layer(limit(Group::OtherGeneration)),
         )
         .route(
             "/v1/transcribe",

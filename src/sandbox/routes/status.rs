@@ -106,6 +106,14 @@ pub(crate) async fn status(
             if let Some(content) = &stored.content {
                 body["result"]["content"] = json!(content);
             }
+            if row.kind == crate::sandbox::model3d::job::THREE_D_KIND {
+                crate::sandbox::model3d::job::result_fields(
+                    &state,
+                    &row,
+                    &stored.paths,
+                    &mut body["result"],
+                );
+            }
             if let Some(edit_type) = &stored.edit_type {
                 body["result"]["edit_type"] = json!(edit_type);
                 body["result"]["download_url"] = json!(urls.first());
