@@ -4,7 +4,10 @@
 use super::types::{GenerationKind, GenerationSpec, ModelRecord};
 use std::collections::BTreeMap;
 
+mod catalog;
 mod video;
+
+pub use catalog::{LIPSYNC_CHARS_PER_SEC, lipsync_line_secs};
 
 pub use video::{
     EXTEND_BILLED_SECS_CAP, EXTEND_CONTEXT_SECS, VideoPrice, default_edit_model, edit_price,
@@ -279,6 +282,7 @@ pub fn sound_enabled(model: &ModelRecord) -> bool {
 pub fn inputs_for_model(model: &ModelRecord, spec: &GenerationSpec) -> PriceInputs {
     let mut inputs = inputs_for_spec(spec);
     inputs.sound_enabled = spec.makes_video() && sound_enabled(model);
+    catalog::adjust_for_model(model, spec, &mut inputs);
     if let Some(secs) = inputs.duration_secs {
         inputs.duration_secs = Some(closest_duration_secs(secs, &model.supported_durations));
     }
@@ -301,6 +305,12 @@ pub fn closest_duration_secs(requested_secs: f64, supported_secs: &[f64]) -> f64
 
 /// The inputs a generation spec implies (model-independent part).
 pub fn inputs_for_spec(spec: &GenerationSpec) -> PriceInputs {
+    let mut inputs = plain_inputs_for_spec(spec);
+    catalog::adjust_for_spec(spec, &mut inputs);
+    inputs
+}
+
+fn plain_inputs_for_spec(spec: &GenerationSpec) -> PriceInputs {
     PriceInputs {
         catalog_type: spec.catalog_type().to_owned(),
         resolution: spec

@@ -55,6 +55,20 @@ pub enum Field {
     VocalGender,
     /// Speech's `language`.
     Language,
+    /// Elements' `reference_videos`.
+    ReferenceVideos,
+    /// Elements' `reference_audio_urls`.
+    ReferenceAudio,
+    /// First and last frame's `first_frame_url`.
+    FirstFrame,
+    /// First and last frame's `last_frame_url`.
+    LastFrame,
+    /// Lip sync's face (`source_url`: an image or a video).
+    Face,
+    /// Lip sync's audio file (`audio_url`): its length, format and size.
+    VoiceAudio,
+    /// Lip sync's typed line (`text_prompt`).
+    SpokenLine,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +87,10 @@ impl FieldError {
 }
 
 mod audio;
+mod catalog;
 mod video;
+
+pub use catalog::{CatalogMediaFacts, validate_catalog, validate_catalog_with};
 
 pub use audio::{SOUND_DURATION_RANGE_SECS, VOCAL_GENDERS, sound_range_secs, validate_audio_job};
 
@@ -99,6 +116,19 @@ pub fn validate_with_source(
     }
     if spec.kind.outputs_audio() {
         return audio::validate_audio_job(spec, model, None);
+    }
+    if matches!(
+        spec.kind,
+        GenerationKind::Elements | GenerationKind::FirstLastFrame | GenerationKind::Lipsync
+    ) {
+        return catalog::validate_catalog_with(
+            spec,
+            model,
+            &CatalogMediaFacts {
+                source_video_secs: source_secs,
+                ..CatalogMediaFacts::default()
+            },
+        );
     }
     if spec.kind == GenerationKind::Transcription {
         return match &spec.audio {

@@ -1070,4 +1070,52 @@ mod tests {
             "when the balance was read, on both clocks"
         );
     }
+
+    #[test]
+    fn every_catalog_body_round_trips_through_the_journal() {
+        use crate::api::catalog_jobs::{
+            CatalogJobRequest, ElementsRequest, FirstLastFrameRequest, LipsyncRequest, ThreeDMode,
+            ThreeDRequest,
+        };
+        let journal = Journal::open_in_memory().expect("open");
+        let jobs = [
+            CatalogJobRequest::Elements(ElementsRequest {
+                prompt: "a fox in snow".into(),
+                reference_images: vec!["https://h/a.png".into()],
+                reference_audio_urls: vec!["https://h/a.mp3".into()],
+                duration: Some(5.0),
+                sound_enabled: Some(true),
+                visual_dna_ids: vec!["dna_1".into()],
+                ..ElementsRequest::default()
+            }),
+            CatalogJobRequest::FirstLastFrame(FirstLastFrameRequest {
+                first_frame_url: "https://h/a.png".into(),
+                last_frame_url: "https://h/b.png".into(),
+                duration: Some(5.0),
+                ..FirstLastFrameRequest::default()
+            }),
+            CatalogJobRequest::Lipsync(LipsyncRequest {
+                source_url: "https://h/face.png".into(),
+                text_prompt: Some("Good evening.".into()),
+                voice: Some("rachel".into()),
+                ..LipsyncRequest::default()
+            }),
+            CatalogJobRequest::ThreeD(ThreeDRequest {
+                mode: ThreeDMode::Multi,
+                reference_images: vec!["https://h/a.png".into(), "https://h/b.png".into()],
+                target_polycount: Some(5_000),
+                ..ThreeDRequest::default()
+            }),
+        ];
+        for job in jobs {
+            let mut record = new_record();
+            record.spec = GenerationSpec::for_catalog(job.clone());
+            record.spec.request.duration = record.spec.request.duration.or(Some(1.5));
+            let id = journal.insert("svc", &record, None).expect("insert");
+            let row = journal.get(id).expect("get").expect("row");
+            assert_eq!(row.record.spec, record.spec);
+            assert_eq!(row.record.spec.catalog, Some(job.clone()));
+            assert_eq!(row.record.spec.kind, job.kind());
+        }
+    }
 }

@@ -802,10 +802,14 @@ fn batch_id_of(item: &MediaItem) -> Option<String> {
 }
 
 /// Image items for image work, video items for video work (a Creative Director batch's
-/// scenes are items of its workflow's type), audio items for music, speech and sound.
+/// scenes are items of its workflow's type), audio items for music, speech and sound,
+/// `3d_model` items for 3D (elements, first-last frame and lip sync make videos).
 fn media_type_matches(item: &MediaItem, spec: &GenerationSpec) -> bool {
     let wanted = if spec.kind.outputs_audio() {
         "audio"
+    } else if spec.kind.outputs_3d() {
+        // A 3D job's files are library items of type `3d_model` (GLB first).
+        "3d_model"
     } else if spec.makes_video() {
         "video"
     } else {

@@ -112,6 +112,13 @@ pub fn field_name(field: &Field) -> &'static str {
         Field::Lyrics => "Lyrics",
         Field::VocalGender => "Vocal gender",
         Field::Language => "Language",
+        Field::ReferenceVideos => "Reference clips",
+        Field::ReferenceAudio => "Reference sounds",
+        Field::FirstFrame => "First frame",
+        Field::LastFrame => "Last frame",
+        Field::Face => "Face",
+        Field::VoiceAudio => "Audio file",
+        Field::SpokenLine => "Line to say",
     }
 }
 
