@@ -69,6 +69,8 @@ pub enum Field {
     VoiceAudio,
     /// Lip sync's typed line (`text_prompt`).
     SpokenLine,
+    /// 3D's `target_polycount`.
+    Polycount,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,7 +90,12 @@ impl FieldError {
 
 mod audio;
 mod catalog;
+mod three_d;
 mod video;
+
+pub use three_d::{
+    THREE_D_MAX_VIEWS, THREE_D_POLYCOUNT_RANGE, three_d_image_range, validate_three_d,
+};
 
 pub use catalog::{CatalogMediaFacts, validate_catalog, validate_catalog_with};
 
@@ -129,6 +136,9 @@ pub fn validate_with_source(
                 ..CatalogMediaFacts::default()
             },
         );
+    }
+    if spec.kind == GenerationKind::ThreeD {
+        return three_d::validate_three_d(spec, model);
     }
     if spec.kind == GenerationKind::Transcription {
         return match &spec.audio {

@@ -86,7 +86,11 @@ impl Mesh {
     }
     /// A mesh from positions, colours and indices; normals are computed (smooth, area
     /// weighted). Used by tests, benches and the loader when a file has no normals.
-    pub fn from_triangles(positions: Vec<[f32; 3]>, colors: Vec<[f32; 3]>, indices: Vec<u32>) -> Self {
+    pub fn from_triangles(
+        positions: Vec<[f32; 3]>,
+        colors: Vec<[f32; 3]>,
+        indices: Vec<u32>,
+    ) -> Self {
         let normals = smooth_normals(&positions, &indices);
         let bounds = Bounds::of(&positions);
         Mesh {
@@ -167,7 +171,9 @@ fn load_unchecked(bytes: &[u8]) -> Result<Mesh, MeshError> {
         .filter(|p| p.mode() == gltf::mesh::Mode::Triangles)
         .map(|p| match p.indices() {
             Some(a) => a.count() / 3,
-            None => p.get(&gltf::Semantic::Positions).map_or(0, |a| a.count() / 3),
+            None => p
+                .get(&gltf::Semantic::Positions)
+                .map_or(0, |a| a.count() / 3),
         })
         .sum();
     if triangles > MAX_TRIANGLES {
@@ -189,7 +195,10 @@ fn load_unchecked(bytes: &[u8]) -> Result<Mesh, MeshError> {
         [0.0, 0.0, 1.0, 0.0],
         [0.0, 0.0, 0.0, 1.0],
     ];
-    match document.default_scene().or_else(|| document.scenes().next()) {
+    match document
+        .default_scene()
+        .or_else(|| document.scenes().next())
+    {
         Some(scene) => {
             for node in scene.nodes() {
                 out.add_node(&node, identity, &buffers, 0)?;
@@ -268,8 +277,11 @@ impl Builder {
             let had_normals_so_far = !self.any_primitive || self.all_normals;
             match reader.read_normals() {
                 Some(normals) if had_normals_so_far => {
-                    self.normals
-                        .extend(normals.take(count).map(|n| normalize(transform_dir(&matrix, n))));
+                    self.normals.extend(
+                        normals
+                            .take(count)
+                            .map(|n| normalize(transform_dir(&matrix, n))),
+                    );
                     // Pad a short normal list.
                     self.normals.resize(base + count, [0.0, 1.0, 0.0]);
                     self.all_normals = true;
@@ -277,14 +289,22 @@ impl Builder {
                 _ => self.all_normals = false,
             }
             let base_color = {
-                let c = primitive.material().pbr_metallic_roughness().base_color_factor();
+                let c = primitive
+                    .material()
+                    .pbr_metallic_roughness()
+                    .base_color_factor();
                 [c[0], c[1], c[2]]
             };
             match reader.read_colors(0) {
                 Some(colors) => {
-                    self.colors.extend(colors.into_rgb_f32().take(count).map(|c| {
-                        [c[0] * base_color[0], c[1] * base_color[1], c[2] * base_color[2]]
-                    }));
+                    self.colors
+                        .extend(colors.into_rgb_f32().take(count).map(|c| {
+                            [
+                                c[0] * base_color[0],
+                                c[1] * base_color[1],
+                                c[2] * base_color[2],
+                            ]
+                        }));
                     self.colors.resize(base + count, base_color);
                 }
                 None => {
@@ -307,7 +327,9 @@ impl Builder {
                         self.indices.push(base as u32 + i);
                     }
                 }
-                None => self.indices.extend((0..count as u32).map(|i| base as u32 + i)),
+                None => self
+                    .indices
+                    .extend((0..count as u32).map(|i| base as u32 + i)),
             }
             // Drop an incomplete last triangle.
             let whole = first_index + (self.indices.len() - first_index) / 3 * 3;
@@ -340,7 +362,11 @@ impl Builder {
                 bounds,
             })
         } else {
-            Ok(Mesh::from_triangles(self.positions, self.colors, self.indices))
+            Ok(Mesh::from_triangles(
+                self.positions,
+                self.colors,
+                self.indices,
+            ))
         }
     }
 }
@@ -422,8 +448,16 @@ pub mod testing {
             let theta = std::f32::consts::PI * r as f32 / rings as f32;
             for s in 0..=segments {
                 let phi = std::f32::consts::TAU * s as f32 / segments as f32;
-                let p = [theta.sin() * phi.cos(), theta.cos(), theta.sin() * phi.sin()];
-                colors.push([0.3 + 0.5 * (p[1] * 0.5 + 0.5), 0.4, 0.8 - 0.4 * (p[1] * 0.5 + 0.5)]);
+                let p = [
+                    theta.sin() * phi.cos(),
+                    theta.cos(),
+                    theta.sin() * phi.sin(),
+                ];
+                colors.push([
+                    0.3 + 0.5 * (p[1] * 0.5 + 0.5),
+                    0.4,
+                    0.8 - 0.4 * (p[1] * 0.5 + 0.5),
+                ]);
                 positions.push(p);
             }
         }
@@ -444,12 +478,42 @@ pub mod testing {
     /// each face its own colour.
     pub fn cube(half: f32) -> Mesh {
         let faces: [([f32; 3], [f32; 3], [f32; 3], [f32; 3]); 6] = [
-            ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.9, 0.2, 0.2]),
-            ([-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0], [0.2, 0.9, 0.2]),
-            ([0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.2, 0.2, 0.9]),
-            ([0.0, -1.0, 0.0], [0.0, 0.0, -1.0], [1.0, 0.0, 0.0], [0.9, 0.9, 0.2]),
-            ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.9, 0.2, 0.9]),
-            ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.2, 0.9, 0.9]),
+            (
+                [1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, 1.0],
+                [0.9, 0.2, 0.2],
+            ),
+            (
+                [-1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, -1.0],
+                [0.2, 0.9, 0.2],
+            ),
+            (
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, 1.0],
+                [1.0, 0.0, 0.0],
+                [0.2, 0.2, 0.9],
+            ),
+            (
+                [0.0, -1.0, 0.0],
+                [0.0, 0.0, -1.0],
+                [1.0, 0.0, 0.0],
+                [0.9, 0.9, 0.2],
+            ),
+            (
+                [0.0, 0.0, 1.0],
+                [1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.9, 0.2, 0.9],
+            ),
+            (
+                [0.0, 0.0, -1.0],
+                [-1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.2, 0.9, 0.9],
+            ),
         ];
         let mut positions = Vec::new();
         let mut normals = Vec::new();
@@ -586,7 +650,10 @@ mod tests {
             assert!(load_glb(&good[..cut]).is_err(), "cut at {cut}");
         }
         let message = load_glb(b"not a model").unwrap_err().to_string();
-        assert!(message.starts_with("This file is not a readable 3D model"), "{message}");
+        assert!(
+            message.starts_with("This file is not a readable 3D model"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -617,7 +684,10 @@ mod tests {
         );
         let result = load_glb(json.as_bytes());
         assert!(
-            matches!(result, Err(MeshError::TooManyTriangles { .. }) | Err(MeshError::Damaged(_))),
+            matches!(
+                result,
+                Err(MeshError::TooManyTriangles { .. }) | Err(MeshError::Damaged(_))
+            ),
             "{result:?}"
         );
     }

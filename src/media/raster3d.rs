@@ -432,7 +432,11 @@ mod tests {
             *c = [1.0, 1.0, 1.0];
         }
         for order in [0, 1] {
-            let (first, second) = if order == 0 { (&near, &far) } else { (&far, &near) };
+            let (first, second) = if order == 0 {
+                (&near, &far)
+            } else {
+                (&far, &near)
+            };
             let mut positions = first.positions.clone();
             let mut colors = first.colors.clone();
             let mut normals = first.normals.clone();
@@ -456,7 +460,10 @@ mod tests {
             let centre = buffer.pixel(60, 60);
             // The near cube's front face is magenta (0.9, 0.2, 0.9): red and blue high,
             // green low; the far cube is white.
-            assert!((centre[1] as u32) < centre[0] as u32 * 2 / 3, "order {order}: {centre:?}");
+            assert!(
+                (centre[1] as u32) < centre[0] as u32 * 2 / 3,
+                "order {order}: {centre:?}"
+            );
             // Its depth is that of the near face (distance 3 - 0.3).
             let depth = 1.0 / buffer.inverse_depth(60, 60);
             assert!((depth - 2.7).abs() < 0.01, "depth {depth}");
@@ -478,7 +485,10 @@ mod tests {
         };
         let mut buffer = RgbaBuffer::new(BG);
         // Straight on: only the +z face (two triangles) faces the camera.
-        assert_eq!(render(&cube, &camera, 64, 64, &mut buffer).triangles_drawn, 2);
+        assert_eq!(
+            render(&cube, &camera, 64, 64, &mut buffer).triangles_drawn,
+            2
+        );
     }
 
     #[test]

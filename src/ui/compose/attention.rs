@@ -119,6 +119,7 @@ pub fn field_name(field: &Field) -> &'static str {
         Field::Face => "Face",
         Field::VoiceAudio => "Audio file",
         Field::SpokenLine => "Line to say",
+        Field::Polycount => "Triangles",
     }
 }
 
