@@ -12,6 +12,7 @@ pub mod error_words;
 pub mod file_out;
 pub mod guard;
 mod job_guard;
+pub mod model3d;
 pub mod journal;
 pub mod library;
 pub mod library_transfers;
