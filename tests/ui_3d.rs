@@ -71,7 +71,12 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     press_generate(&mut harness);
     steps(&mut harness, 2);
     assert!(harness.state().jobs().is_empty());
-    assert!(harness.query_by_label("Describe the object to make.").is_some());
+    assert!(
+        harness
+            .query_all_by_label("Describe the object to make.")
+            .next()
+            .is_some()
+    );
 
     type_into(&mut harness, "3D prompt", "a brass desk lamp with a round shade");
     press_generate(&mut harness);
