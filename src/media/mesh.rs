@@ -632,6 +632,19 @@ mod tests {
     }
 
     #[test]
+    fn the_sandboxs_generated_glb_loads_with_its_asked_triangle_count() {
+        for asked in [1_000u32, 20_000, 100_000] {
+            let bytes = crate::sandbox::procedural_glb(5, asked);
+            let mesh = load_glb(&bytes).unwrap();
+            let got = mesh.triangle_count() as f64;
+            assert!((got - f64::from(asked)).abs() <= f64::from(asked) * 0.05, "{asked}: {got}");
+            assert_eq!(mesh.normals.len(), mesh.positions.len());
+            assert_eq!(mesh.colors.len(), mesh.positions.len());
+            assert!(mesh.bounds.radius() > 0.0);
+        }
+    }
+
+    #[test]
     fn the_written_glb_passes_the_gltf_crates_own_import() {
         let bytes = testing::to_glb(&testing::sphere(2_000));
         gltf::import_slice(&bytes).unwrap();

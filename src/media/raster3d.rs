@@ -16,6 +16,8 @@ pub const MAX_RENDER_HEIGHT_PX: u32 = 1200;
 /// Light that reaches faces turned away from the key light.
 const AMBIENT: f32 = 0.28;
 const KEY: f32 = 0.72;
+/// Barycentric slack at triangle edges.
+const EDGE_SLACK: f32 = 1e-4;
 
 /// An orbit camera: it looks at `target` from `distance` away, turned `yaw_rad` around the
 /// vertical axis and raised `pitch_rad` above the horizon.
@@ -304,7 +306,8 @@ fn raster_band(vertices: &[ScreenVertex], indices: &[u32], band: Band<'_>) -> us
             let mut wc = e_c.at(start_x, sy);
             let row = (py - y0) * width;
             for px in px0..=px1 {
-                if wa >= 0.0 && wb >= 0.0 && wc >= 0.0 {
+                // A hair of slack so shared edges leave no pinholes (the z-test settles overlaps).
+                if wa >= -EDGE_SLACK && wb >= -EDGE_SLACK && wc >= -EDGE_SLACK {
                     let inv_z = wa * a.inv_z + wb * b.inv_z + wc * c.inv_z;
                     let i = row + px;
                     if inv_z > depths[i] {
