@@ -566,7 +566,13 @@ fn glb_loader_survives_mutated_models() {
             if mesh.indices.iter().any(|&i| i as usize >= vertices) {
                 return Err("an index past the vertex list".into());
             }
-            if mesh.bounds.min.iter().chain(&mesh.bounds.max).any(|v| !v.is_finite()) {
+            if mesh
+                .bounds
+                .min
+                .iter()
+                .chain(&mesh.bounds.max)
+                .any(|v| !v.is_finite())
+            {
                 return Err("bounds are not finite".into());
             }
             Ok(())

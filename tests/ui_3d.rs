@@ -34,7 +34,10 @@ fn drag(harness: &mut Studio, from: egui::Pos2, to: egui::Pos2) {
 }
 
 fn wheel(harness: &mut Studio, at: egui::Pos2, delta_y: f32) {
-    harness.input_mut().events.push(egui::Event::PointerMoved(at));
+    harness
+        .input_mut()
+        .events
+        .push(egui::Event::PointerMoved(at));
     harness.input_mut().events.push(egui::Event::MouseWheel {
         unit: egui::MouseWheelUnit::Point,
         delta: egui::vec2(0.0, delta_y),
@@ -78,7 +81,11 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
             .is_some()
     );
 
-    type_into(&mut harness, "3D prompt", "a brass desk lamp with a round shade");
+    type_into(
+        &mut harness,
+        "3D prompt",
+        "a brass desk lamp with a round shade",
+    );
     press_generate(&mut harness);
     step_until(&mut harness, "the 3D job to finish", |h| {
         h.state()
@@ -121,10 +128,20 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
         "the model was drawn, not only the background"
     );
     // Idle: no new frames.
-    let drawn = harness.state().viewer().model_3d().unwrap().frames_rendered();
+    let drawn = harness
+        .state()
+        .viewer()
+        .model_3d()
+        .unwrap()
+        .frames_rendered();
     steps(&mut harness, 5);
     assert_eq!(
-        harness.state().viewer().model_3d().unwrap().frames_rendered(),
+        harness
+            .state()
+            .viewer()
+            .model_3d()
+            .unwrap()
+            .frames_rendered(),
         drawn
     );
 
@@ -137,11 +154,23 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     );
     let turned = frame(&harness);
     assert_ne!(turned, first, "a drag turns the model");
-    let yaw_after_drag = harness.state().viewer().model_3d().unwrap().camera().unwrap();
+    let yaw_after_drag = harness
+        .state()
+        .viewer()
+        .model_3d()
+        .unwrap()
+        .camera()
+        .unwrap();
 
     // The wheel zooms: the camera moves closer and the picture changes again.
     wheel(&mut harness, area.center(), 200.0);
-    let zoomed = harness.state().viewer().model_3d().unwrap().camera().unwrap();
+    let zoomed = harness
+        .state()
+        .viewer()
+        .model_3d()
+        .unwrap()
+        .camera()
+        .unwrap();
     assert!(
         zoomed.distance < yaw_after_drag.distance,
         "{} !< {}",
@@ -153,7 +182,11 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     // Reset view restores the first picture exactly.
     click_button(&mut harness, "Reset view");
     steps(&mut harness, 2);
-    assert_eq!(frame(&harness), first, "Reset view goes back to the first view");
+    assert_eq!(
+        frame(&harness),
+        first,
+        "Reset view goes back to the first view"
+    );
 
     // The arrow keys orbit too (and do not step to another result).
     harness.key_press(egui::Key::ArrowRight);

@@ -477,7 +477,8 @@ pub mod testing {
     /// An axis-aligned cube of edge `2 * half` at the origin, 12 triangles, flat normals,
     /// each face its own colour.
     pub fn cube(half: f32) -> Mesh {
-        let faces: [([f32; 3], [f32; 3], [f32; 3], [f32; 3]); 6] = [
+        type Face = ([f32; 3], [f32; 3], [f32; 3], [f32; 3]);
+        let faces: [Face; 6] = [
             (
                 [1.0, 0.0, 0.0],
                 [0.0, 1.0, 0.0],
@@ -594,10 +595,10 @@ pub mod testing {
             ]
         });
         let mut json = json.to_string().into_bytes();
-        while json.len() % 4 != 0 {
+        while !json.len().is_multiple_of(4) {
             json.push(b' ');
         }
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         let total = 12 + 8 + json.len() + 8 + bin.len();
@@ -637,7 +638,10 @@ mod tests {
             let bytes = crate::sandbox::procedural_glb(5, asked);
             let mesh = load_glb(&bytes).unwrap();
             let got = mesh.triangle_count() as f64;
-            assert!((got - f64::from(asked)).abs() <= f64::from(asked) * 0.05, "{asked}: {got}");
+            assert!(
+                (got - f64::from(asked)).abs() <= f64::from(asked) * 0.05,
+                "{asked}: {got}"
+            );
             assert_eq!(mesh.normals.len(), mesh.positions.len());
             assert_eq!(mesh.colors.len(), mesh.positions.len());
             assert!(mesh.bounds.radius() > 0.0);

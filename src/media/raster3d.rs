@@ -277,7 +277,7 @@ fn raster_band(vertices: &[ScreenVertex], indices: &[u32], band: Band<'_>) -> us
         // Twice the signed area; counter-clockwise in the model is clockwise on screen
         // (y points down), which makes the area negative for a front face.
         let area = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
-        if !(area < 0.0) {
+        if area >= 0.0 || area.is_nan() {
             continue;
         }
         facing += 1;
@@ -314,9 +314,9 @@ fn raster_band(vertices: &[ScreenVertex], indices: &[u32], band: Band<'_>) -> us
                         depths[i] = inv_z;
                         let o = i * 4;
                         let px_color = &mut colors[o..o + 4];
-                        for ch in 0..3 {
+                        for (ch, out) in px_color.iter_mut().take(3).enumerate() {
                             let v = wa * a.color[ch] + wb * b.color[ch] + wc * c.color[ch];
-                            px_color[ch] = v.clamp(0.0, 255.0) as u8;
+                            *out = v.clamp(0.0, 255.0) as u8;
                         }
                         px_color[3] = 255;
                     }

@@ -99,7 +99,12 @@ pub fn result_actions_ui(
 }
 
 /// A 3D model's files: "Save GLB", "Save OBJ" (the existing save path, one per format).
-fn save_formats_ui(ui: &mut Ui, subject: &Subject, placement: Placement, actions: &mut Vec<Action>) {
+fn save_formats_ui(
+    ui: &mut Ui,
+    subject: &Subject,
+    placement: Placement,
+    actions: &mut Vec<Action>,
+) {
     if !subject.is_model_3d {
         return;
     }

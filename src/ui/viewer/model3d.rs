@@ -146,7 +146,8 @@ impl Model3dView {
                     camera.orbit(yaw, pitch);
                 }
             }
-            reset = i.consume_key(Modifiers::NONE, Key::R) || i.consume_key(Modifiers::NONE, Key::Home);
+            reset =
+                i.consume_key(Modifiers::NONE, Key::R) || i.consume_key(Modifiers::NONE, Key::Home);
         });
         if reset {
             self.reset();
@@ -178,9 +179,7 @@ impl Model3dView {
         let info_height = 22.0;
         let size = (ui.available_size() - Vec2::new(0.0, info_height)).max(Vec2::splat(64.0));
         let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
-        response.widget_info(|| {
-            egui::WidgetInfo::labeled(egui::Role::Image, true, TURNTABLE_NAME)
-        });
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, TURNTABLE_NAME));
         ui.painter()
             .rect_filled(rect, tokens::RADIUS_M, tokens::palette().bg_surface);
         let mesh = match &self.load {
@@ -211,7 +210,11 @@ impl Model3dView {
             let scroll = ui.input(|i| i.smooth_scroll_delta.y);
             if scroll != 0.0 {
                 let radius = mesh.bounds.radius().max(1e-4);
-                camera.zoom((-scroll * WHEEL_ZOOM_PER_POINT).exp(), radius * 1.05, radius * 20.0);
+                camera.zoom(
+                    (-scroll * WHEEL_ZOOM_PER_POINT).exp(),
+                    radius * 1.05,
+                    radius * 20.0,
+                );
             }
         }
         if response.double_clicked() {

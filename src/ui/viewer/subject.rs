@@ -39,7 +39,10 @@ pub struct Subject {
 
 /// The files of a 3D result, one per format, GLB first: from `formats` (format → URL)
 /// when given, else the URLs by their extension.
-pub fn model_files(urls: &[String], formats: Option<&serde_json::Map<String, serde_json::Value>>) -> Vec<(String, String)> {
+pub fn model_files(
+    urls: &[String],
+    formats: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = Vec::new();
     if let Some(formats) = formats {
         for (format, url) in formats {
@@ -126,16 +129,17 @@ pub fn subject_of(
                 Some((_, glb)) if is_model_3d => glb.clone(),
                 _ => url,
             };
-            if let Some(triangles) = job
-                .spec
-                .catalog
-                .as_ref()
-                .and_then(|c| match c {
-                    crate::api::CatalogJobRequest::ThreeD(r) => r.target_polycount,
-                    _ => None,
-                })
-            {
-                facts.push(("Detail asked", format!("{} triangles", crate::api::validate::thousands(u64::from(triangles)))));
+            if let Some(triangles) = job.spec.catalog.as_ref().and_then(|c| match c {
+                crate::api::CatalogJobRequest::ThreeD(r) => r.target_polycount,
+                _ => None,
+            }) {
+                facts.push((
+                    "Detail asked",
+                    format!(
+                        "{} triangles",
+                        crate::api::validate::thousands(u64::from(triangles))
+                    ),
+                ));
             }
             let count = if is_model_3d { 1 } else { output.urls.len() };
             let is_audio = !is_model_3d
