@@ -252,6 +252,15 @@ fn routes(f: &Fixtures) -> Vec<Route> {
         ),
         route(
             Method::POST,
+            "/v1/generate/3d",
+            "",
+            j(
+                json!({"mode": "single", "prompt": "a teapot", "reference_images": [f.file_url],
+                     "target_polycount": 2000, "enable_pbr": true, "project_id": project}),
+            ),
+        ),
+        route(
+            Method::POST,
             "/v1/transcribe",
             "",
             j(

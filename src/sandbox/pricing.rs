@@ -92,6 +92,21 @@ mod tests {
     }
 
     #[test]
+    fn a_3d_model_costs_its_credit_per_generation() {
+        let catalog = Catalog::load().expect("catalog");
+        for (identifier, raw_type, credit) in [
+            ("tripo/v2.5-text", "3d_text_to_model", 30.0),
+            ("tripo/v2.5-image", "3d_image_to_model", 30.0),
+            ("hunyuan3d/v2-multiview", "3d_multi_image_to_model", 40.0),
+            ("worldlabs/marble", "3d_world", 60.0),
+        ] {
+            let model = catalog.find(identifier, raw_type).expect("3D model");
+            assert_eq!(three_d_cost(model), credit, "{identifier}");
+            assert!((5.0..=300.0).contains(&credit));
+        }
+    }
+
+    #[test]
     fn video_cost_is_credit_times_tier_times_seconds() {
         let catalog = Catalog::load().expect("catalog");
         let kling = catalog

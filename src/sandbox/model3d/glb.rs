@@ -45,7 +45,7 @@ fn push_vec3s(buffer: &mut Vec<u8>, values: &[[f32; 3]]) {
 
 /// `bytes` padded with `pad` to a multiple of four.
 fn padded(mut bytes: Vec<u8>, pad: u8) -> Vec<u8> {
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(pad);
     }
     bytes

@@ -25,6 +25,8 @@ pub(crate) const THREE_D_TYPES: [&str; 4] = [
     "3d_multi_image_to_model",
     "3d_world",
 ];
+/// The catalog type of world models (their output is an island, not an object).
+pub(crate) const WORLD_TYPE: &str = "3d_world";
 /// Name of the node, mesh and scene inside every GLB.
 pub(crate) const MODEL_NAME: &str = "Framewright model";
 /// Longest library item name taken from the prompt.
@@ -75,11 +77,12 @@ pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<Sto
         .filter_map(|c| crate::palette::Rgb::from_hex(&c.hex))
         .map(|rgb| [rgb.r, rgb.g, rgb.b])
         .collect();
+    let world = state.catalog.find(&row.model, WORLD_TYPE).is_some();
     let files_dir = state.files_dir.clone();
     let row = row.clone();
     let seed = row.seed as u64;
     let written = tokio::task::spawn_blocking(move || {
-        let files = make(seed, triangles, &palette, pbr, MODEL_NAME);
+        let files = make(seed, triangles, &palette, pbr, world, MODEL_NAME);
         let dir = format!("generations/{}", row.id);
         let glb = format!("{dir}/model.glb");
         let obj = format!("{dir}/model.obj");
@@ -225,10 +228,10 @@ pub(crate) fn served_metadata(
 ) {
     if let Some(formats) = metadata.get_mut("formats").and_then(Value::as_object_mut) {
         for value in formats.values_mut() {
-            if let Some(path) = value.as_str() {
-                if !path.starts_with("http") {
-                    *value = json!(state.file_url(path));
-                }
+            if let Some(path) = value.as_str()
+                && !path.starts_with("http")
+            {
+                *value = json!(state.file_url(path));
             }
         }
     }

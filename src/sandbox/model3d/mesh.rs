@@ -153,7 +153,11 @@ impl Shape {
 fn grid_for(triangles: u32) -> (u32, u32) {
     let half = f64::from(triangles.max(MIN_TRIANGLES)) / 2.0;
     let segments = (half.sqrt().round() as u32).max(MIN_SEGMENTS);
-    let rings = ((half / f64::from(segments)).round() as u32).max(2);
+    let mut rings = ((half / f64::from(segments)).round() as u32).max(2);
+    // Never above the ceiling (rounding up could pass it by a few hundred).
+    if 2 * segments * rings > MAX_TRIANGLES {
+        rings -= 1;
+    }
     (segments, rings)
 }
 
@@ -241,6 +245,97 @@ pub(crate) fn build(seed: u64, triangles: u32, palette: &[[u8; 3]]) -> Mesh {
     mesh
 }
 
+/// Half the side of a world's square of land and sea.
+const WORLD_HALF_SIDE: f32 = 1.5;
+/// Land, low to high, when a world has no reference colours: sea, sand, grass, rock, snow.
+const TERRAIN: [[u8; 3]; 5] = [
+    [28, 74, 128],
+    [214, 196, 140],
+    [78, 140, 64],
+    [122, 108, 92],
+    [238, 240, 244],
+];
+
+/// A world (`3d_world` models): an island heightfield from the seed, a square grid with
+/// about `triangles` triangles, coloured by height from `palette` (darkest lowest) or
+/// natural terrain colours.
+pub(crate) fn build_world(seed: u64, triangles: u32, palette: &[[u8; 3]]) -> Mesh {
+    let triangles = triangles.clamp(MIN_TRIANGLES, MAX_TRIANGLES);
+    let cells = ((f64::from(triangles) / 2.0).sqrt().floor() as u32).max(2);
+    let side = cells + 1;
+    let mut rng = SplitMix::new(seed ^ 0x0a11_ce1a_4d00_0002);
+    let waves: Vec<([f32; 2], f32, f32)> = (0..6)
+        .map(|octave| {
+            let frequency = 1.6 * 1.9f32.powi(octave);
+            let angle = rng.range_f32(0.0, std::f32::consts::TAU);
+            (
+                [angle.cos() * frequency, angle.sin() * frequency],
+                rng.range_f32(0.0, std::f32::consts::TAU),
+                0.55 / 1.8f32.powi(octave),
+            )
+        })
+        .collect();
+    let peak = rng.range_f32(0.5, 0.9);
+    let mut colours: Vec<[u8; 3]> = if palette.is_empty() {
+        TERRAIN.to_vec()
+    } else {
+        palette.to_vec()
+    };
+    if !palette.is_empty() {
+        colours.sort_by_key(|c| u32::from(c[0]) * 3 + u32::from(c[1]) * 6 + u32::from(c[2]));
+    }
+    let linear: Vec<[f32; 3]> = colours
+        .iter()
+        .map(|c| {
+            [
+                srgb_to_linear(c[0]),
+                srgb_to_linear(c[1]),
+                srgb_to_linear(c[2]),
+            ]
+        })
+        .collect();
+    let mut mesh = Mesh::default();
+    for row in 0..side {
+        for column in 0..side {
+            let x = WORLD_HALF_SIDE * (2.0 * column as f32 / cells as f32 - 1.0);
+            let z = WORLD_HALF_SIDE * (2.0 * row as f32 / cells as f32 - 1.0);
+            let distance = (x * x + z * z).sqrt() / WORLD_HALF_SIDE;
+            let island = (1.0 - distance).clamp(0.0, 1.0);
+            let island = island * island * (3.0 - 2.0 * island);
+            let relief: f32 = waves
+                .iter()
+                .map(|(k, phase, amplitude)| amplitude * (k[0] * x + k[1] * z + phase).sin())
+                .sum();
+            let land = island * peak * (0.75 + relief) - 0.08;
+            let height = land.max(0.0);
+            mesh.positions.push([x, height, z]);
+            let u = if land <= 0.0 {
+                0.0
+            } else {
+                (1.0 + (land / peak.max(0.01)) * (linear.len() - 1) as f32)
+                    .min((linear.len() - 1) as f32)
+            };
+            let low = u.floor() as usize;
+            let high = (low + 1).min(linear.len() - 1);
+            let f = u - low as f32;
+            let (a, b) = (linear[low], linear[high]);
+            mesh.colors
+                .push([0, 1, 2].map(|i| a[i] + (b[i] - a[i]) * f));
+        }
+    }
+    let at = |row: u32, column: u32| row * side + column;
+    mesh.indices.reserve((cells * cells * 6) as usize);
+    for row in 0..cells {
+        for column in 0..cells {
+            let (a, b) = (at(row, column), at(row + 1, column));
+            let (c, d) = (at(row, column + 1), at(row + 1, column + 1));
+            mesh.indices.extend_from_slice(&[a, b, c, b, d, c]);
+        }
+    }
+    mesh.normals = smooth_normals(&mesh.positions, &mesh.indices);
+    mesh
+}
+
 fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
@@ -305,6 +400,7 @@ mod tests {
                     .all(|&i| (i as usize) < mesh.positions.len())
             );
         }
+        assert!(build(5, MAX_TRIANGLES, &[]).triangle_count() <= MAX_TRIANGLES as usize);
         // Below the floor the floor is used.
         assert!(build(1, 10, &[]).triangle_count() >= 950);
     }
@@ -320,6 +416,18 @@ mod tests {
             .filter(|(p, n)| p[0] * n[0] + p[2] * n[2] > 0.0)
             .count();
         assert!(outward as f64 > 0.9 * mesh.positions.len() as f64);
+    }
+
+    #[test]
+    fn a_world_is_an_island_facing_up() {
+        let world = build_world(11, 20_000, &[]);
+        let count = world.triangle_count() as f64;
+        assert!((count - 20_000.0).abs() / 20_000.0 < 0.05, "{count}");
+        let up = world.normals.iter().filter(|n| n[1] > 0.0).count();
+        assert_eq!(up, world.normals.len());
+        // Sea at the edge, land in the middle.
+        assert_eq!(world.positions[0][1], 0.0);
+        assert!(world.positions.iter().any(|p| p[1] > 0.1));
     }
 
     #[test]

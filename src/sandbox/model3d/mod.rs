@@ -35,15 +35,21 @@ pub(crate) fn material_for(seed: u64, pbr: bool) -> Material {
 }
 
 /// Builds the model for `seed` with about `triangles` triangles, coloured from `palette`
-/// (sRGB; the seed's own palette when empty), and renders its preview.
+/// (sRGB; the seed's own palette when empty) — an island heightfield when `world` — and
+/// renders its preview.
 pub(crate) fn make(
     seed: u64,
     triangles: u32,
     palette: &[[u8; 3]],
     pbr: bool,
+    world: bool,
     name: &str,
 ) -> ModelFiles {
-    let mesh = mesh::build(seed, triangles, palette);
+    let mesh = if world {
+        mesh::build_world(seed, triangles, palette)
+    } else {
+        mesh::build(seed, triangles, palette)
+    };
     ModelFiles {
         glb: glb::write(&mesh, material_for(seed, pbr), name),
         obj: obj::write(&mesh, name),

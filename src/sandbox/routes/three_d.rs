@@ -22,7 +22,7 @@ use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::new_object_id;
 use crate::sandbox::jobs;
 use crate::sandbox::look::{GradeColor, Look};
-use crate::sandbox::model3d::job::{THREE_D_KIND, THREE_D_TYPES};
+use crate::sandbox::model3d::job::{THREE_D_KIND, THREE_D_TYPES, WORLD_TYPE};
 use crate::sandbox::model3d::mesh::{DEFAULT_TRIANGLES, MAX_TRIANGLES, MIN_TRIANGLES};
 use crate::sandbox::pricing::{round_credits, three_d_cost};
 use crate::sandbox::state::AppState;
@@ -35,8 +35,6 @@ const DEFAULT_JOB_SECS: f64 = 90.0;
 const MAX_TEXTURE_PROMPT_CHARS: usize = 2_000;
 /// Colours taken from the reference images for the model's palette.
 const REFERENCE_COLORS: usize = 5;
-/// The catalog type whose models make worlds; they take a prompt or one image.
-const WORLD_TYPE: &str = "3d_world";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -383,7 +381,7 @@ async fn reference_palette(state: &AppState, urls: &[String]) -> ApiResult<Vec<G
             })?;
         downloads.push((url.clone(), bytes));
     }
-    let extracted = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let mut images = Vec::with_capacity(downloads.len());
         for (url, bytes) in &downloads {
             let image = decode_image(bytes).map_err(|error| {
@@ -413,6 +411,5 @@ async fn reference_palette(state: &AppState, urls: &[String]) -> ApiResult<Vec<G
         )
     })
     .await
-    .map_err(|error| ApiError::internal("reference images", error))?;
-    extracted
+    .map_err(|error| ApiError::internal("reference images", error))?
 }
