@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-target/screenshots}"
 bin="${2:-target/debug/framewright}"
-views="${VIEWS:-create library palettes visual-dna presets settings video storyboard video-edit docs chat music transcript}"
+views="${VIEWS:-create library palettes visual-dna presets settings video storyboard video-edit docs chat music transcript 3d}"
 sizes="${SIZES:-960x600 1024x700 1440x900 2560x1440}"
 jobs="${JOBS:-1}"
 mkdir -p "$out"

@@ -14,7 +14,7 @@ Framewright — a desktop studio for the Generation Service
 USAGE:
   framewright                                   open the studio (local sandbox by default)
   framewright --screenshot-to FILE.png [--view create|library|palettes|presets|docs|chat|settings|video|storyboard|video-edit|
-                               transcript|music] [--size WxH]
+                               transcript|music|3d] [--size WxH]
                                                 open, wait for the view's data, save a screenshot, exit
                                                 (video: a short sandbox clip paused in the viewer;
                                                  storyboard: a Creative Director batch on Create;
@@ -22,7 +22,8 @@ USAGE:
                                                  docs: a shared call sheet with a table;
                                                  chat: a question and its streamed answer;
                                                  transcript: that clip with subtitles and its transcript;
-                                                 music: a song's two variations on Create)
+                                                 music: a song's two variations on Create;
+                                                 3d: a 3D model on the viewer's turntable)
   framewright [--view NAME] [--size WxH]        open on that view / at that window size (points)
   framewright [--tray open|closed]              start with the job tray open or closed, whatever was
                                                 remembered (with --screenshot-to and open: a finished
@@ -77,7 +78,7 @@ struct StudioArgs {
     screenshot_to: Option<PathBuf>,
     /// `--size WxH`: the window's inner size in points, instead of the remembered one.
     size_pt: Option<[f32; 2]>,
-    /// `--view video|storyboard|video-edit|transcript|music`: stage that scene on the local sandbox
+    /// `--view video|storyboard|video-edit|transcript|music|3d`: stage that scene on the local sandbox
     /// (screenshots).
     screenshot_scene: Option<ScreenshotScene>,
     /// Files to open (absolute; a running studio is handed them).
@@ -100,7 +101,7 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
             "--view"
                 if matches!(
                     iter.clone().next().map(String::as_str),
-                    Some("video" | "storyboard" | "video-edit" | "transcript" | "music")
+                    Some("video" | "storyboard" | "video-edit" | "transcript" | "music" | "3d")
                 ) =>
             {
                 // A video paused in the viewer, a Creative Director storyboard on the
@@ -112,6 +113,7 @@ fn parse_studio_args(args: &[String]) -> Result<StudioArgs, String> {
                     Some("video-edit") => Some(ScreenshotScene::VideoEdit),
                     Some("transcript") => Some(ScreenshotScene::Transcript),
                     Some("music") => Some(ScreenshotScene::Music),
+                    Some("3d") => Some(ScreenshotScene::ThreeD),
                     _ => Some(ScreenshotScene::Storyboard),
                 };
             }

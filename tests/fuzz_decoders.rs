@@ -531,3 +531,51 @@ fn sound_decoders_survive_mutated_files() {
         },
     );
 }
+
+/// The 3D viewer's GLB loader (`media::mesh::load_glb`) over mutations of the sandbox's
+/// generated models (small ones, so a case stays quick): never a panic out of it, and a
+/// mesh it accepts is consistent (every index inside the vertex list, one normal and one
+/// colour per vertex, whole triangles, finite bounds).
+#[test]
+fn glb_loader_survives_mutated_models() {
+    static MODELS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    let models = MODELS.get_or_init(|| {
+        vec![
+            framewright::sandbox::procedural_glb(1, 1_000),
+            framewright::sandbox::procedural_glb(2, 2_000),
+        ]
+    });
+    run(
+        "glb_loader",
+        3_000,
+        move |rng| {
+            let base = rng.pick(models).clone();
+            mutate(rng, &base, models)
+        },
+        |bytes: &Vec<u8>| {
+            let Ok(mesh) = framewright::media::mesh::load_glb(bytes) else {
+                return Ok(());
+            };
+            let vertices = mesh.positions.len();
+            if mesh.normals.len() != vertices || mesh.colors.len() != vertices {
+                return Err("attribute lengths differ".into());
+            }
+            if mesh.indices.len() % 3 != 0 || mesh.indices.is_empty() {
+                return Err(format!("{} indices", mesh.indices.len()));
+            }
+            if mesh.indices.iter().any(|&i| i as usize >= vertices) {
+                return Err("an index past the vertex list".into());
+            }
+            if mesh
+                .bounds
+                .min
+                .iter()
+                .chain(&mesh.bounds.max)
+                .any(|v| !v.is_finite())
+            {
+                return Err("bounds are not finite".into());
+            }
+            Ok(())
+        },
+    );
+}

@@ -5,7 +5,10 @@ use super::types::{GenerationKind, GenerationSpec, ModelRecord};
 use std::collections::BTreeMap;
 
 mod catalog;
+mod three_d;
 mod video;
+
+pub use three_d::{three_d_catalog_type, three_d_price, three_d_price_line};
 
 pub use catalog::{LIPSYNC_CHARS_PER_SEC, lipsync_line_secs};
 
@@ -369,7 +372,7 @@ pub fn estimate_range_for_auto(
     models: &[ModelRecord],
     spec: &GenerationSpec,
 ) -> Option<(f64, f64)> {
-    let catalog_type = spec.catalog_type();
+    let catalog_type = three_d_catalog_type(spec).unwrap_or(spec.catalog_type());
     models
         .iter()
         .filter(|m| {

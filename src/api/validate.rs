@@ -71,6 +71,8 @@ pub enum Field {
     SpokenLine,
     /// `moodboard_id` / Creative Director's `moodboard_ids`.
     Moodboard,
+    /// 3D's `target_polycount`.
+    Polycount,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,9 +92,13 @@ impl FieldError {
 
 mod audio;
 mod catalog;
+mod three_d;
 mod video;
 
 pub use catalog::{CatalogMediaFacts, extension_of, validate_catalog, validate_catalog_with};
+pub use three_d::{
+    THREE_D_MAX_VIEWS, THREE_D_POLYCOUNT_RANGE, three_d_image_range, validate_three_d,
+};
 
 pub use audio::{SOUND_DURATION_RANGE_SECS, VOCAL_GENDERS, sound_range_secs, validate_audio_job};
 
@@ -131,6 +137,9 @@ pub fn validate_with_source(
                 ..CatalogMediaFacts::default()
             },
         );
+    }
+    if spec.kind == GenerationKind::ThreeD {
+        return three_d::validate_three_d(spec, model);
     }
     if spec.kind == GenerationKind::Transcription {
         return match &spec.audio {

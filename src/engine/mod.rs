@@ -16,6 +16,7 @@ pub mod journal;
 pub mod library;
 pub mod library_transfers;
 pub mod moodboards;
+pub mod model3d;
 pub mod notices;
 pub mod palettes;
 pub mod projects;

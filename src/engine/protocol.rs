@@ -58,6 +58,11 @@ pub enum Command {
     UploadSource {
         path: PathBuf,
     },
+    /// Fetch a GLB (a 3D result) and read it into a mesh for the turntable; answered by
+    /// `Model3dLoaded`.
+    LoadModel3d {
+        url: String,
+    },
     /// Download an output URL to a file the user picked.
     SaveUrlToFile {
         url: String,
@@ -497,6 +502,11 @@ pub enum Event {
     ImageFailed {
         url: String,
         error: String,
+    },
+    /// A `LoadModel3d` ended: the mesh, or why it cannot be shown (in words).
+    Model3dLoaded {
+        url: String,
+        result: Result<Arc<crate::media::mesh::Mesh>, String>,
     },
     /// Bytes sent of a `UploadSource` so far (a few times a second while it runs).
     SourceUploadProgress {

@@ -395,6 +395,13 @@ async fn run(
                     transfers.clone().upload_source(path),
                 );
             }
+            Command::LoadModel3d { url } => {
+                spawn_reported(
+                    &ctx,
+                    "loading a 3D model",
+                    super::model3d::load_model_3d(ctx.clone(), url),
+                );
+            }
             Command::SaveUrlToFile { url, path } => {
                 spawn_reported(
                     &ctx,

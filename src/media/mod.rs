@@ -5,6 +5,8 @@
 pub mod decode;
 mod jpeg_dc;
 mod jpeg_fast;
+pub mod mesh;
+pub mod raster3d;
 pub mod subtitles;
 pub mod thumbnails;
 pub mod video;

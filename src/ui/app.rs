@@ -472,6 +472,9 @@ impl StudioApp {
             }
             Event::ImageLoaded { url, image } => self.textures.insert(ctx, &url, &image),
             Event::ImageFailed { url, error } => self.textures.fail(&url, error),
+            Event::Model3dLoaded { url, result } => {
+                self.viewer.handle_model_3d_loaded(&url, &result);
+            }
             Event::FileSaved { path, result } => match result {
                 Ok(()) => self
                     .toasts

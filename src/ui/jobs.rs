@@ -503,15 +503,25 @@ fn job_card_ui(
                 let per_row = (((ui.available_width() + gap) / (tokens::THUMB_SIDE + gap)).floor()
                     as usize)
                     .max(1);
-                let indexed: Vec<(usize, &String)> = result.urls.iter().enumerate().collect();
+                // A 3D model is one tile (GLB and OBJ are files of one model).
+                let shown = if job.spec.kind.outputs_3d() {
+                    1
+                } else {
+                    result.urls.len()
+                };
+                let indexed: Vec<(usize, &String)> =
+                    result.urls.iter().enumerate().take(shown).collect();
                 for row in indexed.chunks(per_row) {
                     ui.horizontal(|ui| {
                         ui.spacing_mut().item_spacing = Vec2::splat(gap);
                         for &(index, url) in row {
                             let source = crate::ui::result_tile::job_output_picture(result, index)
                                 .unwrap_or(url);
-                            let name =
-                                format!("Open result {} of {}", index + 1, result.urls.len());
+                            let name = if job.spec.kind.outputs_3d() {
+                                "Open 3D model".to_owned()
+                            } else {
+                                format!("Open result {} of {}", index + 1, result.urls.len())
+                            };
                             let result_ref = ResultRef::Job {
                                 local_id: job.local_id,
                                 index,
@@ -524,6 +534,7 @@ fn job_card_ui(
                                 side: tokens::THUMB_SIDE,
                                 fit: Fit::Cover,
                                 buttons: false,
+                                model_3d: job.spec.kind.outputs_3d(),
                                 video: crate::ui::result_tile::job_output_video(result, index),
                             };
                             if let Some(event) = result_tile_ui(ui, textures, &tile) {

@@ -89,6 +89,9 @@ pub struct ResultTile<'a> {
     pub buttons: bool,
     /// `Some(duration)` for a video (play badge, duration, no image-only actions).
     pub video: Option<Option<f64>>,
+    /// A 3D model: the picture is its thumbnail, with a "3D" badge; opening it shows the
+    /// turntable; no image-only actions.
+    pub model_3d: bool,
 }
 
 /// What the artist did with a tile this frame.
@@ -118,6 +121,12 @@ impl TileEvent {
 /// One ref per output of a finished job, in output order.
 pub fn job_result_refs(job: &crate::engine::JobRecord) -> Vec<ResultRef> {
     let count = job.result.as_ref().map_or(0, |r| r.urls.len());
+    // A 3D job is one model whatever its files (GLB, OBJ).
+    let count = if job.spec.kind.outputs_3d() {
+        count.min(1)
+    } else {
+        count
+    };
     (0..count)
         .map(|index| ResultRef::Job {
             local_id: job.local_id,
@@ -254,6 +263,9 @@ pub fn result_tile_ui(
             if let Some(duration) = video {
                 paint_video_badges(ui.painter(), picture, duration, no_picture);
             }
+            if tile.model_3d {
+                paint_3d_badge(ui.painter(), picture);
+            }
             if tile.favourite {
                 let badge = Rect::from_min_size(rect.min + Vec2::splat(6.0), Vec2::splat(18.0));
                 paint_icon(ui.painter(), badge, Icon::Star, tokens::palette().favourite);
@@ -288,8 +300,14 @@ pub fn result_tile_ui(
                 ui.close();
             }
             ui.separator();
-            for (_, label, action) in actions_of(tile.result, tile.favourite, tile.video.is_some())
-            {
+            for (_, label, action) in actions_of(
+                tile.result,
+                tile.favourite,
+                tile.video.is_some() || tile.model_3d,
+            ) {
+                if tile.model_3d && matches!(action, ResultAction::EditVideo { .. }) {
+                    continue;
+                }
                 if ui.button(label).clicked() {
                     event = Some(TileEvent::Action(action));
                     ui.close();
@@ -311,7 +329,7 @@ pub fn result_tile_ui(
                 event = Some(TileEvent::Action(action));
                 ui.close();
             }
-            if tile.video.is_none() {
+            if tile.video.is_none() && !tile.model_3d {
                 ui.separator();
                 if let Some(action) = crate::ui::image_tools::menu_entries_ui(ui, tile.result) {
                     event = Some(TileEvent::Action(action));
@@ -325,12 +343,30 @@ pub fn result_tile_ui(
         }
         if tile.buttons
             && tile.video.is_none()
+            && !tile.model_3d
             && let Some(action) = image_tools_row_ui(ui, tile)
         {
             event = Some(TileEvent::Action(action));
         }
     });
     event
+}
+
+/// The "3D" badge in a 3D model tile's top-right corner.
+pub fn paint_3d_badge(painter: &egui::Painter, picture: Rect) {
+    let size = Vec2::new(30.0, 18.0);
+    let badge = Rect::from_min_size(
+        egui::pos2(picture.max.x - size.x - 6.0, picture.min.y + 6.0),
+        size,
+    );
+    painter.rect_filled(badge, 4.0, egui::Color32::from_black_alpha(170));
+    painter.text(
+        badge.center(),
+        egui::Align2::CENTER_CENTER,
+        "3D",
+        egui::FontId::proportional(12.0),
+        egui::Color32::WHITE,
+    );
 }
 
 /// A sound as a result tile: the shared audio tile (▶/⏸ through the studio's output, the

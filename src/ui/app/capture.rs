@@ -40,6 +40,8 @@ pub enum ScreenshotScene {
     /// A finished Suno song: its two variations side by side on the Create canvas, each
     /// with its title and waveform.
     Music,
+    /// A 3D model made from text, open on the viewer's turntable.
+    ThreeD,
 }
 
 impl ScreenshotScene {
@@ -80,6 +82,17 @@ impl ScreenshotScene {
                     },
                 )),
                 "Suno 4.5",
+            ),
+            ScreenshotScene::ThreeD => (
+                GenerationSpec::for_catalog(crate::api::CatalogJobRequest::ThreeD(
+                    crate::api::ThreeDRequest {
+                        prompt: "a brass desk lamp with a round shade".into(),
+                        model: Some("tripo/v2.5-text".into()),
+                        target_polycount: Some(50_000),
+                        ..crate::api::ThreeDRequest::default()
+                    },
+                )),
+                "Tripo 2.5 Text-to-3D",
             ),
             ScreenshotScene::TrayJob => (
                 GenerationSpec {
@@ -142,6 +155,8 @@ pub enum SceneStage {
     Transcribing {
         frame: Option<u32>,
     },
+    /// 3D: the model is open in the viewer; captured once its turntable has drawn it.
+    Turntable,
     Failed,
 }
 
@@ -307,6 +322,12 @@ impl StudioApp {
                 SceneStage::Settling(Instant::now())
             }
             (JobPhase::Completed, ScreenshotScene::TrayJob) => SceneStage::TrayJobDone,
+            (JobPhase::Completed, ScreenshotScene::ThreeD) => {
+                let local_id = job.local_id;
+                self.viewer
+                    .open(vec![ResultRef::Job { local_id, index: 0 }], 0);
+                SceneStage::Turntable
+            }
             (JobPhase::Completed, ScreenshotScene::Music) => {
                 let urls: Vec<String> = job
                     .result
@@ -419,6 +440,10 @@ impl StudioApp {
             SceneStage::Editing(_) => self.edit_scene_shown(),
             SceneStage::Docs(step) => *step == DocsScene::Shown && self.model.running_count() == 0,
             SceneStage::TrayJobDone => return None,
+            SceneStage::Turntable => self
+                .viewer
+                .model_3d()
+                .is_some_and(|v| v.frames_rendered() > 0 || v.error().is_some()),
             SceneStage::Transcribing { frame: Some(frame) } => self
                 .viewer
                 .video_player()

@@ -120,6 +120,7 @@ pub fn field_name(field: &Field) -> &'static str {
         Field::VoiceAudio => "Audio file",
         Field::SpokenLine => "Line to say",
         Field::Moodboard => "Moodboard",
+        Field::Polycount => "Triangles",
     }
 }
 

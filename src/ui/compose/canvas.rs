@@ -88,7 +88,13 @@ fn cells<'a>(model: &'a Model, state: &CreateState) -> Vec<Cell<'a>> {
                     cells.push(Cell::Problem(job));
                     continue;
                 };
-                for (index, url) in result.urls.iter().enumerate() {
+                // A 3D model is one tile (its GLB and OBJ are two files of one model).
+                let shown = if job.spec.kind.outputs_3d() {
+                    1
+                } else {
+                    result.urls.len()
+                };
+                for (index, url) in result.urls.iter().enumerate().take(shown) {
                     if state.is_trashed(url) {
                         continue;
                     }
@@ -339,6 +345,7 @@ fn output_tile_ui(
             ratio: media_ratio(job),
         },
         buttons: true,
+        model_3d: job.spec.kind.outputs_3d(),
         video: job
             .result
             .as_ref()

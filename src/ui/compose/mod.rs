@@ -18,6 +18,7 @@ pub mod motion_form;
 pub mod prompt_presets;
 pub mod state;
 pub mod storyboard;
+pub mod three_d_form;
 pub mod transcription_form;
 pub mod video_edit;
 pub mod voice_picker;
@@ -84,6 +85,8 @@ pub fn create_ui(
         state.video_edit.show_validation && !state.video_edit.errors.is_empty()
     } else if state.form.kind == GenerationKind::Transcription {
         state.transcription.problem.is_some()
+    } else if state.form.kind == GenerationKind::ThreeD {
+        !state.three_d.errors.is_empty()
     } else {
         !state.form.errors.is_empty()
     };
@@ -129,6 +132,8 @@ pub fn create_ui(
                 video_edit::submit_row_ui(ui, model, &state.video_edit, project, &mut actions);
             } else if state.form.kind == GenerationKind::Transcription {
                 transcription_form::submit_row_ui(ui, model, &state.transcription, &mut actions);
+            } else if state.form.kind == GenerationKind::ThreeD {
+                three_d_form::submit_row_ui(ui, model, &state.three_d, &mut actions);
             } else {
                 generate_row_ui(ui, model, &state.form, &mut actions);
             }
@@ -203,6 +208,14 @@ fn form_ui(
     if state.form.kind == GenerationKind::Transcription {
         state.focus_prompt = false;
         transcription_form::form_ui(ui, &mut state.transcription, actions);
+        ui.add_space(tokens::SPACE_M);
+        project_card_ui(ui, model, &mut state.form, actions);
+        ui.add_space(tokens::SPACE_L);
+        return;
+    }
+    if state.form.kind == GenerationKind::ThreeD {
+        state.focus_prompt = false;
+        three_d_form::form_ui(ui, model, &mut state.three_d);
         ui.add_space(tokens::SPACE_M);
         project_card_ui(ui, model, &mut state.form, actions);
         ui.add_space(tokens::SPACE_L);
@@ -366,6 +379,14 @@ pub fn picker_kinds(model: &Model, current: GenerationKind) -> Vec<GenerationKin
             *kind == current || !model.models_of_kind(kind.catalog_type()).is_empty()
         }),
     );
+    // 3D when the catalog has a 3D model (or it is chosen).
+    if current == GenerationKind::ThreeD
+        || !model
+            .models_of_kind(GenerationKind::ThreeD.catalog_type())
+            .is_empty()
+    {
+        kinds.push(GenerationKind::ThreeD);
+    }
     // Transcription takes a sound or video rather than making one: last.
     kinds.push(GenerationKind::Transcription);
     kinds

@@ -31,6 +31,8 @@ pub struct CreateState {
     pub video_edit: VideoEditForm,
     /// The Transcription form (its own state: source, language, subtitle shape).
     pub transcription: super::transcription_form::TranscriptionForm,
+    /// The 3D model form (its own state: mode, prompt, views, detail, model).
+    pub three_d: super::three_d_form::ThreeDForm,
     pub edit_stage: EditStage,
     /// The video playing in place on the canvas, and which job output it is.
     pub canvas_player: VideoPlayerState,
@@ -83,6 +85,7 @@ impl CreateState {
             form,
             video_edit: VideoEditForm::default(),
             transcription: Default::default(),
+            three_d: Default::default(),
             edit_stage: EditStage::default(),
             canvas_player: VideoPlayerState::default(),
             playing_on_canvas: None,
@@ -221,6 +224,14 @@ impl CreateState {
     pub fn submit(&mut self, model: &Model) -> Vec<Action> {
         if self.form.kind == GenerationKind::VideoEdit {
             return self.submit_video_edit(model);
+        }
+        if self.form.kind == GenerationKind::ThreeD {
+            let project_id = self.form.project_id.clone();
+            let actions = self.three_d.submit(model, project_id.as_deref());
+            if !actions.is_empty() {
+                self.form.awaiting_job = true;
+            }
+            return actions;
         }
         if self.form.kind == GenerationKind::Transcription {
             let project_id = self.form.project_id.clone();

@@ -255,6 +255,7 @@ fn scene_card_ui(
                     buttons: false,
                     // Scenes report no length, and the one asked for may have been
                     // mapped to the model's closest: no duration badge, just "video".
+                    model_3d: false,
                     video: (job.spec.request.workflow_type == Some(WorkflowType::Video))
                         .then_some(None),
                 };

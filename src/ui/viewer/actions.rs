@@ -70,6 +70,9 @@ pub fn result_actions_ui(
                     for entry in *group {
                         entry_ui(ui, *entry, result, subject, placement, actions);
                     }
+                    if index + 1 == COLUMN_GROUPS.len() {
+                        save_formats_ui(ui, subject, placement, actions);
+                    }
                 });
                 if index == 0 {
                     image_tools_ui(ui, result, subject, placement, actions);
@@ -84,10 +87,40 @@ pub fn result_actions_ui(
                 for entry in *group {
                     entry_ui(ui, *entry, result, subject, placement, actions);
                 }
+                if index + 1 == COLUMN_GROUPS.len() {
+                    save_formats_ui(ui, subject, placement, actions);
+                }
                 if index == 0 {
                     image_tools_ui(ui, result, subject, placement, actions);
                 }
             }
+        }
+    }
+}
+
+/// A 3D model's files: "Save GLB", "Save OBJ" (the existing save path, one per format).
+fn save_formats_ui(
+    ui: &mut Ui,
+    subject: &Subject,
+    placement: Placement,
+    actions: &mut Vec<Action>,
+) {
+    if !subject.is_model_3d {
+        return;
+    }
+    for (format, url) in &subject.model_files {
+        let label = format!("Save {format}");
+        let button = match placement {
+            Placement::Column => widgets::secondary_button(label.clone()),
+            Placement::Menu => Button::new(label.clone()),
+        };
+        let response = ui
+            .add(button)
+            .on_hover_text(format!("Download the model as a {format} file"));
+        widgets::name_widget(&response, &label);
+        focus_ring(ui, &response);
+        if response.clicked() {
+            actions.push(Action::SaveAs { url: url.clone() });
         }
     }
 }
@@ -126,7 +159,11 @@ fn applies_to(entry: Entry, subject: &Subject) -> bool {
         );
     }
     match entry {
-        Entry::EditSource | Entry::Animate => !subject.is_video && !subject.is_audio,
+        Entry::EditSource | Entry::Animate => {
+            !subject.is_video && !subject.is_audio && !subject.is_model_3d
+        }
+        // A 3D model is saved per format (Save GLB, Save OBJ) instead.
+        Entry::Save => !subject.is_model_3d,
         Entry::EditVideo | Entry::TrimVideo => subject.is_video,
         _ => true,
     }

@@ -25,6 +25,14 @@ pub(super) fn image_column_ui(
     (index, count): (usize, usize),
     actions: &mut Vec<Action>,
 ) {
+    if subject.is_model_3d {
+        open.geometry = None;
+        if count > 1 {
+            step_row_ui(ui, open, (index, count), "model");
+        }
+        open.model_3d.ui(ui);
+        return;
+    }
     if subject.is_audio {
         step_row_ui(ui, open, (index, count), "sound");
         open.geometry = None;

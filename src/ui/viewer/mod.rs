@@ -11,6 +11,7 @@ mod actions;
 mod image;
 mod info;
 mod keys;
+pub mod model3d;
 mod subject;
 pub mod zoom;
 
@@ -81,6 +82,8 @@ struct OpenViewer {
     transcript: ViewerTranscript,
     /// A copy of `ViewerState::subtitles_on` for the layout.
     subtitles_on: bool,
+    /// The turntable, when the result is a 3D model.
+    model_3d: model3d::Model3dView,
     /// The Subtitles button was pressed during layout; applied after it.
     toggle_subtitles: bool,
 }
@@ -107,6 +110,7 @@ impl ViewerState {
             transcript: ViewerTranscript::default(),
             subtitles_on: self.subtitles_on,
             toggle_subtitles: false,
+            model_3d: model3d::Model3dView::default(),
         });
     }
 
@@ -121,6 +125,25 @@ impl ViewerState {
             .map(|index| ResultRef::Job { local_id, index })
             .collect();
         self.open(list, index);
+    }
+
+    /// The turntable of the 3D model shown (tests read its camera and frames).
+    pub fn model_3d(&self) -> Option<&model3d::Model3dView> {
+        self.open
+            .as_ref()
+            .map(|open| &open.model_3d)
+            .filter(|view| view.url().is_some())
+    }
+
+    /// `Event::Model3dLoaded`.
+    pub fn handle_model_3d_loaded(
+        &mut self,
+        url: &str,
+        result: &Result<std::sync::Arc<crate::media::mesh::Mesh>, String>,
+    ) {
+        if let Some(open) = self.open.as_mut() {
+            open.model_3d.handle_loaded(url, result);
+        }
     }
 
     pub fn close(&mut self) {
@@ -362,6 +385,17 @@ impl ViewerState {
             }
         } else if open.player.url().is_some() {
             open.player.close();
+        }
+        if subject.is_model_3d {
+            if let Some(command) = open.model_3d.set_source(&subject.url) {
+                actions.push(Action::Send(Box::new(command)));
+            }
+            if open.is_top_modal {
+                // Before the viewer's keys: the arrows turn the model.
+                open.model_3d.keyboard_input(ctx);
+            }
+        } else if open.model_3d.url().is_some() {
+            open.model_3d = model3d::Model3dView::default();
         }
         if subject.is_audio {
             open.audio.set_source(ctx, &subject.url);

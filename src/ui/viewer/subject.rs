@@ -31,6 +31,43 @@ pub struct Subject {
     pub favourite: Option<bool>,
     /// The video an edit, restyle or trim was made from (the viewer's Before / After).
     pub source_video_url: Option<String>,
+    /// A 3D model: `url` is its GLB, shown on the turntable; `model_files` the files to
+    /// save, one per format ("GLB", "OBJ").
+    pub is_model_3d: bool,
+    pub model_files: Vec<(String, String)>,
+}
+
+/// The files of a 3D result, one per format, GLB first: from `formats` (format → URL)
+/// when given, else the URLs by their extension.
+pub fn model_files(
+    urls: &[String],
+    formats: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    if let Some(formats) = formats {
+        for (format, url) in formats {
+            if let Some(url) = url.as_str().filter(|u| !u.is_empty()) {
+                files.push((format.to_ascii_uppercase(), url.to_owned()));
+            }
+        }
+    }
+    for url in urls {
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        if let Some((_, ext)) = path.rsplit_once('.') {
+            let format = ext.to_ascii_uppercase();
+            if matches!(format.as_str(), "GLB" | "OBJ" | "FBX" | "USDZ" | "GLTF")
+                && !files.iter().any(|(f, _)| *f == format)
+            {
+                files.push((format, url.clone()));
+            }
+        }
+    }
+    files.sort_by_key(|(format, _)| match format.as_str() {
+        "GLB" => 0,
+        "OBJ" => 1,
+        _ => 2,
+    });
+    files
 }
 
 /// Resolve `result`. `live_media` is the library's current copy of a media item (its
@@ -81,9 +118,34 @@ pub fn subject_of(
             if let Some(ratio) = output.aspect_ratio.clone().or(asked_ratio) {
                 facts.push(("Aspect ratio", ratio));
             }
-            let count = output.urls.len();
-            let is_audio = job.spec.kind.outputs_audio() || crate::ui::audio::is_audio_url(&url);
-            let is_video = !is_audio && crate::ui::video::is_video_output(&output, *index);
+            let is_model_3d = job.spec.kind.outputs_3d();
+            let files = if is_model_3d {
+                model_files(&output.urls, None)
+            } else {
+                Vec::new()
+            };
+            // A 3D job is one model (GLB, OBJ): its viewer shows the GLB.
+            let url = match files.first() {
+                Some((_, glb)) if is_model_3d => glb.clone(),
+                _ => url,
+            };
+            if let Some(triangles) = job.spec.catalog.as_ref().and_then(|c| match c {
+                crate::api::CatalogJobRequest::ThreeD(r) => r.target_polycount,
+                _ => None,
+            }) {
+                facts.push((
+                    "Detail asked",
+                    format!(
+                        "{} triangles",
+                        crate::api::validate::thousands(u64::from(triangles))
+                    ),
+                ));
+            }
+            let count = if is_model_3d { 1 } else { output.urls.len() };
+            let is_audio = !is_model_3d
+                && (job.spec.kind.outputs_audio() || crate::ui::audio::is_audio_url(&url));
+            let is_video =
+                !is_model_3d && !is_audio && crate::ui::video::is_video_output(&output, *index);
             if (is_video || is_audio)
                 && let Some(duration) = output.duration.filter(|d| *d > 0.0)
             {
@@ -121,8 +183,10 @@ pub fn subject_of(
             Some(Subject {
                 thumbnail_url: poster,
                 url,
-                is_image: !is_video && !is_audio,
+                is_image: !is_video && !is_audio && !is_model_3d,
                 is_video,
+                is_model_3d,
+                model_files: files,
                 is_audio,
                 lyrics: track
                     .and_then(|t| t.lyrics)
@@ -202,10 +266,20 @@ pub fn subject_of(
                 subtitle.push_str(" · ");
                 subtitle.push_str(category);
             }
+            let is_model_3d = is_model_3d_item(item);
             Some(Subject {
+                is_model_3d,
+                model_files: if is_model_3d {
+                    model_files(
+                        std::slice::from_ref(&item.url),
+                        item.metadata.get("formats").and_then(|v| v.as_object()),
+                    )
+                } else {
+                    Vec::new()
+                },
                 url: item.url.clone(),
                 thumbnail_url: item.thumbnail_source().map(str::to_owned),
-                is_image: item.kind() == "image" && !is_audio,
+                is_image: item.kind() == "image" && !is_audio && !is_model_3d,
                 is_video: !is_audio && crate::ui::video::is_video_item(item),
                 is_audio,
                 lyrics: is_audio.then(|| text_of("lyrics")).flatten(),
@@ -218,6 +292,12 @@ pub fn subject_of(
             })
         }
     }
+}
+
+/// A library item that is a 3D model (type `3d_model`, or a GLB file).
+pub fn is_model_3d_item(item: &MediaItem) -> bool {
+    let path = item.url.split(['?', '#']).next().unwrap_or(&item.url);
+    item.kind() == "3d_model" || path.to_ascii_lowercase().ends_with(".glb")
 }
 
 #[cfg(test)]
