@@ -331,6 +331,16 @@ impl CreateState {
         paths: Vec<PathBuf>,
         pos: Option<egui::Pos2>,
     ) -> Vec<Action> {
+        if self.form.kind == GenerationKind::ThreeD {
+            let (mut actions, skipped) = self.three_d.add_files(paths);
+            if !skipped.is_empty() {
+                actions.push(Action::Toast(
+                    ToastKind::Info,
+                    format!("A 3D model takes images, not {}", skipped.join(", ")),
+                ));
+            }
+            return actions;
+        }
         if self.form.is_motion() {
             let kind = self.form.kind;
             let (mut actions, skipped) = self.form.motion.add_files(kind, paths, pos);
@@ -530,6 +540,7 @@ impl CreateState {
                 if !self.video_edit.upload_finished(&path, &result)
                     && !self.transcription.upload_finished(&path, &result)
                     && !self.form.motion.upload_finished(&path, &result)
+                    && !self.three_d.upload_finished(&path, &result)
                 {
                     self.form.upload_finished(&path, result);
                 }

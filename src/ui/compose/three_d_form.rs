@@ -1,5 +1,6 @@
 //! The 3D model form (POST /v1/generate/3d): mode (From text / From an image / From
-//! several images), prompt, reference images (web addresses), triangle target, PBR, and
+//! several images), prompt, reference images (web addresses, or image files dropped on the
+//! form — uploaded first through `Command::UploadSource`), triangle target, PBR, and
 //! the model list of the mode's catalog type. Its own Generate row shows the price once
 //! per model. Submits `GenerationSpec::for_catalog(CatalogJobRequest::ThreeD(..))`.
 
@@ -12,6 +13,15 @@ use crate::ui::model::{Action, Model};
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::{RichText, Ui, Vec2};
+use std::path::{Path, PathBuf};
+
+/// A dropped image on its way to the service (its address replaces it when uploaded).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingImage {
+    pub path: PathBuf,
+    /// Why the upload failed, once it has.
+    pub error: Option<String>,
+}
 
 /// Triangle targets offered (`None`: the service's default, about 20,000).
 pub const POLYCOUNT_CHOICES: [(Option<u32>, &str); 5] = [
@@ -45,6 +55,8 @@ pub struct ThreeDForm {
     pub model_id: Option<String>,
     /// Problems found by the last refused Generate.
     pub errors: Vec<FieldError>,
+    /// Dropped image files being uploaded.
+    pub uploading: Vec<PendingImage>,
 }
 
 impl ThreeDForm {
@@ -107,7 +119,69 @@ impl ThreeDForm {
     }
 
     /// Check and submit; refused at the field otherwise.
+    /// Image files dropped on the form: each is uploaded and its address fills the next
+    /// empty view (a text-mode form switches to one image, or to several). Returns the
+    /// uploads to send and the names of files that are not images.
+    pub fn add_files(&mut self, paths: Vec<PathBuf>) -> (Vec<Action>, Vec<String>) {
+        let mut actions = Vec::new();
+        let mut skipped = Vec::new();
+        for path in paths {
+            if !crate::ui::dialogs::is_image_path(&path) {
+                skipped.push(display_name(&path));
+                continue;
+            }
+            actions.push(Action::Send(Box::new(Command::UploadSource {
+                path: path.clone(),
+            })));
+            self.uploading.push(PendingImage { path, error: None });
+        }
+        let wanted = self.filled_images() + self.uploading.len();
+        match self.mode {
+            ThreeDMode::Text | ThreeDMode::Single if wanted > 1 => self.set_mode(ThreeDMode::Multi),
+            ThreeDMode::Text if wanted == 1 => self.set_mode(ThreeDMode::Single),
+            _ => {}
+        }
+        (actions, skipped)
+    }
+
+    /// An upload answered (`Event::SourceUploaded`); false when it was not this form's.
+    pub fn upload_finished(&mut self, path: &Path, result: &Result<String, String>) -> bool {
+        let Some(index) = self.uploading.iter().position(|p| p.path == path) else {
+            return false;
+        };
+        match result {
+            Ok(url) => {
+                self.uploading.remove(index);
+                match self.images.iter_mut().find(|u| u.trim().is_empty()) {
+                    Some(blank) => *blank = url.clone(),
+                    None => self.images.push(url.clone()),
+                }
+                if self.mode == ThreeDMode::Single {
+                    self.images.truncate(1);
+                }
+            }
+            Err(error) => self.uploading[index].error = Some(error.clone()),
+        }
+        true
+    }
+
+    fn filled_images(&self) -> usize {
+        self.images.iter().filter(|u| !u.trim().is_empty()).count()
+    }
+
     pub fn submit(&mut self, model: &Model, project_id: Option<&str>) -> Vec<Action> {
+        if let Some(pending) = self.uploading.first() {
+            let name = display_name(&pending.path);
+            let message = match &pending.error {
+                Some(_) => format!("The upload of {name} failed: remove it or drop it again."),
+                None => format!("Wait for {name} to finish uploading."),
+            };
+            self.errors = vec![FieldError {
+                field: Field::ReferenceImages,
+                message,
+            }];
+            return Vec::new();
+        }
         let spec = self.spec(project_id);
         let errors = validate_three_d(&spec, self.chosen(model));
         if !errors.is_empty() {
@@ -256,7 +330,7 @@ fn images_card_ui(ui: &mut Ui, form: &mut ThreeDForm) {
             ui.horizontal(|ui| {
                 let field = ui.add(
                     egui::TextEdit::singleline(url)
-                        .hint_text("https://… (a Library item's or any web address)")
+                        .hint_text("https://… (any web address), or drop an image file here")
                         .desired_width(ui.available_width() - 36.0),
                 );
                 widgets::name_widget(&field, &format!("Reference image {}", i + 1));
@@ -271,6 +345,29 @@ fn images_card_ui(ui: &mut Ui, form: &mut ThreeDForm) {
         }
         if let Some(i) = remove {
             form.images.remove(i);
+        }
+        let mut forget = None;
+        for (i, pending) in form.uploading.iter().enumerate() {
+            ui.horizontal(|ui| {
+                let name = display_name(&pending.path);
+                match &pending.error {
+                    None => {
+                        ui.spinner();
+                        ui.label(format!("Uploading {name}…"));
+                    }
+                    Some(error) => {
+                        widgets::field_error(ui, &format!("{name} could not be uploaded: {error}"));
+                    }
+                }
+                let button = ui.small_button("✕");
+                widgets::name_widget(&button, &format!("Remove {name}"));
+                if button.clicked() {
+                    forget = Some(i);
+                }
+            });
+        }
+        if let Some(i) = forget {
+            form.uploading.remove(i);
         }
         if form.images.len() < max {
             let add = ui.add(widgets::secondary_button("Add view"));
@@ -306,6 +403,13 @@ pub fn submit_row_ui(ui: &mut Ui, model: &Model, form: &ThreeDForm, actions: &mu
             );
         }
     }
+}
+
+fn display_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 #[cfg(test)]
@@ -369,6 +473,46 @@ mod tests {
         assert!(form.submit(&model, None).is_empty());
         assert!(form.error(Field::ReferenceImages).is_some());
         form.images[0] = "https://h/chair.png".into();
+        assert_eq!(form.submit(&model, None).len(), 1);
+    }
+
+    #[test]
+    fn dropped_images_are_uploaded_and_fill_the_views() {
+        let model = model_with(vec![]);
+        let mut form = ThreeDForm::default();
+        let (actions, skipped) = form.add_files(vec![
+            PathBuf::from("/tmp/front.png"),
+            PathBuf::from("/tmp/notes.txt"),
+        ]);
+        assert_eq!(skipped, ["notes.txt"]);
+        assert!(matches!(
+            actions.as_slice(),
+            [Action::Send(c)] if matches!(c.as_ref(), Command::UploadSource { path } if path == Path::new("/tmp/front.png"))
+        ));
+        assert_eq!(form.mode, ThreeDMode::Single, "one image: From an image");
+        // Generate waits for the upload and says so at the images.
+        assert!(form.submit(&model, None).is_empty());
+        assert!(
+            form.error(Field::ReferenceImages)
+                .is_some_and(|m| m.contains("front.png"))
+        );
+        assert!(form.upload_finished(
+            Path::new("/tmp/front.png"),
+            &Ok("https://h/front.png".into())
+        ));
+        assert!(!form.upload_finished(Path::new("/tmp/other.png"), &Ok("https://h/x.png".into())));
+        assert_eq!(form.request(None).reference_images, ["https://h/front.png"]);
+        // A second image makes it a several-views model.
+        let _ = form.add_files(vec![PathBuf::from("/tmp/side.jpg")]);
+        assert_eq!(form.mode, ThreeDMode::Multi);
+        let failed = form.upload_finished(Path::new("/tmp/side.jpg"), &Err("refused".into()));
+        assert!(failed && form.uploading[0].error.is_some());
+        assert!(
+            form.submit(&model, None).is_empty(),
+            "a failed upload blocks Generate"
+        );
+        form.uploading.clear();
+        form.images.push("https://h/side.jpg".into());
         assert_eq!(form.submit(&model, None).len(), 1);
     }
 }

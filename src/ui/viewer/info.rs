@@ -92,7 +92,10 @@ fn info_body_ui(ui: &mut Ui, result: &ResultRef, subject: &Subject, actions: &mu
             }
         });
     ui.add_space(tokens::SPACE_S);
-    let keys = if subject.is_audio {
+    let keys = if subject.is_model_3d {
+        // The turntable takes the arrow keys, so previous/next is not offered here.
+        "Drag or arrow keys turn · wheel zooms · R or Home resets the view · Esc close"
+    } else if subject.is_audio {
         "Space play/pause · J back 5 s · K pause · Left/Right back/forward 1 s · I/O loop start/end · L loop \
          on/off · Esc close"
     } else if subject.source_video_url.is_some() {
