@@ -276,6 +276,11 @@ fn tile_ui(
             });
             paint_media_badge(painter, rect, kind, duration);
         }
+        if crate::ui::viewer::subject::is_model_3d_item(item) {
+            // Top-left: the favourite star has the top-right corner.
+            let corner = Rect::from_min_size(rect.min, vec2(42.0, 30.0));
+            crate::ui::result_tile::paint_3d_badge(painter, corner);
+        }
         if item.is_favorited == Some(true) {
             let star = Rect::from_center_size(
                 pos2(rect.right() - 15.0, rect.top() + 15.0),

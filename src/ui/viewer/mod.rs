@@ -12,7 +12,7 @@ mod image;
 mod info;
 mod keys;
 pub mod model3d;
-mod subject;
+pub(crate) mod subject;
 pub mod zoom;
 
 use crate::api::media::MediaItem;
