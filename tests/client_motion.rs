@@ -11,7 +11,7 @@ use framewright::api::pricing::estimate_credits;
 use framewright::api::validate::{CatalogMediaFacts, Field, validate_catalog_with};
 use framewright::api::{CatalogJobRequest, GenerationKind, GenerationSpec, ModelRecord};
 use framewright::engine::{Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, start};
-use service_support::{LocalService, client, local_service};
+use service_support::{LocalService, client, client_with_key, local_service};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -277,8 +277,13 @@ fn too_many_references_are_refused_before_sending_as_the_service_refuses_them() 
         "{errors:?}"
     );
     assert!(errors[0].message.contains("at most 4"), "{errors:?}");
-    // The service says no to the same request.
-    let client = client(service());
+    // The service says no to the same request. Asked as a user of its own: the other
+    // tests' submits and uploads share the 10/min group of the default user.
+    let key = service()
+        .sandbox
+        .create_api_key_for_user("ana@studio.test", false)
+        .expect("a directory user");
+    let client = client_with_key(service(), &key);
     let refused = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -267,7 +267,7 @@ fn the_create_form_is_restored_after_a_restart() {
         steps(&mut harness, 2);
         click_button(&mut harness, "9:16");
         click_button(&mut harness, "4K");
-        harness.get_by_label("Enhance prompt").click();
+        harness.get_by_label("Enhance prompt").click_accesskit();
         steps(&mut harness, 2);
         step_until(
             &mut harness,

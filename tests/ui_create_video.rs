@@ -23,11 +23,11 @@ fn newest_job(harness: &Studio) -> JobRecord {
 }
 
 fn pick_model(harness: &mut Studio, name_starts: &str) {
-    harness.get_by_label("Model").click();
+    harness.get_by_label("Model").click_accesskit();
     steps(harness, 2);
     harness
         .get_by(|node| node.label().is_some_and(|l| l.starts_with(name_starts)))
-        .click();
+        .click_accesskit();
     steps(harness, 2);
 }
 
@@ -56,7 +56,9 @@ fn text_to_video_from_prompt_to_poster_on_the_canvas() {
 
     // Nothing typed: the prompt field says so and nothing is sent.
     press_generate(&mut harness);
-    steps(&mut harness, 2);
+    // The refused Generate scrolls the prompt into view; let the scroll settle before
+    // clicking into it.
+    steps(&mut harness, 30);
     assert!(harness.state().jobs().is_empty());
     assert!(harness.query_by_label("Enter a prompt.").is_some());
 

@@ -31,7 +31,7 @@ fn a_chosen_lighting_preset_is_sent_and_all_auto_sends_none() {
 
     harness
         .get_by_role_and_label(Role::Button, "Cinematic presets")
-        .click();
+        .click_accesskit();
     for _ in 0..3 {
         harness.step();
     }
@@ -110,7 +110,9 @@ fn the_presets_gallery_selects_for_create() {
     let dimension = framewright::ui::presets::ordered_dimensions(&presets)[0].to_owned();
     let preset = presets[&dimension].last().expect("a preset").clone();
     let name = format!("{}: {}", dimension_label(&dimension), preset.name);
-    harness.get_by_role_and_label(Role::Button, &name).click();
+    harness
+        .get_by_role_and_label(Role::Button, &name)
+        .click_accesskit();
     harness.step();
     harness.step();
     assert_eq!(
@@ -121,7 +123,7 @@ fn the_presets_gallery_selects_for_create() {
         .get_by(|node| {
             node.role() == Role::Button && node.label().is_some_and(|l| l.starts_with("Use 1 in"))
         })
-        .click();
+        .click_accesskit();
     harness.step();
     harness.step();
     assert_eq!(harness.state().view(), View::Create);
