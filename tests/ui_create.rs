@@ -789,3 +789,23 @@ fn a_refused_generate_brings_the_missing_prompt_into_view_and_focus() {
         "the line under Generate names the field"
     );
 }
+
+#[test]
+fn a_narrow_form_offers_the_types_as_a_dropdown() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = support::studio_sized(&dir, View::Create, egui::vec2(800.0, 700.0));
+    wait_for_service_data(&mut harness);
+    // Too narrow for two columns of types: one "Type" dropdown instead of fifteen rows,
+    // so the prompt stays in sight.
+    assert!(
+        harness
+            .query_by_role_and_label(Role::Button, "Text to video")
+            .is_none()
+    );
+    harness.get_by_label("Type").click_accesskit();
+    steps(&mut harness, 2);
+    harness.get_by_label("3D model").click_accesskit();
+    steps(&mut harness, 2);
+    assert_eq!(harness.state().compose_form().kind, GenerationKind::ThreeD);
+    assert!(harness.query_by_label("Type").is_some());
+}

@@ -399,6 +399,25 @@ fn segmented_kind_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
     let kinds = picker_kinds(model, form.kind);
     const GAP: f32 = 2.0;
     const MARGIN: i8 = 3;
+    // Too narrow for two columns (a 1024-px window with the tray open): one row per type
+    // would push the prompt below the fold, so the types become a dropdown.
+    let padding = ui.spacing().button_padding.x * 2.0;
+    let font = egui::TextStyle::Button.resolve(ui.style());
+    let widest = kinds
+        .iter()
+        .map(|kind| {
+            ui.painter()
+                .layout_no_wrap(kind.label().to_owned(), font.clone(), egui::Color32::WHITE)
+                .size()
+                .x
+                + padding
+        })
+        .fold(0.0, f32::max);
+    let inner_width = ui.available_width() - 2.0 * f32::from(MARGIN) - 2.0;
+    if widest * 2.0 + GAP > inner_width {
+        kind_dropdown_ui(ui, &kinds, form);
+        return;
+    }
     egui::Frame::new()
         .fill(tokens::palette().bg_panel)
         .stroke(Stroke::new(1.0, tokens::palette().border))
@@ -441,6 +460,27 @@ fn segmented_kind_ui(ui: &mut Ui, model: &Model, form: &mut ComposeForm) {
                 });
             }
         });
+}
+
+/// The type picker as a dropdown named "Type" (narrow columns).
+fn kind_dropdown_ui(ui: &mut Ui, kinds: &[GenerationKind], form: &mut ComposeForm) {
+    let mut chosen = form.kind;
+    let combo = egui::ComboBox::from_id_salt("create_type")
+        .width(ui.available_width())
+        .selected_text(format!("Type: {}", form.kind.label()))
+        .show_ui(ui, |ui| {
+            for &kind in kinds {
+                let item = ui.selectable_label(chosen == kind, kind.label());
+                widgets::name_widget(&item, kind.label());
+                if item.clicked() {
+                    chosen = kind;
+                }
+            }
+        });
+    widgets::name_widget(&combo.response, "Type");
+    if chosen != form.kind {
+        form.set_kind(chosen);
+    }
 }
 
 /// One segment of a segmented control: a selectable button with accent fill when chosen.
