@@ -2,8 +2,8 @@
 //! chosen model (or the contract defaults for Auto). Messages are plain and specific.
 
 use super::types::{
-    DEFAULT_MAX_PROMPT_LENGTH, DEFAULT_MIN_PROMPT_LENGTH, GenerationKind, GenerationSpec,
-    MAX_SCENE_COUNT, MAX_VISUAL_DNA_IDS, MIN_SCENE_COUNT, ModelRecord,
+    GenerationKind, GenerationSpec, MAX_SCENE_COUNT, MAX_VISUAL_DNA_IDS, MIN_SCENE_COUNT,
+    ModelRecord,
 };
 
 /// The form field a problem belongs to.
@@ -157,36 +157,9 @@ pub fn validate_with_source(
     let who = model.map(ModelRecord::display_name).unwrap_or("Auto");
 
     // Prompt: required, non-blank, within the model's limits (counted in characters).
-    let prompt_chars = request.prompt.chars().count() as u64;
-    let (min_chars, max_chars) = match model {
-        Some(m) => (m.min_prompt_chars(), m.max_prompt_chars()),
-        None => (DEFAULT_MIN_PROMPT_LENGTH, DEFAULT_MAX_PROMPT_LENGTH),
-    };
     let prompt_required =
         spec.kind.requires_prompt() || model.is_some_and(|m| m.requires_prompt == Some(true));
-    if request.prompt.trim().is_empty() {
-        if prompt_required {
-            errors.push(FieldError::new(Field::Prompt, "Enter a prompt."));
-        }
-    } else if prompt_chars > u64::from(max_chars) {
-        errors.push(FieldError::new(
-            Field::Prompt,
-            format!(
-                "Prompt is {} characters; {who} allows at most {}.",
-                thousands(prompt_chars),
-                thousands(u64::from(max_chars))
-            ),
-        ));
-    } else if prompt_chars < u64::from(min_chars) {
-        errors.push(FieldError::new(
-            Field::Prompt,
-            format!(
-                "Prompt is {} characters; {who} needs at least {}.",
-                thousands(prompt_chars),
-                thousands(u64::from(min_chars))
-            ),
-        ));
-    }
+    catalog::prompt(&request.prompt, prompt_required, model, who, &mut errors);
 
     if let Some(model) = model {
         // The model must do this kind of work.

@@ -459,7 +459,9 @@ pub fn extension_of(url: &str) -> Option<String> {
     (!ext.is_empty() && ext.len() <= 5).then(|| ext.to_ascii_lowercase())
 }
 
-fn prompt(
+/// The prompt's rules (required when `required`, the model's min/max length in characters),
+/// shared by every kind's validation.
+pub(super) fn prompt(
     text: &str,
     required: bool,
     model: Option<&ModelRecord>,
