@@ -881,7 +881,7 @@ fn form_images_ui(
         ui.horizontal(|ui| {
             let field = ui.add(
                 TextEdit::singleline(url_input)
-                    .hint_text("https://… (an image from the Library or the canvas)")
+                    .hint_text("https://… or a file's path")
                     .desired_width((ui.available_width() - 70.0).max(120.0)),
             );
             widgets::name_widget(&field, "Image address");

@@ -194,11 +194,19 @@ impl DnaForm {
         self.images_note = (!refused.is_empty()).then(|| refused.join("; "));
     }
 
-    /// Add the address typed in the URL field (a web address only).
+    /// Add the address typed in the URL field: a web address, or a file's path (or
+    /// `file://` URL), which is added as a file.
     pub fn add_url(&mut self) {
         let url = self.url_input.trim().to_owned();
+        if let Some(path) = typed_local_path(&url) {
+            self.add_files(vec![path]);
+            if self.images_note.is_none() {
+                self.url_input.clear();
+            }
+            return;
+        }
         if !is_web_url(&url) {
-            self.images_note = Some("Paste an image address starting with https://".into());
+            self.images_note = Some(TYPED_ADDRESS_HINT.into());
             return;
         }
         if self.images.len() >= VISUAL_DNA_MAX_IMAGES {
@@ -211,6 +219,21 @@ impl DnaForm {
         self.url_input.clear();
         self.images_note = None;
     }
+}
+
+const TYPED_ADDRESS_HINT: &str = "Paste an image address (https://…) or a file's path";
+
+/// A typed file path (absolute, or `~/…`) or `file://` URL, for keyboard users who type
+/// where others drop. Whether the file exists is the engine's to find out.
+fn typed_local_path(text: &str) -> Option<PathBuf> {
+    if text.starts_with("file://") {
+        return crate::file_url::path_of_file_url(text);
+    }
+    if let Some(rest) = text.strip_prefix("~/") {
+        return std::env::var_os("HOME").map(|home| PathBuf::from(home).join(rest));
+    }
+    let path = PathBuf::from(text);
+    path.is_absolute().then_some(path)
 }
 
 /// The create / edit form of a moodboard.
@@ -301,10 +324,18 @@ impl BoardForm {
         self.images_note = (!refused.is_empty()).then(|| refused.join("; "));
     }
 
+    /// As [`DnaForm::add_url`]: a web address, or a file's path added as a file.
     pub fn add_url(&mut self) {
         let url = self.url_input.trim().to_owned();
+        if let Some(path) = typed_local_path(&url) {
+            self.add_files(vec![path]);
+            if self.images_note.is_none() {
+                self.url_input.clear();
+            }
+            return;
+        }
         if !is_web_url(&url) {
-            self.images_note = Some("Paste an image address starting with https://".into());
+            self.images_note = Some(TYPED_ADDRESS_HINT.into());
             return;
         }
         if self.images.len() >= MOODBOARD_MAX_IMAGES {
@@ -1097,5 +1128,49 @@ mod tests {
         assert!(form.problem(FormField::StyleGuide).is_some());
         form.style_guide.pop();
         assert!(form.problems().is_empty());
+    }
+
+    #[test]
+    fn a_typed_path_is_added_as_a_file_and_a_bare_word_is_refused() {
+        let mut form = DnaForm {
+            url_input: "/photos/ada front.jpg".into(),
+            ..DnaForm::default()
+        };
+        form.add_url();
+        assert_eq!(
+            form.images,
+            [FormImage::File(PathBuf::from("/photos/ada front.jpg"))]
+        );
+        assert!(form.url_input.is_empty() && form.images_note.is_none());
+        form.url_input = "file:///photos/ada%20side.png".into();
+        form.add_url();
+        assert_eq!(
+            form.images[1],
+            FormImage::File(PathBuf::from("/photos/ada side.png"))
+        );
+        form.url_input = "/photos/notes.txt".into();
+        form.add_url();
+        assert_eq!(form.images.len(), 2);
+        assert!(
+            form.images_note
+                .as_deref()
+                .is_some_and(|n| n.contains("not an image"))
+        );
+        form.url_input = "ada.jpg".into();
+        form.add_url();
+        assert!(
+            form.images_note
+                .as_deref()
+                .is_some_and(|n| n.contains("file's path"))
+        );
+        let mut board = BoardForm {
+            url_input: "/photos/dusk.jpg".into(),
+            ..BoardForm::default()
+        };
+        board.add_url();
+        assert_eq!(
+            board.images,
+            [FormImage::File(PathBuf::from("/photos/dusk.jpg"))]
+        );
     }
 }
