@@ -579,3 +579,12 @@ fn glb_loader_survives_mutated_models() {
         },
     );
 }
+
+/// A fuzz finding (FUZZ_SEED=1795924503, case 61): an M4A whose sample-to-chunk table made
+/// symphonia's MP4 reader overflow a subtraction. Refused in words, never a panic.
+#[test]
+fn an_m4a_with_a_damaged_sample_table_is_refused() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/audio/damaged-stsc.m4a");
+    assert!(framewright::audio::open_file(&path).is_err());
+}

@@ -186,14 +186,23 @@ pub(crate) fn probe(
         enable_gapless: true,
         ..Default::default()
     };
-    let probed = symphonia::default::get_probe()
-        .format(&hint, stream, &format_options, &MetadataOptions::default())
-        .map_err(|e| match e {
-            SymphoniaError::Unsupported(_) => {
-                AudioError::Unsupported("not a sound file the studio can read".into())
-            }
-            other => symphonia_error(other),
-        })?;
+    // symphonia 0.5's MP4 reader can panic on a damaged sample table (an stsc entry's
+    // subtraction overflows): a hostile file must be refused, not take the studio down.
+    let probed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        symphonia::default::get_probe().format(
+            &hint,
+            stream,
+            &format_options,
+            &MetadataOptions::default(),
+        )
+    }))
+    .map_err(|_| AudioError::Decode("the file's structure is damaged".into()))?
+    .map_err(|e| match e {
+        SymphoniaError::Unsupported(_) => {
+            AudioError::Unsupported("not a sound file the studio can read".into())
+        }
+        other => symphonia_error(other),
+    })?;
     let format = probed.format;
     let track = format
         .tracks()
