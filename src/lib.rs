@@ -13,6 +13,7 @@ pub mod engine;
 pub mod file_url;
 pub mod image_codec;
 pub mod local_files;
+pub mod logging;
 pub mod markup;
 pub mod media;
 pub mod palette;

@@ -6,7 +6,7 @@ use framewright::settings::{AppPaths, Settings};
 use framewright::ui::{ScreenshotScene, StartupOptions, StudioApp, View, window};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 const USAGE: &str = "\
 Framewright — a desktop studio for the Generation Service
@@ -199,7 +199,7 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    init_logging(Some(&paths));
+    framewright::logging::init_studio(&paths.log_file());
 
     // One studio per data folder: a second launch hands its files to the first and exits.
     // Screenshot runs (CI, in parallel with fresh homes) stay out of it.
@@ -310,39 +310,4 @@ fn load_icon() -> egui::IconData {
         }
         Err(_) => egui::IconData::default(),
     }
-}
-
-/// Logs go to `<log_dir>/framewright.log` (studio) and warnings also to stderr.
-fn init_logging(paths: Option<&AppPaths>) {
-    use tracing_subscriber::{
-        EnvFilter, Layer, fmt, layer::SubscriberExt, util::SubscriberInitExt,
-    };
-    let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    // RUST_LOG, when set, filters stderr too; otherwise stderr carries warnings only.
-    let stderr_filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
-    let stderr_layer = fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_filter(stderr_filter);
-    let file_layer = paths.and_then(|paths| {
-        let mut options = std::fs::OpenOptions::new();
-        options.create(true).append(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            // The log names prompts and files: as private as the rest of the studio's files.
-            options.mode(framewright::local_files::PRIVATE_FILE_MODE);
-        }
-        let file = options.open(paths.log_file()).ok()?;
-        Some(
-            fmt::layer()
-                .with_ansi(false)
-                .with_writer(Mutex::new(file))
-                .with_filter(filter()),
-        )
-    });
-    let _ = tracing_subscriber::registry()
-        .with(stderr_layer)
-        .with(file_layer)
-        .try_init();
 }
