@@ -9,7 +9,7 @@
 mod background;
 
 use crate::engine::{self, Command, EngineConfig, EngineHandle, Event, Journal};
-use crate::sandbox::{self, SandboxConfig, SandboxHandle};
+use crate::sandbox::{self, RequestLogLevel, SandboxConfig, SandboxHandle};
 use crate::settings::secrets::mask_api_key;
 use crate::settings::{
     AppPaths, BrokenFileNotice, LOCAL_SANDBOX_PROFILE_ID, ProfileKind, SecretStore, ServiceProfile,
@@ -174,10 +174,9 @@ impl Session {
             .settings
             .last_sandbox_port
             .ok_or_else(|| "the sandbox never ran in this session".to_owned())?;
-        let mut config = SandboxConfig::new(self.paths.sandbox_dir());
+        let mut config = embedded_sandbox_config(&self.paths, &self.options);
         config.port = port;
         config.port_fallback = false;
-        config.speed = self.options.sandbox_speed;
         let sandbox = sandbox::start(config).map_err(|e| e.to_string())?;
         let recovery = sandbox.store_recovery().cloned();
         connection.sandbox = Some(sandbox);
@@ -622,10 +621,9 @@ impl Session {
         let sandbox = match running_sandbox {
             Some(sandbox) => sandbox,
             None => {
-                let mut config = SandboxConfig::new(self.paths.sandbox_dir());
+                let mut config = embedded_sandbox_config(&self.paths, &self.options);
                 config.port = self.settings.last_sandbox_port.unwrap_or(0);
                 config.port_fallback = true;
-                config.speed = self.options.sandbox_speed;
                 let sandbox = sandbox::start(config)
                     .map_err(|e| format!("The local sandbox could not start: {e}"))?;
                 self.note_sandbox_recovery(&sandbox);
@@ -773,6 +771,15 @@ pub fn normalise_base_url(input: &str) -> Result<String, SessionError> {
     } else {
         format!("{trimmed}/api")
     })
+}
+
+/// The embedded sandbox's settings; the caller picks the port.
+fn embedded_sandbox_config(paths: &AppPaths, options: &SessionOptions) -> SandboxConfig {
+    let mut config = SandboxConfig::new(paths.sandbox_dir());
+    config.speed = options.sandbox_speed;
+    // One line per request would fill the studio's log: they are there with RUST_LOG=debug.
+    config.request_log_level = RequestLogLevel::Debug;
+    config
 }
 
 #[cfg(test)]

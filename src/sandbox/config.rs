@@ -34,6 +34,18 @@ pub struct SandboxConfig {
     /// Timeouts and the connection cap of the HTTP server, so slow or idle clients cannot
     /// exhaust the process the studio shares with it (docs/SANDBOX.md, "Connections").
     pub connection_limits: ConnectionLimits,
+    /// Level of the one line logged per request. `Info` (the default) for the standalone
+    /// `framewright sandbox`, whose stderr is its log; the studio's embedded sandbox uses
+    /// `Debug` so its requests do not fill the studio's log file.
+    pub request_log_level: RequestLogLevel,
+}
+
+/// See [`SandboxConfig::request_log_level`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RequestLogLevel {
+    #[default]
+    Info,
+    Debug,
 }
 
 /// How long the sandbox's HTTP server waits on a client, and how many it serves at once.
@@ -85,6 +97,7 @@ impl SandboxConfig {
             rate_window_secs: CONTRACT_RATE_WINDOW_SECS,
             allow_private_fetch_hosts: Vec::new(),
             connection_limits: ConnectionLimits::default(),
+            request_log_level: RequestLogLevel::default(),
         }
     }
 }

@@ -473,7 +473,7 @@ async fn serve(
     if ready_tx.send(Ok(ready)).is_err() {
         return;
     }
-    let app = routes::router(shared);
+    let app = routes::router(shared, config.request_log_level);
     let server = super::server::run(listener, app, config.connection_limits, shutdown_rx.clone());
     let deadline = async {
         let _ = shutdown_rx.wait_for(|stop| *stop).await;

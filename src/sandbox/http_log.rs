@@ -1,30 +1,36 @@
-//! Outermost layers of the whole server: one info line per request (method, path, status,
-//! milliseconds; never headers, keys or query strings) and a panic guard that turns a
-//! handler panic into a shape-2 500 instead of a dropped connection.
+//! Outermost layers of the whole server: one line per request (method, path, status,
+//! milliseconds; never headers, keys or query strings) at the configured level
+//! ([`RequestLogLevel`]) and a panic guard that turns a handler panic into a shape-2 500
+//! instead of a dropped connection.
 
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 
+use super::config::RequestLogLevel;
 use super::http_error::ApiError;
 
-pub(crate) async fn log_request(request: Request, next: Next) -> Response {
+pub(crate) async fn log_request(
+    State(level): State<RequestLogLevel>,
+    request: Request,
+    next: Next,
+) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let path = loggable_path(request.uri().path());
     let response = next.run(request).await;
-    tracing::info!(
-        %method,
-        %path,
-        status = response.status().as_u16(),
-        ms = started.elapsed().as_millis() as u64,
-        "request"
-    );
+    let status = response.status().as_u16();
+    let ms = started.elapsed().as_millis() as u64;
+    // tracing's levels are fixed per call site, hence two.
+    match level {
+        RequestLogLevel::Info => tracing::info!(%method, %path, status, ms, "request"),
+        RequestLogLevel::Debug => tracing::debug!(%method, %path, status, ms, "request"),
+    }
     response
 }
 

@@ -70,7 +70,7 @@ mod video;
 mod video;
 
 pub use cli::run_cli;
-pub use config::{ConnectionLimits, SandboxConfig};
+pub use config::{ConnectionLimits, RequestLogLevel, SandboxConfig};
 pub use error::SandboxError;
 pub use faults::{FaultCounts, FaultRates};
 pub use files::FileRequest;

@@ -35,6 +35,7 @@ use axum::routing::{delete, get, patch, post, put};
 use serde_json::{Map, Value};
 
 use super::auth::require_api_key;
+use super::config::RequestLogLevel;
 use super::fault_inject;
 use super::files;
 use super::http_error::{ApiError, ApiResult};
@@ -42,7 +43,7 @@ use super::http_log;
 use super::rate_limit::{Group, endpoint_limit, global_limit};
 use super::state::AppState;
 
-pub(crate) fn router(state: AppState) -> Router {
+pub(crate) fn router(state: AppState, request_log_level: RequestLogLevel) -> Router {
     let limit = |group: Group| from_fn_with_state((state.clone(), group), endpoint_limit);
     let api = Router::new()
         .route("/v1/models", get(models::list))
@@ -193,7 +194,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(super::docs::share_routes())
         .merge(super::code_api::router(&state))
         .fallback(api_not_found)
-        .layer(from_fn(http_log::log_request))
+        .layer(from_fn_with_state(request_log_level, http_log::log_request))
         .layer(from_fn(http_log::catch_panic))
         .with_state(state)
 }
