@@ -200,6 +200,7 @@ fn run_studio(cli: StudioArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     framewright::logging::init_studio(&paths.log_file());
+    framewright::video_codec::warn_if_h264_without_assembly();
 
     // One studio per data folder: a second launch hands its files to the first and exits.
     // Screenshot runs (CI, in parallel with fresh homes) stay out of it.

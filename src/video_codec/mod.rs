@@ -7,6 +7,8 @@
 //!   order, timing, and SPS/PPS; guards `re_mp4` against malformed files.
 //! - [`decode`]: [`VideoDecoder`], frames in display order (B-frames included) as RGBA8,
 //!   frame-accurate seeks from the previous keyframe.
+//! - [`assembly`]: whether OpenH264 was built with its assembly (`build.rs`), and the
+//!   studio's startup warning when not.
 //! - [`audio_track`]: the first sound track (AAC-LC, Opus, MP3 in MP4): its decoder
 //!   configuration, packet table and start (priming / pre-skip); decoded in `audio::mp4`.
 //!
@@ -17,6 +19,7 @@
 
 // The one `h264` seam: without the feature, `decode` is a stand-in whose `open` fails with
 // `VideoDecodeError::H264Unavailable` (demuxing still works).
+pub mod assembly;
 pub mod audio_track;
 #[cfg(feature = "h264")]
 pub mod decode;
@@ -27,6 +30,7 @@ pub mod demux;
 mod error;
 mod frame;
 
+pub use assembly::{h264_has_assembly, warn_if_h264_without_assembly};
 pub use decode::{DecodedFrame, VideoDecoder, VideoInfo};
 pub use error::VideoDecodeError;
 
