@@ -42,7 +42,8 @@ fn main() {
     if let AssemblyCheck::Missing(reason) = check {
         println!(
             "cargo:warning=OpenH264 is built WITHOUT its assembly ({reason}): video decodes \
-             1.7-1.8x slower. Install nasm, then `cargo clean -p openh264-sys2` and build again."
+             1.7-1.8x slower. Install nasm (and leave OPENH264_NO_ASM unset), then \
+             `cargo clean -p openh264-sys2 -p framewright` and build again."
         );
     }
 }

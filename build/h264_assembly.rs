@@ -52,7 +52,7 @@ pub fn check(
                     "`nasm -v` printed “{}”, not a NASM version",
                     output.trim()
                 )),
-                None => AssemblyCheck::Missing("nasm was not found (install nasm)".to_owned()),
+                None => AssemblyCheck::Missing("no nasm in $NASM or on PATH".to_owned()),
             }
         }
         "arm" | "aarch64" if target_os != "windows" => AssemblyCheck::Built,

@@ -76,7 +76,7 @@ mod tests {
         assert_eq!(check("x86", "windows", false, nasm), AssemblyCheck::Built);
         assert!(matches!(
             check("x86_64", "linux", false, None),
-            AssemblyCheck::Missing(reason) if reason.contains("nasm was not found")
+            AssemblyCheck::Missing(reason) if reason.contains("no nasm")
         ));
         assert!(matches!(
             check("x86_64", "macos", true, nasm),
