@@ -10,6 +10,8 @@
 //!
 //! `cargo bench --bench sandbox_trim`
 
+#[path = "support/h264_build.rs"]
+mod h264_build;
 use framewright::video_codec::VideoDecoder;
 use std::time::Instant;
 
@@ -28,15 +30,7 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 fn main() -> BenchResult<()> {
-    // Figures from a build without assembly are 1.7-1.8x slower: say which this is.
-    println!(
-        "OpenH264 assembly: {}",
-        if framewright::video_codec::h264_has_assembly() {
-            "yes"
-        } else {
-            "NO (built without nasm; decoding is 1.7-1.8x slower)"
-        }
-    );
+    h264_build::print_assembly();
     let render_start = Instant::now();
     let source = framewright::sandbox::render_text_to_video_mp4(
         "a harbour at dawn, boats drifting",

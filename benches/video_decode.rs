@@ -16,6 +16,8 @@
 //!
 //! `cargo bench --bench video_decode`
 
+#[path = "support/h264_build.rs"]
+mod h264_build;
 mod support;
 use framewright::media::video::{VideoDecoder, VideoPlayer};
 use std::path::Path;
@@ -326,15 +328,7 @@ fn main() -> BenchResult<()> {
     if let Some(clip) = std::env::var_os(PLAYER_CHILD_ENV) {
         return player_child(Path::new(&clip));
     }
-    // Figures from a build without assembly are 1.7-1.8x slower: say which this is.
-    println!(
-        "OpenH264 assembly: {}",
-        if framewright::video_codec::h264_has_assembly() {
-            "yes"
-        } else {
-            "NO (built without nasm; decoding is 1.7-1.8x slower)"
-        }
-    );
+    h264_build::print_assembly();
     let dir = tempfile::tempdir()?;
     let clip_1080p = render_clip(dir.path(), "1080p")?;
     let clip_720p = render_clip(dir.path(), "720p")?;
