@@ -1,14 +1,17 @@
-//! Frame time of the Library panel with 100,000 and 1,000 items.
+//! Frame time of the Library panel with 1,000, 100,000 and 1,000,000 items (or one size
+//! given, beside 1,000 for the ratio).
 //!
 //! Headless egui passes at 1440×900 including tessellation (`run_ui` then `tessellate`),
-//! scrolling through the grid, with synthetic items (no network): first with no
-//! thumbnails (placeholders and glyphs), then with textures for a share of the items.
-//! Reports median and p95 CPU time per frame.
+//! scrolling the whole grid from top to bottom, with synthetic items (no network): first
+//! with no thumbnails (placeholders and glyphs), then with textures for a share of the
+//! items. Reports median, p95 and max CPU time per frame.
 //!
 //! `cargo bench --bench library_frame`
+//! `LIBRARY_ITEMS=250000 cargo bench --bench library_frame` (or `-- 250000`)
 
 use framewright::api::media::MediaItem;
 use framewright::media::DecodedImage;
+use framewright::ui::library::grid::{GridGeometry, wanted_tile_px};
 use framewright::ui::library::{LibraryState, library_ui};
 use framewright::ui::model::Model;
 use framewright::ui::textures::TextureCache;
@@ -18,6 +21,14 @@ const WIDTH: f32 = 1440.0;
 const HEIGHT: f32 = 900.0;
 const WARMUP_FRAMES: usize = 60;
 const FRAMES: usize = 600;
+/// A wheel notch's scroll; every `JUMP_EVERY`-th frame instead jumps (a scrollbar drag)
+/// far enough that the measured frames end at the bottom of the grid.
+const WHEEL_STEP_PX: f32 = 120.0;
+const JUMP_EVERY: usize = 50;
+/// The size to measure instead of the default ones (also the first argument).
+const ITEMS_ENV: &str = "LIBRARY_ITEMS";
+const DEFAULT_SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
+const BASELINE_ITEMS: usize = 1_000;
 
 fn synthetic_items(count: usize) -> Vec<MediaItem> {
     (0..count)
@@ -47,6 +58,39 @@ fn synthetic_items(count: usize) -> Vec<MediaItem> {
 struct Stats {
     median: Duration,
     p95: Duration,
+    max: Duration,
+}
+
+/// The measured frames' scroll offsets: wheel steps with a jump every `JUMP_EVERY` frames,
+/// from the top to `bottom_px`. Jumps are sized so the last frame is at the bottom; when
+/// wheel steps alone pass it (small grids), the offset stops once at the bottom and then
+/// starts over from the top.
+fn scroll_plan(bottom_px: f32) -> Vec<f32> {
+    let bottom_px = f64::from(bottom_px);
+    let step_px = f64::from(WHEEL_STEP_PX);
+    // Frames 1.. move; frame 0 is the top.
+    let jumps = (1..FRAMES)
+        .filter(|frame| frame % JUMP_EVERY == JUMP_EVERY - 1)
+        .count();
+    let wheel_px = (FRAMES - 1 - jumps) as f64 * step_px;
+    let jump_px = ((bottom_px - wheel_px) / jumps as f64).max(step_px);
+    let mut offset = 0.0f64;
+    (0..FRAMES)
+        .map(|frame| {
+            if frame > 0 {
+                let at_bottom = offset >= bottom_px;
+                offset += if frame % JUMP_EVERY == JUMP_EVERY - 1 {
+                    jump_px
+                } else {
+                    step_px
+                };
+                if offset > bottom_px {
+                    offset = if at_bottom { 0.0 } else { bottom_px };
+                }
+            }
+            offset as f32
+        })
+        .collect()
 }
 
 fn run(count: usize, textured_share: Option<usize>) -> Stats {
@@ -76,45 +120,66 @@ fn run(count: usize, textured_share: Option<usize>) -> Stats {
         }
     }
 
-    let mut samples = Vec::with_capacity(FRAMES);
-    let mut offset = 0.0f32;
-    for frame in 0..WARMUP_FRAMES + FRAMES {
-        // Scroll: steady wheel-like steps with an occasional long jump (scrollbar drag).
-        offset = if frame % 50 == 49 {
-            offset + 40_000.0
-        } else {
-            offset + 120.0
-        };
-        let max_offset = (state.items.len() / state.columns.max(1)) as f32 * 180.0;
-        if offset > max_offset {
-            offset = 0.0;
-        }
+    let frame_input = |frame: usize| egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(WIDTH, HEIGHT),
+        )),
+        time: Some(frame as f64 / 60.0),
+        ..Default::default()
+    };
+    let mut run_frame = |frame: usize, offset: f32, state: &mut LibraryState| {
         state.scroll_offset_request = Some(offset);
-        let input = egui::RawInput {
-            screen_rect: Some(egui::Rect::from_min_size(
-                egui::Pos2::ZERO,
-                egui::vec2(WIDTH, HEIGHT),
-            )),
-            time: Some(frame as f64 / 60.0),
-            ..Default::default()
-        };
         let started = Instant::now();
         textures.begin_frame();
-        let output = ctx.run_ui(input, |ui| {
-            let _actions = library_ui(ui, &mut state, &model, &textures);
+        let output = ctx.run_ui(frame_input(frame), |ui| {
+            let _actions = library_ui(ui, state, &model, &textures);
         });
         let primitives = ctx.tessellate(output.shapes, output.pixels_per_point);
         let elapsed = started.elapsed();
         std::hint::black_box(primitives);
         let _ = textures.take_thumbnail_wishes();
-        if frame >= WARMUP_FRAMES {
-            samples.push(elapsed);
-        }
+        elapsed
+    };
+
+    // Warm-up at the top, which also lays the grid out once to learn its geometry.
+    for frame in 0..WARMUP_FRAMES {
+        run_frame(frame, frame as f32 * WHEEL_STEP_PX, &mut state);
     }
+    let viewport = state.grid_viewport;
+    let width = viewport.width() - framewright::ui::tokens::SCROLLBAR_ALLOWANCE;
+    let geometry = GridGeometry::new(width, wanted_tile_px(width, state.thumb_px));
+    assert_eq!(
+        geometry.columns, state.columns,
+        "grid geometry as the panel lays it out"
+    );
+    // The offset whose viewport shows the last row.
+    let bottom_px =
+        (geometry.rows(count) as f32 * geometry.row_height() - geometry.gap - viewport.height())
+            .max(0.0);
+
+    let mut samples = Vec::with_capacity(FRAMES);
+    let plan = scroll_plan(bottom_px);
+    let mut reached_bottom = false;
+    for (frame, offset) in plan.iter().enumerate() {
+        samples.push(run_frame(WARMUP_FRAMES + frame, *offset, &mut state));
+        if frame == 0 {
+            assert_eq!(
+                state.visible.start, 0,
+                "the measured scroll starts at the top"
+            );
+        }
+        reached_bottom |= state.visible.end == count;
+    }
+    assert!(
+        reached_bottom,
+        "the measured scroll reaches the bottom of the grid"
+    );
     samples.sort();
     Stats {
         median: samples[samples.len() / 2],
         p95: samples[(samples.len() * 95) / 100],
+        max: samples[samples.len() - 1],
     }
 }
 
@@ -122,30 +187,61 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
-fn main() {
-    // `cargo bench` passes `--bench`; nothing else is parsed.
-    println!(
-        "library_frame: {WIDTH}×{HEIGHT}, {FRAMES} frames after {WARMUP_FRAMES} warm-up, run_ui + tessellate"
-    );
-    let mut results = Vec::new();
-    for (label, count, textured) in [
-        ("100,000 items, placeholders", 100_000, None),
-        ("  1,000 items, placeholders", 1_000, None),
-        ("100,000 items, textures on 1 in 3", 100_000, Some(3)),
-        ("  1,000 items, textures on 1 in 3", 1_000, Some(3)),
-    ] {
-        let stats = run(count, textured);
-        println!(
-            "{label:<36} median {}   p95 {}",
-            ms(stats.median),
-            ms(stats.p95)
-        );
-        results.push(stats);
+/// The size from `LIBRARY_ITEMS` or the first argument that is a number (cargo passes
+/// `--bench`), if any.
+fn requested_items() -> Result<Option<usize>, String> {
+    let from_args = std::env::args()
+        .skip(1)
+        .find(|arg| !arg.starts_with('-'))
+        .map(|arg| ("argument", arg));
+    let from_env = std::env::var(ITEMS_ENV)
+        .ok()
+        .map(|value| (ITEMS_ENV, value));
+    match from_args.or(from_env) {
+        None => Ok(None),
+        Some((source, value)) => match value.replace(['_', ','], "").parse::<usize>() {
+            Ok(items) if items > 0 => Ok(Some(items)),
+            _ => Err(format!(
+                "{source} “{value}” is not a positive number of items"
+            )),
+        },
     }
-    let ratio = |a: &Stats, b: &Stats| a.median.as_secs_f64() / b.median.as_secs_f64().max(1e-9);
+}
+
+fn main() {
+    let sizes: Vec<usize> = match requested_items() {
+        Ok(Some(items)) if items != BASELINE_ITEMS => vec![BASELINE_ITEMS, items],
+        Ok(Some(_)) => vec![BASELINE_ITEMS],
+        Ok(None) => DEFAULT_SIZES.to_vec(),
+        Err(message) => {
+            eprintln!("library_frame: {message}");
+            std::process::exit(2);
+        }
+    };
     println!(
-        "median ratio 100k/1k: placeholders {:.2}×, textured {:.2}×",
-        ratio(&results[0], &results[1]),
-        ratio(&results[2], &results[3])
+        "library_frame: {WIDTH}×{HEIGHT}, {FRAMES} frames after {WARMUP_FRAMES} warm-up, run_ui + tessellate, top to bottom"
     );
+    for (variant, textured) in [("placeholders", None), ("textures on 1 in 3", Some(3))] {
+        let mut baseline: Option<Duration> = None;
+        for &count in &sizes {
+            let stats = run(count, textured);
+            let label = format!("{count:>9} items, {variant}");
+            let ratio = match baseline {
+                Some(base) => format!(
+                    "   {:.2}× the {BASELINE_ITEMS}-item median",
+                    stats.median.as_secs_f64() / base.as_secs_f64().max(1e-9)
+                ),
+                None => String::new(),
+            };
+            println!(
+                "{label:<40} median {}   p95 {}   max {}{ratio}",
+                ms(stats.median),
+                ms(stats.p95),
+                ms(stats.max)
+            );
+            if count == BASELINE_ITEMS {
+                baseline = Some(stats.median);
+            }
+        }
+    }
 }
