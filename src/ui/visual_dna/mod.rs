@@ -111,12 +111,7 @@ fn dna_tab_ui(
         .exact_size(sidebar)
         .resizable(false)
         .show_separator_line(false)
-        .frame(
-            egui::Frame::new()
-                .fill(tokens::palette().bg_panel)
-                .stroke(Stroke::new(1.0, tokens::palette().border))
-                .inner_margin(egui::Margin::symmetric(10, 12)),
-        )
+        .frame(widgets::side_panel_frame(egui::Margin::symmetric(10, 12)))
         .show(ui, |ui| folders_ui(ui, state, actions));
 
     let selected = state.selected_entry().cloned();
@@ -126,12 +121,7 @@ fn dna_tab_ui(
             .exact_size(width)
             .resizable(false)
             .show_separator_line(false)
-            .frame(
-                egui::Frame::new()
-                    .fill(tokens::palette().bg_panel)
-                    .stroke(Stroke::new(1.0, tokens::palette().border))
-                    .inner_margin(egui::Margin::symmetric(14, 12)),
-            )
+            .frame(widgets::side_panel_frame(egui::Margin::symmetric(14, 12)))
             .show(ui, |ui| dna_detail_ui(ui, state, entry, textures, actions));
     }
 
@@ -1196,12 +1186,7 @@ fn boards_tab_ui(
             .exact_size(width)
             .resizable(false)
             .show_separator_line(false)
-            .frame(
-                egui::Frame::new()
-                    .fill(tokens::palette().bg_panel)
-                    .stroke(Stroke::new(1.0, tokens::palette().border))
-                    .inner_margin(egui::Margin::symmetric(14, 12)),
-            )
+            .frame(widgets::side_panel_frame(egui::Margin::symmetric(14, 12)))
             .show(ui, |ui| board_detail_ui(ui, board, textures, actions));
     }
     egui::CentralPanel::default()
