@@ -5,12 +5,12 @@
 pub mod state;
 
 pub use state::{
-    BoardForm, DnaForm, FolderFilter, FolderForm, FormField, FormImage, LooksAction, LooksConfirm,
-    LooksRoute, LooksState, LooksTab, ShownError,
+    BoardForm, DnaForm, FolderFilter, FolderForm, FormField, FormImage, ImageList, LooksAction,
+    LooksConfirm, LooksRoute, LooksState, LooksTab, ShownError,
 };
 
-use crate::api::moodboards::{MOODBOARD_MAX_IMAGES, MOODBOARD_STYLE_GUIDE_MAX_CHARS, Moodboard};
-use crate::api::visual_dna::{DnaType, VISUAL_DNA_MAX_IMAGES, VisualDna};
+use crate::api::moodboards::{MOODBOARD_STYLE_GUIDE_MAX_CHARS, Moodboard};
+use crate::api::visual_dna::{DnaType, VisualDna};
 use crate::ui::icons::Icon;
 use crate::ui::model::{Action, Model};
 use crate::ui::textures::{TextureCache, TextureLookup};
@@ -795,10 +795,7 @@ fn details_ui(ui: &mut Ui, details: &str, salt: &str) {
 
 /// The images part of a form: what it holds and how its buttons answer.
 struct ImagesField<'a> {
-    images: &'a [FormImage],
-    url_input: &'a mut String,
-    max: usize,
-    note: Option<&'a str>,
+    list: &'a mut ImageList,
     problem: Option<String>,
     remove: fn(usize) -> LooksAction,
     add_url: LooksAction,
@@ -811,14 +808,18 @@ fn form_images_ui(
     actions: &mut Vec<Action>,
 ) {
     let ImagesField {
-        images,
-        url_input,
-        max,
-        note,
+        list,
         problem,
         remove,
         add_url,
     } = field;
+    let max = list.max();
+    let ImageList {
+        items: images,
+        url_input,
+        note,
+        ..
+    } = list;
     ui.horizontal(|ui| {
         widgets::section_label(ui, "Images");
         ui.label(
@@ -888,7 +889,7 @@ fn form_images_ui(
             }
         });
     }
-    if let Some(note) = note {
+    if let Some(note) = note.as_deref() {
         widgets::notice(ui, note, tokens::palette().warning);
     }
     if let Some(problem) = problem {
@@ -983,14 +984,10 @@ fn dna_form_ui(
                     ui.add_space(tokens::SPACE_S);
                     if form.is_new() {
                         let problem = form.problem(FormField::Images);
-                        let note = form.images_note.clone();
                         form_images_ui(
                             ui,
                             ImagesField {
-                                images: &form.images,
-                                url_input: &mut form.url_input,
-                                max: VISUAL_DNA_MAX_IMAGES,
-                                note: note.as_deref(),
+                                list: &mut form.images,
                                 problem,
                                 remove: LooksAction::RemoveDnaImage,
                                 add_url: LooksAction::AddDnaUrl,
@@ -1117,14 +1114,10 @@ fn board_form_ui(
                     }
                     ui.add_space(tokens::SPACE_S);
                     let problem = form.problem(FormField::Images);
-                    let note = form.images_note.clone();
                     form_images_ui(
                         ui,
                         ImagesField {
-                            images: &form.images,
-                            url_input: &mut form.url_input,
-                            max: MOODBOARD_MAX_IMAGES,
-                            note: note.as_deref(),
+                            list: &mut form.images,
                             problem,
                             remove: LooksAction::RemoveBoardImage,
                             add_url: LooksAction::AddBoardUrl,
