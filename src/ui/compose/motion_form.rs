@@ -929,7 +929,8 @@ fn lipsync_ui(
 ) {
     single_ui(ui, form, SlotTarget::Face, textures, actions);
     ui.add_space(tokens::SPACE_S);
-    widgets::section_label(ui, "Voice");
+    // "Voice from", not "Voice": the voice picker under it has that heading.
+    widgets::section_label(ui, "Voice from");
     ui.horizontal(|ui| {
         for (mode, label) in [
             (VoiceMode::AudioFile, "Audio file"),
