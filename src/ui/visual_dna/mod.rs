@@ -22,7 +22,7 @@ use crate::ui::{focus, tokens, widgets};
 use egui::{CornerRadius, RichText, Sense, TextEdit, Ui, Vec2};
 use parts::{
     DETAIL_MIN_WIDTH, DETAIL_WIDTH, card_grid, card_ui, detail_header, detail_pane,
-    edit_delete_buttons, list_status_ui, thumbnails_row_ui,
+    edit_delete_buttons, list_status_ui, service_prompt_ui, thumbnails_row_ui,
 };
 
 /// Folder sidebar width (narrower in a small window).
@@ -625,17 +625,6 @@ fn dna_detail_ui(
         egui::CollapsingHeader::new("System prompt")
             .id_salt("vdna_system_prompt")
             .default_open(true)
-            .show(ui, |ui| {
-                ui.add(
-                    egui::Label::new(
-                        RichText::new(prompt)
-                            .size(tokens::TEXT_MONO)
-                            .monospace()
-                            .color(tokens::palette().text_muted),
-                    )
-                    .wrap()
-                    .selectable(true),
-                );
-            });
+            .show(ui, |ui| service_prompt_ui(ui, prompt));
     }
 }

@@ -4,7 +4,7 @@
 use super::forms::{FormModal, ImagesField, form_error_ui, form_images_ui, form_modal, name_field};
 use super::parts::{
     DETAIL_MIN_WIDTH, DETAIL_WIDTH, card_grid, card_ui, detail_header, detail_pane,
-    edit_delete_buttons, list_status_ui, thumbnails_row_ui,
+    edit_delete_buttons, list_status_ui, service_prompt_ui, thumbnails_row_ui,
 };
 use super::{FormField, LooksAction, LooksConfirm, LooksState, wrap};
 use crate::api::moodboards::{MOODBOARD_STYLE_GUIDE_MAX_CHARS, Moodboard};
@@ -148,18 +148,7 @@ fn board_detail_ui(
         .as_deref()
         .filter(|p| !p.trim().is_empty())
     {
-        Some(prompt) => {
-            ui.add(
-                egui::Label::new(
-                    RichText::new(prompt)
-                        .size(tokens::TEXT_MONO)
-                        .monospace()
-                        .color(tokens::palette().text_muted),
-                )
-                .wrap()
-                .selectable(true),
-            );
-        }
+        Some(prompt) => service_prompt_ui(ui, prompt),
         None => {
             widgets::muted(ui, "None yet.");
         }

@@ -178,6 +178,21 @@ pub(super) fn thumbnails_row_ui(
     });
 }
 
+/// A prompt the service wrote (system prompt, master prompt): monospace, muted, wrapping
+/// and selectable so it can be copied.
+pub(super) fn service_prompt_ui(ui: &mut Ui, prompt: &str) {
+    ui.add(
+        egui::Label::new(
+            RichText::new(prompt)
+                .size(tokens::TEXT_MONO)
+                .monospace()
+                .color(tokens::palette().text_muted),
+        )
+        .wrap()
+        .selectable(true),
+    );
+}
+
 /// The detail pane on the right, `width` wide, scrolling its contents.
 pub(super) fn detail_pane(ui: &mut Ui, id: &str, width: f32, contents: impl FnOnce(&mut Ui)) {
     egui::Panel::right(id.to_owned())
