@@ -163,18 +163,30 @@ fn dna_tab_ui(
         });
 }
 
+/// Search and type filter side by side down to this width; narrower (a small window with
+/// the detail pane open), the filter goes under the search rather than widening the
+/// grid under the detail pane.
+const FILTERS_ONE_ROW_WIDTH: f32 = 300.0;
+const TYPE_FILTER_WIDTH: f32 = 140.0;
+
 fn filters_ui(ui: &mut Ui, state: &mut LooksState) {
-    ui.horizontal(|ui| {
+    let width = ui.available_width();
+    let search_width = if width >= FILTERS_ONE_ROW_WIDTH {
+        (width - TYPE_FILTER_WIDTH - 30.0).clamp(120.0, 320.0)
+    } else {
+        (width - 16.0).max(60.0)
+    };
+    ui.horizontal_wrapped(|ui| {
         let search = ui.add(
             TextEdit::singleline(&mut state.search)
                 .hint_text("Search Visual DNA")
-                .desired_width((ui.available_width() - 170.0).clamp(120.0, 320.0)),
+                .desired_width(search_width),
         );
         widgets::name_widget(&search, "Search Visual DNA");
         let label = state.type_filter.map(DnaType::label).unwrap_or("All types");
         let combo = egui::ComboBox::from_id_salt("vdna_type_filter")
             .selected_text(label)
-            .width(140.0)
+            .width(TYPE_FILTER_WIDTH.min(width - 8.0))
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut state.type_filter, None, "All types");
                 for t in DnaType::ALL {
