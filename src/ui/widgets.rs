@@ -340,6 +340,15 @@ fn paint_icon_button(ui: &Ui, rect: egui::Rect, icon: Icon, response: &Response,
     paint_icon(painter, inner, icon, color);
 }
 
+/// The frame of a docked side pane (lists, folders, detail panes, transfers): the panel
+/// fill with a 1-pt border, so every view's panes read as the same kind of surface.
+pub fn side_panel_frame(margin: egui::Margin) -> egui::Frame {
+    egui::Frame::new()
+        .fill(tokens::palette().bg_panel)
+        .stroke(Stroke::new(1.0, tokens::palette().border))
+        .inner_margin(margin)
+}
+
 /// A line of coloured text with a warning icon in front (poll problems, notes).
 pub fn notice(ui: &mut Ui, text: &str, color: Color32) {
     ui.horizontal_top(|ui| {

@@ -11,10 +11,15 @@
 
 use crate::api::visual_dna::{DnaType, VisualDna};
 use crate::api::{ApiError, MAX_VISUAL_DNA_IDS};
+use crate::engine::{Command, VisualDnaCommand};
+use crate::ui::compose::picker_popup::{
+    ListRequest, PopupKeys, clicked_outside, list_status_ui, paint_thumbnail, popup_area,
+    popup_keys,
+};
 use crate::ui::model::Action;
-use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::textures::TextureCache;
 use crate::ui::{tokens, widgets};
-use egui::{Align2, Color32, CornerRadius, Key, Rect, RichText, Sense, Stroke, Ui, Vec2};
+use egui::{Align2, Color32, CornerRadius, Rect, RichText, Sense, Stroke, Ui, Vec2};
 
 /// Accessible names (kittest finds the widgets by them).
 pub const ADD_NAME: &str = "Add Visual DNA";
@@ -87,7 +92,7 @@ pub struct DnaPickerState {
     /// The search field had the keyboard last frame (Left/Right then move its caret).
     search_focused: bool,
     scroll_to_cursor: bool,
-    list_requested: bool,
+    list: ListRequest,
 }
 
 impl DnaPickerState {
@@ -150,21 +155,6 @@ impl DnaPickerState {
             .map(|(i, _)| i)
             .collect()
     }
-    /// The ask for the list, once per picker.
-    fn list_action(&mut self) -> Option<Action> {
-        if self.list_requested {
-            return None;
-        }
-        self.list_requested = true;
-        list_request()
-    }
-}
-
-/// The action that asks the engine for every Visual DNA.
-fn list_request() -> Option<Action> {
-    Some(Action::Send(Box::new(crate::engine::Command::VisualDna(
-        crate::engine::VisualDnaCommand::List,
-    ))))
 }
 
 /// Whether `entry` can be picked now.
@@ -191,7 +181,7 @@ pub fn show(
     cap: usize,
     textures: &TextureCache,
 ) -> Option<Action> {
-    let action = state.list_action();
+    let action = state.list.once(Command::VisualDna(VisualDnaCommand::List));
     let add_response = ui
         .horizontal_wrapped(|ui| {
             ui.label(
@@ -317,16 +307,14 @@ fn popup_ui(
     // Keyboard: arrows move, Enter picks, Escape closes.
     let columns = ((POPUP_WIDTH - 16.0) / CELL_WIDTH).floor().max(1.0) as usize;
     let caret_keys = state.search_focused && !state.search.is_empty();
-    let (left, right, up, down, enter, escape) = ui.input_mut(|i| {
-        (
-            !caret_keys && i.consume_key(egui::Modifiers::NONE, Key::ArrowLeft),
-            !caret_keys && i.consume_key(egui::Modifiers::NONE, Key::ArrowRight),
-            i.consume_key(egui::Modifiers::NONE, Key::ArrowUp),
-            i.consume_key(egui::Modifiers::NONE, Key::ArrowDown),
-            i.consume_key(egui::Modifiers::NONE, Key::Enter),
-            i.consume_key(egui::Modifiers::NONE, Key::Escape),
-        )
-    });
+    let PopupKeys {
+        left,
+        right,
+        up,
+        down,
+        enter,
+        escape,
+    } = popup_keys(ui, !caret_keys);
     if escape {
         state.close();
         return;
@@ -354,117 +342,92 @@ fn popup_ui(
         picked_now = Some(entry.id.clone());
     }
 
-    let area = egui::Area::new(ui.scope_id().with("visual_dna_popup"))
-        .order(egui::Order::Foreground)
-        .fixed_pos(anchor.rect.left_bottom() + Vec2::new(0.0, 4.0))
-        .constrain(true)
-        .show(ui.ctx(), |ui| {
-            egui::Frame::popup(ui.style()).show(ui, |ui| {
-                ui.set_width(POPUP_WIDTH);
-                ui.horizontal(|ui| {
-                    let search = ui.add(
-                        egui::TextEdit::singleline(&mut state.search)
-                            .hint_text("Search by name")
-                            .desired_width(POPUP_WIDTH - 190.0),
-                    );
-                    widgets::name_widget(&search, SEARCH_NAME);
-                    if std::mem::take(&mut state.focus_search) {
-                        search.request_focus();
-                    }
-                    if search.changed() {
-                        state.cursor = 0;
-                    }
-                    state.search_focused = search.has_focus();
-                    let label = state.type_filter.map_or("All types", DnaType::label);
-                    let combo = egui::ComboBox::from_id_salt(ui.scope_id().with("dna_type_filter"))
-                        .selected_text(label)
-                        .width(110.0)
-                        .show_ui(ui, |ui| {
-                            ui.selectable_value(&mut state.type_filter, None, "All types");
-                            for kind in DnaType::ALL {
-                                ui.selectable_value(
-                                    &mut state.type_filter,
-                                    Some(kind),
-                                    kind.label(),
-                                );
-                            }
-                        });
-                    widgets::name_widget(&combo.response, TYPE_FILTER_NAME);
-                    if widgets::icon_button(ui, crate::ui::icons::Icon::Close, CLOSE_NAME).clicked()
-                    {
-                        state.popup_open = false;
+    let area = popup_area(ui, "visual_dna_popup", anchor, POPUP_WIDTH, |ui| {
+        ui.horizontal(|ui| {
+            let search = ui.add(
+                egui::TextEdit::singleline(&mut state.search)
+                    .hint_text("Search by name")
+                    .desired_width(POPUP_WIDTH - 190.0),
+            );
+            widgets::name_widget(&search, SEARCH_NAME);
+            if std::mem::take(&mut state.focus_search) {
+                search.request_focus();
+            }
+            if search.changed() {
+                state.cursor = 0;
+            }
+            state.search_focused = search.has_focus();
+            let label = state.type_filter.map_or("All types", DnaType::label);
+            let combo = egui::ComboBox::from_id_salt(ui.scope_id().with("dna_type_filter"))
+                .selected_text(label)
+                .width(110.0)
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut state.type_filter, None, "All types");
+                    for kind in DnaType::ALL {
+                        ui.selectable_value(&mut state.type_filter, Some(kind), kind.label());
                     }
                 });
-                widgets::muted(
-                    ui,
-                    format!(
-                        "{} · {} picked · arrows and Enter pick, Esc closes",
-                        cap_text(cap),
-                        state.picked.len()
-                    ),
-                );
-                if let Some(error) = &list.error {
-                    widgets::field_error(ui, &format!("Could not list Visual DNA: {error}"));
-                }
-                if !list.loaded && list.error.is_none() {
-                    ui.horizontal(|ui| {
-                        ui.spinner();
-                        widgets::muted(ui, "Loading Visual DNA…");
-                    });
-                } else if matches.is_empty() {
-                    widgets::muted(
-                        ui,
-                        if list.entries.is_empty() {
-                            "No Visual DNA yet: make one in the Visual DNA view."
-                        } else {
-                            "Nothing matches the search."
-                        },
-                    );
-                }
-                let full = state.picked.len() >= cap;
-                let rows = matches.len().div_ceil(columns);
-                let scroll_to =
-                    std::mem::take(&mut state.scroll_to_cursor).then_some(state.cursor / columns);
-                let mut scroll = egui::ScrollArea::vertical()
-                    .id_salt("visual_dna_grid")
-                    .max_height(POPUP_GRID_HEIGHT)
-                    .auto_shrink([false, true]);
-                if let Some(row) = scroll_to {
-                    // Keep the keyboard cursor's row in view.
-                    let spacing = ui.spacing().item_spacing.y;
-                    scroll = scroll.vertical_scroll_offset(
-                        (row as f32 * (CELL_HEIGHT + spacing) - POPUP_GRID_HEIGHT / 2.0).max(0.0),
-                    );
-                }
-                scroll.show_rows(ui, CELL_HEIGHT, rows, |ui, range| {
-                    for row in range {
-                        ui.horizontal(|ui| {
-                            for column in 0..columns {
-                                let at = row * columns + column;
-                                let Some(&index) = matches.get(at) else {
-                                    break;
-                                };
-                                let entry = &list.entries[index];
-                                let picked = state.picked.contains(&entry.id);
-                                let enabled = pickable(entry) && (picked || !full);
-                                let response = cell_ui(
-                                    ui,
-                                    entry,
-                                    textures,
-                                    picked,
-                                    enabled,
-                                    at == state.cursor,
-                                );
-                                if response.clicked() {
-                                    state.cursor = at;
-                                    picked_now = Some(entry.id.clone());
-                                }
-                            }
-                        });
-                    }
-                });
-            });
+            widgets::name_widget(&combo.response, TYPE_FILTER_NAME);
+            if widgets::icon_button(ui, crate::ui::icons::Icon::Close, CLOSE_NAME).clicked() {
+                state.popup_open = false;
+            }
         });
+        widgets::muted(
+            ui,
+            format!(
+                "{} · {} picked · arrows and Enter pick, Esc closes",
+                cap_text(cap),
+                state.picked.len()
+            ),
+        );
+        list_status_ui(ui, "Visual DNA", list.loaded, list.error.as_deref());
+        if (list.loaded || list.error.is_some()) && matches.is_empty() {
+            widgets::muted(
+                ui,
+                if list.entries.is_empty() {
+                    "No Visual DNA yet: make one in the Visual DNA view."
+                } else {
+                    "Nothing matches the search."
+                },
+            );
+        }
+        let full = state.picked.len() >= cap;
+        let rows = matches.len().div_ceil(columns);
+        let scroll_to =
+            std::mem::take(&mut state.scroll_to_cursor).then_some(state.cursor / columns);
+        let mut scroll = egui::ScrollArea::vertical()
+            .id_salt("visual_dna_grid")
+            .max_height(POPUP_GRID_HEIGHT)
+            .auto_shrink([false, true]);
+        if let Some(row) = scroll_to {
+            // Keep the keyboard cursor's row in view.
+            let spacing = ui.spacing().item_spacing.y;
+            scroll = scroll.vertical_scroll_offset(
+                (row as f32 * (CELL_HEIGHT + spacing) - POPUP_GRID_HEIGHT / 2.0).max(0.0),
+            );
+        }
+        scroll.show_rows(ui, CELL_HEIGHT, rows, |ui, range| {
+            for row in range {
+                ui.horizontal(|ui| {
+                    for column in 0..columns {
+                        let at = row * columns + column;
+                        let Some(&index) = matches.get(at) else {
+                            break;
+                        };
+                        let entry = &list.entries[index];
+                        let picked = state.picked.contains(&entry.id);
+                        let enabled = pickable(entry) && (picked || !full);
+                        let response =
+                            cell_ui(ui, entry, textures, picked, enabled, at == state.cursor);
+                        if response.clicked() {
+                            state.cursor = at;
+                            picked_now = Some(entry.id.clone());
+                        }
+                    }
+                });
+            }
+        });
+    });
     if let Some(id) = picked_now {
         if state.picked.contains(&id) {
             state.remove(&id);
@@ -476,13 +439,7 @@ fn popup_ui(
         }
     }
     // A click outside the popup (and not on Add, which toggles it) closes it.
-    let clicked_outside = ui.input(|i| {
-        i.pointer.any_pressed()
-            && i.pointer
-                .interact_pos()
-                .is_some_and(|pos| !area.response.rect.contains(pos) && !anchor.rect.contains(pos))
-    });
-    if clicked_outside && !ui.ctx().any_popup_open() {
+    if clicked_outside(ui, area.response.rect, anchor.rect) && !ui.ctx().any_popup_open() {
         state.close();
     }
 }
@@ -553,34 +510,16 @@ fn cell_ui(
     } else {
         Color32::from_white_alpha(90)
     };
-    match entry
-        .thumbnail_url
-        .as_deref()
-        .map(|url| textures.get(url, THUMB_PX))
-    {
-        Some(TextureLookup::Ready(texture)) => {
-            painter.image(
-                texture.id(),
-                thumb,
-                Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
-                tint,
-            );
-        }
-        _ => {
-            painter.rect_filled(
-                thumb,
-                CornerRadius::same(tokens::RADIUS_S),
-                palette.bg_panel,
-            );
-            let initial: String = name.chars().take(1).collect();
-            painter.text(
-                thumb.center(),
-                Align2::CENTER_CENTER,
-                initial.to_uppercase(),
-                egui::FontId::proportional(24.0),
-                palette.text_muted,
-            );
-        }
+    let url = entry.thumbnail_url.as_deref();
+    if !paint_thumbnail(ui, textures, url, THUMB_PX, thumb, tint) {
+        let initial: String = name.chars().take(1).collect();
+        painter.text(
+            thumb.center(),
+            Align2::CENTER_CENTER,
+            initial.to_uppercase(),
+            egui::FontId::proportional(24.0),
+            palette.text_muted,
+        );
     }
     let text_color = if enabled || picked {
         palette.text

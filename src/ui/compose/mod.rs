@@ -15,6 +15,7 @@ pub mod memory;
 pub mod model_avatar;
 pub mod moodboard_picker;
 pub mod motion_form;
+pub mod picker_popup;
 pub mod prompt_presets;
 pub mod state;
 pub mod storyboard;

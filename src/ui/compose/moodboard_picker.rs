@@ -9,10 +9,15 @@
 
 use crate::api::ApiError;
 use crate::api::moodboards::Moodboard;
+use crate::engine::{Command, MoodboardCommand};
+use crate::ui::compose::picker_popup::{
+    ListRequest, PopupKeys, clicked_outside, list_status_ui, paint_thumbnail, popup_area,
+    popup_keys,
+};
 use crate::ui::model::Action;
-use crate::ui::textures::{TextureCache, TextureLookup};
+use crate::ui::textures::TextureCache;
 use crate::ui::{tokens, widgets};
-use egui::{Align2, CornerRadius, Key, Rect, RichText, Sense, Stroke, Ui, Vec2};
+use egui::{Align2, CornerRadius, Rect, RichText, Sense, Stroke, Ui, Vec2};
 
 /// Accessible names.
 pub const BUTTON_NAME: &str = "Moodboard";
@@ -76,7 +81,7 @@ pub struct MoodboardPickerState {
     pub search: String,
     pub cursor: usize,
     focus_search: bool,
-    list_requested: bool,
+    list: ListRequest,
 }
 
 impl MoodboardPickerState {
@@ -151,19 +156,6 @@ impl MoodboardPickerState {
             .map(|(i, _)| i)
             .collect()
     }
-    fn list_action(&mut self) -> Option<Action> {
-        if self.list_requested {
-            return None;
-        }
-        self.list_requested = true;
-        list_request()
-    }
-}
-
-fn list_request() -> Option<Action> {
-    Some(Action::Send(Box::new(crate::engine::Command::Moodboards(
-        crate::engine::MoodboardCommand::List,
-    ))))
 }
 
 /// The picker: one button, or in Creative Director (`scene_count` given) the All scenes /
@@ -181,7 +173,7 @@ pub fn show(
         || state.selected.is_some()
         || state.scenes.iter().any(Option::is_some);
     let action = if wants_list && !list.loaded {
-        state.list_action()
+        state.list.once(Command::Moodboards(MoodboardCommand::List))
     } else {
         None
     };
@@ -289,14 +281,13 @@ fn popup_ui(
     let matches = state.matches(list);
     // Row 0 is None; the boards follow.
     let rows = matches.len() + 1;
-    let (up, down, enter, escape) = ui.input_mut(|i| {
-        (
-            i.consume_key(egui::Modifiers::NONE, Key::ArrowUp),
-            i.consume_key(egui::Modifiers::NONE, Key::ArrowDown),
-            i.consume_key(egui::Modifiers::NONE, Key::Enter),
-            i.consume_key(egui::Modifiers::NONE, Key::Escape),
-        )
-    });
+    let PopupKeys {
+        up,
+        down,
+        enter,
+        escape,
+        ..
+    } = popup_keys(ui, false);
     if escape {
         state.popup = None;
         return;
@@ -315,66 +306,45 @@ fn popup_ui(
             .and_then(|i| matches.get(i))
             .map(|&i| list.boards[i].id.clone())
     });
-    let area = egui::Area::new(ui.scope_id().with("moodboard_popup"))
-        .order(egui::Order::Foreground)
-        .fixed_pos(anchor.rect.left_bottom() + Vec2::new(0.0, 4.0))
-        .constrain(true)
-        .show(ui.ctx(), |ui| {
-            egui::Frame::popup(ui.style()).show(ui, |ui| {
-                ui.set_width(POPUP_WIDTH);
-                let search = ui.add(
-                    egui::TextEdit::singleline(&mut state.search)
-                        .hint_text("Search moodboards")
-                        .desired_width(POPUP_WIDTH - 12.0),
-                );
-                widgets::name_widget(&search, SEARCH_NAME);
-                if std::mem::take(&mut state.focus_search) {
-                    search.request_focus();
+    let area = popup_area(ui, "moodboard_popup", anchor, POPUP_WIDTH, |ui| {
+        let search = ui.add(
+            egui::TextEdit::singleline(&mut state.search)
+                .hint_text("Search moodboards")
+                .desired_width(POPUP_WIDTH - 12.0),
+        );
+        widgets::name_widget(&search, SEARCH_NAME);
+        if std::mem::take(&mut state.focus_search) {
+            search.request_focus();
+        }
+        list_status_ui(ui, "moodboards", list.loaded, list.error.as_deref());
+        if (list.loaded || list.error.is_some()) && list.boards.is_empty() {
+            widgets::muted(ui, "No moodboards yet: make one in the Visual DNA view.");
+        }
+        let current = state.current(target).map(str::to_owned);
+        egui::ScrollArea::vertical()
+            .id_salt("moodboard_list")
+            .max_height(POPUP_LIST_HEIGHT)
+            .auto_shrink([false, true])
+            .show_rows(ui, ROW_HEIGHT, rows, |ui, range| {
+                for row in range {
+                    let board = row
+                        .checked_sub(1)
+                        .and_then(|i| matches.get(i))
+                        .map(|&i| &list.boards[i]);
+                    let selected = board.map(|b| b.id.as_str()) == current.as_deref();
+                    let response = row_ui(ui, board, textures, selected, row == state.cursor);
+                    if response.clicked() {
+                        chosen = Some(board.map(|b| b.id.clone()));
+                    }
                 }
-                if let Some(error) = &list.error {
-                    widgets::field_error(ui, &format!("Could not list moodboards: {error}"));
-                }
-                if !list.loaded && list.error.is_none() {
-                    ui.horizontal(|ui| {
-                        ui.spinner();
-                        widgets::muted(ui, "Loading moodboards…");
-                    });
-                } else if list.boards.is_empty() {
-                    widgets::muted(ui, "No moodboards yet: make one in the Visual DNA view.");
-                }
-                let current = state.current(target).map(str::to_owned);
-                egui::ScrollArea::vertical()
-                    .id_salt("moodboard_list")
-                    .max_height(POPUP_LIST_HEIGHT)
-                    .auto_shrink([false, true])
-                    .show_rows(ui, ROW_HEIGHT, rows, |ui, range| {
-                        for row in range {
-                            let board = row
-                                .checked_sub(1)
-                                .and_then(|i| matches.get(i))
-                                .map(|&i| &list.boards[i]);
-                            let selected = board.map(|b| b.id.as_str()) == current.as_deref();
-                            let response =
-                                row_ui(ui, board, textures, selected, row == state.cursor);
-                            if response.clicked() {
-                                chosen = Some(board.map(|b| b.id.clone()));
-                            }
-                        }
-                    });
             });
-        });
+    });
     if let Some(id) = chosen {
         state.choose(target, id);
         state.popup = None;
         return;
     }
-    let clicked_outside = ui.input(|i| {
-        i.pointer.any_pressed()
-            && i.pointer
-                .interact_pos()
-                .is_some_and(|pos| !area.response.rect.contains(pos) && !anchor.rect.contains(pos))
-    });
-    if clicked_outside {
+    if clicked_outside(ui, area.response.rect, anchor.rect) {
         state.popup = None;
     }
 }
@@ -413,26 +383,8 @@ fn row_ui(
         rect.left_top() + Vec2::new(4.0, (ROW_HEIGHT - THUMB_SIDE) / 2.0),
         Vec2::splat(THUMB_SIDE),
     );
-    match board
-        .and_then(|b| b.thumbnail_url.as_deref())
-        .map(|url| textures.get(url, 96))
-    {
-        Some(TextureLookup::Ready(texture)) => {
-            painter.image(
-                texture.id(),
-                thumb,
-                Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
-                egui::Color32::WHITE,
-            );
-        }
-        _ => {
-            painter.rect_filled(
-                thumb,
-                CornerRadius::same(tokens::RADIUS_S),
-                palette.bg_panel,
-            );
-        }
-    }
+    let url = board.and_then(|b| b.thumbnail_url.as_deref());
+    paint_thumbnail(ui, textures, url, 96, thumb, egui::Color32::WHITE);
     let text_x = thumb.right() + 8.0;
     painter.text(
         egui::pos2(text_x, rect.top() + 8.0),

@@ -602,6 +602,9 @@ fn file_name(path: &Path) -> String {
 
 // ---- layout ------------------------------------------------------------------------------
 
+/// The narrowest a first / last frame column may be before the two are stacked.
+const FRAME_COLUMN_MIN_WIDTH: f32 = 220.0;
+
 /// The media card of `form.kind` (Elements, First and last frame, Lip sync).
 pub fn motion_card_ui(
     ui: &mut Ui,
@@ -627,10 +630,17 @@ pub fn motion_card_ui(
                     .on_hover_text("Make a sound track with the video (may cost more).");
             }
             GenerationKind::FirstLastFrame => {
-                ui.columns(2, |columns| {
-                    single_ui(&mut columns[0], form, SlotTarget::First, textures, actions);
-                    single_ui(&mut columns[1], form, SlotTarget::Last, textures, actions);
-                });
+                // Side by side only where each half keeps a usable address field.
+                if ui.available_width() >= 2.0 * FRAME_COLUMN_MIN_WIDTH {
+                    ui.columns(2, |columns| {
+                        single_ui(&mut columns[0], form, SlotTarget::First, textures, actions);
+                        single_ui(&mut columns[1], form, SlotTarget::Last, textures, actions);
+                    });
+                } else {
+                    single_ui(ui, form, SlotTarget::First, textures, actions);
+                    ui.add_space(tokens::SPACE_S);
+                    single_ui(ui, form, SlotTarget::Last, textures, actions);
+                }
                 let swap = ui
                     .add(widgets::subtle_button("Swap first and last"))
                     .on_hover_text("The video runs the other way.");
@@ -919,7 +929,8 @@ fn lipsync_ui(
 ) {
     single_ui(ui, form, SlotTarget::Face, textures, actions);
     ui.add_space(tokens::SPACE_S);
-    widgets::section_label(ui, "Voice");
+    // "Voice from", not "Voice": the voice picker under it has that heading.
+    widgets::section_label(ui, "Voice from");
     ui.horizontal(|ui| {
         for (mode, label) in [
             (VoiceMode::AudioFile, "Audio file"),

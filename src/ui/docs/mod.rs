@@ -22,7 +22,7 @@ use crate::ui::offline;
 use crate::ui::palettes::ProjectRef;
 use crate::ui::tokens;
 use crate::ui::widgets;
-use egui::{Key, Modifiers, RichText, Stroke, TextEdit, Ui};
+use egui::{Key, Modifiers, RichText, TextEdit, Ui};
 
 /// Width of the list column.
 pub const LIST_WIDTH: f32 = 280.0;
@@ -48,12 +48,7 @@ pub fn docs_ui(
         .exact_size(list_width)
         .resizable(false)
         .show_separator_line(false)
-        .frame(
-            egui::Frame::new()
-                .fill(tokens::palette().bg_panel)
-                .stroke(Stroke::new(1.0, tokens::palette().border))
-                .inner_margin(egui::Margin::symmetric(12, 14)),
-        )
+        .frame(widgets::side_panel_frame(egui::Margin::symmetric(12, 14)))
         .show(ui, |ui| {
             list::list_ui(ui, state, model, project, now_ms, &mut actions)
         });

@@ -38,6 +38,7 @@ use crate::ui::toasts::ToastKind;
 use crate::ui::tokens;
 use crate::ui::video::player::VideoPlayerState;
 use crate::ui::video::previews::VideoPreviews;
+use crate::ui::widgets;
 use model::{LibraryModel, RemovedItem, Selection};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -1597,12 +1598,6 @@ pub fn library_ui(
             .request_repaint_after(std::time::Duration::from_millis(50));
     }
 
-    let pane_frame = |margin: egui::Margin| {
-        egui::Frame::new()
-            .fill(tokens::palette().bg_panel)
-            .stroke(egui::Stroke::new(1.0, tokens::palette().border))
-            .inner_margin(margin)
-    };
     let sidebar_width = match panes.sidebar {
         layout::Pane::Docked => tokens::LIBRARY_SIDEBAR_WIDTH,
         layout::Pane::Strip => layout::STRIP_WIDTH_PT,
@@ -1611,7 +1606,7 @@ pub fn library_ui(
         .exact_size(sidebar_width)
         .resizable(false)
         .show_separator_line(false)
-        .frame(pane_frame(match panes.sidebar {
+        .frame(widgets::side_panel_frame(match panes.sidebar {
             layout::Pane::Docked => egui::Margin::symmetric(10, 12),
             layout::Pane::Strip => egui::Margin::symmetric(4, 12),
         }))
@@ -1638,12 +1633,7 @@ pub fn library_ui(
         egui::Panel::bottom("library_transfers")
             .resizable(false)
             .show_separator_line(false)
-            .frame(
-                egui::Frame::new()
-                    .fill(tokens::palette().bg_panel)
-                    .stroke(egui::Stroke::new(1.0, tokens::palette().border))
-                    .inner_margin(egui::Margin::symmetric(16, 8)),
-            )
+            .frame(widgets::side_panel_frame(egui::Margin::symmetric(16, 8)))
             .show(ui, |ui| {
                 actions.extend(uploads::transfers_ui(ui, state).into_iter().map(wrap));
             });
@@ -1657,7 +1647,7 @@ pub fn library_ui(
         .exact_size(detail_width)
         .resizable(false)
         .show_separator_line(false)
-        .frame(pane_frame(match panes.detail {
+        .frame(widgets::side_panel_frame(match panes.detail {
             layout::Pane::Docked => egui::Margin::same(14),
             layout::Pane::Strip => egui::Margin::symmetric(4, 12),
         }))

@@ -50,12 +50,7 @@ pub fn palettes_ui(
         .exact_size(list_width)
         .resizable(false)
         .show_separator_line(false)
-        .frame(
-            egui::Frame::new()
-                .fill(tokens::palette().bg_panel)
-                .stroke(Stroke::new(1.0, tokens::palette().border))
-                .inner_margin(egui::Margin::symmetric(12, 14)),
-        )
+        .frame(widgets::side_panel_frame(egui::Margin::symmetric(12, 14)))
         .show(ui, |ui| list_ui(ui, state, model, project, &mut actions));
 
     egui::CentralPanel::default()

@@ -99,21 +99,33 @@ fn is_web_url(text: &str) -> bool {
 }
 
 /// The create / edit form of a Visual DNA.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DnaForm {
     /// `Some(id)`: editing that entry (images cannot change); `None`: a new one.
     pub editing: Option<String>,
     pub name: String,
     pub dna_type: DnaType,
     pub prompt_helper: String,
-    pub images: Vec<FormImage>,
-    pub url_input: String,
+    pub images: ImageList,
     /// Field errors show once Save was pressed (not while typing the first letters).
     pub show_errors: bool,
     pub sending: bool,
     pub error: Option<ShownError>,
-    /// Images refused when added (not images, too many), said once under the images.
-    pub images_note: Option<String>,
+}
+
+impl Default for DnaForm {
+    fn default() -> Self {
+        Self {
+            editing: None,
+            name: String::new(),
+            dna_type: DnaType::default(),
+            prompt_helper: String::new(),
+            images: ImageList::new(VISUAL_DNA_MAX_IMAGES, "Visual DNA"),
+            show_errors: false,
+            sending: false,
+            error: None,
+        }
+    }
 }
 
 /// The fields a form's check can point at.
@@ -172,8 +184,50 @@ impl DnaForm {
             .find(|(f, _)| *f == field)
             .map(|(_, m)| m)
     }
+}
 
-    /// Add files; non-images and those past the fourth are refused with a note.
+/// The images of a form (a Visual DNA's or a moodboard's): files and web addresses, the
+/// address being typed, and the note about what was refused. `max` and `owner` ("Visual
+/// DNA", "moodboard") are the form's limit and what the refusals call it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImageList {
+    pub items: Vec<FormImage>,
+    pub url_input: String,
+    /// Images refused when added (not images, too many), said once under the images.
+    pub note: Option<String>,
+    max: usize,
+    owner: &'static str,
+}
+
+impl ImageList {
+    pub fn new(max: usize, owner: &'static str) -> Self {
+        Self {
+            items: Vec::new(),
+            url_input: String::new(),
+            note: None,
+            max,
+            owner,
+        }
+    }
+    /// The same list holding `items` (an edited moodboard's images).
+    pub fn with(mut self, items: Vec<FormImage>) -> Self {
+        self.items = items;
+        self
+    }
+    pub fn max(&self) -> usize {
+        self.max
+    }
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    pub fn is_full(&self) -> bool {
+        self.items.len() >= self.max
+    }
+
+    /// Add files; non-images and those past `max` are refused with a note.
     pub fn add_files(&mut self, paths: Vec<PathBuf>) {
         let mut refused = Vec::new();
         for path in paths {
@@ -182,16 +236,18 @@ impl DnaForm {
                     "{} is not an image",
                     FormImage::File(path.clone()).label()
                 ));
-            } else if self.images.len() >= VISUAL_DNA_MAX_IMAGES {
+            } else if self.is_full() {
                 refused.push(format!(
-                    "{} was not added: a Visual DNA takes at most {VISUAL_DNA_MAX_IMAGES} images",
-                    FormImage::File(path.clone()).label()
+                    "{} was not added: a {} takes at most {} images",
+                    FormImage::File(path.clone()).label(),
+                    self.owner,
+                    self.max
                 ));
-            } else if !self.images.contains(&FormImage::File(path.clone())) {
-                self.images.push(FormImage::File(path));
+            } else if !self.items.contains(&FormImage::File(path.clone())) {
+                self.items.push(FormImage::File(path));
             }
         }
-        self.images_note = (!refused.is_empty()).then(|| refused.join("; "));
+        self.note = (!refused.is_empty()).then(|| refused.join("; "));
     }
 
     /// Add the address typed in the URL field: a web address, or a file's path (or
@@ -200,24 +256,38 @@ impl DnaForm {
         let url = self.url_input.trim().to_owned();
         if let Some(path) = typed_local_path(&url) {
             self.add_files(vec![path]);
-            if self.images_note.is_none() {
+            if self.note.is_none() {
                 self.url_input.clear();
             }
             return;
         }
         if !is_web_url(&url) {
-            self.images_note = Some(TYPED_ADDRESS_HINT.into());
+            self.note = Some(TYPED_ADDRESS_HINT.into());
             return;
         }
-        if self.images.len() >= VISUAL_DNA_MAX_IMAGES {
-            self.images_note = Some(format!(
-                "A Visual DNA takes at most {VISUAL_DNA_MAX_IMAGES} images"
+        if self.is_full() {
+            self.note = Some(format!(
+                "A {} takes at most {} images",
+                self.owner, self.max
             ));
             return;
         }
-        self.images.push(FormImage::Url(url));
+        self.items.push(FormImage::Url(url));
         self.url_input.clear();
-        self.images_note = None;
+        self.note = None;
+    }
+
+    /// Remove the image at `index` (out of range: nothing), and the note with it.
+    pub fn remove(&mut self, index: usize) {
+        if index < self.items.len() {
+            self.items.remove(index);
+            self.note = None;
+        }
+    }
+
+    /// As the engine takes them: paths, or URLs (downloaded / sent as they are).
+    fn entries(&self) -> impl Iterator<Item = String> + '_ {
+        self.items.iter().map(FormImage::as_entry)
     }
 }
 
@@ -237,17 +307,29 @@ fn typed_local_path(text: &str) -> Option<PathBuf> {
 }
 
 /// The create / edit form of a moodboard.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BoardForm {
     pub editing: Option<String>,
     pub name: String,
     pub style_guide: String,
-    pub images: Vec<FormImage>,
-    pub url_input: String,
+    pub images: ImageList,
     pub show_errors: bool,
     pub sending: bool,
     pub error: Option<ShownError>,
-    pub images_note: Option<String>,
+}
+
+impl Default for BoardForm {
+    fn default() -> Self {
+        Self {
+            editing: None,
+            name: String::new(),
+            style_guide: String::new(),
+            images: ImageList::new(MOODBOARD_MAX_IMAGES, "moodboard"),
+            show_errors: false,
+            sending: false,
+            error: None,
+        }
+    }
 }
 
 impl BoardForm {
@@ -304,55 +386,10 @@ impl BoardForm {
             .map(|(_, m)| m)
     }
 
-    pub fn add_files(&mut self, paths: Vec<PathBuf>) {
-        let mut refused = Vec::new();
-        for path in paths {
-            if !is_image_file(&path) {
-                refused.push(format!(
-                    "{} is not an image",
-                    FormImage::File(path.clone()).label()
-                ));
-            } else if self.images.len() >= MOODBOARD_MAX_IMAGES {
-                refused.push(format!(
-                    "{} was not added: a moodboard takes at most {MOODBOARD_MAX_IMAGES} images",
-                    FormImage::File(path.clone()).label()
-                ));
-            } else if !self.images.contains(&FormImage::File(path.clone())) {
-                self.images.push(FormImage::File(path));
-            }
-        }
-        self.images_note = (!refused.is_empty()).then(|| refused.join("; "));
-    }
-
-    /// As [`DnaForm::add_url`]: a web address, or a file's path added as a file.
-    pub fn add_url(&mut self) {
-        let url = self.url_input.trim().to_owned();
-        if let Some(path) = typed_local_path(&url) {
-            self.add_files(vec![path]);
-            if self.images_note.is_none() {
-                self.url_input.clear();
-            }
-            return;
-        }
-        if !is_web_url(&url) {
-            self.images_note = Some(TYPED_ADDRESS_HINT.into());
-            return;
-        }
-        if self.images.len() >= MOODBOARD_MAX_IMAGES {
-            self.images_note = Some(format!(
-                "A moodboard takes at most {MOODBOARD_MAX_IMAGES} images"
-            ));
-            return;
-        }
-        self.images.push(FormImage::Url(url));
-        self.url_input.clear();
-        self.images_note = None;
-    }
-
     fn fields(&self) -> MoodboardFields {
         MoodboardFields {
             name: self.name.trim().to_owned(),
-            images: self.images.iter().map(FormImage::as_entry).collect(),
+            images: self.images.entries().collect(),
             style_guide: Some(self.style_guide.trim().to_owned()),
         }
     }
@@ -589,11 +626,11 @@ impl LooksState {
                     Some(_) => return Vec::new(),
                     None => self.form.insert(DnaForm::default()),
                 };
-                form.add_files(paths);
+                form.images.add_files(paths);
             }
             LooksTab::Moodboards => {
                 let form = self.board_form.get_or_insert_with(BoardForm::default);
-                form.add_files(paths);
+                form.images.add_files(paths);
             }
         }
         Vec::new()
@@ -648,11 +685,7 @@ impl LooksState {
                             None => dna(VisualDnaCommand::Create(NewVisualDna {
                                 name: form.name.trim().to_owned(),
                                 dna_type: form.dna_type,
-                                image_paths: form
-                                    .images
-                                    .iter()
-                                    .map(|i| PathBuf::from(i.as_entry()))
-                                    .collect(),
+                                image_paths: form.images.entries().map(PathBuf::from).collect(),
                                 prompt_helper: (!helper.is_empty()).then_some(helper),
                             })),
                             Some(id) => dna(VisualDnaCommand::Update {
@@ -669,20 +702,17 @@ impl LooksState {
             }
             LooksAction::AddDnaImages(paths) => {
                 if let Some(form) = &mut self.form {
-                    form.add_files(paths);
+                    form.images.add_files(paths);
                 }
             }
             LooksAction::AddDnaUrl => {
                 if let Some(form) = &mut self.form {
-                    form.add_url();
+                    form.images.add_url();
                 }
             }
             LooksAction::RemoveDnaImage(index) => {
-                if let Some(form) = &mut self.form
-                    && index < form.images.len()
-                {
+                if let Some(form) = &mut self.form {
                     form.images.remove(index);
-                    form.images_note = None;
                 }
             }
             LooksAction::PickImages => route = Some(LooksRoute::PickImages),
@@ -743,10 +773,11 @@ impl LooksState {
                         editing: Some(id),
                         name: b.name.clone(),
                         style_guide: b.style_guide.clone().unwrap_or_default(),
-                        images: b
-                            .image_urls()
-                            .map(|u| FormImage::Url(u.to_owned()))
-                            .collect(),
+                        images: BoardForm::default().images.with(
+                            b.image_urls()
+                                .map(|u| FormImage::Url(u.to_owned()))
+                                .collect(),
+                        ),
                         ..BoardForm::default()
                     });
                 }
@@ -771,15 +802,12 @@ impl LooksState {
             }
             LooksAction::AddBoardUrl => {
                 if let Some(form) = &mut self.board_form {
-                    form.add_url();
+                    form.images.add_url();
                 }
             }
             LooksAction::RemoveBoardImage(index) => {
-                if let Some(form) = &mut self.board_form
-                    && index < form.images.len()
-                {
+                if let Some(form) = &mut self.board_form {
                     form.images.remove(index);
-                    form.images_note = None;
                 }
             }
             LooksAction::ShowBoardInLibrary { id, name } => {
@@ -1066,10 +1094,12 @@ mod tests {
         assert!(form.problem(FormField::Images).is_some());
         let form = state.form.as_mut().unwrap();
         form.name = "Ada".into();
-        form.add_files(vec!["a.jpg".into(), "notes.txt".into()]);
+        form.images
+            .add_files(vec!["a.jpg".into(), "notes.txt".into()]);
         assert_eq!(form.images.len(), 1);
-        assert!(form.images_note.as_deref().unwrap().contains("notes.txt"));
-        form.add_files((0..5).map(|i| PathBuf::from(format!("{i}.png"))).collect());
+        assert!(form.images.note.as_deref().unwrap().contains("notes.txt"));
+        form.images
+            .add_files((0..5).map(|i| PathBuf::from(format!("{i}.png"))).collect());
         assert_eq!(form.images.len(), VISUAL_DNA_MAX_IMAGES);
         let (out, _) = state.apply(LooksAction::SaveDnaForm);
         assert!(matches!(
@@ -1121,7 +1151,9 @@ mod tests {
         let mut form = BoardForm {
             name: "Dusk".into(),
             style_guide: "x".repeat(501),
-            images: vec![FormImage::Url("https://h/a.jpg".into())],
+            images: BoardForm::default()
+                .images
+                .with(vec![FormImage::Url("https://h/a.jpg".into())]),
             show_errors: true,
             ..BoardForm::default()
         };
@@ -1132,45 +1164,68 @@ mod tests {
 
     #[test]
     fn a_typed_path_is_added_as_a_file_and_a_bare_word_is_refused() {
-        let mut form = DnaForm {
-            url_input: "/photos/ada front.jpg".into(),
-            ..DnaForm::default()
-        };
-        form.add_url();
+        let mut images = DnaForm::default().images;
+        images.url_input = "/photos/ada front.jpg".into();
+        images.add_url();
         assert_eq!(
-            form.images,
+            images.items,
             [FormImage::File(PathBuf::from("/photos/ada front.jpg"))]
         );
-        assert!(form.url_input.is_empty() && form.images_note.is_none());
-        form.url_input = "file:///photos/ada%20side.png".into();
-        form.add_url();
+        assert!(images.url_input.is_empty() && images.note.is_none());
+        images.url_input = "file:///photos/ada%20side.png".into();
+        images.add_url();
         assert_eq!(
-            form.images[1],
+            images.items[1],
             FormImage::File(PathBuf::from("/photos/ada side.png"))
         );
-        form.url_input = "/photos/notes.txt".into();
-        form.add_url();
-        assert_eq!(form.images.len(), 2);
+        images.url_input = "/photos/notes.txt".into();
+        images.add_url();
+        assert_eq!(images.len(), 2);
         assert!(
-            form.images_note
+            images
+                .note
                 .as_deref()
                 .is_some_and(|n| n.contains("not an image"))
         );
-        form.url_input = "ada.jpg".into();
-        form.add_url();
+        images.url_input = "ada.jpg".into();
+        images.add_url();
         assert!(
-            form.images_note
+            images
+                .note
                 .as_deref()
                 .is_some_and(|n| n.contains("file's path"))
         );
-        let mut board = BoardForm {
-            url_input: "/photos/dusk.jpg".into(),
-            ..BoardForm::default()
-        };
+        let mut board = BoardForm::default().images;
+        board.url_input = "/photos/dusk.jpg".into();
         board.add_url();
         assert_eq!(
-            board.images,
+            board.items,
             [FormImage::File(PathBuf::from("/photos/dusk.jpg"))]
+        );
+    }
+
+    #[test]
+    fn a_full_list_refuses_more_and_names_its_owner_and_limit() {
+        let mut board = BoardForm::default().images;
+        board.add_files((0..16).map(|i| PathBuf::from(format!("{i}.jpg"))).collect());
+        assert_eq!(board.len(), MOODBOARD_MAX_IMAGES);
+        assert_eq!(
+            board.note.as_deref(),
+            Some("15.jpg was not added: a moodboard takes at most 15 images")
+        );
+        board.url_input = "https://h/more.jpg".into();
+        board.add_url();
+        assert_eq!(board.len(), MOODBOARD_MAX_IMAGES);
+        assert_eq!(
+            board.note.as_deref(),
+            Some("A moodboard takes at most 15 images")
+        );
+        board.remove(0);
+        assert!(board.note.is_none(), "removing one clears the note");
+        board.add_url();
+        assert_eq!(
+            board.items.last(),
+            Some(&FormImage::Url("https://h/more.jpg".into()))
         );
     }
 }

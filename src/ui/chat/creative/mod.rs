@@ -287,12 +287,7 @@ pub fn creative_chat_ui(ui: &mut Ui, state: &mut CreativeChatState, model: &Mode
         .exact_size(LIST_WIDTH_PT)
         .resizable(false)
         .show_separator_line(false)
-        .frame(
-            egui::Frame::new()
-                .fill(tokens::palette().bg_panel)
-                .stroke(egui::Stroke::new(1.0, tokens::palette().border))
-                .inner_margin(egui::Margin::symmetric(10, 12)),
-        )
+        .frame(widgets::side_panel_frame(egui::Margin::symmetric(10, 12)))
         .show(ui, |ui| {
             conversation_list_ui(ui, state, model, &mut actions)
         });
