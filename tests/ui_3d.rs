@@ -59,6 +59,34 @@ fn frame(harness: &Studio) -> Vec<u8> {
         .to_vec()
 }
 
+/// Share of pixels that differ between two frames of the same size.
+fn changed_share(a: &[u8], b: &[u8]) -> f64 {
+    assert_eq!(a.len(), b.len(), "frames of one size");
+    let changed = a
+        .chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(p, q)| p != q)
+        .count();
+    changed as f64 / (a.len() / 4).max(1) as f64
+}
+
+/// A frame shows a lit model: a good share of it is not the background (its corner), in
+/// more than a few shades (faces at different angles to the light).
+fn assert_model_drawn(frame: &[u8], what: &str) {
+    let background = &frame[..4];
+    let model: Vec<&[u8]> = frame.chunks_exact(4).filter(|p| *p != background).collect();
+    let share = model.len() as f64 / (frame.len() / 4) as f64;
+    assert!(
+        share > 0.02,
+        "{what}: only {share:.4} of the picture is the model"
+    );
+    let shades: std::collections::HashSet<&[u8]> = model.into_iter().collect();
+    assert!(shades.len() > 16, "{what}: {} shades", shades.len());
+}
+
+/// Turning or zooming moved the model on the picture, not a stray pixel.
+const MIN_CHANGED_SHARE: f64 = 0.005;
+
 #[test]
 fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -123,10 +151,7 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     let triangles = view.mesh().expect("mesh").triangle_count();
     assert!(triangles > 1_000, "{triangles}");
     let first = frame(&harness);
-    assert!(
-        first.chunks_exact(4).any(|p| p != &first[..4]),
-        "the model was drawn, not only the background"
-    );
+    assert_model_drawn(&first, "the first view");
     // Idle: no new frames.
     let drawn = harness
         .state()
@@ -153,7 +178,12 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
         area.center() + egui::vec2(120.0, 30.0),
     );
     let turned = frame(&harness);
-    assert_ne!(turned, first, "a drag turns the model");
+    assert_model_drawn(&turned, "after a drag");
+    let share = changed_share(&turned, &first);
+    assert!(
+        share > MIN_CHANGED_SHARE,
+        "a drag turns the model ({share:.4} changed)"
+    );
     let yaw_after_drag = harness
         .state()
         .viewer()
@@ -177,7 +207,13 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
         zoomed.distance,
         yaw_after_drag.distance
     );
-    assert_ne!(frame(&harness), turned);
+    let zoomed_frame = frame(&harness);
+    assert_model_drawn(&zoomed_frame, "after the wheel");
+    let share = changed_share(&zoomed_frame, &turned);
+    assert!(
+        share > MIN_CHANGED_SHARE,
+        "the wheel zooms ({share:.4} changed)"
+    );
 
     // Reset view restores the first picture exactly.
     click_button(&mut harness, "Reset view");
@@ -191,7 +227,11 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     // The arrow keys orbit too (and do not step to another result).
     harness.key_press(egui::Key::ArrowRight);
     steps(&mut harness, 2);
-    assert_ne!(frame(&harness), first);
+    let share = changed_share(&frame(&harness), &first);
+    assert!(
+        share > MIN_CHANGED_SHARE,
+        "an arrow key orbits ({share:.4} changed)"
+    );
     harness.key_press(egui::Key::R);
     steps(&mut harness, 2);
     assert_eq!(frame(&harness), first);
