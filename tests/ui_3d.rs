@@ -59,15 +59,17 @@ fn frame(harness: &Studio) -> Vec<u8> {
         .to_vec()
 }
 
-/// Share of pixels that differ between two frames of the same size.
-fn changed_share(a: &[u8], b: &[u8]) -> f64 {
-    assert_eq!(a.len(), b.len(), "frames of one size");
-    let changed = a
+/// A real share of the picture changed between two frames of one size (the model moved
+/// on it, not a stray pixel).
+fn assert_moved(after: &[u8], before: &[u8], what: &str) {
+    assert_eq!(after.len(), before.len(), "frames of one size");
+    let changed = after
         .chunks_exact(4)
-        .zip(b.chunks_exact(4))
+        .zip(before.chunks_exact(4))
         .filter(|(p, q)| p != q)
         .count();
-    changed as f64 / (a.len() / 4).max(1) as f64
+    let share = changed as f64 / (after.len() / 4).max(1) as f64;
+    assert!(share > MIN_CHANGED_SHARE, "{what} ({share:.4} changed)");
 }
 
 /// A frame shows a lit model: a good share of it is not the background (its corner), in
@@ -84,7 +86,7 @@ fn assert_model_drawn(frame: &[u8], what: &str) {
     assert!(shades.len() > 16, "{what}: {} shades", shades.len());
 }
 
-/// Turning or zooming moved the model on the picture, not a stray pixel.
+/// Share of the picture a turn or a zoom changes at the least.
 const MIN_CHANGED_SHARE: f64 = 0.005;
 
 #[test]
@@ -179,11 +181,7 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     );
     let turned = frame(&harness);
     assert_model_drawn(&turned, "after a drag");
-    let share = changed_share(&turned, &first);
-    assert!(
-        share > MIN_CHANGED_SHARE,
-        "a drag turns the model ({share:.4} changed)"
-    );
+    assert_moved(&turned, &first, "a drag turns the model");
     let yaw_after_drag = harness
         .state()
         .viewer()
@@ -209,11 +207,7 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     );
     let zoomed_frame = frame(&harness);
     assert_model_drawn(&zoomed_frame, "after the wheel");
-    let share = changed_share(&zoomed_frame, &turned);
-    assert!(
-        share > MIN_CHANGED_SHARE,
-        "the wheel zooms ({share:.4} changed)"
-    );
+    assert_moved(&zoomed_frame, &turned, "the wheel zooms");
 
     // Reset view restores the first picture exactly.
     click_button(&mut harness, "Reset view");
@@ -227,11 +221,7 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     // The arrow keys orbit too (and do not step to another result).
     harness.key_press(egui::Key::ArrowRight);
     steps(&mut harness, 2);
-    let share = changed_share(&frame(&harness), &first);
-    assert!(
-        share > MIN_CHANGED_SHARE,
-        "an arrow key orbits ({share:.4} changed)"
-    );
+    assert_moved(&frame(&harness), &first, "an arrow key orbits");
     harness.key_press(egui::Key::R);
     steps(&mut harness, 2);
     assert_eq!(frame(&harness), first);
