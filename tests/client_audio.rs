@@ -15,12 +15,12 @@ use framewright::api::{
     ApiClient, ApiError, GenerationKind, GenerationSpec, JobState, ModelRecord, StatusResponse,
     Voice, VoiceFilter,
 };
-use framewright::engine::{
-    Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, LocalJobId, start,
+use framewright::engine::{Command, Event, JobPhase, LocalJobId};
+use service_support::{
+    LocalService, client, local_service, restored_jobs, start_engine, submit_until_accepted,
+    until_finished, wait_for,
 };
-use service_support::{LocalService, client, local_service};
-use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Jobs run this much faster than real time (music takes ~30 s of simulated time).
@@ -313,34 +313,6 @@ fn credits(value: f64) -> String {
 
 // ---- through the engine: the journal keeps an audio job across a restart ----
 
-fn start_engine(service: &LocalService, dir: &Path) -> EngineHandle {
-    start(EngineConfig {
-        base_url: service.sandbox.base_url().to_owned(),
-        api_key: service.key.clone(),
-        journal_path: dir.join("journal.sqlite3"),
-        service_id: "sandbox-audio-test".to_owned(),
-        cache_dir: dir.join("cache"),
-        repaint: Arc::new(|| {}),
-    })
-    .expect("engine starts")
-}
-
-fn wait_for<T>(
-    engine: &mut EngineHandle,
-    what: &str,
-    mut pick: impl FnMut(&Event) -> Option<T>,
-) -> T {
-    let deadline = Instant::now() + WAIT;
-    while Instant::now() < deadline {
-        if let Some(event) = engine.recv_timeout(Duration::from_millis(200))
-            && let Some(found) = pick(&event)
-        {
-            return found;
-        }
-    }
-    panic!("timed out waiting for {what}");
-}
-
 #[test]
 fn a_restart_resumes_an_audio_job_and_the_voice_list_comes_through_the_engine() {
     let service = service();
@@ -351,65 +323,31 @@ fn a_restart_resumes_an_audio_job_and_the_voice_list_comes_through_the_engine() 
         ..SoundRequest::default()
     }));
     let local_id: LocalJobId = {
-        let mut engine = start_engine(service, dir.path());
+        let mut engine = start_engine(service, dir.path(), "sandbox-audio-test");
         engine.send(Command::Voices).expect("ask for the voices");
-        let voices = wait_for(&mut engine, "the voices", |event| match event {
+        let voices = wait_for(&mut engine, "the voices", WAIT, |event| match event {
             Event::Voices(result) => Some(result.clone()),
             _ => None,
         })
         .expect("voices load");
         assert!(voices.iter().any(|v| v.name == "Rachel"));
 
-        engine
-            .send(Command::Submit {
-                spec: spec.clone(),
-                model_label: "Auto".into(),
-                credits_estimate: None,
-            })
-            .expect("queue submit");
         // Accepted (the service has its id): stop the studio while it runs.
-        let record: JobRecord =
-            wait_for(&mut engine, "the job to be accepted", |event| match event {
-                Event::JobUpdated(record)
-                    if matches!(record.phase, JobPhase::Running { .. })
-                        && record.generation_id.is_some() =>
-                {
-                    Some(record.clone())
-                }
-                _ => None,
-            });
+        let record = submit_until_accepted(&mut engine, &spec, WAIT);
         // The contract's hint for sound, as the service sent it.
         assert_eq!(record.poll_interval_secs, 5.0);
         record.local_id
     };
 
-    let mut engine = start_engine(service, dir.path());
-    let restored = wait_for(&mut engine, "JobsRestored", |event| match event {
-        Event::JobsRestored(jobs) => Some(jobs.clone()),
-        _ => None,
-    });
+    let mut engine = start_engine(service, dir.path(), "sandbox-audio-test");
+    let restored = restored_jobs(&mut engine, WAIT);
     let job = restored
         .iter()
         .find(|j| j.local_id == local_id)
         .expect("the audio job is in the journal");
     assert_eq!(job.spec, spec, "the body survives the restart");
     assert_eq!(job.spec.kind, GenerationKind::Sound);
-    let done = if job.phase == JobPhase::Completed {
-        job.clone()
-    } else {
-        wait_for(
-            &mut engine,
-            "the resumed job to finish",
-            |event| match event {
-                Event::JobUpdated(record)
-                    if record.local_id == local_id && record.phase.is_finished() =>
-                {
-                    Some(record.clone())
-                }
-                _ => None,
-            },
-        )
-    };
+    let done = until_finished(&mut engine, job, WAIT);
     assert_eq!(done.phase, JobPhase::Completed, "{done:?}");
     let tracks = done.result.expect("result").audio_tracks();
     assert_eq!(tracks.len(), 1);

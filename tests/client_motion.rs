@@ -10,11 +10,14 @@ use framewright::api::catalog_jobs::{ElementsRequest, FirstLastFrameRequest, Lip
 use framewright::api::pricing::estimate_credits;
 use framewright::api::validate::{CatalogMediaFacts, Field, validate_catalog_with};
 use framewright::api::{CatalogJobRequest, GenerationKind, GenerationSpec, ModelRecord};
-use framewright::engine::{Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, start};
-use service_support::{LocalService, client, client_with_key, local_service};
+use framewright::engine::{Command, EngineHandle, Event, JobPhase, JobRecord};
+use service_support::{
+    LocalService, client, client_with_key, local_service, restored_jobs, submit_until_accepted,
+    until_finished, wait_for,
+};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::time::Duration;
 
 /// Jobs run this much faster than real time (a catalog video takes ~2 simulated minutes).
 const SPEED: f64 = 200.0;
@@ -41,32 +44,7 @@ fn wav_file(dir: &Path, secs: f64) -> PathBuf {
 }
 
 fn start_engine(dir: &Path) -> EngineHandle {
-    let service = service();
-    start(EngineConfig {
-        base_url: service.sandbox.base_url().to_owned(),
-        api_key: service.key.clone(),
-        journal_path: dir.join("journal.sqlite3"),
-        service_id: "sandbox-motion-test".to_owned(),
-        cache_dir: dir.join("cache"),
-        repaint: Arc::new(|| {}),
-    })
-    .expect("engine starts")
-}
-
-fn wait_for<T>(
-    engine: &mut EngineHandle,
-    what: &str,
-    mut pick: impl FnMut(&Event) -> Option<T>,
-) -> T {
-    let deadline = Instant::now() + WAIT;
-    while Instant::now() < deadline {
-        if let Some(event) = engine.recv_timeout(Duration::from_millis(200))
-            && let Some(found) = pick(&event)
-        {
-            return found;
-        }
-    }
-    panic!("timed out waiting for {what}");
+    service_support::start_engine(service(), dir, "sandbox-motion-test")
 }
 
 /// Uploads `path` the way Create does; its web address.
@@ -77,7 +55,7 @@ fn upload(engine: &mut EngineHandle, path: &Path) -> String {
         })
         .expect("queue upload");
     let wanted = path.to_owned();
-    wait_for(engine, "the upload", |event| match event {
+    wait_for(engine, "the upload", WAIT, |event| match event {
         Event::SourceUploaded { path, result } if *path == wanted => Some(result.clone()),
         _ => None,
     })
@@ -115,7 +93,7 @@ fn run_all(engine: &mut EngineHandle, jobs: &[(GenerationSpec, Option<f64>)]) ->
     }
     let mut done: Vec<Option<JobRecord>> = vec![None; jobs.len()];
     while done.iter().any(Option::is_none) {
-        let (index, record) = wait_for(engine, "the jobs to finish", |event| match event {
+        let (index, record) = wait_for(engine, "the jobs to finish", WAIT, |event| match event {
             Event::JobUpdated(record) if record.phase.is_finished() => jobs
                 .iter()
                 .position(|(spec, _)| *spec == record.spec)
@@ -309,49 +287,15 @@ fn a_restart_resumes_a_first_last_frame_job_from_the_journal() {
                 prompt: "a slow dolly".into(),
                 ..FirstLastFrameRequest::default()
             }));
-        engine
-            .send(Command::Submit {
-                spec: spec.clone(),
-                model_label: "Auto".into(),
-                credits_estimate: None,
-            })
-            .expect("queue submit");
-        wait_for(&mut engine, "the job to be accepted", |event| match event {
-            Event::JobUpdated(record)
-                if matches!(record.phase, JobPhase::Running { .. })
-                    && record.generation_id.is_some() =>
-            {
-                Some(())
-            }
-            _ => None,
-        });
+        submit_until_accepted(&mut engine, &spec, WAIT);
         spec
     };
     let mut engine = start_engine(dir.path());
-    let restored = wait_for(&mut engine, "JobsRestored", |event| match event {
-        Event::JobsRestored(jobs) => Some(jobs.clone()),
-        _ => None,
-    });
+    let restored = restored_jobs(&mut engine, WAIT);
     let job = restored
         .iter()
         .find(|j| j.spec == spec)
         .expect("the body survives the restart");
-    let local_id = job.local_id;
-    let done = if job.phase.is_finished() {
-        job.clone()
-    } else {
-        wait_for(
-            &mut engine,
-            "the resumed job to finish",
-            |event| match event {
-                Event::JobUpdated(record)
-                    if record.local_id == local_id && record.phase.is_finished() =>
-                {
-                    Some(record.clone())
-                }
-                _ => None,
-            },
-        )
-    };
+    let done = until_finished(&mut engine, job, WAIT);
     assert_video(&done, GenerationKind::FirstLastFrame);
 }

@@ -11,10 +11,10 @@ use framewright::api::{ChatConversation, ChatMessage, ChatRole, GenerationKind};
 use framewright::engine::{
     Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, Journal, start,
 };
-use service_support::{LocalService, local_service};
+use service_support::{LocalService, local_service, wait_for};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SERVICE_ID: &str = "sandbox-test";
 const WAIT: Duration = Duration::from_secs(60);
@@ -48,22 +48,6 @@ fn send_message(engine: &EngineHandle, message: &str, conversation: Option<&str>
         .expect("queue submit");
 }
 
-fn wait_for<T>(
-    engine: &mut EngineHandle,
-    what: &str,
-    mut pick: impl FnMut(&Event) -> Option<T>,
-) -> T {
-    let deadline = Instant::now() + WAIT;
-    while Instant::now() < deadline {
-        if let Some(event) = engine.recv_timeout(Duration::from_millis(200))
-            && let Some(found) = pick(&event)
-        {
-            return found;
-        }
-    }
-    panic!("timed out waiting for {what}");
-}
-
 fn job_update(event: &Event) -> Option<&JobRecord> {
     match event {
         Event::JobUpdated(record) => Some(record),
@@ -72,14 +56,14 @@ fn job_update(event: &Event) -> Option<&JobRecord> {
 }
 
 fn restored(engine: &mut EngineHandle) -> Vec<JobRecord> {
-    wait_for(engine, "JobsRestored", |event| match event {
+    wait_for(engine, "JobsRestored", WAIT, |event| match event {
         Event::JobsRestored(jobs) => Some(jobs.clone()),
         _ => None,
     })
 }
 
 fn finished(engine: &mut EngineHandle, local_id: i64) -> JobRecord {
-    wait_for(engine, "the answer", |event| {
+    wait_for(engine, "the answer", WAIT, |event| {
         job_update(event)
             .filter(|r| r.local_id == local_id && r.phase.is_finished())
             .cloned()
@@ -99,7 +83,7 @@ fn conversations(engine: &mut EngineHandle) -> Vec<ChatConversation> {
     engine
         .send(Command::LoadChatConversations)
         .expect("queue list");
-    wait_for(engine, "the conversations", |event| match event {
+    wait_for(engine, "the conversations", WAIT, |event| match event {
         Event::ChatConversations(result) => Some(result.clone().expect("conversations")),
         _ => None,
     })
@@ -111,7 +95,7 @@ fn messages(engine: &mut EngineHandle, session_id: &str) -> Vec<ChatMessage> {
             session_id: session_id.to_owned(),
         })
         .expect("queue messages");
-    wait_for(engine, "the messages", |event| match event {
+    wait_for(engine, "the messages", WAIT, |event| match event {
         Event::ChatMessages {
             session_id: id,
             result,
@@ -130,7 +114,7 @@ fn a_message_is_answered_and_its_conversation_listed() {
     restored(&mut engine);
     send_message(&engine, "Write a haiku about rain on a harbour", None);
 
-    let running = wait_for(&mut engine, "Running", |event| {
+    let running = wait_for(&mut engine, "Running", WAIT, |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Running { .. }))
             .cloned()
@@ -169,7 +153,7 @@ fn a_message_is_answered_and_its_conversation_listed() {
 
     // The next message goes into the same conversation.
     send_message(&engine, "Now in French", Some(&session_id));
-    let second = wait_for(&mut engine, "the second answer", |event| {
+    let second = wait_for(&mut engine, "the second answer", WAIT, |event| {
         job_update(event)
             .filter(|r| r.spec.request.prompt == "Now in French" && r.phase.is_finished())
             .cloned()
@@ -195,7 +179,7 @@ fn a_running_answer_survives_an_engine_restart() {
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
     send_message(&engine, "Explain a rack focus", None);
-    let running = wait_for(&mut engine, "Running", |event| {
+    let running = wait_for(&mut engine, "Running", WAIT, |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Running { .. }))
             .cloned()
@@ -249,7 +233,7 @@ fn lost_and_failed_answers_are_told_honestly() {
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
     send_message(&engine, "Is this lost?", None);
-    let unconfirmed = wait_for(&mut engine, "Unconfirmed", |event| {
+    let unconfirmed = wait_for(&mut engine, "Unconfirmed", WAIT, |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Unconfirmed { .. }))
             .cloned()
@@ -262,7 +246,7 @@ fn lost_and_failed_answers_are_told_honestly() {
 
     service.sandbox.fail_next_jobs(1, false);
     send_message(&engine, "This one fails", None);
-    let failed = wait_for(&mut engine, "Failed", |event| {
+    let failed = wait_for(&mut engine, "Failed", WAIT, |event| {
         job_update(event)
             .filter(|r| r.spec.request.prompt == "This one fails" && r.phase.is_finished())
             .cloned()
@@ -302,7 +286,7 @@ fn an_older_synchronous_answer_is_a_job_finished_at_once() {
     restored(&mut engine);
     send_message(&engine, "Answer me at once", None);
     let mut phases = Vec::new();
-    let done = wait_for(&mut engine, "the answer", |event| {
+    let done = wait_for(&mut engine, "the answer", WAIT, |event| {
         let record = job_update(event)?;
         phases.push(record.phase.label());
         record.phase.is_finished().then(|| record.clone())

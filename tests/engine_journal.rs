@@ -9,10 +9,10 @@ use framewright::sandbox::{self, SandboxConfig, SandboxHandle};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod service_support;
-use service_support::image_spec;
+use service_support::{image_spec, wait_for};
 
 const SERVICE_ID: &str = "sandbox-test";
 /// Upper bound for any single wait; only there to stop a broken build from hanging.
@@ -53,22 +53,6 @@ fn submit(engine: &EngineHandle, prompt: &str) {
 }
 
 /// Drain events until `pick` returns something; panics after `WAIT`.
-fn wait_for<T>(
-    engine: &mut EngineHandle,
-    what: &str,
-    mut pick: impl FnMut(&Event) -> Option<T>,
-) -> T {
-    let deadline = Instant::now() + WAIT;
-    while Instant::now() < deadline {
-        if let Some(event) = engine.recv_timeout(Duration::from_millis(200))
-            && let Some(found) = pick(&event)
-        {
-            return found;
-        }
-    }
-    panic!("timed out waiting for {what}");
-}
-
 fn job_update(event: &Event) -> Option<&JobRecord> {
     match event {
         Event::JobUpdated(record) => Some(record),
@@ -77,7 +61,7 @@ fn job_update(event: &Event) -> Option<&JobRecord> {
 }
 
 fn restored(engine: &mut EngineHandle) -> Vec<JobRecord> {
-    wait_for(engine, "JobsRestored", |event| match event {
+    wait_for(engine, "JobsRestored", WAIT, |event| match event {
         Event::JobsRestored(jobs) => Some(jobs.clone()),
         _ => None,
     })
@@ -95,12 +79,12 @@ fn running_job_survives_restart_and_completes() {
     assert!(restored(&mut engine).is_empty());
 
     submit(&engine, "a harbour in fog");
-    let submitting: LocalJobId = wait_for(&mut engine, "Submitting", |event| {
+    let submitting: LocalJobId = wait_for(&mut engine, "Submitting", WAIT, |event| {
         job_update(event)
             .filter(|r| r.phase == JobPhase::Submitting)
             .map(|r| r.local_id)
     });
-    let running = wait_for(&mut engine, "Running", |event| {
+    let running = wait_for(&mut engine, "Running", WAIT, |event| {
         job_update(event)
             .filter(|r| r.local_id == submitting && matches!(r.phase, JobPhase::Running { .. }))
             .cloned()
@@ -147,7 +131,7 @@ fn running_job_survives_restart_and_completes() {
     let done = if job.phase == JobPhase::Completed {
         job.clone()
     } else {
-        wait_for(&mut engine, "Completed", |event| {
+        wait_for(&mut engine, "Completed", WAIT, |event| {
             job_update(event)
                 .filter(|r| r.local_id == submitting && r.phase.is_finished())
                 .cloned()
@@ -165,7 +149,7 @@ fn running_job_survives_restart_and_completes() {
             local_id: submitting,
         })
         .expect("queue dismiss");
-    wait_for(&mut engine, "JobRemoved", |event| match event {
+    wait_for(&mut engine, "JobRemoved", WAIT, |event| match event {
         Event::JobRemoved(id) if *id == submitting => Some(()),
         _ => None,
     });
@@ -185,7 +169,7 @@ fn lost_submit_answer_is_reconciled_not_resent() {
     restored(&mut engine);
 
     submit(&engine, "an answer that never arrives");
-    let unconfirmed = wait_for(&mut engine, "Unconfirmed", |event| {
+    let unconfirmed = wait_for(&mut engine, "Unconfirmed", WAIT, |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Unconfirmed { .. }))
             .cloned()
@@ -196,11 +180,16 @@ fn lost_submit_answer_is_reconciled_not_resent() {
     // The job exists on the service (the answer was lost, not the request). Reconciling
     // on its own finds it through the media library once it has output, recovers its id
     // and follows it to the end — without sending the generation again.
-    let finished = wait_for(&mut engine, "the recovered job to complete", |event| {
-        job_update(event)
-            .filter(|r| r.local_id == local_id && r.phase == JobPhase::Completed)
-            .cloned()
-    });
+    let finished = wait_for(
+        &mut engine,
+        "the recovered job to complete",
+        WAIT,
+        |event| {
+            job_update(event)
+                .filter(|r| r.local_id == local_id && r.phase == JobPhase::Completed)
+                .cloned()
+        },
+    );
     assert!(finished.generation_id.is_some(), "the id was recovered");
     assert!(finished.result.is_some_and(|r| !r.urls.is_empty()));
     assert_eq!(sandbox.generation_count(), 1, "never re-sent");
@@ -229,7 +218,7 @@ fn insufficient_credits_is_rejected() {
     let mut engine = start_engine(&sandbox, dir.path(), Arc::new(AtomicUsize::new(0)));
     restored(&mut engine);
     submit(&engine, "a cat with no credits");
-    let rejected = wait_for(&mut engine, "Rejected", |event| {
+    let rejected = wait_for(&mut engine, "Rejected", WAIT, |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Rejected { .. }))
             .cloned()
@@ -244,7 +233,7 @@ fn insufficient_credits_is_rejected() {
     assert_eq!(sandbox.generation_count(), 0);
     // The start-up fetches answered too.
     engine.send(Command::RefreshCredits).expect("queue");
-    let credits = wait_for(&mut engine, "Credits", |event| match event {
+    let credits = wait_for(&mut engine, "Credits", WAIT, |event| match event {
         Event::Credits(result) => Some(result.clone()),
         _ => None,
     });
@@ -259,7 +248,7 @@ fn startup_fetches_and_one_shot_commands() {
     let mut engine = start_engine(&sandbox, dir.path(), Arc::new(AtomicUsize::new(0)));
     let mut catalog = None;
     let mut projects = None;
-    wait_for(&mut engine, "catalog and projects", |event| {
+    wait_for(&mut engine, "catalog and projects", WAIT, |event| {
         match event {
             Event::Catalog(result) => catalog = Some(result.clone()),
             Event::Projects(result) => projects = Some(result.clone()),
@@ -286,7 +275,7 @@ fn startup_fetches_and_one_shot_commands() {
             name: "Moodboards".into(),
         })
         .expect("queue");
-    let project = wait_for(&mut engine, "ProjectCreated", |event| match event {
+    let project = wait_for(&mut engine, "ProjectCreated", WAIT, |event| match event {
         Event::ProjectCreated(result) => Some(result.clone()),
         _ => None,
     });
@@ -302,7 +291,7 @@ fn startup_fetches_and_one_shot_commands() {
             path: source.clone(),
         })
         .expect("queue");
-    let url = wait_for(&mut engine, "SourceUploaded", |event| match event {
+    let url = wait_for(&mut engine, "SourceUploaded", WAIT, |event| match event {
         Event::SourceUploaded { result, .. } => Some(result.clone()),
         _ => None,
     })
@@ -319,7 +308,7 @@ fn startup_fetches_and_one_shot_commands() {
             max_side_px: 100,
         })
         .expect("queue duplicate");
-    let image = wait_for(&mut engine, "ImageLoaded", |event| match event {
+    let image = wait_for(&mut engine, "ImageLoaded", WAIT, |event| match event {
         Event::ImageLoaded { url: loaded, image } if *loaded == url => Some(image.clone()),
         Event::ImageFailed { error, .. } => panic!("image failed: {error}"),
         _ => None,
@@ -335,7 +324,7 @@ fn startup_fetches_and_one_shot_commands() {
             path: dest.clone(),
         })
         .expect("queue");
-    let saved = wait_for(&mut engine, "FileSaved", |event| match event {
+    let saved = wait_for(&mut engine, "FileSaved", WAIT, |event| match event {
         Event::FileSaved { result, .. } => Some(result.clone()),
         _ => None,
     });

@@ -10,10 +10,10 @@ use framewright::engine::{
     Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord, Journal, LocalJobId, start,
 };
 use framewright::video_codec::VideoDecoder;
-use service_support::{LocalService, client, local_service};
+use service_support::{LocalService, client, local_service, wait_for};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const SERVICE_ID: &str = "sandbox-test";
 const WAIT: Duration = Duration::from_secs(90);
@@ -89,22 +89,6 @@ fn submit_trim(engine: &EngineHandle, source: &str) {
         .expect("queue submit");
 }
 
-fn wait_for<T>(
-    engine: &mut EngineHandle,
-    what: &str,
-    mut pick: impl FnMut(&Event) -> Option<T>,
-) -> T {
-    let deadline = Instant::now() + WAIT;
-    while Instant::now() < deadline {
-        if let Some(event) = engine.recv_timeout(Duration::from_millis(200))
-            && let Some(found) = pick(&event)
-        {
-            return found;
-        }
-    }
-    panic!("timed out waiting for {what}");
-}
-
 fn job_update(event: &Event) -> Option<&JobRecord> {
     match event {
         Event::JobUpdated(record) => Some(record),
@@ -113,7 +97,7 @@ fn job_update(event: &Event) -> Option<&JobRecord> {
 }
 
 fn restored(engine: &mut EngineHandle) -> Vec<JobRecord> {
-    wait_for(engine, "JobsRestored", |event| match event {
+    wait_for(engine, "JobsRestored", WAIT, |event| match event {
         Event::JobsRestored(jobs) => Some(jobs.clone()),
         _ => None,
     })
@@ -130,7 +114,7 @@ fn a_trim_is_followed_to_completion_with_monotonic_progress_and_no_cancel() {
     restored(&mut engine);
     submit_trim(&engine, &source);
 
-    let running = wait_for(&mut engine, "Running", |event| {
+    let running = wait_for(&mut engine, "Running", WAIT, |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Running { .. }))
             .cloned()
@@ -157,7 +141,7 @@ fn a_trim_is_followed_to_completion_with_monotonic_progress_and_no_cancel() {
         .expect("queue cancel");
     let mut shown = vec![running.progress_percent];
     let mut refused = false;
-    let done = wait_for(&mut engine, "Completed", |event| {
+    let done = wait_for(&mut engine, "Completed", WAIT, |event| {
         let record = job_update(event).filter(|r| r.local_id == running.local_id)?;
         shown.push(record.progress_percent);
         refused |= record
@@ -207,7 +191,7 @@ fn a_trim_survives_an_engine_restart_and_completes() {
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
     submit_trim(&engine, &source);
-    let running: LocalJobId = wait_for(&mut engine, "Running", |event| {
+    let running: LocalJobId = wait_for(&mut engine, "Running", WAIT, |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Running { .. }))
             .map(|r| r.local_id)
@@ -240,7 +224,7 @@ fn a_trim_survives_an_engine_restart_and_completes() {
         "{:?}",
         job.phase
     );
-    let done = wait_for(&mut engine, "Completed", |event| {
+    let done = wait_for(&mut engine, "Completed", WAIT, |event| {
         job_update(event)
             .filter(|r| r.local_id == running && r.phase.is_finished())
             .cloned()
@@ -266,7 +250,7 @@ fn an_unanswered_trim_is_not_sent_again() {
     let mut engine = start_engine(&service, dir.path());
     restored(&mut engine);
     submit_trim(&engine, &source);
-    let unconfirmed = wait_for(&mut engine, "Unconfirmed", |event| {
+    let unconfirmed = wait_for(&mut engine, "Unconfirmed", WAIT, |event| {
         job_update(event)
             .filter(|r| matches!(r.phase, JobPhase::Unconfirmed { .. }))
             .cloned()

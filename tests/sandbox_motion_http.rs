@@ -108,34 +108,14 @@ fn assert_error(status: StatusCode, body: &Value, expected: StatusCode, code: &s
 }
 
 async fn download(url: &str) -> Vec<u8> {
-    let response = service().http.get(url).send().await.expect("download");
-    assert_eq!(response.status(), StatusCode::OK, "{url}");
-    response.bytes().await.expect("bytes").to_vec()
+    service().download(url).await
 }
 
 /// Uploads bytes through the media upload route; returns the file URL.
 async fn upload(bytes: Vec<u8>, filename: &str, mime: &str) -> String {
-    loop {
-        let part = reqwest::multipart::Part::bytes(bytes.clone())
-            .file_name(filename.to_owned())
-            .mime_str(mime)
-            .expect("mime");
-        let response = service()
-            .http
-            .post(service().url("/v1/media/upload"))
-            .header("X-API-Key", &service().key)
-            .multipart(reqwest::multipart::Form::new().part("file", part))
-            .send()
-            .await
-            .expect("upload");
-        if response.status() == StatusCode::TOO_MANY_REQUESTS {
-            service().sandbox.advance_clock(61.0);
-            continue;
-        }
-        assert_eq!(response.status(), StatusCode::CREATED);
-        let body: Value = response.json().await.expect("json");
-        return body["media"]["url"].as_str().expect("url").to_owned();
-    }
+    service()
+        .upload_media(&service().key, bytes, filename, mime)
+        .await
 }
 
 /// A 96x96 PNG mostly of `colour`, with a soft stripe so it is not flat.
@@ -624,6 +604,28 @@ async fn lipsync_of_an_image_lasts_as_long_as_the_audio_and_carries_it() {
         levels.iter().max().copied().unwrap_or(0),
     );
     assert!(high > low + low / 10, "the mouth never moved: {levels:?}");
+    // It moves with the sound, not on its own: the line is a tone gated on and off every
+    // eighth of a second, and frames wholly inside a sounding eighth show the mouth
+    // differently from frames wholly inside a silent one.
+    let (mut sounding, mut silent) = (Vec::new(), Vec::new());
+    for (index, level) in levels.iter().enumerate() {
+        let (start, end) = (index as f64 / 24.0, (index + 1) as f64 / 24.0 - 1e-6);
+        let half = |t: f64| ((t * 8.0).floor() as i64) % 2 == 0;
+        if half(start) == half(end) {
+            if half(start) {
+                sounding.push(*level as f64);
+            } else {
+                silent.push(*level as f64);
+            }
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let (sounding, silent) = (mean(&sounding), mean(&silent));
+    assert!(
+        (sounding - silent).abs() > (high - low) as f64 / 4.0,
+        "the mouth does not follow the sound: sounding {sounding:.0}, silent {silent:.0}, \
+         range {low}..{high}: {levels:?}"
+    );
 }
 
 #[tokio::test]
@@ -676,10 +678,23 @@ async fn lipsync_of_a_video_uses_the_video_model_and_its_frames() {
     let done = wait(&answer).await;
     assert_eq!(done["result"]["model"], "sync/lipsync-2");
     let mp4 = result_mp4(&done).await;
-    let (decoder, _) = frames(&mp4);
+    let (decoder, made) = frames(&mp4);
     assert_eq!((decoder.info().width, decoder.info().height), (160, 90));
     assert!((decoder.info().duration_secs - 1.5).abs() < 0.05);
     assert!((sound_secs(&mp4) - 1.5).abs() < 0.1);
+    // Its pictures are the source video's, not a still or a blank of the right size.
+    let (_, source) = frames(&std::fs::read(FIXTURE_MP4).expect("fixture"));
+    for (index, frame) in made.iter().enumerate().step_by(6) {
+        let wanted = mean_rgb(&source[index.min(source.len() - 1)]);
+        let got = mean_rgb(frame);
+        let off = (0..3)
+            .map(|c| (got[c] - wanted[c]).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            off < 25.0,
+            "frame {index}: {got:?} against the source's {wanted:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -198,34 +198,14 @@ impl Caller {
 }
 
 async fn download(url: &str) -> Vec<u8> {
-    let response = service().http.get(url).send().await.expect("download");
-    assert_eq!(response.status(), StatusCode::OK, "{url}");
-    response.bytes().await.expect("bytes").to_vec()
+    service().download(url).await
 }
 
 /// Uploads bytes through the media upload route (as ana); returns the file URL.
 async fn upload(bytes: Vec<u8>, filename: &str, mime: &str) -> String {
-    loop {
-        let part = reqwest::multipart::Part::bytes(bytes.clone())
-            .file_name(filename.to_owned())
-            .mime_str(mime)
-            .expect("mime");
-        let response = service()
-            .http
-            .post(service().url("/v1/media/upload"))
-            .header("X-API-Key", &shared().ana)
-            .multipart(reqwest::multipart::Form::new().part("file", part))
-            .send()
-            .await
-            .expect("upload");
-        if response.status() == StatusCode::TOO_MANY_REQUESTS {
-            service().sandbox.advance_clock(61.0);
-            continue;
-        }
-        assert_eq!(response.status(), StatusCode::CREATED);
-        let body: Value = response.json().await.expect("json");
-        return body["media"]["url"].as_str().expect("url").to_owned();
-    }
+    service()
+        .upload_media(&shared().ana, bytes, filename, mime)
+        .await
 }
 
 /// The 2-second 160x90 fixture, uploaded once.

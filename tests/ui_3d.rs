@@ -59,6 +59,36 @@ fn frame(harness: &Studio) -> Vec<u8> {
         .to_vec()
 }
 
+/// A real share of the picture changed between two frames of one size (the model moved
+/// on it, not a stray pixel).
+fn assert_moved(after: &[u8], before: &[u8], what: &str) {
+    assert_eq!(after.len(), before.len(), "frames of one size");
+    let changed = after
+        .chunks_exact(4)
+        .zip(before.chunks_exact(4))
+        .filter(|(p, q)| p != q)
+        .count();
+    let share = changed as f64 / (after.len() / 4).max(1) as f64;
+    assert!(share > MIN_CHANGED_SHARE, "{what} ({share:.4} changed)");
+}
+
+/// A frame shows a lit model: a good share of it is not the background (its corner), in
+/// more than a few shades (faces at different angles to the light).
+fn assert_model_drawn(frame: &[u8], what: &str) {
+    let background = &frame[..4];
+    let model: Vec<&[u8]> = frame.chunks_exact(4).filter(|p| *p != background).collect();
+    let share = model.len() as f64 / (frame.len() / 4) as f64;
+    assert!(
+        share > 0.02,
+        "{what}: only {share:.4} of the picture is the model"
+    );
+    let shades: std::collections::HashSet<&[u8]> = model.into_iter().collect();
+    assert!(shades.len() > 16, "{what}: {} shades", shades.len());
+}
+
+/// Share of the picture a turn or a zoom changes at the least.
+const MIN_CHANGED_SHARE: f64 = 0.005;
+
 #[test]
 fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -123,10 +153,7 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     let triangles = view.mesh().expect("mesh").triangle_count();
     assert!(triangles > 1_000, "{triangles}");
     let first = frame(&harness);
-    assert!(
-        first.chunks_exact(4).any(|p| p != &first[..4]),
-        "the model was drawn, not only the background"
-    );
+    assert_model_drawn(&first, "the first view");
     // Idle: no new frames.
     let drawn = harness
         .state()
@@ -153,7 +180,8 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
         area.center() + egui::vec2(120.0, 30.0),
     );
     let turned = frame(&harness);
-    assert_ne!(turned, first, "a drag turns the model");
+    assert_model_drawn(&turned, "after a drag");
+    assert_moved(&turned, &first, "a drag turns the model");
     let yaw_after_drag = harness
         .state()
         .viewer()
@@ -177,7 +205,9 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
         zoomed.distance,
         yaw_after_drag.distance
     );
-    assert_ne!(frame(&harness), turned);
+    let zoomed_frame = frame(&harness);
+    assert_model_drawn(&zoomed_frame, "after the wheel");
+    assert_moved(&zoomed_frame, &turned, "the wheel zooms");
 
     // Reset view restores the first picture exactly.
     click_button(&mut harness, "Reset view");
@@ -191,7 +221,7 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     // The arrow keys orbit too (and do not step to another result).
     harness.key_press(egui::Key::ArrowRight);
     steps(&mut harness, 2);
-    assert_ne!(frame(&harness), first);
+    assert_moved(&frame(&harness), &first, "an arrow key orbits");
     harness.key_press(egui::Key::R);
     steps(&mut harness, 2);
     assert_eq!(frame(&harness), first);

@@ -237,3 +237,80 @@ fn too_many_reference_images_are_said_at_the_list_before_sending() {
         GenerationKind::Elements
     );
 }
+
+/// Drops a file that the studio should refuse and waits for the refusal at its slot.
+fn drop_and_refuse(harness: &mut Studio, path: PathBuf) {
+    support::drop_file(harness, path);
+    steps(harness, 2);
+    step_until(harness, "the file to be refused", |h| {
+        let motion = &h.state().compose_form().motion;
+        [&motion.face, &motion.voice_audio, &motion.first]
+            .into_iter()
+            .flatten()
+            .all(|slot| slot.upload.as_ref().is_none_or(|u| u.error.is_some()))
+    });
+}
+
+#[test]
+fn the_worst_files_are_refused_at_their_slot_and_nothing_is_sent() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+
+    // Lip sync: a clip cut off mid-file as the face, a text file named as a sound.
+    click_button(&mut harness, "Lip sync");
+    click_button(&mut harness, "Audio file");
+    let clip = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/video/h264_aac_160x90_24fps_48f.mp4"),
+    )
+    .expect("fixture");
+    let cut = dir.path().join("cut.mp4");
+    std::fs::write(&cut, &clip[..clip.len() / 2]).expect("write");
+    let not_a_sound = dir.path().join("line.mp3");
+    std::fs::write(&not_a_sound, "words, not a sound ".repeat(100)).expect("write");
+    drop_and_refuse(&mut harness, cut);
+    drop_and_refuse(&mut harness, not_a_sound);
+    press_generate(&mut harness);
+    steps(&mut harness, 3);
+    assert!(harness.state().jobs().is_empty(), "nothing was sent");
+    let motion = &harness.state().compose_form().motion;
+    assert!(
+        motion.face.as_ref().is_some_and(|f| f.url.is_empty())
+            && motion
+                .voice_audio
+                .as_ref()
+                .is_some_and(|a| a.url.is_empty()),
+        "neither file reached the service"
+    );
+    assert!(
+        has_label_starting(&harness, "Not sent: cut.mp4: the file ends early"),
+        "{:?}",
+        harness.state().compose_form().errors
+    );
+    assert!(has_label_starting(
+        &harness,
+        "Not sent: line.mp3: it is not a sound"
+    ));
+
+    // First and last frame: a picture that declares 60000 × 60000 px in a few bytes.
+    click_button(&mut harness, "First and last frame");
+    let bomb = dir.path().join("bomb.png");
+    std::fs::write(
+        &bomb,
+        framewright::engine::source_check::testing::bomb_png(60_000),
+    )
+    .expect("write");
+    drop_and_refuse(&mut harness, bomb);
+    press_generate(&mut harness);
+    steps(&mut harness, 3);
+    assert!(harness.state().jobs().is_empty(), "nothing was sent");
+    assert!(
+        has_label_starting(
+            &harness,
+            "Not sent: bomb.png: the picture is 60000 × 60000 px"
+        ),
+        "{:?}",
+        harness.state().compose_form().errors
+    );
+}

@@ -25,6 +25,7 @@ pub mod rate_limit;
 pub mod reachability;
 mod reconcile;
 pub mod runtime;
+pub mod source_check;
 pub mod storage;
 mod submit_queue;
 pub mod tracker;

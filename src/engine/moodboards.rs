@@ -128,6 +128,7 @@ async fn upload_local_images(
                 }
             }
             Some(path) => {
+                super::source_check::check_before_sending(&path).await?;
                 let uploaded = ctx.client.upload_file(&path, None).await.map_err(|e| {
                     let name = path
                         .file_name()

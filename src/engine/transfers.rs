@@ -118,6 +118,16 @@ impl Transfers {
 
     /// Upload a local file for image editing; answers with `SourceUploaded` (the media url).
     pub async fn upload_source(self, path: PathBuf) {
+        // A file the service could not use is refused here, before a byte is sent.
+        if let Err(refused) = super::source_check::check_before_sending(&path).await {
+            self.ctx
+                .emit(Event::SourceUploaded {
+                    path,
+                    result: Err(refused),
+                })
+                .await;
+            return;
+        }
         let counter = Arc::new(TransferCounter::default());
         let upload_path = path.clone();
         let upload = self

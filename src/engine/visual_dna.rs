@@ -244,6 +244,15 @@ async fn create_with_downloads(ctx: &Ctx, mut new: NewVisualDna) -> Result<Visua
             }
         }
     }
+    if failure.is_none() {
+        // Local pictures (and the downloaded ones) are looked at before any is sent.
+        for path in &new.image_paths {
+            if let Err(refused) = super::source_check::check_before_sending(path).await {
+                failure = Some(refused);
+                break;
+            }
+        }
+    }
     let result = match failure {
         Some(error) => Err(error),
         None => ctx.client.create_visual_dna(&new).await,

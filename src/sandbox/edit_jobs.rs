@@ -4,12 +4,12 @@
 //! job, render on the blocking pool, write `<id>.mp4` and `<id>_poster.jpg` like a video
 //! generation, and settle the real cost (the reservation assumed a source length).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::edit_plan::{
     self, EditRequest, ExtraInputs, JobRuleFailure, Operation, OperationFields,
 };
-use super::fetch_policy::{self, SOURCE_LIMITS, SourceFetchError, internal_address_message};
+use super::job_inputs::{fetch_input, job_failure, render_blocking, render_failed, stored_request};
 use super::jobs::{StoredResult, stored_look};
 use super::pricing::round_credits;
 use super::state::AppState;
@@ -25,58 +25,13 @@ pub(crate) fn is_edit_kind(kind: &str) -> bool {
     kind == EDIT_KIND || kind == VIDEO_FROM_VIDEO_KIND
 }
 
-fn failure(row: &GenerationRow, message: String, code: &str, category: &str) -> Value {
-    json!({
-        "message": message,
-        "category": category,
-        "code": code,
-        "retryable": false,
-        "severity": "error",
-        "provider": row.provider,
-    })
-}
-
 fn rule_failure(row: &GenerationRow, rule: JobRuleFailure) -> Value {
-    failure(row, rule.0, "INVALID_PARAMETER", "invalid_input")
-}
-
-fn internal(row: &GenerationRow, detail: impl std::fmt::Display) -> Value {
-    failure(
-        row,
-        format!("The sandbox could not produce the output: {detail}"),
-        "RENDER_FAILED",
-        "internal_error",
-    )
-}
-
-fn stored_request(row: &GenerationRow) -> Map<String, Value> {
-    match serde_json::from_str(&row.request_json) {
-        Ok(Value::Object(map)) => map,
-        _ => Map::new(),
-    }
-}
-
-/// `field` names the request field the URL came from (the refusal message names it).
-async fn fetch_input(
-    state: &AppState,
-    row: &GenerationRow,
-    (what, field): (&str, &str),
-    url: &str,
-) -> Result<Vec<u8>, Value> {
-    fetch_policy::fetch(state, url, SOURCE_LIMITS)
-        .await
-        .map_err(|error| {
-            let message = match error {
-                SourceFetchError::Internal => internal_address_message(field),
-                other => format!("Could not use {what} {url}: {other}"),
-            };
-            failure(row, message, "SOURCE_UNAVAILABLE", "invalid_input")
-        })
+    job_failure(row, rule.0, "INVALID_PARAMETER", "invalid_input")
 }
 
 pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, Value> {
     let Some(video_url) = row.source_images.first() else {
-        return Err(internal(row, "the job has no source video"));
+        return Err(render_failed(row, "the job has no source video"));
     };
     let source = fetch_input(state, row, ("source video", "video_url"), video_url).await?;
     if row.kind == VIDEO_FROM_VIDEO_KIND {
@@ -88,7 +43,7 @@ pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<Sto
     let body = stored_request(row);
     let extra = {
         let request = edit_plan::parse_request(&body, &state.catalog)
-            .map_err(|rejection| internal(row, rejection.message))?;
+            .map_err(|rejection| render_failed(row, rejection.message))?;
         // Rules that need no source fail the job before anything is downloaded.
         edit_plan::check_before_source(&request).map_err(|r| rule_failure(row, r))?;
         extra_urls(&request)
@@ -140,10 +95,7 @@ where
     F: FnOnce(&AppState, &GenerationRow) -> Result<StoredResult, Value> + Send + 'static,
 {
     let (state, row_owned) = (state.clone(), row.clone());
-    match tokio::task::spawn_blocking(move || work(&state, &row_owned)).await {
-        Ok(result) => result,
-        Err(join_error) => Err(internal(row, join_error)),
-    }
+    render_blocking(row, move || work(&state, &row_owned)).await
 }
 
 fn edit_and_write(
@@ -154,14 +106,15 @@ fn edit_and_write(
     inputs: ExtraInputs,
 ) -> Result<StoredResult, Value> {
     let request = edit_plan::parse_request(body, &state.catalog)
-        .map_err(|rejection| internal(row, rejection.message))?;
+        .map_err(|rejection| render_failed(row, rejection.message))?;
     let target_fps = edit_plan::check_before_source(&request).map_err(|r| rule_failure(row, r))?;
     let probe = probe_video(source).map_err(|e| source_unreadable(row, e))?;
     edit_plan::check_source_length(request.operation, probe.duration_secs)
         .map_err(|r| rule_failure(row, r))?;
     let spec = edit_plan::edit_spec(&request, &probe, target_fps, inputs);
     let watermark = request.operation != Operation::RemoveWatermark;
-    let video = edit_video(source, &spec, row.seed, watermark).map_err(|e| internal(row, e))?;
+    let video =
+        edit_video(source, &spec, row.seed, watermark).map_err(|e| render_failed(row, e))?;
     tracing::debug!(
         id = %row.id,
         operation = request.operation.edit_type(),
@@ -179,7 +132,7 @@ fn edit_and_write(
 }
 
 fn source_unreadable(row: &GenerationRow, error: impl std::fmt::Display) -> Value {
-    failure(
+    job_failure(
         row,
         format!("Could not read the source video: {error}"),
         "SOURCE_UNREADABLE",
@@ -202,7 +155,7 @@ fn restyle_and_write(
         .collect();
     let palette = (!palette.is_empty()).then_some(palette.as_slice());
     let video = restyle_video(source, &row.prompt_used, row.seed, palette, true)
-        .map_err(|e| internal(row, e))?;
+        .map_err(|e| render_failed(row, e))?;
     let mut stored = write_outputs(state, row, &video)?;
     let (credits, billed_secs) =
         video_input_cost(state, row, probe.duration_secs, video.duration_secs);

@@ -5,13 +5,14 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::fetch::decode_image;
 use super::fetch_policy::{self, SOURCE_LIMITS, SourceFetchError, internal_address_message};
 use super::files::{write_jpeg, write_png_rgba};
 use super::ids::fnv1a;
 use super::image_matte::{remove_background, thumbnail_over_checkerboard, upscale};
+use super::job_inputs::job_failure;
 use super::jobs::StoredResult;
 use super::state::AppState;
 use super::store::{GenerationRow, now_iso};
@@ -168,17 +169,6 @@ impl DuplicateGuard {
     }
 }
 
-fn failure(row: &GenerationRow, message: String, code: &str, category: &str) -> Value {
-    json!({
-        "message": message,
-        "category": category,
-        "code": code,
-        "retryable": false,
-        "severity": "error",
-        "provider": row.provider,
-    })
-}
-
 /// Fetches the source, runs the operation on the blocking pool, writes `0.png` (RGBA) and a
 /// JPEG thumbnail (a cut-out shown over a checkerboard).
 pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, Value> {
@@ -187,9 +177,9 @@ pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<Sto
         _ => Map::new(),
     };
     let operation = ImageOperation::parse(&body)
-        .map_err(|(code, message)| failure(row, message, code, "invalid_input"))?;
+        .map_err(|(code, message)| job_failure(row, message, code, "invalid_input"))?;
     let Some(url) = row.source_images.first() else {
-        return Err(failure(
+        return Err(job_failure(
             row,
             "The job has no source image".into(),
             "RENDER_FAILED",
@@ -200,13 +190,13 @@ pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<Sto
         .await
         .map_err(|error| match error {
             // Found by resolution or on a redirect: the route's own 400 code and message.
-            SourceFetchError::Internal => failure(
+            SourceFetchError::Internal => job_failure(
                 row,
                 internal_address_message("image_url"),
                 "INVALID_IMAGE_URL",
                 "invalid_input",
             ),
-            other => failure(
+            other => job_failure(
                 row,
                 format!("Could not use source image {url}: {other}"),
                 "SOURCE_IMAGE_UNAVAILABLE",
@@ -220,7 +210,7 @@ pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<Sto
     });
     match work.await {
         Ok(result) => result,
-        Err(join_error) => Err(failure(
+        Err(join_error) => Err(job_failure(
             row,
             format!("The sandbox could not produce the output: {join_error}"),
             "RENDER_FAILED",
@@ -236,7 +226,7 @@ fn render_and_write(
     bytes: &[u8],
 ) -> Result<StoredResult, Value> {
     let source = decode_image(bytes).map_err(|error| {
-        failure(
+        job_failure(
             row,
             format!("Could not use source image: {error}"),
             "SOURCE_IMAGE_UNREADABLE",
@@ -248,7 +238,7 @@ fn render_and_write(
         ImageOperation::RemoveBackground => remove_background(&source),
     };
     let internal = |error: String| {
-        failure(
+        job_failure(
             row,
             format!("The sandbox could not produce the output: {error}"),
             "RENDER_FAILED",
@@ -285,6 +275,7 @@ fn render_and_write(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn body(value: Value) -> Map<String, Value> {
         value.as_object().cloned().unwrap_or_default()

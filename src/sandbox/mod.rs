@@ -35,6 +35,7 @@ mod http_log;
 mod ids;
 mod image_matte;
 mod image_tools;
+mod job_inputs;
 mod jobs;
 mod look;
 mod media_store;

@@ -18,8 +18,9 @@ use super::fetch::decode_image;
 use super::fetch_policy::{self, SOURCE_LIMITS};
 use super::files::write_jpeg;
 use super::http_error::{ApiError, ApiResult};
-use super::ids::{is_object_id, new_object_id};
+use super::ids::new_object_id;
 use super::routes::json_object;
+use super::routes::lookup::visible_row;
 use super::state::AppState;
 use super::store::Store;
 use super::visual_dna::describe::dominant_colors;
@@ -160,13 +161,11 @@ fn not_found() -> ApiError {
 
 /// The caller's moodboard (another user's is as unknown as a missing one).
 pub(crate) fn owned(state: &AppState, user_id: &str, id: &str) -> ApiResult<Option<MoodboardRow>> {
-    if !is_object_id(id) {
-        return Ok(None);
-    }
-    Ok(state
-        .store
-        .moodboard(id)?
-        .filter(|row| row.owner_id == user_id))
+    visible_row(
+        id,
+        |id| state.store.moodboard(id),
+        |row| row.owner_id == user_id,
+    )
 }
 
 fn name_field(value: &Value) -> ApiResult<String> {

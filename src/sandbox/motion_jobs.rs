@@ -8,10 +8,10 @@
 //! sandbox's own `/files/` URLs are read from storage, so that costs a file read.
 
 use image::DynamicImage;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::fetch::decode_image;
-use super::fetch_policy::{self, SOURCE_LIMITS, SourceFetchError, internal_address_message};
+use super::job_inputs::{fetch_input, job_failure, render_blocking, render_failed, stored_request};
 use super::jobs::{StoredResult, video_dimensions, write_video_outputs};
 use super::motion_audio;
 use super::sound::{mix_seed, voices};
@@ -101,33 +101,6 @@ pub(crate) fn lipsync_sound(
     ))
 }
 
-fn failure(row: &GenerationRow, message: String, code: &str, category: &str) -> Value {
-    json!({
-        "message": message,
-        "category": category,
-        "code": code,
-        "retryable": false,
-        "severity": "error",
-        "provider": row.provider,
-    })
-}
-
-fn internal(row: &GenerationRow, detail: impl std::fmt::Display) -> Value {
-    failure(
-        row,
-        format!("The sandbox could not produce the output: {detail}"),
-        "RENDER_FAILED",
-        "internal_error",
-    )
-}
-
-fn request(row: &GenerationRow) -> Map<String, Value> {
-    match serde_json::from_str(&row.request_json) {
-        Ok(Value::Object(map)) => map,
-        _ => Map::new(),
-    }
-}
-
 fn strings(body: &Map<String, Value>, field: &str) -> Vec<String> {
     body.get(field)
         .and_then(Value::as_array)
@@ -149,27 +122,19 @@ fn string(body: &Map<String, Value>, field: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// Downloads one input; `field` names the request field in the failure.
+/// Downloads one input; the request field names it in a refusal.
 async fn fetch(
     state: &AppState,
     row: &GenerationRow,
     field: &str,
     url: &str,
 ) -> Result<Vec<u8>, Value> {
-    fetch_policy::fetch(state, url, SOURCE_LIMITS)
-        .await
-        .map_err(|error| {
-            let message = match error {
-                SourceFetchError::Internal => internal_address_message(field),
-                other => format!("Could not use {field} {url}: {other}"),
-            };
-            failure(row, message, "SOURCE_UNAVAILABLE", "invalid_input")
-        })
+    fetch_input(state, row, (field, field), url).await
 }
 
 fn image(row: &GenerationRow, field: &str, bytes: &[u8]) -> Result<DynamicImage, Value> {
     decode_image(bytes).map_err(|error| {
-        failure(
+        job_failure(
             row,
             format!("{field} is not an image the sandbox can read: {error}"),
             "SOURCE_IMAGE_UNREADABLE",
@@ -191,122 +156,119 @@ fn motion_spec(row: &GenerationRow) -> MotionSpec {
 }
 
 pub(crate) async fn produce(state: &AppState, row: &GenerationRow) -> Result<StoredResult, Value> {
-    let body = request(row);
+    let body = stored_request(row);
     let spec = motion_spec(row);
-    let work: Box<dyn FnOnce() -> Result<super::video::RenderedVideo, Value> + Send> = match row
-        .kind
-        .as_str()
-    {
-        FIRST_LAST_KIND => {
-            let first = string(&body, "first_frame_url").unwrap_or_default();
-            let last = string(&body, "last_frame_url").unwrap_or_default();
-            let first = image(
-                row,
-                "first_frame_url",
-                &fetch(state, row, "first_frame_url", &first).await?,
-            )?;
-            let last = image(
-                row,
-                "last_frame_url",
-                &fetch(state, row, "last_frame_url", &last).await?,
-            )?;
-            let row = row.clone();
-            Box::new(move || render_first_last(&first, &last, &spec).map_err(|e| internal(&row, e)))
-        }
-        ELEMENTS_KIND => {
-            let mut images = Vec::new();
-            for url in strings(&body, "reference_images") {
-                let bytes = fetch(state, row, "reference_images", &url).await?;
-                images.push(image(row, "reference_images", &bytes)?);
+    let work: Box<dyn FnOnce() -> Result<super::video::RenderedVideo, Value> + Send> =
+        match row.kind.as_str() {
+            FIRST_LAST_KIND => {
+                let first = string(&body, "first_frame_url").unwrap_or_default();
+                let last = string(&body, "last_frame_url").unwrap_or_default();
+                let first = image(
+                    row,
+                    "first_frame_url",
+                    &fetch(state, row, "first_frame_url", &first).await?,
+                )?;
+                let last = image(
+                    row,
+                    "last_frame_url",
+                    &fetch(state, row, "last_frame_url", &last).await?,
+                )?;
+                let row = row.clone();
+                Box::new(move || {
+                    render_first_last(&first, &last, &spec).map_err(|e| render_failed(&row, e))
+                })
             }
-            let mut videos = Vec::new();
-            for url in strings(&body, "reference_videos") {
-                videos.push(fetch(state, row, "reference_videos", &url).await?);
+            ELEMENTS_KIND => {
+                let mut images = Vec::new();
+                for url in strings(&body, "reference_images") {
+                    let bytes = fetch(state, row, "reference_images", &url).await?;
+                    images.push(image(row, "reference_images", &bytes)?);
+                }
+                let mut videos = Vec::new();
+                for url in strings(&body, "reference_videos") {
+                    videos.push(fetch(state, row, "reference_videos", &url).await?);
+                }
+                let mut audio = None;
+                if let Some(url) = strings(&body, "reference_audio_urls").first() {
+                    let bytes = fetch(state, row, "reference_audio_urls", url).await?;
+                    let pcm = motion_audio::decode_audio(&bytes).map_err(|why| {
+                        job_failure(
+                            row,
+                            format!("reference_audio_urls: {why}"),
+                            "SOURCE_AUDIO_UNREADABLE",
+                            "invalid_input",
+                        )
+                    })?;
+                    audio = Some(pcm);
+                }
+                let (row, prompt) = (row.clone(), row.prompt.clone());
+                Box::new(move || {
+                    let inputs = ElementsInputs {
+                        images: &images,
+                        videos: &videos,
+                        audio: audio.as_deref(),
+                        prompt: &prompt,
+                    };
+                    render_elements(&inputs, &spec).map_err(|e| render_failed(&row, e))
+                })
             }
-            let mut audio = None;
-            if let Some(url) = strings(&body, "reference_audio_urls").first() {
-                let bytes = fetch(state, row, "reference_audio_urls", url).await?;
-                let pcm = motion_audio::decode_audio(&bytes).map_err(|why| {
-                    failure(
-                        row,
-                        format!("reference_audio_urls: {why}"),
-                        "SOURCE_AUDIO_UNREADABLE",
-                        "invalid_input",
+            LIPSYNC_KIND => {
+                let source_url = string(&body, "source_url").unwrap_or_default();
+                let source_bytes = fetch(state, row, "source_url", &source_url).await?;
+                let audio_bytes = match string(&body, "audio_url") {
+                    Some(url) => Some(fetch(state, row, "audio_url", &url).await?),
+                    None => None,
+                };
+                let text = string(&body, "text_prompt");
+                let voice = string(&body, "voice");
+                let row = row.clone();
+                Box::new(move || {
+                    let face = classify_source(source_bytes).ok_or_else(|| {
+                        job_failure(
+                            &row,
+                            "source_url is neither an image nor a video the sandbox can read"
+                                .to_owned(),
+                            "SOURCE_UNREADABLE",
+                            "invalid_input",
+                        )
+                    })?;
+                    let pcm = lipsync_sound(
+                        audio_bytes.as_deref(),
+                        text.as_deref(),
+                        voice.as_deref(),
+                        row.seed,
                     )
-                })?;
-                audio = Some(pcm);
+                    .map_err(|why| {
+                        job_failure(
+                            &row,
+                            format!("audio_url: {why}"),
+                            "SOURCE_AUDIO_UNREADABLE",
+                            "invalid_input",
+                        )
+                    })?;
+                    let spec = MotionSpec {
+                        duration_secs: motion_audio::duration_secs(&pcm).max(1.0 / f64::from(FPS)),
+                        ..spec
+                    };
+                    let rendered = match &face {
+                        FaceSource::Image(image) => {
+                            render_lipsync(&LipsyncFace::Image(image), &pcm, &spec)
+                        }
+                        FaceSource::Video { mp4, .. } => {
+                            render_lipsync(&LipsyncFace::Video(mp4), &pcm, &spec)
+                        }
+                    };
+                    rendered.map_err(|e| render_failed(&row, e))
+                })
             }
-            let (row, prompt) = (row.clone(), row.prompt.clone());
-            Box::new(move || {
-                let inputs = ElementsInputs {
-                    images: &images,
-                    videos: &videos,
-                    audio: audio.as_deref(),
-                    prompt: &prompt,
-                };
-                render_elements(&inputs, &spec).map_err(|e| internal(&row, e))
-            })
-        }
-        LIPSYNC_KIND => {
-            let source_url = string(&body, "source_url").unwrap_or_default();
-            let source_bytes = fetch(state, row, "source_url", &source_url).await?;
-            let audio_bytes = match string(&body, "audio_url") {
-                Some(url) => Some(fetch(state, row, "audio_url", &url).await?),
-                None => None,
-            };
-            let text = string(&body, "text_prompt");
-            let voice = string(&body, "voice");
-            let row = row.clone();
-            Box::new(move || {
-                let face = classify_source(source_bytes).ok_or_else(|| {
-                    failure(
-                        &row,
-                        "source_url is neither an image nor a video the sandbox can read"
-                            .to_owned(),
-                        "SOURCE_UNREADABLE",
-                        "invalid_input",
-                    )
-                })?;
-                let pcm = lipsync_sound(
-                    audio_bytes.as_deref(),
-                    text.as_deref(),
-                    voice.as_deref(),
-                    row.seed,
-                )
-                .map_err(|why| {
-                    failure(
-                        &row,
-                        format!("audio_url: {why}"),
-                        "SOURCE_AUDIO_UNREADABLE",
-                        "invalid_input",
-                    )
-                })?;
-                let spec = MotionSpec {
-                    duration_secs: motion_audio::duration_secs(&pcm).max(1.0 / f64::from(FPS)),
-                    ..spec
-                };
-                let rendered = match &face {
-                    FaceSource::Image(image) => {
-                        render_lipsync(&LipsyncFace::Image(image), &pcm, &spec)
-                    }
-                    FaceSource::Video { mp4, .. } => {
-                        render_lipsync(&LipsyncFace::Video(mp4), &pcm, &spec)
-                    }
-                };
-                rendered.map_err(|e| internal(&row, e))
-            })
-        }
-        other => {
-            return Err(internal(
-                row,
-                format!("{other} is not a catalog video kind"),
-            ));
-        }
-    };
-    let video = match tokio::task::spawn_blocking(work).await {
-        Ok(result) => result?,
-        Err(join_error) => return Err(internal(row, join_error)),
-    };
+            other => {
+                return Err(render_failed(
+                    row,
+                    format!("{other} is not a catalog video kind"),
+                ));
+            }
+        };
+    let video = render_blocking(row, work).await?;
     tracing::debug!(generation_id = %row.id, kind = %row.kind, width = video.width, height = video.height, frames = video.frame_count, has_audio = video.has_audio, "catalog video rendered");
     write_video_outputs(&state.files_dir, row, &video)
 }

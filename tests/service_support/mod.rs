@@ -5,10 +5,15 @@
 // Each test crate uses a different subset of these helpers.
 #![allow(dead_code)]
 
+use framewright::api::GenerationSpec;
 use framewright::api::{ApiClient, ClientConfig};
+use framewright::engine::{self, Command, EngineConfig, EngineHandle, Event, JobPhase, JobRecord};
 use framewright::sandbox::{SandboxConfig, SandboxHandle, start};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 /// A running sandbox with its data in a temporary folder. Field order matters: the
@@ -129,10 +134,133 @@ pub async fn upload_png(
 }
 
 impl LocalService {
+    /// GETs `url` (a file the sandbox serves), asserting the 200; its bytes.
+    pub async fn download(&self, url: &str) -> Vec<u8> {
+        let response = self.http.get(url).send().await.expect("download");
+        assert_eq!(response.status(), StatusCode::OK, "{url}");
+        response.bytes().await.expect("bytes").to_vec()
+    }
+
+    /// Uploads `bytes` through `/v1/media/upload` with `key`, waiting out the upload rate
+    /// limit on the sandbox's clock; the file's web address.
+    pub async fn upload_media(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        filename: &str,
+        mime: &str,
+    ) -> String {
+        loop {
+            let part = reqwest::multipart::Part::bytes(bytes.clone())
+                .file_name(filename.to_owned())
+                .mime_str(mime)
+                .expect("mime");
+            let response = self
+                .http
+                .post(self.url("/v1/media/upload"))
+                .header("X-API-Key", key)
+                .multipart(reqwest::multipart::Form::new().part("file", part))
+                .send()
+                .await
+                .expect("upload");
+            if response.status() == StatusCode::TOO_MANY_REQUESTS {
+                self.sandbox.advance_clock(61.0);
+                continue;
+            }
+            assert_eq!(response.status(), StatusCode::CREATED);
+            let body: Value = response.json().await.expect("json");
+            return body["media"]["url"].as_str().expect("url").to_owned();
+        }
+    }
+
     /// [`upload_png`] to this sandbox.
     pub async fn upload_png(&self, key: &str, file_name: &str, bytes: Vec<u8>) -> Value {
         upload_png(&self.http, self.sandbox.base_url(), key, file_name, bytes).await
     }
+}
+
+/// The studio's engine against this sandbox, its journal and cache under `dir`
+/// (`service_id` keys the journal's jobs, as a profile does).
+pub fn start_engine(service: &LocalService, dir: &Path, service_id: &str) -> EngineHandle {
+    engine::start(EngineConfig {
+        base_url: service.sandbox.base_url().to_owned(),
+        api_key: service.key.clone(),
+        journal_path: dir.join("journal.sqlite3"),
+        service_id: service_id.to_owned(),
+        cache_dir: dir.join("cache"),
+        repaint: Arc::new(|| {}),
+    })
+    .expect("engine starts")
+}
+
+/// The first engine event `pick` accepts within `wait`; panics naming `what` otherwise.
+pub fn wait_for<T>(
+    engine: &mut EngineHandle,
+    what: &str,
+    wait: Duration,
+    mut pick: impl FnMut(&Event) -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + wait;
+    while Instant::now() < deadline {
+        if let Some(event) = engine.recv_timeout(Duration::from_millis(200))
+            && let Some(found) = pick(&event)
+        {
+            return found;
+        }
+    }
+    panic!("timed out waiting for {what}");
+}
+
+/// Submits `spec` through the engine and waits until the service accepted it (the job runs
+/// and has the service's id); its record.
+pub fn submit_until_accepted(
+    engine: &mut EngineHandle,
+    spec: &GenerationSpec,
+    wait: Duration,
+) -> JobRecord {
+    engine
+        .send(Command::Submit {
+            spec: spec.clone(),
+            model_label: "Auto".into(),
+            credits_estimate: None,
+        })
+        .expect("queue submit");
+    wait_for(
+        engine,
+        "the job to be accepted",
+        wait,
+        |event| match event {
+            Event::JobUpdated(record)
+                if matches!(record.phase, JobPhase::Running { .. })
+                    && record.generation_id.is_some() =>
+            {
+                Some(record.clone())
+            }
+            _ => None,
+        },
+    )
+}
+
+/// The jobs a (re)started engine restored from its journal.
+pub fn restored_jobs(engine: &mut EngineHandle, wait: Duration) -> Vec<JobRecord> {
+    wait_for(engine, "JobsRestored", wait, |event| match event {
+        Event::JobsRestored(jobs) => Some(jobs.clone()),
+        _ => None,
+    })
+}
+
+/// `job` once finished (as it is, when it already is).
+pub fn until_finished(engine: &mut EngineHandle, job: &JobRecord, wait: Duration) -> JobRecord {
+    if job.phase.is_finished() {
+        return job.clone();
+    }
+    let local_id = job.local_id;
+    wait_for(engine, "the job to finish", wait, |event| match event {
+        Event::JobUpdated(record) if record.local_id == local_id && record.phase.is_finished() => {
+            Some(record.clone())
+        }
+        _ => None,
+    })
 }
 
 /// The studio's typed client for this sandbox, with `key`.

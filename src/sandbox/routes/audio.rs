@@ -12,7 +12,7 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::generate::{
-    bad_request, insufficient, resolve_model, scaled_duration_ms, submit_answer, validate_seed,
+    SubmitReceipt, bad_request, bill_and_start, resolve_model, scaled_duration_ms, validate_seed,
 };
 use super::{json_object, resolve_project};
 use crate::sandbox::audio_jobs::{AudioJob, JOB_KEY, MUSIC_KIND, SOUND_KIND, SPEECH_KIND};
@@ -20,11 +20,10 @@ use crate::sandbox::auth::Caller;
 use crate::sandbox::catalog::ModelSpec;
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::new_object_id;
-use crate::sandbox::jobs;
 use crate::sandbox::pricing::round_credits;
 use crate::sandbox::sound::voices;
 use crate::sandbox::state::AppState;
-use crate::sandbox::store::{CreateOutcome, NewGeneration};
+use crate::sandbox::store::NewGeneration;
 
 /// Contract: 5 for sound, 8 for everything else (music, speech, transcription).
 const SOUND_POLL_INTERVAL_HINT_SECS: u64 = 5;
@@ -467,24 +466,15 @@ pub(super) fn create(
         batch_id: None,
         scene_number: None,
     };
-    if let CreateOutcome::InsufficientCredits { available } =
-        state.store.create_generation(&generation, submit.cost)?
-    {
-        return Err(insufficient(available, submit.cost));
-    }
-    tracing::info!(generation_id = %generation.id, kind = submit.kind, model = %generation.model, "sound generation submitted");
-    jobs::spawn(state.clone(), generation.id.clone());
-    let response = json!({
-        "success": true,
-        "generation_id": generation.id,
-        "type": submit.kind,
-        "model": submit.model_echo,
-        "credits_charged": submit.cost,
-        "poll_url": format!("/api/v1/generate/{}/status", generation.id),
-        "poll_interval_hint": submit.hint_secs,
-        "session_id": generation.session_id,
-        "project_id": generation.project_id,
-    });
-    let status = StatusCode::ACCEPTED;
-    Ok(submit_answer(&state, &generation.id, status, response))
+    bill_and_start(
+        &state,
+        &generation,
+        submit.cost,
+        SubmitReceipt {
+            model_echo: json!(submit.model_echo),
+            credits_charged: Some(submit.cost),
+            poll_interval_hint_secs: submit.hint_secs,
+            status: StatusCode::ACCEPTED,
+        },
+    )
 }

@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
-use super::generate::{bad_request, insufficient, scaled_duration_ms, submit_answer};
+use super::generate::{SubmitReceipt, bad_request, bill_and_start, scaled_duration_ms};
 use super::{json_object, resolve_project};
 use crate::sandbox::auth::Caller;
 use crate::sandbox::fetch_policy::{
@@ -19,9 +19,8 @@ use crate::sandbox::fetch_policy::{
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::new_object_id;
 use crate::sandbox::image_tools::{IMAGE_TOOL_KIND, ImageOperation};
-use crate::sandbox::jobs;
 use crate::sandbox::state::AppState;
-use crate::sandbox::store::{CreateOutcome, NewGeneration};
+use crate::sandbox::store::NewGeneration;
 
 /// Contract: 3 s for image and image-edit jobs.
 const POLL_INTERVAL_HINT_SECS: u64 = 3;
@@ -60,11 +59,18 @@ pub(crate) async fn edit_image(
         project_id,
         model_echo.clone(),
     );
-    if let CreateOutcome::InsufficientCredits { available } =
-        state.store.create_generation(&generation, reservation)?
-    {
-        return Err(insufficient(available, reservation));
-    }
+    let answer = bill_and_start(
+        &state,
+        &generation,
+        reservation,
+        SubmitReceipt {
+            model_echo: json!(model_echo),
+            credits_charged: Some(reservation),
+            poll_interval_hint_secs: POLL_INTERVAL_HINT_SECS,
+            status: StatusCode::ACCEPTED,
+        },
+    )?;
+    // Only a billed job is remembered against a repeat of the same request.
     state.image_tool_guard.remember(
         &caller.api_key,
         &image_url,
@@ -72,25 +78,7 @@ pub(crate) async fn edit_image(
         &generation.id,
         now_ms,
     );
-    tracing::info!(generation_id = %generation.id, operation = operation.name(), "image tool submitted");
-    jobs::spawn(state.clone(), generation.id.clone());
-    let response = json!({
-        "success": true,
-        "generation_id": generation.id,
-        "type": IMAGE_TOOL_KIND,
-        "model": model_echo,
-        "credits_charged": reservation,
-        "poll_url": format!("/api/v1/generate/{}/status", generation.id),
-        "poll_interval_hint": POLL_INTERVAL_HINT_SECS,
-        "session_id": generation.session_id,
-        "project_id": generation.project_id,
-    });
-    Ok(submit_answer(
-        &state,
-        &generation.id,
-        StatusCode::ACCEPTED,
-        response,
-    ))
+    Ok(answer)
 }
 
 /// 409 in the sandbox's SDK shape plus the contract's `existingGenerationId`.

@@ -146,6 +146,50 @@ pub(super) fn submit_answer(
     (status, Json(response)).into_response()
 }
 
+/// How a submit is answered besides the job's own ids.
+pub(super) struct SubmitReceipt {
+    pub(super) model_echo: Value,
+    /// `None` when the charge is settled on completion (from the real source length).
+    pub(super) credits_charged: Option<f64>,
+    pub(super) poll_interval_hint_secs: u64,
+    pub(super) status: StatusCode,
+}
+
+/// Bills and starts a job, the one way every submit does it: reserves `minimum` credits
+/// with the row (403 INSUFFICIENT_CREDITS when the balance is short, nothing stored), starts
+/// the job and answers with its ids and poll address.
+pub(super) fn bill_and_start(
+    state: &AppState,
+    generation: &NewGeneration,
+    minimum: f64,
+    receipt: SubmitReceipt,
+) -> ApiResult<Response> {
+    if let CreateOutcome::InsufficientCredits { available } =
+        state.store.create_generation(generation, minimum)?
+    {
+        return Err(insufficient(available, minimum));
+    }
+    tracing::info!(generation_id = %generation.id, kind = %generation.kind, model = %generation.model, "generation submitted");
+    jobs::spawn(state.clone(), generation.id.clone());
+    let response = json!({
+        "success": true,
+        "generation_id": generation.id,
+        "type": generation.kind,
+        "model": receipt.model_echo,
+        "credits_charged": receipt.credits_charged,
+        "poll_url": format!("/api/v1/generate/{}/status", generation.id),
+        "poll_interval_hint": receipt.poll_interval_hint_secs,
+        "session_id": generation.session_id,
+        "project_id": generation.project_id,
+    });
+    Ok(submit_answer(
+        state,
+        &generation.id,
+        receipt.status,
+        response,
+    ))
+}
+
 pub(super) fn bad_request(code: &str, message: impl Into<String>) -> ApiError {
     ApiError::sdk(StatusCode::BAD_REQUEST, code, message)
 }
@@ -546,30 +590,15 @@ fn submit(state: AppState, caller: Caller, raw_body: &[u8], kind: Kind) -> ApiRe
         batch_id: None,
         scene_number: None,
     };
-    match state.store.create_generation(&generation, minimum)? {
-        CreateOutcome::Created => {}
-        CreateOutcome::InsufficientCredits { available } => {
-            return Err(insufficient(available, minimum));
-        }
-    }
-    tracing::info!(generation_id = %generation.id, kind = kind.wire_type(), model = %generation.model, "generation submitted");
-    jobs::spawn(state.clone(), generation.id.clone());
-
-    let response = json!({
-        "success": true,
-        "generation_id": generation.id,
-        "type": kind.wire_type(),
-        "model": model_echo,
-        "credits_charged": cost,
-        "poll_url": format!("/api/v1/generate/{}/status", generation.id),
-        "poll_interval_hint": POLL_INTERVAL_HINT_SECS,
-        "session_id": generation.session_id,
-        "project_id": generation.project_id,
-    });
-    Ok(submit_answer(
+    bill_and_start(
         &state,
-        &generation.id,
-        kind.success_status(),
-        response,
-    ))
+        &generation,
+        minimum,
+        SubmitReceipt {
+            model_echo: json!(model_echo),
+            credits_charged: Some(cost),
+            poll_interval_hint_secs: POLL_INTERVAL_HINT_SECS,
+            status: kind.success_status(),
+        },
+    )
 }

@@ -7,6 +7,7 @@ mod creative_chat;
 mod edit_image;
 mod folders;
 mod generate;
+pub(crate) mod lookup;
 mod media;
 mod media_bulk;
 mod models;

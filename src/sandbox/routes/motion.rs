@@ -16,8 +16,8 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::generate::{
-    AUTO_MODEL_ALIASES, bad_request, insufficient, resolve_model, scaled_duration_ms,
-    submit_answer, validate_extras, validate_seed,
+    AUTO_MODEL_ALIASES, SubmitReceipt, bad_request, bill_and_start, resolve_model,
+    scaled_duration_ms, validate_extras, validate_seed,
 };
 use super::video::video_resolution;
 use super::{json_object, resolve_project};
@@ -29,7 +29,6 @@ use crate::sandbox::fetch_policy::{
 };
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::new_object_id;
-use crate::sandbox::jobs;
 use crate::sandbox::motion_audio;
 use crate::sandbox::motion_jobs::{
     DEFAULT_VOICE, ELEMENTS_KIND, FIRST_LAST_KIND, FaceSource, LIPSYNC_KIND, classify_source,
@@ -39,7 +38,7 @@ use crate::sandbox::pricing::per_output_second_cost;
 use crate::sandbox::render::parse_aspect_ratio;
 use crate::sandbox::sound::voices;
 use crate::sandbox::state::AppState;
-use crate::sandbox::store::{CreateOutcome, NewGeneration};
+use crate::sandbox::store::NewGeneration;
 
 const POLL_INTERVAL_HINT_SECS: u64 = 8;
 /// Realistic wall time at speed 1.0, like the other video jobs.
@@ -361,30 +360,17 @@ fn submit(
         batch_id: None,
         scene_number: None,
     };
-    if let CreateOutcome::InsufficientCredits { available } =
-        state.store.create_generation(&generation, minimum)?
-    {
-        return Err(insufficient(available, minimum));
-    }
-    tracing::info!(generation_id = %generation.id, kind = job.kind, model = %generation.model, "catalog video submitted");
-    jobs::spawn(state.clone(), generation.id.clone());
-    let response = json!({
-        "success": true,
-        "generation_id": generation.id,
-        "type": job.kind,
-        "model": job.model_echo,
-        "credits_charged": job.cost,
-        "poll_url": format!("/api/v1/generate/{}/status", generation.id),
-        "poll_interval_hint": POLL_INTERVAL_HINT_SECS,
-        "session_id": generation.session_id,
-        "project_id": generation.project_id,
-    });
-    Ok(submit_answer(
+    bill_and_start(
         state,
-        &generation.id,
-        StatusCode::ACCEPTED,
-        response,
-    ))
+        &generation,
+        minimum,
+        SubmitReceipt {
+            model_echo: json!(job.model_echo),
+            credits_charged: Some(job.cost),
+            poll_interval_hint_secs: POLL_INTERVAL_HINT_SECS,
+            status: StatusCode::ACCEPTED,
+        },
+    )
 }
 
 /// A reference count against its cap (a cap of 0 or none = the kind is not taken).

@@ -10,6 +10,7 @@ use axum::{Extension, Json};
 use serde_json::{Value, json};
 
 use super::json_object;
+use super::lookup::{Page, visible_row};
 use super::palette_body::{Details, parse_create, parse_update};
 use crate::sandbox::auth::Caller;
 use crate::sandbox::http_error::{ApiError, ApiResult};
@@ -47,13 +48,12 @@ fn forbidden() -> ApiError {
 
 /// A palette the caller owns (organisation palettes have no owner, so never qualify).
 fn owned_palette(state: &AppState, caller: &Caller, id: &str) -> ApiResult<PaletteRow> {
-    if !is_object_id(id) {
-        return Err(not_found());
-    }
-    match state.store.palette(id)? {
-        Some(row) if row.owner_id.as_deref() == Some(caller.user_id.as_str()) => Ok(row),
-        _ => Err(not_found()),
-    }
+    visible_row(
+        id,
+        |id| state.store.palette(id),
+        |row| row.owner_id.as_deref() == Some(caller.user_id.as_str()),
+    )?
+    .ok_or_else(not_found)
 }
 
 /// `projectId` of an activate/deactivate body (400 when missing or empty).
@@ -77,25 +77,13 @@ fn require_edit(state: &AppState, caller: &Caller, project_id: &str) -> ApiResul
     }
 }
 
-/// Lenient integer query value: unparsable means "not given".
-fn query_int(query: &HashMap<String, String>, key: &str) -> Option<i64> {
-    query
-        .get(key)
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite())
-        .map(|v| v.trunc() as i64)
-}
-
 /// GET /v1/color-palettes
 pub(crate) async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Query(query): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Value>> {
-    let page = query_int(&query, "page").unwrap_or(1).max(1) as u64;
-    let limit = query_int(&query, "limit")
-        .unwrap_or(i64::from(DEFAULT_PAGE_LIMIT))
-        .clamp(1, i64::from(MAX_PAGE_LIMIT)) as u32;
+    let Page { page, limit } = Page::lenient(&query, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT);
     // Only the camelCase spelling; an unreadable project is ignored, not an error.
     let active_id = match query.get("projectId").map(|p| p.trim()) {
         Some(project_id)
@@ -108,7 +96,7 @@ pub(crate) async fn list(
         }
         _ => None,
     };
-    let offset = (page - 1).saturating_mul(u64::from(limit));
+    let offset = Page { page, limit }.offset();
     let (rows, total) =
         state
             .store

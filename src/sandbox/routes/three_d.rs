@@ -10,7 +10,8 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::generate::{
-    AUTO_MODEL_ALIASES, bad_request, insufficient, scaled_duration_ms, submit_answer, validate_seed,
+    AUTO_MODEL_ALIASES, SubmitReceipt, bad_request, bill_and_start, scaled_duration_ms,
+    validate_seed,
 };
 use super::{json_object, resolve_project};
 use crate::palette::{ImageRef, extract_swatches};
@@ -20,13 +21,12 @@ use crate::sandbox::fetch::decode_image;
 use crate::sandbox::fetch_policy::{self, SOURCE_LIMITS};
 use crate::sandbox::http_error::{ApiError, ApiResult};
 use crate::sandbox::ids::new_object_id;
-use crate::sandbox::jobs;
 use crate::sandbox::look::{GradeColor, Look};
 use crate::sandbox::model3d::job::{THREE_D_KIND, THREE_D_TYPES, WORLD_TYPE};
 use crate::sandbox::model3d::mesh::{DEFAULT_TRIANGLES, MAX_TRIANGLES, MIN_TRIANGLES};
 use crate::sandbox::pricing::{round_credits, three_d_cost};
 use crate::sandbox::state::AppState;
-use crate::sandbox::store::{CreateOutcome, NewGeneration};
+use crate::sandbox::store::NewGeneration;
 
 const POLL_INTERVAL_HINT_SECS: u64 = 8;
 /// The job's wall time at speed 1 when the model names none.
@@ -213,31 +213,17 @@ pub(crate) async fn three_d(
         batch_id: None,
         scene_number: None,
     };
-    match state.store.create_generation(&generation, minimum)? {
-        CreateOutcome::Created => {}
-        CreateOutcome::InsufficientCredits { available } => {
-            return Err(insufficient(available, minimum));
-        }
-    }
-    tracing::info!(generation_id = %generation.id, kind = THREE_D_KIND, mode = mode.wire(), model = %generation.model, "generation submitted");
-    jobs::spawn(state.clone(), generation.id.clone());
-    let response = json!({
-        "success": true,
-        "generation_id": generation.id,
-        "type": THREE_D_KIND,
-        "model": model_echo,
-        "credits_charged": cost,
-        "poll_url": format!("/api/v1/generate/{}/status", generation.id),
-        "poll_interval_hint": POLL_INTERVAL_HINT_SECS,
-        "session_id": generation.session_id,
-        "project_id": generation.project_id,
-    });
-    Ok(submit_answer(
+    bill_and_start(
         &state,
-        &generation.id,
-        StatusCode::OK,
-        response,
-    ))
+        &generation,
+        minimum,
+        SubmitReceipt {
+            model_echo: json!(model_echo),
+            credits_charged: Some(cost),
+            poll_interval_hint_secs: POLL_INTERVAL_HINT_SECS,
+            status: StatusCode::OK,
+        },
+    )
 }
 
 /// `model` for the mode: an auto alias (or none) is the mode's default, echoed "auto";

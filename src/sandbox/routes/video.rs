@@ -11,9 +11,9 @@ use axum::{Extension, Json};
 use serde_json::{Map, Value, json};
 
 use super::generate::{
-    bad_request, enhance_flag, enhanced_prompt, insufficient, project_grade, resolve_model,
-    scaled_duration_ms, submit_answer, validate_extras, validate_resolution, validate_seed,
-    with_grade_directive,
+    SubmitReceipt, bad_request, bill_and_start, enhance_flag, enhanced_prompt, insufficient,
+    project_grade, resolve_model, scaled_duration_ms, submit_answer, validate_extras,
+    validate_resolution, validate_seed, with_grade_directive,
 };
 use super::{json_object, resolve_project};
 use crate::palette::PaletteColor;
@@ -386,25 +386,17 @@ fn submit_video(
         batch_id: None,
         scene_number: None,
     };
-    if let CreateOutcome::InsufficientCredits { available } =
-        state.store.create_generation(&generation, minimum)?
-    {
-        return Err(insufficient(available, minimum));
-    }
-    tracing::info!(generation_id = %generation.id, kind = kind.wire_type(), model = %generation.model, "video generation submitted");
-    jobs::spawn(state.clone(), generation.id.clone());
-    let response = json!({
-        "success": true,
-        "generation_id": generation.id,
-        "type": kind.wire_type(),
-        "model": model_echo,
-        "credits_charged": cost,
-        "poll_url": format!("/api/v1/generate/{}/status", generation.id),
-        "poll_interval_hint": VIDEO_POLL_INTERVAL_HINT_SECS,
-        "session_id": generation.session_id,
-        "project_id": generation.project_id,
-    });
-    Ok(accepted(&state, &generation.id, response))
+    bill_and_start(
+        &state,
+        &generation,
+        minimum,
+        SubmitReceipt {
+            model_echo: json!(model_echo),
+            credits_charged: Some(cost),
+            poll_interval_hint_secs: VIDEO_POLL_INTERVAL_HINT_SECS,
+            status: StatusCode::ACCEPTED,
+        },
+    )
 }
 
 /// A short deterministic scene title: the scene's story beat

@@ -10,16 +10,15 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
-use super::generate::{bad_request, insufficient, scaled_duration_ms, submit_answer};
+use super::generate::{SubmitReceipt, bad_request, bill_and_start, scaled_duration_ms};
 use super::{json_object, resolve_project};
 use crate::sandbox::auth::Caller;
 use crate::sandbox::edit_jobs::EDIT_KIND;
 use crate::sandbox::edit_plan::{self, EditRequest, OperationFields};
 use crate::sandbox::http_error::ApiResult;
 use crate::sandbox::ids::new_object_id;
-use crate::sandbox::jobs;
 use crate::sandbox::state::AppState;
-use crate::sandbox::store::{CreateOutcome, NewGeneration};
+use crate::sandbox::store::NewGeneration;
 
 const POLL_INTERVAL_HINT_SECS: u64 = 8;
 /// Realistic wall time of an edit at speed 1.0.
@@ -38,31 +37,17 @@ pub(crate) async fn edit_video(
     let reservation = edit_plan::edit_cost(&request, reserved_secs);
     let generation = new_edit(&state, &caller, &body, &request, project_id, reservation);
     let model_echo = request.model_echo.clone();
-    if let CreateOutcome::InsufficientCredits { available } =
-        state.store.create_generation(&generation, reservation)?
-    {
-        return Err(insufficient(available, reservation));
-    }
-    tracing::info!(generation_id = %generation.id, operation = request.operation.name(), model = %generation.model, "video edit submitted");
-    jobs::spawn(state.clone(), generation.id.clone());
-    let response = json!({
-        "success": true,
-        "generation_id": generation.id,
-        "type": EDIT_KIND,
-        "model": model_echo,
-        // Settled on completion from the real source length (credits_used).
-        "credits_charged": Value::Null,
-        "poll_url": format!("/api/v1/generate/{}/status", generation.id),
-        "poll_interval_hint": POLL_INTERVAL_HINT_SECS,
-        "session_id": generation.session_id,
-        "project_id": generation.project_id,
-    });
-    Ok(submit_answer(
+    bill_and_start(
         &state,
-        &generation.id,
-        StatusCode::ACCEPTED,
-        response,
-    ))
+        &generation,
+        reservation,
+        SubmitReceipt {
+            model_echo: json!(model_echo),
+            credits_charged: None,
+            poll_interval_hint_secs: POLL_INTERVAL_HINT_SECS,
+            status: StatusCode::ACCEPTED,
+        },
+    )
 }
 
 /// The prompt an edit records (the first prompt-like field the operation reads).

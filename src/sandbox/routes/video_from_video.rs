@@ -11,8 +11,8 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::generate::{
-    bad_request, enhance_flag, enhanced_prompt, insufficient, project_grade, scaled_duration_ms,
-    submit_answer, validate_extras, validate_seed, with_grade_directive,
+    SubmitReceipt, bad_request, bill_and_start, enhance_flag, enhanced_prompt, project_grade,
+    scaled_duration_ms, validate_extras, validate_seed, with_grade_directive,
 };
 use super::video::video_resolution;
 use super::{json_object, resolve_project};
@@ -22,11 +22,10 @@ use crate::sandbox::edit_jobs::{VIDEO_FROM_VIDEO_KIND, video_input_credits};
 use crate::sandbox::edit_plan::{self, ASSUMED_SOURCE_SECS, AUTO_MODEL_ALIASES};
 use crate::sandbox::http_error::ApiResult;
 use crate::sandbox::ids::new_object_id;
-use crate::sandbox::jobs;
 use crate::sandbox::look::Look;
 use crate::sandbox::render::parse_aspect_ratio;
 use crate::sandbox::state::AppState;
-use crate::sandbox::store::{CreateOutcome, NewGeneration};
+use crate::sandbox::store::NewGeneration;
 
 const POLL_INTERVAL_HINT_SECS: u64 = 8;
 const VIDEO_FROM_VIDEO_BASE_DURATION_MS: f64 = 120_000.0;
@@ -155,28 +154,15 @@ pub(crate) async fn video_from_video(
         batch_id: None,
         scene_number: None,
     };
-    if let CreateOutcome::InsufficientCredits { available } =
-        state.store.create_generation(&generation, reservation)?
-    {
-        return Err(insufficient(available, reservation));
-    }
-    tracing::info!(generation_id = %generation.id, model = %generation.model, "video-to-video submitted");
-    jobs::spawn(state.clone(), generation.id.clone());
-    let response = json!({
-        "success": true,
-        "generation_id": generation.id,
-        "type": VIDEO_FROM_VIDEO_KIND,
-        "model": model.identifier,
-        "credits_charged": Value::Null,
-        "poll_url": format!("/api/v1/generate/{}/status", generation.id),
-        "poll_interval_hint": POLL_INTERVAL_HINT_SECS,
-        "session_id": generation.session_id,
-        "project_id": generation.project_id,
-    });
-    Ok(submit_answer(
+    bill_and_start(
         &state,
-        &generation.id,
-        StatusCode::ACCEPTED,
-        response,
-    ))
+        &generation,
+        reservation,
+        SubmitReceipt {
+            model_echo: json!(model.identifier),
+            credits_charged: None,
+            poll_interval_hint_secs: POLL_INTERVAL_HINT_SECS,
+            status: StatusCode::ACCEPTED,
+        },
+    )
 }

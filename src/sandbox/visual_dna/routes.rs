@@ -15,8 +15,9 @@ use crate::image_codec::{self, DecodeBudget};
 use crate::sandbox::auth::Caller;
 use crate::sandbox::files::{content_type_for, write_jpeg};
 use crate::sandbox::http_error::{ApiError, ApiResult};
-use crate::sandbox::ids::{is_object_id, new_object_id};
+use crate::sandbox::ids::new_object_id;
 use crate::sandbox::routes::json_object;
+use crate::sandbox::routes::lookup::{Page, visible_row};
 use crate::sandbox::routes::upload::{
     MAX_UPLOAD_BYTES, extension_for, file_too_large, multipart_error, text_field,
 };
@@ -92,13 +93,12 @@ fn row_json(state: &AppState, row: &VisualDnaRow, with_system_prompt: bool) -> V
 
 /// An entry the caller may read: their own or a global one.
 fn readable(state: &AppState, caller: &Caller, id: &str) -> ApiResult<VisualDnaRow> {
-    if !is_object_id(id) {
-        return Err(not_found());
-    }
-    match state.store.visual_dna(id)? {
-        Some(row) if row.is_global() || row.owner_id.as_deref() == Some(&caller.user_id) => Ok(row),
-        _ => Err(not_found()),
-    }
+    visible_row(
+        id,
+        |id| state.store.visual_dna(id),
+        |row| row.is_global() || row.owner_id.as_deref() == Some(&caller.user_id),
+    )?
+    .ok_or_else(not_found)
 }
 
 /// An entry the caller may change: their own (a global is 403).
@@ -286,14 +286,6 @@ pub(crate) async fn create(
     ))
 }
 
-fn query_int(query: &HashMap<String, String>, key: &str) -> Option<i64> {
-    query
-        .get(key)
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite())
-        .map(|v| v.trunc() as i64)
-}
-
 fn query_text(query: &HashMap<String, String>, keys: &[&str]) -> Option<String> {
     keys.iter()
         .find_map(|k| query.get(*k))
@@ -307,10 +299,7 @@ pub(crate) async fn list(
     Extension(caller): Extension<Caller>,
     Query(query): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Value>> {
-    let page = query_int(&query, "page").unwrap_or(1).max(1) as u64;
-    let limit = query_int(&query, "limit")
-        .unwrap_or(i64::from(DEFAULT_PAGE_LIMIT))
-        .clamp(1, i64::from(MAX_PAGE_LIMIT)) as u32;
+    let page = Page::lenient(&query, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT);
     let dna_type = match query_text(&query, &["dna_type", "dnaType"]) {
         Some(raw) => Some(valid_type(&raw)?),
         None => None,
@@ -319,8 +308,8 @@ pub(crate) async fn list(
         search: query_text(&query, &["search"]),
         dna_type,
         folder_id: query_text(&query, &["folder_id", "folderId"]),
-        limit,
-        offset: (page - 1).saturating_mul(u64::from(limit)),
+        limit: page.limit,
+        offset: page.offset(),
     };
     let (rows, total) = state.store.list_visual_dnas(&caller.user_id, &filter)?;
     let items: Vec<Value> = rows.iter().map(|r| row_json(&state, r, false)).collect();
@@ -328,8 +317,8 @@ pub(crate) async fn list(
         "success": true,
         "count": items.len(),
         "visual_dnas": items,
-        "page": page,
-        "limit": limit,
+        "page": page.page,
+        "limit": page.limit,
         "total": total,
     })))
 }

@@ -423,13 +423,17 @@ impl MotionForm {
                     message: "Wait for the upload to finish.".to_owned(),
                 });
             }
-            if slots
-                .iter()
-                .any(|s| s.upload.as_ref().is_some_and(|u| u.error.is_some()))
-            {
+            // The first failed file, with the engine's words (a file refused before
+            // sending says why: too large a picture, a cut-off clip).
+            if let Some((label, error)) = slots.iter().find_map(|s| {
+                s.upload
+                    .as_ref()
+                    .and_then(|u| u.error.as_ref())
+                    .map(|e| (&s.label, e))
+            }) {
                 errors.push(FieldError {
                     field: target.field(),
-                    message: "The upload failed; remove it and add the file again.".to_owned(),
+                    message: upload_refusal(label, error),
                 });
             }
         };
@@ -592,6 +596,16 @@ pub struct SharedFields {
     pub resolution: Option<String>,
     pub visual_dna_ids: Vec<String>,
     pub project_id: Option<String>,
+}
+
+/// What a field says of a file that did not upload: the engine's words (which name the
+/// file when it was refused before sending), and what to do.
+pub(super) fn upload_refusal(file_name: &str, error: &str) -> String {
+    if error.contains(file_name) {
+        format!("{error} Remove it and add another file.")
+    } else {
+        format!("{file_name}: {error} Remove it and add another file.")
+    }
 }
 
 fn file_name(path: &Path) -> String {

@@ -173,7 +173,7 @@ impl ThreeDForm {
         if let Some(pending) = self.uploading.first() {
             let name = display_name(&pending.path);
             let message = match &pending.error {
-                Some(_) => format!("The upload of {name} failed: remove it or drop it again."),
+                Some(error) => super::motion_form::upload_refusal(&name, error),
                 None => format!("Wait for {name} to finish uploading."),
             };
             self.errors = vec![FieldError {
@@ -356,7 +356,7 @@ fn images_card_ui(ui: &mut Ui, form: &mut ThreeDForm) {
                         ui.label(format!("Uploading {name}…"));
                     }
                     Some(error) => {
-                        widgets::field_error(ui, &format!("{name} could not be uploaded: {error}"));
+                        widgets::field_error(ui, &super::motion_form::upload_refusal(&name, error));
                     }
                 }
                 let button = ui.small_button("✕");
