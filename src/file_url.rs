@@ -49,6 +49,20 @@ fn percent_decode(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// A typed file path (absolute, or `~/…`) or `file://` URL, for keyboard users who type
+/// where others drop a file. Whether the file exists is for the caller to find out.
+pub fn typed_local_path(text: &str) -> Option<PathBuf> {
+    let text = text.trim();
+    if text.starts_with("file://") {
+        return path_of_file_url(text);
+    }
+    if let Some(rest) = text.strip_prefix("~/") {
+        return std::env::var_os("HOME").map(|home| PathBuf::from(home).join(rest));
+    }
+    let path = PathBuf::from(text);
+    path.is_absolute().then_some(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

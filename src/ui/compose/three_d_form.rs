@@ -170,6 +170,29 @@ impl ThreeDForm {
     }
 
     pub fn submit(&mut self, model: &Model, project_id: Option<&str>) -> Vec<Action> {
+        // A file's path typed in a view (keyboard users type where others drop): uploaded
+        // like a dropped file; Generate then waits for it as for any upload.
+        let typed: Vec<PathBuf> = self
+            .images
+            .iter_mut()
+            .filter_map(|text| {
+                let path = crate::file_url::typed_local_path(text)?;
+                text.clear();
+                Some(path)
+            })
+            .collect();
+        if !typed.is_empty() {
+            let (uploads, skipped) = self.add_files(typed);
+            let message = match skipped.first() {
+                Some(name) => format!("{name} is not an image file."),
+                None => "Uploading the image files; Generate when they are done.".to_owned(),
+            };
+            self.errors = vec![FieldError {
+                field: Field::ReferenceImages,
+                message,
+            }];
+            return uploads;
+        }
         if let Some(pending) = self.uploading.first() {
             let name = display_name(&pending.path);
             let message = match &pending.error {
@@ -330,7 +353,7 @@ fn images_card_ui(ui: &mut Ui, form: &mut ThreeDForm) {
             ui.horizontal(|ui| {
                 let field = ui.add(
                     egui::TextEdit::singleline(url)
-                        .hint_text("https://… (any web address), or drop an image file here")
+                        .hint_text("https://…, a file's path, or drop an image file here")
                         .desired_width(ui.available_width() - 36.0),
                 );
                 widgets::name_widget(&field, &format!("Reference image {}", i + 1));
@@ -474,6 +497,33 @@ mod tests {
         assert!(form.error(Field::ReferenceImages).is_some());
         form.images[0] = "https://h/chair.png".into();
         assert_eq!(form.submit(&model, None).len(), 1);
+    }
+
+    #[test]
+    fn a_typed_file_path_is_uploaded_like_a_dropped_file() {
+        let model = model_with(vec![]);
+        let mut form = ThreeDForm::default();
+        form.set_mode(ThreeDMode::Single);
+        form.images = vec!["/home/ada/chair.png".into()];
+        let actions = form.submit(&model, None);
+        assert!(
+            matches!(
+                actions.as_slice(),
+                [Action::Send(c)] if matches!(c.as_ref(), Command::UploadSource { path } if path == Path::new("/home/ada/chair.png"))
+            ),
+            "the typed path is uploaded, nothing is submitted"
+        );
+        assert!(form.error(Field::ReferenceImages).is_some());
+        assert!(form.upload_finished(
+            Path::new("/home/ada/chair.png"),
+            &Ok("https://h/chair.png".into())
+        ));
+        assert_eq!(form.request(None).reference_images, ["https://h/chair.png"]);
+        assert_eq!(
+            form.submit(&model, None).len(),
+            1,
+            "then Generate sends the job"
+        );
     }
 
     #[test]
