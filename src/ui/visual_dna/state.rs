@@ -254,7 +254,7 @@ impl ImageList {
     /// `file://` URL), which is added as a file.
     pub fn add_url(&mut self) {
         let url = self.url_input.trim().to_owned();
-        if let Some(path) = typed_local_path(&url) {
+        if let Some(path) = crate::file_url::typed_local_path(&url) {
             self.add_files(vec![path]);
             if self.note.is_none() {
                 self.url_input.clear();
@@ -277,6 +277,24 @@ impl ImageList {
         self.note = None;
     }
 
+    /// A refusal that names one of this list's files ("bomb.png: the picture is …", from
+    /// the engine's look at a file before sending) goes under the images as their note,
+    /// where the person fixes it. `false`: the error is not about one of them.
+    pub fn take_refusal(&mut self, error: &ApiError) -> bool {
+        let ApiError::Invalid(message) = error else {
+            return false;
+        };
+        let names_one_of_ours = self.items.iter().any(|item| {
+            matches!(item, FormImage::File(_))
+                && message.starts_with(&format!("{}: ", item.label()))
+        });
+        if names_one_of_ours {
+            tracing::info!("image refused before sending: {message}");
+            self.note = Some(format!("Not sent: {message}"));
+        }
+        names_one_of_ours
+    }
+
     /// Remove the image at `index` (out of range: nothing), and the note with it.
     pub fn remove(&mut self, index: usize) {
         if index < self.items.len() {
@@ -292,19 +310,6 @@ impl ImageList {
 }
 
 const TYPED_ADDRESS_HINT: &str = "Paste an image address (https://…) or a file's path";
-
-/// A typed file path (absolute, or `~/…`) or `file://` URL, for keyboard users who type
-/// where others drop. Whether the file exists is the engine's to find out.
-fn typed_local_path(text: &str) -> Option<PathBuf> {
-    if text.starts_with("file://") {
-        return crate::file_url::path_of_file_url(text);
-    }
-    if let Some(rest) = text.strip_prefix("~/") {
-        return std::env::var_os("HOME").map(|home| PathBuf::from(home).join(rest));
-    }
-    let path = PathBuf::from(text);
-    path.is_absolute().then_some(path)
-}
 
 /// The create / edit form of a moodboard.
 #[derive(Clone, Debug, PartialEq)]
@@ -903,7 +908,10 @@ impl LooksState {
                 Err(error) => {
                     if let Some(form) = &mut self.form {
                         form.sending = false;
-                        form.error = Some(ShownError::of("Could not make the Visual DNA", error));
+                        if !form.images.take_refusal(error) {
+                            form.error =
+                                Some(ShownError::of("Could not make the Visual DNA", error));
+                        }
                     }
                 }
             },
@@ -1042,7 +1050,9 @@ impl LooksState {
                 match &mut self.board_form {
                     Some(form) => {
                         form.sending = false;
-                        form.error = Some(shown);
+                        if !form.images.take_refusal(error) {
+                            form.error = Some(shown);
+                        }
                     }
                     None => out.push(Action::Toast(ToastKind::Error, shown.message)),
                 }
@@ -1227,5 +1237,23 @@ mod tests {
             board.items.last(),
             Some(&FormImage::Url("https://h/more.jpg".into()))
         );
+    }
+
+    #[test]
+    fn a_refused_file_is_said_under_the_images_not_as_the_forms_error() {
+        let mut images = DnaForm::default().images;
+        images.add_files(vec![PathBuf::from("/tmp/bomb.png")]);
+        let refused = ApiError::Invalid(
+            "bomb.png: the picture is 60000 × 60000 px, more than the studio opens.".into(),
+        );
+        assert!(images.take_refusal(&refused));
+        assert!(
+            images
+                .note
+                .as_deref()
+                .is_some_and(|n| n.starts_with("Not sent: bomb.png: the picture is"))
+        );
+        let other = ApiError::Invalid("a Visual DNA needs a name".into());
+        assert!(!images.take_refusal(&other), "not about one of its files");
     }
 }
