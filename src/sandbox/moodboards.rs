@@ -262,18 +262,30 @@ async fn fetch_pictures(state: &AppState, urls: &[String]) -> ApiResult<Vec<Dyna
 fn collage(images: &[DynamicImage]) -> RgbImage {
     let mut out = RgbImage::from_pixel(COLLAGE_SIDE_PX, COLLAGE_SIDE_PX, image::Rgb([24, 24, 28]));
     let cells: Vec<&DynamicImage> = images.iter().take(COLLAGE_CELLS).collect();
-    if cells.len() == 1 {
-        return cells[0]
-            .resize_to_fill(COLLAGE_SIDE_PX, COLLAGE_SIDE_PX, FilterType::Triangle)
-            .to_rgb8();
-    }
-    let half = COLLAGE_SIDE_PX / 2;
-    for (index, image) in cells.iter().enumerate() {
+    let side = COLLAGE_SIDE_PX;
+    let half = side / 2;
+    // (x, y, width, height) of each cell: every layout fills the square, so a board of
+    // two or three images has no empty corner.
+    let layout: Vec<(u32, u32, u32, u32)> = match cells.len() {
+        0 => Vec::new(),
+        1 => vec![(0, 0, side, side)],
+        2 => vec![(0, 0, half, side), (half, 0, side - half, side)],
+        3 => vec![
+            (0, 0, half, side),
+            (half, 0, side - half, half),
+            (half, half, side - half, side - half),
+        ],
+        _ => vec![
+            (0, 0, half, half),
+            (half, 0, side - half, half),
+            (0, half, half, side - half),
+            (half, half, side - half, side - half),
+        ],
+    };
+    for (image, (x, y, width, height)) in cells.iter().zip(layout) {
         let tile = image
-            .resize_to_fill(half, half, FilterType::Triangle)
+            .resize_to_fill(width, height, FilterType::Triangle)
             .to_rgb8();
-        let x = (index as u32 % 2) * half;
-        let y = (index as u32 / 2) * half;
         image::imageops::replace(&mut out, &tile, i64::from(x), i64::from(y));
     }
     out
@@ -429,6 +441,28 @@ pub(crate) async fn delete(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_collage_of_two_or_three_images_leaves_no_empty_corner() {
+        let background = image::Rgb([24, 24, 28]);
+        let red = DynamicImage::ImageRgb8(RgbImage::from_pixel(8, 8, image::Rgb([200, 0, 0])));
+        let blue = DynamicImage::ImageRgb8(RgbImage::from_pixel(8, 8, image::Rgb([0, 0, 200])));
+        for images in [
+            vec![red.clone(), blue.clone()],
+            vec![red, blue.clone(), blue],
+        ] {
+            let out = collage(&images);
+            let last = COLLAGE_SIDE_PX - 1;
+            for (x, y) in [(0, 0), (last, 0), (0, last), (last, last)] {
+                assert_ne!(
+                    *out.get_pixel(x, y),
+                    background,
+                    "corner ({x}, {y}) of a {}-image collage is empty",
+                    images.len()
+                );
+            }
+        }
+    }
 
     #[test]
     fn master_prompt_names_the_style_and_colours() {

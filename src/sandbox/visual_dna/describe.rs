@@ -89,8 +89,13 @@ pub(crate) fn describe(
     } else {
         format!("{image_count} reference pictures")
     };
+    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
     let mut description =
-        format!("{name}: a {noun} learned from {pictures}, dominated by {palette_words}.");
+        format!("{name}: {article} {noun} learned from {pictures}, dominated by {palette_words}.");
     if let Some(helper) = prompt_helper.filter(|h| !h.trim().is_empty()) {
         description.push_str(&format!(" Notes: {}.", helper.trim().trim_end_matches('.')));
     }
