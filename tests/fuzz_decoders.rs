@@ -588,3 +588,58 @@ fn an_m4a_with_a_damaged_sample_table_is_refused() {
         .join("tests/fixtures/audio/damaged-stsc.m4a");
     assert!(framewright::audio::open_file(&path).is_err());
 }
+
+/// The look at a local video before it is sent (`engine::source_check`, a walk over the
+/// MP4's top-level boxes): for every mutated file it answers, never panics, and a refusal
+/// is a sentence for the field. A file cut short of its end is always refused.
+#[test]
+fn the_check_before_sending_survives_mutated_videos() {
+    use framewright::engine::source_check::check_source_file;
+    static VIDEOS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    let videos = VIDEOS.get_or_init(|| {
+        [
+            "baseline_160x90_24fps_48f.mp4",
+            "h264_aac_160x90_24fps_48f.mp4",
+        ]
+        .iter()
+        .map(|name| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/video")
+                .join(name);
+            std::fs::read(&path).expect("video fixture")
+        })
+        .collect()
+    });
+    let dir = Arc::new(tempfile::tempdir().expect("tempdir"));
+    run(
+        "source_check_video",
+        600,
+        move |rng| {
+            // The first byte says which kind of case follows: 0 mutated, 1 cut short.
+            let base = rng.pick(videos).clone();
+            if rng.below(4) == 0 {
+                let cut_at = rng.below(base.len());
+                [&[1u8][..], &base[..cut_at]].concat()
+            } else {
+                [vec![0u8], mutate(rng, &base, videos)].concat()
+            }
+        },
+        move |case: &Vec<u8>| {
+            let Some((&kind, bytes)) = case.split_first() else {
+                return Ok(());
+            };
+            let path = dir
+                .path()
+                .join(format!("{:?}.mp4", std::thread::current().id()));
+            std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
+            match check_source_file(&path) {
+                Ok(()) if kind == 1 => Err(format!(
+                    "a file cut at {} bytes was let through",
+                    bytes.len()
+                )),
+                Err(why) if !why.ends_with('.') => Err(format!("not a sentence: {why}")),
+                _ => Ok(()),
+            }
+        },
+    );
+}

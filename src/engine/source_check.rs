@@ -57,8 +57,9 @@ fn check_picture(path: &Path) -> Result<(), String> {
         .map_err(|error| format!("{error}."))
 }
 
-/// Walks the top-level boxes: each must end inside the file and a `moov` (the index of
-/// the samples) must be there.
+/// Walks the top-level boxes: each must end inside the file, and a `moov` (the index of
+/// the samples) and an `mdat` (the samples) must be there: a fast-start file cut right
+/// after its index still has whole boxes, but no pictures.
 fn check_iso_video(path: &Path) -> Result<(), String> {
     let cut_off = "the file ends early (it looks cut off); export or copy it again.";
     let mut file = std::fs::File::open(path).map_err(|e| format!("it could not be read ({e})."))?;
@@ -68,6 +69,7 @@ fn check_iso_video(path: &Path) -> Result<(), String> {
         .len();
     let mut pos = 0u64;
     let mut has_index = false;
+    let mut has_samples = false;
     while len.saturating_sub(pos) >= 8 {
         let mut header = [0u8; 16];
         file.seek(SeekFrom::Start(pos))
@@ -86,8 +88,10 @@ fn check_iso_video(path: &Path) -> Result<(), String> {
         if size < 8 {
             return Err("it is not a video the studio can read (a damaged box).".to_owned());
         }
-        if &header[4..8] == b"moov" {
-            has_index = true;
+        match &header[4..8] {
+            b"moov" => has_index = true,
+            b"mdat" => has_samples = true,
+            _ => {}
         }
         match pos.checked_add(size) {
             Some(end) if end <= len => pos = end,
@@ -97,7 +101,7 @@ fn check_iso_video(path: &Path) -> Result<(), String> {
     if pos == 0 {
         return Err("the file is empty.".to_owned());
     }
-    if !has_index {
+    if !has_index || !has_samples {
         return Err(cut_off.to_owned());
     }
     Ok(())
@@ -216,7 +220,19 @@ mod tests {
         let whole_path = fixture("video/h264_aac_160x90_24fps_48f.mp4");
         assert_eq!(check_source_file(&whole_path), Ok(()));
         let whole = std::fs::read(&whole_path).expect("fixture");
-        for keep in [whole.len() / 3, whole.len() * 2 / 3, whole.len() - 1] {
+        // The fixture is fast-start (ftyp, moov, free, mdat): cut right after its index, it
+        // has only whole boxes but no pictures.
+        let box_end =
+            |at: usize| at + u32::from_be_bytes(whole[at..at + 4].try_into().unwrap()) as usize;
+        let after_index = box_end(box_end(0));
+        assert_eq!(&whole[box_end(0) + 4..box_end(0) + 8], b"moov");
+        for keep in [
+            whole.len() / 3,
+            whole.len() * 2 / 3,
+            whole.len() - 1,
+            after_index,
+            box_end(after_index),
+        ] {
             let cut = dir.path().join(format!("cut_{keep}.mp4"));
             std::fs::write(&cut, &whole[..keep]).expect("write");
             let why = check_source_file(&cut).expect_err("a cut-off clip is refused");
