@@ -461,7 +461,10 @@ mod tests {
         // What the queue announces: the next three at the reset, not a window after each
         // send; the fourth a window after those (nothing is known about that window yet).
         let secs = secs_from_now(&limiter.schedule(4).await);
-        assert!(secs[..3].iter().all(|s| (4.9..=5.3).contains(s)), "{secs:?}");
+        assert!(
+            secs[..3].iter().all(|s| (4.9..=5.3).contains(s)),
+            "{secs:?}"
+        );
         assert!(secs[3] >= 5.0 + 60.0, "{secs:?}");
     }
 
