@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod service_support;
-use service_support::image_spec;
+use service_support::submit_image as submit;
 
 const SERVICE_ID: &str = "sandbox-queue-test";
 /// The contract's image-generation limit per window.
@@ -59,16 +59,6 @@ fn start_engine_paced(base_url: &str, api_key: &str, dir: &Path, window_secs: f6
         },
     )
     .expect("engine starts")
-}
-
-fn submit(engine: &EngineHandle, prompt: &str) {
-    engine
-        .send(Command::Submit {
-            spec: image_spec(prompt),
-            model_label: "Flux Schnell".to_owned(),
-            credits_estimate: Some(2.0),
-        })
-        .expect("queue submit");
 }
 
 /// Every job update the engine sent, per job, in order.
