@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod service_support;
-use service_support::image_spec;
+use service_support::submit_image as submit;
 
 const SERVICE_ID: &str = "sandbox-queue-test";
 /// The contract's image-generation limit per window.
@@ -39,6 +39,11 @@ fn start_sandbox(data_dir: &Path) -> SandboxHandle {
 }
 
 fn start_engine(base_url: &str, api_key: &str, dir: &Path) -> EngineHandle {
+    start_engine_paced(base_url, api_key, dir, RATE_WINDOW_SECS as f64)
+}
+
+/// An engine that assumes `window_secs` until the service's headers say otherwise.
+fn start_engine_paced(base_url: &str, api_key: &str, dir: &Path, window_secs: f64) -> EngineHandle {
     start_with(
         EngineConfig {
             base_url: base_url.to_owned(),
@@ -49,37 +54,41 @@ fn start_engine(base_url: &str, api_key: &str, dir: &Path) -> EngineHandle {
             repaint: Arc::new(|| {}),
         },
         TransferTuning {
-            rate_window_secs: RATE_WINDOW_SECS as f64,
+            rate_window_secs: window_secs,
             ..TransferTuning::default()
         },
     )
     .expect("engine starts")
 }
 
-fn submit(engine: &EngineHandle, prompt: &str) {
-    engine
-        .send(Command::Submit {
-            spec: image_spec(prompt),
-            model_label: "Flux Schnell".to_owned(),
-            credits_estimate: Some(2.0),
-        })
-        .expect("queue submit");
-}
-
 /// Every job update the engine sent, per job, in order.
 #[derive(Default)]
 struct Seen {
     phases: BTreeMap<LocalJobId, Vec<JobRecord>>,
+    /// When each job was first seen Submitting (Unix ms, as received).
+    first_sent_unix_ms: BTreeMap<LocalJobId, i64>,
+}
+
+fn now_unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 impl Seen {
     fn take(&mut self, event: &Event) {
         match event {
-            Event::JobUpdated(record) => self
-                .phases
-                .entry(record.local_id)
-                .or_default()
-                .push(record.clone()),
+            Event::JobUpdated(record) => {
+                if record.phase == JobPhase::Submitting {
+                    self.first_sent_unix_ms
+                        .entry(record.local_id)
+                        .or_insert_with(now_unix_ms);
+                }
+                self.phases
+                    .entry(record.local_id)
+                    .or_default()
+                    .push(record.clone());
+            }
             Event::JobsRestored(records) => {
                 for record in records {
                     self.phases
@@ -146,11 +155,34 @@ fn is_queued_with_eta(record: &JobRecord) -> bool {
     )
 }
 
+/// The send time a queued job was last told before it went.
+fn last_announced_sends_at(records: &[JobRecord]) -> Option<i64> {
+    records
+        .iter()
+        .take_while(|r| r.phase != JobPhase::Submitting)
+        .filter_map(|r| match r.phase {
+            JobPhase::Queued {
+                sends_at_unix_ms, ..
+            } => sends_at_unix_ms,
+            _ => None,
+        })
+        .last()
+}
+
+/// The engine assumes the contract's 60-s window; the sandbox's is 10 s and says so in its
+/// `RateLimit-Reset`: the jobs beyond the limit go (and are announced to go) when that
+/// reset arrives, not a minute after the first sends, and never early (no 429).
 #[test]
-fn a_burst_beyond_the_limit_is_queued_not_refused_and_each_job_is_sent_once() {
+fn a_burst_beyond_the_limit_waits_for_the_announced_reset_and_each_job_is_sent_once() {
     let dir = tempfile::tempdir().expect("temp dir");
     let sandbox = start_sandbox(&dir.path().join("sandbox"));
-    let mut engine = start_engine(sandbox.base_url(), sandbox.api_key(), dir.path());
+    let contract_window_secs = 60.0;
+    let mut engine = start_engine_paced(
+        sandbox.base_url(),
+        sandbox.api_key(),
+        dir.path(),
+        contract_window_secs,
+    );
     let burst = IMAGE_LIMIT + 5;
     for n in 0..burst {
         submit(&engine, &format!("burst {n}"));
@@ -179,6 +211,29 @@ fn a_burst_beyond_the_limit_is_queued_not_refused_and_each_job_is_sent_once() {
         );
     }
     assert_eq!(sandbox.generation_count(), burst as u64);
+    assert_eq!(
+        sandbox.rate_limited_count(),
+        0,
+        "nothing was sent before the announced reset"
+    );
+    // The engine's own pacing would hold the second window's jobs for a minute after the
+    // first sends; the service announced its window ends 10 s after them.
+    let first_sent_ms = *seen.first_sent_unix_ms.values().min().expect("sends");
+    let own_window_ends_ms = first_sent_ms + (contract_window_secs * 1000.0) as i64;
+    for local_id in seen.ids().into_iter().skip(IMAGE_LIMIT) {
+        let sent_ms = seen.first_sent_unix_ms[&local_id];
+        assert!(
+            sent_ms < own_window_ends_ms,
+            "job {local_id} went {} ms after the first send, not at the announced reset",
+            sent_ms - first_sent_ms
+        );
+        let announced_ms = last_announced_sends_at(&seen.phases[&local_id]).expect("a send time");
+        assert!(
+            announced_ms < own_window_ends_ms,
+            "job {local_id} was last told it goes {} ms after the first send",
+            announced_ms - first_sent_ms
+        );
+    }
 }
 
 #[test]

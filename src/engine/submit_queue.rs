@@ -308,11 +308,14 @@ impl Tracker {
             }
             record.spec
         };
+        let sent_at = Instant::now();
         let Submitted { result, rate_limit } = self.ctx.client.submit_observed(&spec).await;
         self.ctx.reachability.note(result.as_ref());
         let gate = self.ctx.rate_gates.generation(group);
         if let Some(info) = &rate_limit {
-            gate.learn(info).await;
+            gate.learn(info, sent_at).await;
+            // The dispatcher may be waiting for a slot the announced reset has moved.
+            self.submit_queue.group(group).changed.notify_one();
         }
         match result {
             Ok(answer) => self.accepted(local_id, answer).await,

@@ -145,6 +145,12 @@ impl SandboxHandle {
             })
     }
 
+    /// Requests the rate limiters refused with a 429 since start (injected storms not
+    /// included): a client that paces itself by the announced windows collects none.
+    pub fn rate_limited_count(&self) -> u64 {
+        self.shared.limiter.refused_count()
+    }
+
     /// How many trim jobs were ever submitted (tests: a trim is never sent twice).
     pub fn trim_job_count(&self) -> u64 {
         self.shared.store.trim_job_count().unwrap_or_else(|error| {

@@ -292,3 +292,14 @@ pub fn image_spec(prompt: &str) -> framewright::api::GenerationSpec {
         audio: None,
     }
 }
+
+/// Queue `image_spec(prompt)` on `engine` as the studio's Create view would.
+pub fn submit_image(engine: &framewright::engine::EngineHandle, prompt: &str) {
+    engine
+        .send(framewright::engine::Command::Submit {
+            spec: image_spec(prompt),
+            model_label: "Flux Schnell".to_owned(),
+            credits_estimate: Some(2.0),
+        })
+        .expect("queue submit");
+}
