@@ -394,6 +394,7 @@ impl FileKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use image::ImageEncoder as _;
 
     fn picture(width: u32, height: u32, alpha: u8, seed: u32) -> DecodedImage {
         let rgba = (0..width * height)
@@ -457,6 +458,34 @@ mod tests {
         assert_eq!((&webp[..4], &webp[8..12]), (&b"RIFF"[..], &b"WEBP"[..]));
         let back = cache.read("waveform", 48).expect("reads back");
         assert_eq!(back.rgba, transparent.rgba, "lossless, alpha kept");
+    }
+
+    #[test]
+    fn a_seeded_library_thumbnail_takes_a_fraction_of_its_old_png_size() {
+        // The sandbox's 256×160 seed thumbnail (~18 KB JPEG), as the grid asks for it.
+        let source = include_bytes!("../../assets/sandbox-seed/still_0_thumb.jpg");
+        let image = decode_image(source, 256).expect("decode");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = DiskCache::open(dir.path().to_path_buf(), u64::MAX).expect("open");
+        cache.write("seed", 256, &image).expect("write");
+        let mut png = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut png)
+            .write_image(
+                &image.rgba,
+                image.width,
+                image.height,
+                image::ExtendedColorType::Rgba8,
+            )
+            .expect("png");
+        let jpeg = cache.total_bytes();
+        println!(
+            "seed thumbnail {}x{}: cache file {jpeg} bytes, PNG {} bytes, source {} bytes",
+            image.width,
+            image.height,
+            png.len(),
+            source.len()
+        );
+        assert!(jpeg * 3 < png.len() as u64, "{jpeg} vs PNG {}", png.len());
     }
 
     #[test]

@@ -449,6 +449,15 @@ enum Made {
     Abandoned,
 }
 
+impl Made {
+    fn failed(error: String) -> Made {
+        Made::Done {
+            result: Err(error),
+            from_cache: false,
+        }
+    }
+}
+
 impl Worker {
     fn run(self) {
         // One small current-thread runtime and HTTP client per worker: a pooled
@@ -465,10 +474,7 @@ impl Worker {
                         "making a thumbnail panicked: {}",
                         panic_message(payload.as_ref())
                     );
-                    Made::Done {
-                        result: Err(INTERNAL_ERROR_MESSAGE.to_owned()),
-                        from_cache: false,
-                    }
+                    Made::failed(INTERNAL_ERROR_MESSAGE.to_owned())
                 },
             );
             let dropped = {
@@ -547,12 +553,7 @@ impl Worker {
             .and_then(|fetcher| fetcher.fetch(&job.url))
         {
             Ok(bytes) => bytes,
-            Err(error) => {
-                return Made::Done {
-                    result: Err(error),
-                    from_cache: false,
-                };
-            }
+            Err(error) => return Made::failed(error),
         };
         let fetched = Instant::now();
         // The tile may have scrolled away during the fetch: decoding is the costly part.
@@ -566,12 +567,7 @@ impl Worker {
         };
         let image = match decoded {
             Ok(image) => image,
-            Err(error) => {
-                return Made::Done {
-                    result: Err(error),
-                    from_cache: false,
-                };
-            }
+            Err(error) => return Made::failed(error),
         };
         let decoded_at = Instant::now();
         if let Some(cache) = &self.cache
