@@ -1,7 +1,6 @@
 //! Settings and the account: the low-balance warning, Test connection, the thumbnail cache
-//! limit checked as typed and remembered, and a submit
-//! refused for credits naming how many are missing. egui_kittest flows against the real
-//! studio on its embedded loopback sandbox.
+//! limit checked as typed and remembered, and a submit refused for credits naming how many
+//! are missing. egui_kittest flows against the real studio on its embedded loopback sandbox.
 
 mod support;
 use support::{click_button, step_until, steps, studio, type_prompt, wait_for_service_data};
