@@ -1,5 +1,6 @@
 //! The thumbnail pipeline against a tiny loopback image server: fetch + decode +
-//! downscale, a cache hit with the server gone, stale requests dropped, visible first,
+//! downscale, a cache hit with the server gone (cached as JPEG), stale requests dropped
+//! (one dropped during its fetch is never decoded), visible first,
 //! a decompression bomb refused, named workers, and no API key on the wire.
 
 use axum::Router;
@@ -7,7 +8,7 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
-use framewright::media::thumbnails::cache_file_name;
+use framewright::media::thumbnails::cache_file_stem;
 use framewright::media::{ThumbnailConfig, ThumbnailPipeline, ThumbnailPriority, ThumbnailResult};
 use std::collections::HashSet;
 use std::io::Cursor;
@@ -191,7 +192,12 @@ fn fetches_decodes_downscales_and_then_serves_from_cache_offline() {
     assert!(first.recv_timeout(Duration::from_millis(500)).is_none());
     assert_eq!(server.hits.total.load(Ordering::SeqCst), 1);
     assert_eq!(server.hits.with_key.load(Ordering::SeqCst), 0);
-    assert!(cache.path().join(cache_file_name("item-a", 64)).is_file());
+    // Cached as a JPEG (the source is opaque), not a PNG.
+    let cached_file = cache
+        .path()
+        .join(format!("{}.jpg", cache_file_stem("item-a", 64)));
+    let bytes = std::fs::read(&cached_file).expect("the cache file");
+    assert_eq!(&bytes[..3], &[0xFF, 0xD8, 0xFF], "JPEG magic bytes");
     first.shutdown();
 
     drop(server); // no network from here on
@@ -334,5 +340,41 @@ fn a_panic_while_decoding_fails_that_tile_and_the_worker_keeps_going() {
         let image = made.result.expect("the next tile is made");
         assert_eq!(image.width, size_px);
     }
+    pipeline.shutdown();
+}
+
+#[test]
+fn a_tile_dropped_during_its_fetch_is_never_decoded() {
+    let server = serve();
+    let decoded = Arc::new(AtomicUsize::new(0));
+    let mut config = ThumbnailConfig::new(None, Arc::new(|| {}));
+    config.workers = 1;
+    let counter = decoded.clone();
+    config.decoder = Arc::new(move |bytes, size_px| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        framewright::media::decode_image(bytes, size_px).map_err(|e| e.to_string())
+    });
+    let pipeline = ThumbnailPipeline::new(config).expect("pipeline");
+    let url = |name: &str| format!("{}/img/{name}", server.origin);
+    pipeline.request(
+        "flung-past",
+        &url("slow-1.png"),
+        64,
+        ThumbnailPriority::Visible,
+    );
+    wait_until("the slow fetch", || {
+        server.hits.slow_started.load(Ordering::SeqCst) == 1
+    });
+    // The fling went on: the tile left the viewport while its bytes were on the way.
+    pipeline.retain(|id| id != "flung-past");
+    pipeline.request("landed", &url("e.png"), 64, ThumbnailPriority::Visible);
+    let made = next(&pipeline);
+    assert_eq!(made.item_id, "landed", "no result for the dropped tile");
+    assert!(made.result.is_ok());
+    assert_eq!(
+        decoded.load(Ordering::SeqCst),
+        1,
+        "only the tile still on screen was decoded"
+    );
     pipeline.shutdown();
 }

@@ -1,6 +1,6 @@
-//! Settings and the account: the low-balance warning, Test connection, and a submit
-//! refused for credits naming how many are missing. egui_kittest flows against the real
-//! studio on its embedded loopback sandbox.
+//! Settings and the account: the low-balance warning, Test connection, the thumbnail cache
+//! limit checked as typed and remembered, and a submit refused for credits naming how many
+//! are missing. egui_kittest flows against the real studio on its embedded loopback sandbox.
 
 mod support;
 use support::{click_button, step_until, steps, studio, type_prompt, wait_for_service_data};
@@ -160,5 +160,39 @@ fn a_submit_refused_for_credits_says_how_many_are_missing() {
     assert!(
         has_label_starting(&harness, &expected),
         "expected “{expected}” on screen"
+    );
+}
+
+#[test]
+fn the_thumbnail_cache_limit_is_checked_as_typed_and_remembered() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Tall enough that Settings › Storage is on screen without scrolling.
+    let mut harness = support::studio_sized(&dir, View::Settings, egui::vec2(1440.0, 2400.0));
+    steps(&mut harness, 3);
+    let field = "Thumbnail cache limit in MB";
+    let limit_mb = |h: &Studio| h.state().session().settings().thumbnail_cache_mb;
+    assert_eq!(limit_mb(&harness), 512, "the default");
+
+    harness.get_by_label(field).click();
+    harness.step();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.key_press(egui::Key::Backspace);
+    harness.get_by_label(field).type_text("5");
+    steps(&mut harness, 2);
+    assert!(
+        has_label_starting(&harness, "Enter a whole number of MB from 10"),
+        "a limit below the minimum is refused at the field"
+    );
+    assert_eq!(limit_mb(&harness), 512, "nothing saved while it is invalid");
+
+    harness.get_by_label(field).type_text("0");
+    steps(&mut harness, 2);
+    assert!(!has_label_starting(&harness, "Enter a whole number of MB"));
+    assert_eq!(limit_mb(&harness), 50);
+    let paths = framewright::settings::AppPaths::under(dir.path());
+    let (saved, _) = framewright::settings::Settings::load_or_recover(&paths.settings_file());
+    assert_eq!(
+        saved.thumbnail_cache_mb, 50,
+        "remembered in the settings file"
     );
 }

@@ -8,6 +8,7 @@ mod jpeg_fast;
 pub mod mesh;
 pub mod raster3d;
 pub mod subtitles;
+pub mod thumb_cache;
 pub mod thumbnails;
 pub mod video;
 pub mod waveform;

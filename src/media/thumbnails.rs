@@ -1,29 +1,34 @@
 //! The gallery's thumbnail pipeline: a FIXED pool of named worker threads
 //! ("thumb-worker-N") taking requests from a bounded priority queue (visible tiles first),
 //! deduplicated by (item id, size). Each request is answered from the disk cache when
-//! possible, else fetched over HTTP WITHOUT any API key (output URLs never get it),
-//! decoded with the decompression-bomb limits of [`decode_image`], downscaled on the
-//! worker and written to the cache (temp file, then rename). Results leave through a
-//! bounded channel and the repaint hook is called after each one.
+//! possible ([`DiskCache`]: JPEG, or WebP where there is alpha, under a byte budget), else
+//! fetched over HTTP WITHOUT any API key (output URLs never get it), decoded with the
+//! decompression-bomb limits of [`decode_image`], downscaled on the worker and written to
+//! the cache. Results leave through a bounded channel and the repaint hook is called after
+//! each one.
 //!
-//! The UI calls [`ThumbnailPipeline::request`] every frame for the visible tiles and
+//! Order: the most important priority first and, within it, the NEWEST request first: in a
+//! fling the tiles that just scrolled in are the ones still on screen when it stops. The UI
+//! calls [`ThumbnailPipeline::request`] every frame for the visible tiles and
 //! [`ThumbnailPipeline::retain`] / [`ThumbnailPipeline::cancel_not_in`] to drop requests
-//! whose tile scrolled away; a dropped request never produces a result.
+//! whose tile scrolled away (beyond a margin); a dropped request never produces a result,
+//! and one a worker is on is abandoned at the next step (after the cache read, after the
+//! fetch) instead of being decoded for nothing.
 //!
 //! A panic while making one thumbnail (a decoder bug on a hostile file) is caught on the
 //! worker, logged once and answered as a failed tile; the worker goes on with the next.
 
 use super::decode::{DecodedImage, decode_image};
+use super::thumb_cache::DiskCache;
+pub use super::thumb_cache::{PIPELINE_VERSION, cache_file_stem};
 use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// Part of every cache key: bump when decoding or scaling changes so old files are ignored.
-pub const PIPELINE_VERSION: u32 = 1;
 pub const DEFAULT_WORKERS: usize = 2;
 /// Requests waiting at most; beyond this the least important waiting one is dropped.
 pub const DEFAULT_QUEUE_LEN: usize = 512;
@@ -66,6 +71,8 @@ pub struct ThumbnailConfig {
     pub result_queue_len: usize,
     /// `None`: no disk cache.
     pub cache_dir: Option<PathBuf>,
+    /// The disk cache's size limit (least recently used files go first).
+    pub cache_budget_bytes: u64,
     /// Called after every result (egui's `request_repaint`).
     pub repaint: Arc<dyn Fn() + Send + Sync>,
     /// [`decode_image`]; tests inject others (e.g. one that panics on a marker input).
@@ -79,6 +86,9 @@ impl ThumbnailConfig {
             queue_len: DEFAULT_QUEUE_LEN,
             result_queue_len: DEFAULT_RESULT_QUEUE_LEN,
             cache_dir,
+            cache_budget_bytes: super::thumb_cache::budget_bytes_of_mb(
+                super::thumb_cache::DEFAULT_BUDGET_MB,
+            ),
             repaint,
             decoder: Arc::new(|bytes, size_px| {
                 decode_image(bytes, size_px).map_err(|e| e.to_string())
@@ -93,6 +103,7 @@ impl std::fmt::Debug for ThumbnailConfig {
             .field("workers", &self.workers)
             .field("queue_len", &self.queue_len)
             .field("cache_dir", &self.cache_dir)
+            .field("cache_budget_bytes", &self.cache_budget_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -114,7 +125,7 @@ type Key = (String, u32);
 struct Pending {
     url: String,
     priority: ThumbnailPriority,
-    /// Arrival order: first come first served within a priority.
+    /// Arrival order: the newest is served first within a priority.
     seq: u64,
 }
 
@@ -125,6 +136,102 @@ struct Queue {
     in_flight: HashMap<Key, Arc<AtomicBool>>,
     next_seq: u64,
     shutdown: bool,
+}
+
+/// What [`Queue::request`] did.
+#[derive(Debug, PartialEq, Eq)]
+enum Requested {
+    /// A new waiting request (wake a worker).
+    Queued,
+    /// Already waiting or being made (its priority may have risen).
+    Known,
+    /// Full of more important work, or shutting down.
+    Refused,
+}
+
+impl Queue {
+    fn request(
+        &mut self,
+        key: Key,
+        url: &str,
+        priority: ThumbnailPriority,
+        queue_len: usize,
+    ) -> Requested {
+        if self.shutdown {
+            return Requested::Refused;
+        }
+        if let Some(dropped) = self.in_flight.get(&key) {
+            // Asked for again while being made: the result is wanted after all.
+            dropped.store(false, Ordering::Relaxed);
+            return Requested::Known;
+        }
+        let next_seq = self.next_seq;
+        if let Some(pending) = self.pending.get_mut(&key) {
+            // Asked again at the same priority: keeps its place (a tile that has been on
+            // screen for a while is older than one that just scrolled in). Raised: it is
+            // as new as the request that raised it.
+            if priority > pending.priority {
+                pending.priority = priority;
+                pending.seq = next_seq;
+                self.next_seq += 1;
+            }
+            url.clone_into(&mut pending.url);
+            return Requested::Known;
+        }
+        if self.pending.len() >= queue_len {
+            // Evict the least important, oldest waiting request, but only for something
+            // more important.
+            let victim = self
+                .pending
+                .iter()
+                .min_by_key(|(_, p)| (p.priority, p.seq))
+                .map(|(k, p)| (k.clone(), p.priority));
+            match victim {
+                Some((victim, victim_priority)) if victim_priority < priority => {
+                    self.pending.remove(&victim);
+                }
+                _ => return Requested::Refused,
+            }
+        }
+        self.push(key, url.to_owned(), priority);
+        Requested::Queued
+    }
+
+    /// Queue `key` as the newest request of its priority.
+    fn push(&mut self, key: Key, url: String, priority: ThumbnailPriority) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.pending.insert(key, Pending { url, priority, seq });
+    }
+
+    /// The request a worker takes next (most important priority, the newest within it),
+    /// marked as being made.
+    fn take_next(&mut self) -> Option<Job> {
+        let key = self
+            .pending
+            .iter()
+            .max_by_key(|(_, p)| (p.priority, p.seq))
+            .map(|(key, _)| key.clone())?;
+        let pending = self.pending.remove(&key)?;
+        let dropped = Arc::new(AtomicBool::new(false));
+        self.in_flight.insert(key.clone(), dropped.clone());
+        Some(Job {
+            key,
+            url: pending.url,
+            dropped,
+        })
+    }
+
+    /// Drop requests whose item id fails `keep`: waiting ones are removed, ones being made
+    /// are flagged (abandoned at their next step, never answered).
+    fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.pending.retain(|(id, _), _| keep(id));
+        for ((id, _), dropped) in &self.in_flight {
+            if !keep(id) {
+                dropped.store(true, Ordering::Relaxed);
+            }
+        }
+    }
 }
 
 struct Shared {
@@ -143,6 +250,7 @@ impl Shared {
 /// The pipeline. Dropping it stops the workers (they finish their current item).
 pub struct ThumbnailPipeline {
     shared: Arc<Shared>,
+    cache: Option<Arc<DiskCache>>,
     results: Option<Receiver<ThumbnailResult>>,
     workers: Vec<std::thread::JoinHandle<()>>,
 }
@@ -157,12 +265,17 @@ impl std::fmt::Debug for ThumbnailPipeline {
 
 impl ThumbnailPipeline {
     pub fn new(config: ThumbnailConfig) -> Result<Self, ThumbnailError> {
-        if let Some(dir) = &config.cache_dir {
-            std::fs::create_dir_all(dir).map_err(|source| ThumbnailError::Cache {
-                path: dir.clone(),
-                source,
-            })?;
-        }
+        let cache = match &config.cache_dir {
+            Some(dir) => Some(Arc::new(
+                DiskCache::open(dir.clone(), config.cache_budget_bytes).map_err(|source| {
+                    ThumbnailError::Cache {
+                        path: dir.clone(),
+                        source,
+                    }
+                })?,
+            )),
+            None => None,
+        };
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             wake: Condvar::new(),
@@ -171,6 +284,7 @@ impl ThumbnailPipeline {
         let (tx, rx) = sync_channel(config.result_queue_len.max(1));
         let mut pipeline = ThumbnailPipeline {
             shared: shared.clone(),
+            cache: cache.clone(),
             results: Some(rx),
             workers: Vec::new(),
         };
@@ -178,7 +292,7 @@ impl ThumbnailPipeline {
             let worker = Worker {
                 shared: shared.clone(),
                 results: tx.clone(),
-                cache_dir: config.cache_dir.clone(),
+                cache: cache.clone(),
                 repaint: config.repaint.clone(),
                 decoder: config.decoder.clone(),
             };
@@ -188,7 +302,37 @@ impl ThumbnailPipeline {
                 .map_err(ThumbnailError::Spawn)?;
             pipeline.workers.push(handle);
         }
+        // One look at the folder (index, old formats, budget) off the UI thread.
+        pipeline.tidy_cache("thumb-cache-scan", DiskCache::scan);
         Ok(pipeline)
+    }
+
+    /// A new disk-cache budget; files over it are evicted at once, off the UI thread.
+    pub fn set_cache_budget_bytes(&self, budget_bytes: u64) {
+        let Some(cache) = &self.cache else { return };
+        if cache.budget_bytes() == budget_bytes {
+            return;
+        }
+        cache.set_budget_bytes(budget_bytes);
+        self.tidy_cache("thumb-cache-evict", DiskCache::evict);
+    }
+
+    /// Bytes in the disk cache as far as its index knows (tests, tools).
+    pub fn cache_bytes(&self) -> u64 {
+        self.cache.as_ref().map_or(0, |cache| cache.total_bytes())
+    }
+
+    /// Runs `work` on the disk cache on a short-lived named thread.
+    fn tidy_cache(&self, name: &str, work: fn(&DiskCache)) {
+        let Some(cache) = self.cache.clone() else {
+            return;
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || work(&cache))
+        {
+            tracing::warn!("thumbnail cache not tidied: {e}");
+        }
     }
 
     /// Ask for `item_id` at `size_px` (longest side). Repeating a request is cheap and
@@ -203,59 +347,21 @@ impl ThumbnailPipeline {
     ) -> bool {
         let key = (item_id.to_owned(), size_px);
         let mut queue = self.shared.lock();
-        if queue.shutdown {
-            return false;
-        }
-        if let Some(dropped) = queue.in_flight.get(&key) {
-            // Asked for again while being made: the result is wanted after all.
-            dropped.store(false, Ordering::Relaxed);
-            return true;
-        }
-        if let Some(pending) = queue.pending.get_mut(&key) {
-            pending.priority = pending.priority.max(priority);
-            url.clone_into(&mut pending.url);
-            return true;
-        }
-        if queue.pending.len() >= self.shared.queue_len {
-            // Evict the least important, most recently queued waiting request, but only
-            // for something more important.
-            let victim = queue
-                .pending
-                .iter()
-                .min_by_key(|(_, p)| (p.priority, std::cmp::Reverse(p.seq)))
-                .map(|(k, p)| (k.clone(), p.priority));
-            match victim {
-                Some((victim, victim_priority)) if victim_priority < priority => {
-                    queue.pending.remove(&victim);
-                }
-                _ => return false,
+        match queue.request(key, url, priority, self.shared.queue_len) {
+            Requested::Queued => {
+                drop(queue);
+                self.shared.wake.notify_one();
+                true
             }
+            Requested::Known => true,
+            Requested::Refused => false,
         }
-        let seq = queue.next_seq;
-        queue.next_seq += 1;
-        queue.pending.insert(
-            key,
-            Pending {
-                url: url.to_owned(),
-                priority,
-                seq,
-            },
-        );
-        drop(queue);
-        self.shared.wake.notify_one();
-        true
     }
 
     /// Keep only requests whose item id passes `keep`; the others are dropped (waiting
     /// ones are removed, ones being made produce no result).
     pub fn retain(&self, keep: impl Fn(&str) -> bool) {
-        let mut queue = self.shared.lock();
-        queue.pending.retain(|(id, _), _| keep(id));
-        for ((id, _), dropped) in &queue.in_flight {
-            if !keep(id) {
-                dropped.store(true, Ordering::Relaxed);
-            }
-        }
+        self.shared.lock().retain(keep);
     }
 
     /// Drop every request whose item id is not in `visible`.
@@ -321,7 +427,7 @@ impl Drop for ThumbnailPipeline {
 struct Worker {
     shared: Arc<Shared>,
     results: SyncSender<ThumbnailResult>,
-    cache_dir: Option<PathBuf>,
+    cache: Option<Arc<DiskCache>>,
     repaint: Arc<dyn Fn() + Send + Sync>,
     decoder: ThumbnailDecoder,
 }
@@ -332,6 +438,26 @@ struct Job {
     dropped: Arc<AtomicBool>,
 }
 
+/// What became of a job.
+enum Made {
+    /// `from_cache`: answered by the disk cache without touching the network.
+    Done {
+        result: Result<Arc<DecodedImage>, String>,
+        from_cache: bool,
+    },
+    /// Dropped while being made: stopped at the next step, nothing to send.
+    Abandoned,
+}
+
+impl Made {
+    fn failed(error: String) -> Made {
+        Made::Done {
+            result: Err(error),
+            from_cache: false,
+        }
+    }
+}
+
 impl Worker {
     fn run(self) {
         // One small current-thread runtime and HTTP client per worker: a pooled
@@ -340,20 +466,30 @@ impl Worker {
         while let Some(job) = self.next_job() {
             let (item_id, size_px) = job.key.clone();
             // The job is the unit of failure: a panic fails this tile, not the worker.
-            let (result, from_cache) = catch_unwind(AssertUnwindSafe(|| self.make(&fetcher, &job)))
-                .unwrap_or_else(|payload| {
+            let made = catch_unwind(AssertUnwindSafe(|| self.make(&fetcher, &job))).unwrap_or_else(
+                |payload| {
                     tracing::error!(
                         item_id = %item_id,
                         size_px,
                         "making a thumbnail panicked: {}",
                         panic_message(payload.as_ref())
                     );
-                    (Err(INTERNAL_ERROR_MESSAGE.to_owned()), false)
-                });
+                    Made::failed(INTERNAL_ERROR_MESSAGE.to_owned())
+                },
+            );
             let dropped = {
                 let mut queue = self.shared.lock();
                 queue.in_flight.remove(&job.key);
-                job.dropped.load(Ordering::Relaxed)
+                let dropped = job.dropped.load(Ordering::Relaxed);
+                if !dropped && matches!(made, Made::Abandoned) && !queue.shutdown {
+                    // Dropped, then asked for again before the worker noticed: queue it
+                    // anew (as the newest visible request) rather than lose it.
+                    queue.push(job.key.clone(), job.url.clone(), ThumbnailPriority::Visible);
+                }
+                dropped
+            };
+            let Made::Done { result, from_cache } = made else {
+                continue;
             };
             if dropped {
                 continue;
@@ -377,28 +513,16 @@ impl Worker {
         }
     }
 
-    /// Block until there is work (best first) or the pipeline stops.
+    /// Block until there is work (most important, then newest, first) or the pipeline
+    /// stops.
     fn next_job(&self) -> Option<Job> {
         let mut queue = self.shared.lock();
         loop {
             if queue.shutdown {
                 return None;
             }
-            let best = queue
-                .pending
-                .iter()
-                .max_by_key(|(_, p)| (p.priority, std::cmp::Reverse(p.seq)))
-                .map(|(k, _)| k.clone());
-            if let Some(key) = best
-                && let Some(pending) = queue.pending.remove(&key)
-            {
-                let dropped = Arc::new(AtomicBool::new(false));
-                queue.in_flight.insert(key.clone(), dropped.clone());
-                return Some(Job {
-                    key,
-                    url: pending.url,
-                    dropped,
-                });
+            if let Some(job) = queue.take_next() {
+                return Some(job);
             }
             queue = self
                 .shared
@@ -408,37 +532,63 @@ impl Worker {
         }
     }
 
-    fn make(
-        &self,
-        fetcher: &Result<Fetcher, String>,
-        job: &Job,
-    ) -> (Result<Arc<DecodedImage>, String>, bool) {
+    fn make(&self, fetcher: &Result<Fetcher, String>, job: &Job) -> Made {
         let (item_id, size_px) = (&job.key.0, job.key.1);
-        let cache_path = self
-            .cache_dir
-            .as_deref()
-            .map(|dir| dir.join(cache_file_name(item_id, size_px)));
-        if let Some(path) = &cache_path
-            && let Some(image) = read_cached(path, size_px)
+        let dropped = || job.dropped.load(Ordering::Relaxed);
+        if let Some(cache) = &self.cache
+            && let Some(image) = cache.read(item_id, size_px)
         {
-            return (Ok(Arc::new(image)), true);
-        }
-        let result = (|| {
-            let fetcher = fetcher.as_ref().map_err(Clone::clone)?;
-            let bytes = fetcher.fetch(&job.url)?;
-            let image = if super::waveform::looks_like_audio(&job.url, &bytes) {
-                super::waveform::waveform_thumbnail(&bytes, &job.url, size_px)?
-            } else {
-                (self.decoder)(&bytes, size_px)?
+            return Made::Done {
+                result: Ok(Arc::new(image)),
+                from_cache: true,
             };
-            if let Some(path) = &cache_path
-                && let Err(e) = write_cached(path, &image)
-            {
-                tracing::debug!("thumbnail cache write failed: {e}");
-            }
-            Ok(Arc::new(image))
-        })();
-        (result, false)
+        }
+        if dropped() {
+            return Made::Abandoned;
+        }
+        let started = Instant::now();
+        let bytes = match fetcher
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|fetcher| fetcher.fetch(&job.url))
+        {
+            Ok(bytes) => bytes,
+            Err(error) => return Made::failed(error),
+        };
+        let fetched = Instant::now();
+        // The tile may have scrolled away during the fetch: decoding is the costly part.
+        if dropped() {
+            return Made::Abandoned;
+        }
+        let decoded = if super::waveform::looks_like_audio(&job.url, &bytes) {
+            super::waveform::waveform_thumbnail(&bytes, &job.url, size_px)
+        } else {
+            (self.decoder)(&bytes, size_px)
+        };
+        let image = match decoded {
+            Ok(image) => image,
+            Err(error) => return Made::failed(error),
+        };
+        let decoded_at = Instant::now();
+        if let Some(cache) = &self.cache
+            && let Err(e) = cache.write(item_id, size_px, &image)
+        {
+            tracing::debug!("thumbnail cache write failed: {e}");
+        }
+        let ms = |from: Instant, to: Instant| to.duration_since(from).as_secs_f64() * 1000.0;
+        tracing::trace!(
+            item_id = %item_id,
+            size_px,
+            source_bytes = bytes.len(),
+            fetch_ms = ms(started, fetched),
+            decode_ms = ms(fetched, decoded_at),
+            cache_write_ms = ms(decoded_at, Instant::now()),
+            "thumbnail made"
+        );
+        Made::Done {
+            result: Ok(Arc::new(image)),
+            from_cache: false,
+        }
     }
 }
 
@@ -505,148 +655,98 @@ impl Fetcher {
     }
 }
 
-/// `<fnv64(item id)>-<size>-v<PIPELINE_VERSION>.png`: stable across builds, safe on disk.
-pub fn cache_file_name(item_id: &str, size_px: u32) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in item_id.as_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{hash:016x}-{size_px}-v{PIPELINE_VERSION}.png")
-}
-
-/// A cached thumbnail, decoded with the same limits as network data. A damaged entry
-/// (truncated, garbage, unreadable) is deleted and `None` returned, so the
-/// caller fetches it again; logged only, the cache is disposable.
-fn read_cached(path: &Path, size_px: u32) -> Option<DecodedImage> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(e) => {
-            drop_damaged_entry(path, &format!("unreadable: {e}"));
-            return None;
-        }
-    };
-    match decode_image(&bytes, size_px) {
-        Ok(image) => Some(image),
-        Err(e) => {
-            drop_damaged_entry(path, &e.to_string());
-            None
-        }
-    }
-}
-
-fn drop_damaged_entry(path: &Path, reason: &str) {
-    tracing::info!(
-        "thumbnail cache entry {} is damaged ({reason}); deleting it and fetching again",
-        path.display()
-    );
-    let removed = match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
-        _ => std::fs::remove_file(path),
-    };
-    if let Err(e) = removed {
-        tracing::info!("could not delete {}: {e}", path.display());
-    }
-}
-
-/// PNG into a temp file beside the target, then rename (readers never see half a file).
-fn write_cached(path: &Path, image: &DecodedImage) -> Result<(), String> {
-    let Some(buffer) = image::RgbaImage::from_raw(image.width, image.height, image.rgba.clone())
-    else {
-        return Err("pixel buffer size mismatch".into());
-    };
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = path.with_file_name(format!(
-        ".{file_name}.{}.tmp",
-        uuid::Uuid::new_v4().simple()
-    ));
-    let written = buffer
-        .save_with_format(&temp, image::ImageFormat::Png)
-        .map_err(|e| e.to_string())
-        .and_then(|()| std::fs::rename(&temp, path).map_err(|e| e.to_string()));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const LEN: usize = 8;
+
+    fn key(id: &str) -> Key {
+        (id.to_owned(), 256)
+    }
+
+    fn ask(queue: &mut Queue, id: &str, priority: ThumbnailPriority) -> Requested {
+        queue.request(key(id), &format!("http://x/{id}.jpg"), priority, LEN)
+    }
+
+    fn order(queue: &mut Queue) -> Vec<String> {
+        std::iter::from_fn(|| queue.take_next().map(|job| job.key.0)).collect()
+    }
+
+    use ThumbnailPriority::{Nearby, Visible};
+
     #[test]
-    fn cache_names_carry_size_and_version() {
-        let name = cache_file_name("65f0c0ffee", 256);
+    fn visible_tiles_go_first_and_the_newest_request_first() {
+        let mut queue = Queue::default();
+        // A fling: row a scrolled in, then b, then c; nearby prefetch in between.
+        ask(&mut queue, "a", Visible);
+        ask(&mut queue, "n", Nearby);
+        ask(&mut queue, "b", Visible);
+        ask(&mut queue, "c", Visible);
+        // Asking again every frame does not move a tile ahead of ones that came in later.
+        assert_eq!(ask(&mut queue, "a", Visible), Requested::Known);
+        assert_eq!(order(&mut queue), ["c", "b", "a", "n"]);
+    }
+
+    #[test]
+    fn a_prefetched_tile_that_scrolls_into_view_counts_as_a_new_visible_request() {
+        let mut queue = Queue::default();
+        ask(&mut queue, "p", Nearby);
+        ask(&mut queue, "v", Visible);
+        ask(&mut queue, "p", Visible);
+        assert_eq!(order(&mut queue), ["p", "v"]);
+    }
+
+    #[test]
+    fn what_left_the_viewport_and_its_margin_is_dropped_waiting_or_being_made() {
+        let mut queue = Queue::default();
+        for id in ["gone-1", "gone-2", "kept"] {
+            ask(&mut queue, id, Visible);
+        }
+        let in_flight = queue.take_next().expect("a job");
+        assert_eq!(in_flight.key.0, "kept");
+        ask(&mut queue, "gone-3", Visible);
+        let busy = queue.take_next().expect("a job");
+        assert_eq!(busy.key.0, "gone-3");
+
+        queue.retain(|id| id == "kept");
         assert!(
-            name.ends_with(&format!("-256-v{PIPELINE_VERSION}.png")),
-            "{name}"
+            queue.pending.is_empty(),
+            "waiting ones scrolled away are removed"
         );
-        assert_ne!(name, cache_file_name("65f0c0ffef", 256));
-        assert_eq!(name, cache_file_name("65f0c0ffee", 256));
-    }
-
-    fn small_image() -> DecodedImage {
-        let (width, height) = (24u32, 16u32);
-        let rgba = (0..width * height)
-            .flat_map(|i| [(i % 251) as u8, 80, 160, 255])
-            .collect();
-        DecodedImage {
-            width,
-            height,
-            rgba,
-            source_width: width,
-            source_height: height,
-        }
-    }
-
-    fn png_bytes(width: u32, height: u32) -> Vec<u8> {
-        let image = image::RgbaImage::from_pixel(width, height, image::Rgba([10, 20, 30, 255]));
-        let mut bytes = std::io::Cursor::new(Vec::new());
-        image
-            .write_to(&mut bytes, image::ImageFormat::Png)
-            .expect("encode");
-        bytes.into_inner()
+        assert!(
+            busy.dropped.load(Ordering::Relaxed),
+            "the worker abandons it"
+        );
+        assert!(!in_flight.dropped.load(Ordering::Relaxed));
+        // Scrolled back before the worker noticed: wanted after all.
+        assert_eq!(ask(&mut queue, "gone-3", Visible), Requested::Known);
+        assert!(!busy.dropped.load(Ordering::Relaxed));
     }
 
     #[test]
-    fn a_cached_thumbnail_reads_back() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join(cache_file_name("item", 64));
-        let image = small_image();
-        write_cached(&path, &image).expect("write");
-        let read = read_cached(&path, 64).expect("read back");
-        assert_eq!((read.width, read.height), (image.width, image.height));
-        assert_eq!(read.rgba, image.rgba);
+    fn a_full_queue_makes_room_for_more_important_work_only() {
+        let mut queue = Queue::default();
+        for n in 0..LEN {
+            ask(&mut queue, &format!("near-{n}"), Nearby);
+        }
+        assert_eq!(ask(&mut queue, "more-near", Nearby), Requested::Refused);
+        assert_eq!(ask(&mut queue, "seen", Visible), Requested::Queued);
+        assert_eq!(queue.pending.len(), LEN);
+        assert!(
+            !queue.pending.contains_key(&key("near-0")),
+            "the oldest went"
+        );
+        assert_eq!(order(&mut queue).first().map(String::as_str), Some("seen"));
     }
 
     #[test]
-    fn a_damaged_cache_entry_is_deleted_so_it_is_fetched_again() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join(cache_file_name("item", 64));
-        write_cached(&path, &small_image()).expect("write");
-        let whole = std::fs::read(&path).expect("read");
-        let damaged: Vec<Vec<u8>> = vec![
-            whole[..whole.len() / 2].to_vec(),
-            b"not a picture at all".to_vec(),
-            Vec::new(),
-            // A PNG whose pixel data was cut: the header still decodes.
-            png_bytes(64, 64)[..90].to_vec(),
-        ];
-        for bytes in damaged {
-            std::fs::write(&path, &bytes).expect("damage the entry");
-            assert!(read_cached(&path, 64).is_none());
-            assert!(!path.exists(), "the damaged entry is gone");
-        }
-        // A folder where the file should be is cleared away too.
-        std::fs::create_dir_all(path.join("x")).expect("mkdir");
-        assert!(read_cached(&path, 64).is_none());
-        assert!(!path.exists());
-        // …and the slot takes a fresh entry.
-        write_cached(&path, &small_image()).expect("write again");
-        assert!(read_cached(&path, 64).is_some());
+    fn nothing_is_queued_after_shutdown() {
+        let mut queue = Queue {
+            shutdown: true,
+            ..Queue::default()
+        };
+        assert_eq!(ask(&mut queue, "a", Visible), Requested::Refused);
+        assert!(queue.take_next().is_none());
     }
 }

@@ -66,6 +66,9 @@ pub struct Settings {
     pub appearance: Appearance,
     /// The first-run welcome was answered (shown again only when asked from Help).
     pub welcome_seen: bool,
+    /// Size limit of the Library's thumbnail cache on disk, in MB (10^6 bytes); least
+    /// recently used thumbnails are deleted beyond it.
+    pub thumbnail_cache_mb: u32,
 }
 
 /// Which theme the studio shows.
@@ -162,6 +165,7 @@ impl Default for Settings {
             low_balance_threshold_credits: DEFAULT_LOW_BALANCE_THRESHOLD_CREDITS,
             appearance: Appearance::default(),
             welcome_seen: false,
+            thumbnail_cache_mb: crate::media::thumb_cache::DEFAULT_BUDGET_MB,
         }
     }
 }
@@ -179,6 +183,13 @@ pub enum SettingsError {
 }
 
 impl Settings {
+    /// The thumbnail cache's byte budget, its MB kept within the supported range (a
+    /// hand-edited file may hold anything, even 0, which would empty the cache at start).
+    pub fn thumbnail_cache_budget_bytes(&self) -> u64 {
+        use crate::media::thumb_cache::{MAX_BUDGET_MB, MIN_BUDGET_MB, budget_bytes_of_mb};
+        budget_bytes_of_mb(self.thumbnail_cache_mb.clamp(MIN_BUDGET_MB, MAX_BUDGET_MB))
+    }
+
     /// Loads settings at start-up: a missing file gives defaults; a file that cannot be
     /// decoded is moved aside (`settings.json.broken-<time>`) and defaults are used, with a
     /// notice for the person. Never fatal: a broken settings file must not keep the studio
@@ -417,6 +428,24 @@ mod tests {
             settings.low_balance_threshold_credits,
             DEFAULT_LOW_BALANCE_THRESHOLD_CREDITS
         );
+        assert_eq!(
+            settings.thumbnail_cache_mb,
+            crate::media::thumb_cache::DEFAULT_BUDGET_MB
+        );
+    }
+
+    #[test]
+    fn the_thumbnail_cache_limit_is_remembered() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.json");
+        let settings = Settings {
+            thumbnail_cache_mb: 250,
+            ..Settings::default()
+        };
+        settings.save(&path).expect("save");
+        let (loaded, notice) = Settings::load_or_recover(&path);
+        assert_eq!(notice, None);
+        assert_eq!(loaded.thumbnail_cache_mb, 250);
     }
 
     #[test]

@@ -87,6 +87,8 @@ pub struct StudioApp {
     thumbnails: Option<ThumbnailPipeline>,
     /// The visible range the pipeline's queue was last trimmed to.
     thumbnails_trimmed_for: Option<(u64, std::ops::Range<usize>)>,
+    /// Every visible Library tile had its thumbnail last frame (for the log line).
+    thumbnails_all_visible: bool,
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
     palettes: PalettesState,
@@ -151,6 +153,7 @@ impl StudioApp {
             library: LibraryState::default(),
             thumbnails: None,
             thumbnails_trimmed_for: None,
+            thumbnails_all_visible: false,
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
             palettes: PalettesState::default(),

@@ -88,6 +88,7 @@ impl StudioApp {
                     .and_then(Credits::spendable);
                 self.low_balance.observe(spendable, threshold);
             }
+            SettingsAction::SetThumbnailCacheMb(mb) => self.set_thumbnail_cache_mb(mb),
         }
     }
 }

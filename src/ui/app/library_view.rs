@@ -151,6 +151,16 @@ impl StudioApp {
         self.library.has_pending_ops()
     }
 
+    /// Settings › Storage: a new thumbnail cache limit, remembered and applied at once.
+    pub(super) fn set_thumbnail_cache_mb(&mut self, mb: u32) {
+        self.session
+            .update_preferences(|settings| settings.thumbnail_cache_mb = mb);
+        self.settings_snapshot = crate::ui::settings::SettingsSnapshot::of(&self.session);
+        if let Some(pipeline) = &self.thumbnails {
+            pipeline.set_cache_budget_bytes(self.session.settings().thumbnail_cache_budget_bytes());
+        }
+    }
+
     /// Hand the grid's thumbnail wishes to the pipeline; drop queued work for tiles that
     /// scrolled away.
     pub(super) fn request_thumbnails(&mut self) {
@@ -191,6 +201,34 @@ impl StudioApp {
             pipeline.cancel_not_in(&keep);
             self.thumbnails_trimmed_for = Some(key);
         }
+        self.note_visible_thumbnails();
+    }
+
+    /// DEBUG line when the last visible placeholder is filled (a scroll's thumbnails are
+    /// all in): the time to compare with the last wheel event (docs/BENCHMARKS.md).
+    fn note_visible_thumbnails(&mut self) {
+        let visible = self.library.visible.clone();
+        let all_in = self.view == View::Library
+            && !visible.is_empty()
+            && visible.clone().all(|index| {
+                self.library.items.item(index).is_some_and(|item| {
+                    item.thumbnail_source().is_none()
+                        || self
+                            .textures
+                            .thumbnail_settled(&item.id, self.library.thumb_request_px)
+                })
+            });
+        if all_in && !self.thumbnails_all_visible {
+            let at_unix_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis());
+            tracing::debug!(
+                at_unix_ms,
+                tiles = visible.len(),
+                "library: the last visible thumbnail placeholder was filled"
+            );
+        }
+        self.thumbnails_all_visible = all_in;
     }
 }
 
@@ -200,10 +238,11 @@ pub(super) fn start_thumbnails(
     session: &Session,
 ) -> Option<ThumbnailPipeline> {
     let repaint_ctx = ctx.clone();
-    let config = ThumbnailConfig::new(
+    let mut config = ThumbnailConfig::new(
         Some(session.paths().cache_dir.join("thumbnails")),
         std::sync::Arc::new(move || repaint_ctx.request_repaint()),
     );
+    config.cache_budget_bytes = session.settings().thumbnail_cache_budget_bytes();
     match ThumbnailPipeline::new(config) {
         Ok(pipeline) => Some(pipeline),
         Err(error) => {

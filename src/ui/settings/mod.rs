@@ -31,6 +31,8 @@ pub enum SettingsAction {
         defaults: GenerationDefaults,
     },
     SetLowBalanceThreshold(f64),
+    /// The thumbnail cache's size limit, in MB (validated at the field).
+    SetThumbnailCacheMb(u32),
 }
 
 /// What the view shows about the session; rebuilt after every profile change so layout
@@ -51,6 +53,7 @@ pub struct SettingsSnapshot {
     pub log_file: PathBuf,
     pub generation_defaults: BTreeMap<String, GenerationDefaults>,
     pub low_balance_threshold_credits: f64,
+    pub thumbnail_cache_mb: u32,
     pub appearance: crate::settings::Appearance,
 }
 
@@ -78,6 +81,7 @@ impl SettingsSnapshot {
             paths: paths.clone(),
             generation_defaults: settings.generation_defaults.clone(),
             low_balance_threshold_credits: settings.low_balance_threshold_credits,
+            thumbnail_cache_mb: settings.thumbnail_cache_mb,
             appearance: settings.appearance,
         }
     }
@@ -139,6 +143,9 @@ pub struct SettingsForm {
     /// The low-balance threshold as typed (`None`: show the saved value).
     pub threshold_input: Option<String>,
     pub threshold_error: Option<String>,
+    /// The thumbnail cache limit as typed (`None`: show the saved value).
+    pub cache_limit_input: Option<String>,
+    pub cache_limit_error: Option<String>,
 }
 
 impl SettingsForm {

@@ -52,6 +52,8 @@ impl SettingsForm {
     /// Settings was opened: measure the cache and read the log afresh.
     pub fn on_shown(&mut self, snapshot: &SettingsSnapshot) -> Vec<Command> {
         self.threshold_input = None;
+        self.cache_limit_input = None;
+        self.cache_limit_error = None;
         self.cache.busy = true;
         self.log.loading = true;
         vec![
@@ -124,7 +126,7 @@ fn open_action(path: &std::path::Path) -> Action {
 pub fn storage_ui(
     ui: &mut Ui,
     snapshot: &SettingsSnapshot,
-    form: &SettingsForm,
+    form: &mut SettingsForm,
     actions: &mut Vec<Action>,
 ) {
     widgets::section_label(ui, "Storage");
@@ -151,7 +153,48 @@ pub fn storage_ui(
         ui.add_space(tokens::SPACE_S);
         ui.separator();
         cache_row_ui(ui, form, actions);
+        ui.add_space(tokens::SPACE_S);
+        cache_limit_ui(ui, snapshot.thumbnail_cache_mb, form, actions);
     });
+}
+
+/// The thumbnail cache's size limit: typed in MB, checked as typed, saved when valid (the
+/// pipeline applies it at once).
+fn cache_limit_ui(ui: &mut Ui, saved_mb: u32, form: &mut SettingsForm, actions: &mut Vec<Action>) {
+    let label = "Thumbnail cache limit (MB); the least recently seen thumbnails go first";
+    widgets::section_label(ui, label);
+    let input = form
+        .cache_limit_input
+        .get_or_insert_with(|| saved_mb.to_string());
+    let response = ui.add(egui::TextEdit::singleline(input).desired_width(120.0));
+    widgets::name_widget(&response, "Thumbnail cache limit in MB");
+    if response.lost_focus() || response.changed() {
+        match parse_cache_limit_mb(input) {
+            Ok(mb) => {
+                form.cache_limit_error = None;
+                if mb != saved_mb {
+                    actions.push(Action::Settings(
+                        super::SettingsAction::SetThumbnailCacheMb(mb),
+                    ));
+                }
+            }
+            Err(message) => form.cache_limit_error = Some(message),
+        }
+    }
+    if let Some(error) = &form.cache_limit_error {
+        widgets::field_error(ui, error);
+    }
+}
+
+/// A cache limit as typed: a whole number of MB within the supported range.
+pub fn parse_cache_limit_mb(text: &str) -> Result<u32, String> {
+    use crate::media::thumb_cache::{MAX_BUDGET_MB, MIN_BUDGET_MB};
+    match text.trim().replace([',', '_', ' '], "").parse::<u32>() {
+        Ok(mb) if (MIN_BUDGET_MB..=MAX_BUDGET_MB).contains(&mb) => Ok(mb),
+        _ => Err(format!(
+            "Enter a whole number of MB from {MIN_BUDGET_MB} to {MAX_BUDGET_MB}."
+        )),
+    }
 }
 
 /// Height of the log's scroll area (about 20 lines).
@@ -310,6 +353,18 @@ pub fn log_ui(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_limit_is_a_whole_number_of_mb_in_range() {
+        assert_eq!(parse_cache_limit_mb(" 1,024 "), Ok(1024));
+        assert_eq!(parse_cache_limit_mb("512"), Ok(512));
+        assert!(parse_cache_limit_mb("0").is_err());
+        assert!(parse_cache_limit_mb("9").is_err());
+        assert!(parse_cache_limit_mb("-5").is_err());
+        assert!(parse_cache_limit_mb("2.5").is_err());
+        assert!(parse_cache_limit_mb("lots").is_err());
+        assert!(parse_cache_limit_mb("").is_err());
+    }
 
     #[test]
     fn sizes_read_like_a_file_manager() {
