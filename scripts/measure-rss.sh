@@ -101,8 +101,12 @@ fi
 
 Xvfb "$display" -screen 0 1440x900x24 -nolisten tcp >"$home/xvfb.log" 2>&1 &
 pids+=($!)
-sleep 1
 export DISPLAY="$display" FRAMEWRIGHT_HOME="$home"
+# Wait for the server (a loaded machine may take seconds).
+for _ in $(seq 1 100); do
+  xdotool getdisplaygeometry >/dev/null 2>&1 && break
+  sleep 0.1
+done
 # No D-Bus under Xvfb: keys come from secrets.json.
 unset DBUS_SESSION_BUS_ADDRESS
 "$bin" --view library --size 1440x860 --tray closed >"$home/studio.log" 2>&1 &
