@@ -13,6 +13,8 @@
 #                (`framewright sandbox --seed-media N`) instead of the embedded one
 #   --display    the Xvfb display to start (default :52)
 #   --settle-secs  idle time before each reading (default 5)
+#   --shots DIR  also save a screenshot after each reading (ImageMagick's `import`), to see
+#                that each step showed what it names
 #
 # Each run has its own FRAMEWRIGHT_HOME (removed at the end) and its own Xvfb at 1440×900.
 # Views are visited with the rail's shortcuts (Ctrl+1 … Ctrl+8, src/ui/shortcuts.rs); the
@@ -25,13 +27,16 @@ bin=target/release/framewright
 library=0
 display=:52
 settle_secs=5
+shots=""
+shot_number=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
     --library) library="$2"; shift 2 ;;
     --display) display="$2"; shift 2 ;;
     --settle-secs) settle_secs="$2"; shift 2 ;;
-    -h|--help) sed -n 2,22p "$0"; exit 0 ;;
+    --shots) shots="$(realpath "$2")"; mkdir -p "$shots"; shift 2 ;;
+    -h|--help) sed -n 2,24p "$0"; exit 0 ;;
     *) echo "measure-rss: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -131,6 +136,10 @@ step() { # NAME: settle, read, print
   local rss; rss="$(rss_mib)"
   printf '%-40s %8s MiB\n' "$1" "$rss"
   summary["$1"]="$rss"
+  if [ -n "$shots" ]; then
+    shot_number=$((shot_number + 1))
+    import -window root -display "$display" "$shots/$(printf %02d "$shot_number").png" 2>/dev/null || true
+  fi
 }
 key() {
   xdotool windowfocus --sync "$window" 2>/dev/null || true
