@@ -36,6 +36,7 @@ mod drag_out;
 mod file_out;
 mod keyboard;
 mod library_view;
+mod memory;
 mod notices;
 mod open_files;
 mod play;
@@ -89,6 +90,8 @@ pub struct StudioApp {
     thumbnails_trimmed_for: Option<(u64, std::ops::Range<usize>)>,
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
+    /// The screen the last frame laid out (textures of a screen left are released).
+    last_screen_shown: Option<memory::ScreenShown>,
     palettes: PalettesState,
     /// The Visual DNA view (Visual DNA and moodboards).
     looks: crate::ui::visual_dna::LooksState,
@@ -153,6 +156,7 @@ impl StudioApp {
             thumbnails_trimmed_for: None,
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
+            last_screen_shown: None,
             palettes: PalettesState::default(),
             looks: Default::default(),
             docs: DocsState::default(),
@@ -968,7 +972,9 @@ impl eframe::App for StudioApp {
         }
 
         self.screenshot_scene_step();
+        let screen_shown = self.screen_shown();
         let actions = self.layout(ui);
+        self.release_left_screen(screen_shown);
         self.forward_retry_request(&ctx);
         self.update_window_title(&ctx);
         self.handle_file_drops(&ctx);
