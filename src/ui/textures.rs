@@ -8,8 +8,11 @@ use egui::{ColorImage, TextureHandle, TextureOptions};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
-/// Default budget: 256 MiB of RGBA pixels.
-pub const DEFAULT_BUDGET_BYTES: usize = 256 * 1024 * 1024;
+/// Default budget: 96 MiB of RGBA pixels. With a software GL (Mesa llvmpipe) every byte
+/// of texture is also process memory, so this is most of what the studio may hold beyond
+/// its base (~140 MB idle, target ≤ 150 MB with every view built): a 4K image at full
+/// size (~37 MB) and a screenful of grid thumbnails fit with room to spare.
+pub const DEFAULT_BUDGET_BYTES: usize = 96 * 1024 * 1024;
 
 /// What a panel gets back for a URL.
 #[derive(Clone)]
