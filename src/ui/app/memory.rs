@@ -31,20 +31,34 @@ impl StudioApp {
     }
 
     /// After layout: when `shown` (laid out this frame) differs from the last frame's
-    /// screen in a way that left one, release what was not drawn.
-    pub(super) fn release_left_screen(&mut self, shown: ScreenShown) {
+    /// screen in a way that left one, release what was not drawn; a few frames later,
+    /// give the freed memory back.
+    pub(super) fn release_left_screen(&mut self, ctx: &egui::Context, shown: ScreenShown) {
         let previous = self.last_screen_shown.replace(shown);
         if previous.is_some_and(|previous| previous.leaves_screen(shown)) {
             let released = self.textures.release_not_drawn_this_frame();
-            crate::desktop::heap::give_back_freed_memory();
             tracing::debug!(
                 released,
                 texture_bytes = self.textures.used_bytes(),
                 "a screen was left: its textures were released"
             );
+            self.trim_heap_at_frame = Some(self.frames_laid_out + TRIM_AFTER_FRAMES);
+        }
+        match self.trim_heap_at_frame {
+            Some(frame) if self.frames_laid_out >= frame => {
+                self.trim_heap_at_frame = None;
+                crate::desktop::heap::give_back_freed_memory();
+            }
+            Some(_) => ctx.request_repaint(),
+            None => {}
         }
     }
 }
+
+/// Frames between releasing a screen's textures and trimming the heap: the painter frees
+/// the GL textures (llvmpipe's copies in process memory) after the frame that dropped
+/// them, and a closed player's last frames are dropped a frame later still.
+const TRIM_AFTER_FRAMES: u64 = 2;
 
 #[cfg(test)]
 mod tests {
