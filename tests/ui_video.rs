@@ -263,8 +263,16 @@ fn a_video_plays_steps_scrubs_and_loops_in_the_viewer() {
     harness.step();
     assert!(!viewer_player(&harness).is_actual_size());
 
+    let player = viewer_player(&harness)
+        .player_weak()
+        .expect("the viewer's player is open");
     press(&mut harness, egui::Key::Escape);
     assert!(!harness.state().viewer().is_open(), "Esc closes the viewer");
+    // Its decoder and frame buffers go with it: dropping the player joins its thread.
+    assert!(
+        player.upgrade().is_none(),
+        "the closed viewer's video player (decoder, frames) is freed"
+    );
 }
 
 #[test]

@@ -49,6 +49,9 @@ CREATE INDEX IF NOT EXISTS project_members_user ON project_members(user_id);
 ";
 
 /// Starting balance of the default user (plan 1000 + pack 400 + redemption 100).
+/// The SQLite page cache of the sandbox's one connection (SQLite's default, named: the
+/// studio's idle memory budget counts on it; queries of a 100k-item library stay indexed).
+pub(crate) const SQLITE_CACHE_BUDGET_BYTES: i64 = 2 * 1024 * 1024;
 const START_PLAN_CREDITS: f64 = 1000.0;
 const START_PACK_CREDITS: f64 = 400.0;
 const START_REDEMPTION_CREDITS: f64 = 100.0;
@@ -450,6 +453,9 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // Page cache in KiB (negative = a size, not a page count): the budget is named
+        // here, not left to the build's default.
+        conn.pragma_update(None, "cache_size", -(SQLITE_CACHE_BUDGET_BYTES / 1024))?;
         conn.execute_batch(SCHEMA)?;
         conn.execute_batch(super::media_store::MEDIA_SCHEMA)?;
         conn.execute_batch(super::palette_store::PALETTE_SCHEMA)?;

@@ -36,6 +36,7 @@ mod drag_out;
 mod file_out;
 mod keyboard;
 mod library_view;
+mod memory;
 mod notices;
 mod open_files;
 mod play;
@@ -91,6 +92,10 @@ pub struct StudioApp {
     thumbnails_all_visible: bool,
     screenshot: Option<ScreenshotMode>,
     frames_laid_out: u64,
+    /// The screen the last frame laid out (textures of a screen left are released).
+    last_screen_shown: Option<memory::ScreenShown>,
+    /// `frames_laid_out` at which the heap is trimmed after a screen was left.
+    trim_heap_at_frame: Option<u64>,
     palettes: PalettesState,
     /// The Visual DNA view (Visual DNA and moodboards).
     looks: crate::ui::visual_dna::LooksState,
@@ -156,6 +161,8 @@ impl StudioApp {
             thumbnails_all_visible: false,
             screenshot: options.screenshot_to.map(ScreenshotMode::new),
             frames_laid_out: 0,
+            last_screen_shown: None,
+            trim_heap_at_frame: None,
             palettes: PalettesState::default(),
             looks: Default::default(),
             docs: DocsState::default(),
@@ -971,7 +978,9 @@ impl eframe::App for StudioApp {
         }
 
         self.screenshot_scene_step();
+        let screen_shown = self.screen_shown();
         let actions = self.layout(ui);
+        self.release_left_screen(&ctx, screen_shown);
         self.forward_retry_request(&ctx);
         self.update_window_title(&ctx);
         self.handle_file_drops(&ctx);

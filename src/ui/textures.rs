@@ -8,8 +8,11 @@ use egui::{ColorImage, TextureHandle, TextureOptions};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
-/// Default budget: 256 MiB of RGBA pixels.
-pub const DEFAULT_BUDGET_BYTES: usize = 256 * 1024 * 1024;
+/// Default budget: 96 MiB of RGBA pixels. With a software GL (Mesa llvmpipe) every byte
+/// of texture is also process memory, so this is most of what the studio may hold beyond
+/// its base (~140 MB idle, target ≤ 150 MB with every view built): a 4K image at full
+/// size (~37 MB) and a screenful of grid thumbnails fit with room to spare.
+pub const DEFAULT_BUDGET_BYTES: usize = 96 * 1024 * 1024;
 
 /// What a panel gets back for a URL.
 #[derive(Clone)]
@@ -330,6 +333,27 @@ impl TextureCache {
         self.used_bytes = 0;
     }
 
+    /// Drop every texture (full image or thumbnail) not drawn in the current frame: a
+    /// screen was left, and what it showed is made again (from the engine's and the
+    /// thumbnail pipeline's disk caches) when it is shown again. Call after layout.
+    /// Returns how many textures were released.
+    pub fn release_not_drawn_this_frame(&mut self) -> usize {
+        let frame = self.frame;
+        let before = self.len();
+        let mut released_bytes = 0;
+        for map in [&mut self.entries, &mut self.thumbs] {
+            map.retain(|_, entry| {
+                let keep = entry.last_used_frame.get() >= frame;
+                if !keep {
+                    released_bytes += entry.bytes;
+                }
+                keep
+            });
+        }
+        self.used_bytes -= released_bytes;
+        before - self.len()
+    }
+
     /// Drop least-recently-used textures until under budget; never one used this frame
     /// or the previous one (it is on screen).
     fn evict(&mut self) {
@@ -446,6 +470,37 @@ mod tests {
         // Zooming in asks for more pixels while the small texture stays on screen.
         assert!(matches!(cache.get("big", 64), TextureLookup::Ready(_)));
         assert_eq!(cache.take_wanted(), vec![("big".to_owned(), 64)]);
+    }
+
+    #[test]
+    fn leaving_a_screen_releases_the_textures_it_drew_and_keeps_the_new_ones() {
+        let ctx = egui::Context::default();
+        let mut cache = TextureCache::default();
+        cache.begin_frame();
+        for url in ["left-1", "left-2"] {
+            let _ = cache.get(url, 16);
+            let _ = cache.take_wanted();
+            cache.insert(&ctx, url, &image(16));
+        }
+        cache.insert_thumbnail(&ctx, "left-thumb", 16, &image(16));
+        // The next frame shows another screen: it draws only "shown".
+        cache.begin_frame();
+        let _ = cache.get("shown", 16);
+        let _ = cache.take_wanted();
+        cache.insert(&ctx, "shown", &image(16));
+        let egui_textures_before = ctx.tex_manager().read().num_allocated();
+        assert_eq!(cache.release_not_drawn_this_frame(), 3);
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.used_bytes(), 16 * 16 * 4);
+        assert!(matches!(cache.get("shown", 16), TextureLookup::Ready(_)));
+        // egui's texture manager frees them too (nothing else held the handles).
+        assert_eq!(
+            ctx.tex_manager().read().num_allocated(),
+            egui_textures_before - 3
+        );
+        // Shown again, a released texture is asked for again.
+        assert!(matches!(cache.get("left-1", 16), TextureLookup::Loading));
+        assert_eq!(cache.take_wanted(), vec![("left-1".to_owned(), 16)]);
     }
 
     #[test]

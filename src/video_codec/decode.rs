@@ -211,6 +211,17 @@ impl VideoDecoder {
         self.output.recycle(frame.rgba);
     }
 
+    /// Frees the buffers kept for reuse (8 MB each at 1080p): a paused player needs none
+    /// until it plays again.
+    pub fn release_spare_buffers(&mut self) {
+        self.output.spare_rgba = Vec::new();
+    }
+
+    /// How many bytes the buffers kept for reuse hold.
+    pub fn spare_buffer_bytes(&self) -> usize {
+        self.output.spare_rgba.iter().map(Vec::capacity).sum()
+    }
+
     /// Positions the decoder so the next [`Self::next_frame`] returns frame `index` (display
     /// order). Decodes from the sync sample at or before it; frames before the target are
     /// decoded but never converted. A target ahead within the run already under way goes on
@@ -411,6 +422,26 @@ mod tests {
         assert!((info.fps - 24.0).abs() < 1e-9);
         assert!((info.duration_secs - 2.0).abs() < 1e-9);
         assert!(info.codec.starts_with("avc1.64"));
+    }
+
+    #[test]
+    fn reuse_buffers_are_capped_and_released_on_request() {
+        let mut decoder = VideoDecoder::from_bytes(BASELINE.to_vec()).expect("fixture opens");
+        let frame_bytes = 160 * 90 * 4;
+        for _ in 0..5 {
+            let frame = decoder.next_frame().expect("decodes").expect("a frame");
+            decoder.recycle(frame);
+        }
+        assert!(decoder.spare_buffer_bytes() <= SPARE_BUFFERS * frame_bytes);
+        assert!(
+            decoder.spare_buffer_bytes() >= frame_bytes,
+            "a buffer is reused"
+        );
+        decoder.release_spare_buffers();
+        assert_eq!(decoder.spare_buffer_bytes(), 0);
+        // Decoding goes on where it was, into new buffers.
+        let frame = decoder.next_frame().expect("decodes").expect("a frame");
+        assert_eq!(frame_code(&frame), frame.index);
     }
 
     #[test]

@@ -568,6 +568,8 @@ impl Worker {
         if !playing {
             self.sound_pause();
             self.status.speed = 1;
+            // Paused, the player holds the frame on screen and the one decoded ahead only.
+            self.decoder.release_spare_buffers();
         }
         self.status.playing = playing;
         self.publish();

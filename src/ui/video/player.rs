@@ -266,6 +266,15 @@ impl VideoPlayerState {
         true
     }
 
+    /// The open player, weakly: it upgrades only while something still holds it (tests
+    /// check that closing a view drops the player, which joins its decoder thread).
+    pub fn player_weak(&self) -> Option<std::sync::Weak<VideoPlayer>> {
+        match &self.phase {
+            Phase::Ready(player) => Some(Arc::downgrade(player)),
+            _ => None,
+        }
+    }
+
     fn player(&self) -> Option<&VideoPlayer> {
         match &self.phase {
             Phase::Ready(player) => Some(player),
