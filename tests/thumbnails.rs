@@ -378,3 +378,38 @@ fn a_tile_dropped_during_its_fetch_is_never_decoded() {
     );
     pipeline.shutdown();
 }
+
+#[test]
+fn many_workers_fetch_at_once_but_only_the_decode_slots_decode_at_once() {
+    // Fetching is most of a thumbnail's time, so there are more workers than decoders;
+    // decoding (CPU, and a full-size picture's memory) stays within its slots.
+    let server = serve();
+    let decoding_now = Arc::new(AtomicUsize::new(0));
+    let most_at_once = Arc::new(AtomicUsize::new(0));
+    let mut config = ThumbnailConfig::new(None, Arc::new(|| {}));
+    config.workers = 4;
+    config.decode_slots = 1;
+    let (now, most) = (decoding_now.clone(), most_at_once.clone());
+    config.decoder = Arc::new(move |bytes, size_px| {
+        let at_once = now.fetch_add(1, Ordering::SeqCst) + 1;
+        most.fetch_max(at_once, Ordering::SeqCst);
+        // Long enough for the other workers' fetches to arrive meanwhile.
+        std::thread::sleep(Duration::from_millis(30));
+        now.fetch_sub(1, Ordering::SeqCst);
+        framewright::media::decode_image(bytes, size_px).map_err(|e| e.to_string())
+    });
+    let pipeline = ThumbnailPipeline::new(config).expect("pipeline");
+    let url = format!("{}/img/a.png", server.origin);
+    for n in 0..8 {
+        pipeline.request(&format!("tile-{n}"), &url, 32, ThumbnailPriority::Visible);
+    }
+    for _ in 0..8 {
+        next(&pipeline).result.expect("decoded");
+    }
+    assert_eq!(most_at_once.load(Ordering::SeqCst), 1, "one decode slot");
+    assert!(
+        server.hits.total.load(Ordering::SeqCst) >= 8,
+        "every tile was fetched"
+    );
+    pipeline.shutdown();
+}
