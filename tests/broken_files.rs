@@ -307,7 +307,7 @@ fn a_damaged_thumbnail_cache_entry_is_fetched_again_without_a_notice() {
         .expect("the cache folder")
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .filter(|p| p.extension().is_some_and(|e| e == "jpg" || e == "webp"))
         .collect();
     assert!(entries.len() >= 4, "cached: {entries:?}");
     for (n, entry) in entries.iter().enumerate() {
@@ -315,7 +315,7 @@ fn a_damaged_thumbnail_cache_entry_is_fetched_again_without_a_notice() {
         let damaged = if n % 2 == 0 {
             whole[..whole.len() / 3].to_vec()
         } else {
-            b"\x89PNG but not really".to_vec()
+            b"\xFF\xD8\xFF but not really a JPEG".to_vec()
         };
         std::fs::write(entry, damaged).expect("damage");
     }
