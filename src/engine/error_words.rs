@@ -47,14 +47,21 @@ fn status_in_words(status: u16) -> &'static str {
     }
 }
 
-/// `text` as a sentence: capitalised and ending in a full stop.
+/// `text` as a sentence: capitalised and ending in a full stop. A text that starts with a
+/// file's name ("notes.png: …") keeps the name as it is written.
 fn sentence(text: &str) -> String {
     let text = text.trim();
     let mut chars = text.chars();
     let Some(first) = chars.next() else {
         return String::new();
     };
-    let mut out: String = first.to_uppercase().chain(chars).collect();
+    let first_word = text.split([' ', ':']).next().unwrap_or_default();
+    let names_a_file = first_word.contains('.') && !first_word.ends_with('.');
+    let mut out: String = if names_a_file {
+        text.to_owned()
+    } else {
+        first.to_uppercase().chain(chars).collect()
+    };
     if !out.ends_with(['.', '!', '?', '…']) {
         out.push('.');
     }
@@ -64,6 +71,17 @@ fn sentence(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_name_at_the_start_keeps_its_case() {
+        let refused = ApiError::Invalid("notes.png: unrecognised image format".into());
+        assert_eq!(
+            error_in_words(&refused),
+            "notes.png: unrecognised image format."
+        );
+        let plain = ApiError::Invalid("a Visual DNA needs a name".into());
+        assert_eq!(error_in_words(&plain), "A Visual DNA needs a name.");
+    }
 
     fn status(status: u16, message: &str) -> ApiError {
         ApiError::Status {
