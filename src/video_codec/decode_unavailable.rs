@@ -62,6 +62,10 @@ impl VideoDecoder {
         match self.never {}
     }
 
+    pub fn release_spare_buffers(&mut self) {
+        match self.never {}
+    }
+
     pub fn seek_to_frame(&mut self, _index: u32) -> Result<(), VideoDecodeError> {
         match self.never {}
     }
