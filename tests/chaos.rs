@@ -300,6 +300,7 @@ fn a_killed_burst_with_faults_loses_nothing_and_bills_once() {
     child.kill().expect("SIGKILL the child"); // std sends SIGKILL on Unix
     let _ = child.wait();
     let created_at_kill = sandbox.generations().len();
+    let killed_after = started.elapsed();
 
     // 2. A second studio resumes on the same journal and drains everything.
     let mut engine = start_with(
@@ -307,6 +308,7 @@ fn a_killed_burst_with_faults_loses_nothing_and_bills_once() {
         tuning(),
     )
     .expect("second engine starts");
+    let second_started_after = started.elapsed();
     let (jobs, history) = drain_until_settled(&mut engine, dir.path(), &sandbox);
     let drained_after = started.elapsed();
     drop(engine);
@@ -416,9 +418,12 @@ fn a_killed_burst_with_faults_loses_nothing_and_bills_once() {
         "chaos: {JOBS} jobs; {} created by the service ({created_at_kill} when the first \
          engine was killed); faults injected {counts:?}; {} lost answers, {recovered} ids \
          recovered, every verdict matched the service; drained in {:.1} s (theoretical \
-         minimum at 30 image submits per {RATE_WINDOW_SECS} s window: one window plus one job)",
+         minimum at 30 image submits per {RATE_WINDOW_SECS} s window: one window plus one job); \
+         the first engine was killed at {:.1} s, the second had started at {:.1} s",
         generations.len(),
         lost_answers.len(),
-        drained_after.as_secs_f64()
+        drained_after.as_secs_f64(),
+        killed_after.as_secs_f64(),
+        second_started_after.as_secs_f64()
     );
 }
