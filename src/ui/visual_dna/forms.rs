@@ -84,6 +84,7 @@ pub(super) fn name_field(
     hint: &str,
     accessible_name: &str,
     focus: bool,
+    problem: Option<String>,
 ) {
     widgets::section_label(ui, "Name");
     let field = ui.add(
@@ -94,6 +95,9 @@ pub(super) fn name_field(
     widgets::name_widget(&field, accessible_name);
     if focus {
         field.request_focus();
+    }
+    if let Some(problem) = problem {
+        widgets::field_error(ui, &problem);
     }
 }
 
@@ -244,16 +248,15 @@ pub(super) fn dna_form_ui(
         cancel: LooksAction::CancelDnaForm,
     };
     form_modal(ctx, modal, actions, |ui, newly_shown, actions| {
+        let problem = form.problem(FormField::Name);
         name_field(
             ui,
             &mut form.name,
             "e.g. Captain Ada",
             "Visual DNA name",
             newly_shown,
+            problem,
         );
-        if let Some(problem) = form.problem(FormField::Name) {
-            widgets::field_error(ui, &problem);
-        }
         ui.add_space(tokens::SPACE_S);
         widgets::section_label(ui, "Type");
         ui.horizontal_wrapped(|ui| {

@@ -188,16 +188,15 @@ pub(super) fn board_form_ui(
         cancel: LooksAction::CancelBoardForm,
     };
     form_modal(ctx, modal, actions, |ui, newly_shown, actions| {
+        let problem = form.problem(FormField::Name);
         name_field(
             ui,
             &mut form.name,
             "e.g. Neon dusk",
             "Moodboard name",
             newly_shown,
+            problem,
         );
-        if let Some(problem) = form.problem(FormField::Name) {
-            widgets::field_error(ui, &problem);
-        }
         ui.add_space(tokens::SPACE_S);
         ui.horizontal(|ui| {
             widgets::section_label(ui, "Style guide");
