@@ -1,5 +1,5 @@
 //! Every answer body the client decodes, by route, for the wire fuzz test
-//! (`tests/fuzz_wire.rs`): the same envelope types and the same follow-up reads the
+//! (`tests/fuzz/fuzz_wire.rs`): the same envelope types and the same follow-up reads the
 //! client's methods use, without the HTTP around them. Not a stable API.
 
 use super::client::decode_body;

@@ -450,7 +450,7 @@ fn parse_instance_file(text: &str) -> Option<(u16, String)> {
 mod tests {
     use super::*;
 
-    // The request parser's tests are in tests/single_instance.rs (public API).
+    // The request parser's tests are in tests/service/single_instance.rs (public API).
 
     #[test]
     fn the_instance_file_is_read_defensively() {

@@ -19,7 +19,7 @@ pub use thumbnails::{
     ThumbnailResult,
 };
 
-/// The decoders' inner entry points for the fuzz tests (`tests/fuzz_decoders.rs`); the
+/// The decoders' inner entry points for the fuzz tests (`tests/fuzz/fuzz_decoders.rs`); the
 /// studio itself only calls [`decode_image`]. Not a stable API.
 #[doc(hidden)]
 pub mod fuzz_entry {

@@ -2,7 +2,7 @@
 //!
 //! Each test has its own seed (from its name, or `FUZZ_SEED`); case `n` draws its
 //! mutations from a generator seeded by `(seed, n)` alone, so any case replays on its own:
-//! `FUZZ_SEED=<seed> FUZZ_CASE=<n> cargo test --test <file> <test>`. `FUZZ_CASES` changes
+//! `FUZZ_SEED=<seed> FUZZ_CASE=<n> cargo test --test fuzz <test>`. `FUZZ_CASES` changes
 //! how many cases run. Every case runs under `catch_unwind`; a panic is reported with the
 //! seed, the case number and the input (also written under `target/fuzz-failures/`), and
 //! the run goes on so one report lists every failing case. A case that stops making
