@@ -88,7 +88,10 @@ impl Output {
 pub struct VideoDecoder {
     demuxer: Mp4Demuxer,
     info: VideoInfo,
-    decoder: Decoder,
+    /// `None` while parked ([`Self::park`]).
+    decoder: Option<Decoder>,
+    /// While parked: the display index the next [`Self::next_frame`] returns.
+    parked_resume_at: Option<u32>,
     /// SPS and PPS as Annex B, sent before the first sample of each run.
     parameter_sets: Vec<u8>,
     /// Next sample to feed, decode order.
@@ -142,7 +145,8 @@ impl VideoDecoder {
         Ok(Self {
             demuxer,
             info,
-            decoder: new_decoder()?,
+            decoder: Some(new_decoder()?),
+            parked_resume_at: None,
             parameter_sets,
             next_sample: 0,
             run_start: 0,
@@ -187,6 +191,7 @@ impl VideoDecoder {
         &mut self,
         cancel: &mut dyn FnMut() -> bool,
     ) -> Result<Option<DecodedFrame>, VideoDecodeError> {
+        self.unpark()?;
         loop {
             if let Some(frame) = self.output.ready.pop_front() {
                 return Ok(Some(frame));
@@ -217,6 +222,55 @@ impl VideoDecoder {
         self.output.spare_rgba = Vec::new();
     }
 
+    /// Frees the H.264 decoder itself (reference pictures and work buffers: ~28 MB at
+    /// 1080p), the frames decoded ahead and the spare buffers. A player paused for a while
+    /// needs none of it; the next frame is decoded again from its IDR (one seek's work).
+    /// `resume_at` is the frame the next [`Self::next_frame`] returns (a caller holding a
+    /// frame it took but did not show passes that frame's index); `None` goes on where
+    /// decoding stands.
+    pub fn park(&mut self, resume_at: Option<u32>) {
+        if self.decoder.is_none() && resume_at.is_none() {
+            return;
+        }
+        let where_decoding_stands = self
+            .output
+            .ready
+            .front()
+            .map(|frame| frame.index)
+            .or(self
+                .output
+                .last_emitted
+                .map(|last| (last + 1).max(self.output.skip_below)))
+            .unwrap_or(self.output.skip_below);
+        let resume_at = resume_at
+            .or(self.parked_resume_at)
+            .unwrap_or(where_decoding_stands);
+        self.decoder = None;
+        self.output.reset(resume_at);
+        self.output.spare_rgba = Vec::new();
+        self.parked_resume_at = Some(resume_at);
+    }
+
+    /// Whether [`Self::park`] freed the decoder and nothing has asked for a frame since.
+    pub fn is_parked(&self) -> bool {
+        self.decoder.is_none()
+    }
+
+    /// After [`Self::park`]: a fresh decoder positioned where the parked one was.
+    fn unpark(&mut self) -> Result<(), VideoDecodeError> {
+        let Some(resume_at) = self.parked_resume_at.take() else {
+            return Ok(());
+        };
+        if resume_at < self.info.frame_count {
+            return self.seek_to_frame(resume_at);
+        }
+        // Parked past the last frame: the end stays the end.
+        self.decoder = Some(new_decoder()?);
+        self.next_sample = self.info.frame_count;
+        self.end_flushed = true;
+        Ok(())
+    }
+
     /// How many bytes the buffers kept for reuse hold.
     pub fn spare_buffer_bytes(&self) -> usize {
         self.output.spare_rgba.iter().map(Vec::capacity).sum()
@@ -231,12 +285,19 @@ impl VideoDecoder {
         if index >= frame_count {
             return Err(VideoDecodeError::FrameOutOfRange { index, frame_count });
         }
+        // An explicit seek replaces the parked position (and restarts a decoder below).
+        self.parked_resume_at = None;
         let start = self.seek_start(index);
         let ahead = self
             .output
             .last_emitted
             .map_or(index >= self.output.skip_below, |last| index > last);
-        if ahead && !self.end_flushed && start >= self.run_start && start <= self.next_sample {
+        if ahead
+            && self.decoder.is_some()
+            && !self.end_flushed
+            && start >= self.run_start
+            && start <= self.next_sample
+        {
             self.output.skip_below = index;
             while self
                 .output
@@ -289,8 +350,10 @@ impl VideoDecoder {
     fn restart_at(&mut self, start: u32) -> Result<(), VideoDecodeError> {
         // Drain what the old run still holds, unlabelled and unwanted; then a new decoder
         // (~50 µs) so no reference pictures or reorder state carry over.
-        let _ = self.decoder.flush_remaining();
-        self.decoder = new_decoder()?;
+        if let Some(decoder) = self.decoder.as_mut() {
+            let _ = decoder.flush_remaining();
+        }
+        self.decoder = Some(new_decoder()?);
         self.output.pending.clear();
         self.next_sample = start;
         self.run_start = start;
@@ -343,7 +406,11 @@ impl VideoDecoder {
         }
         self.output.pending.insert(display_index);
         let track = self.demuxer.track();
-        match self.decoder.decode(&self.annexb_buf) {
+        let decoder = match self.decoder.as_mut() {
+            Some(decoder) => decoder,
+            None => self.decoder.insert(new_decoder()?),
+        };
+        match decoder.decode(&self.annexb_buf) {
             Ok(Some(yuv)) => self.output.accept(&yuv, track),
             Ok(None) => {}
             Err(e) => {
@@ -360,7 +427,10 @@ impl VideoDecoder {
     /// End of stream: takes every picture the decoder still holds.
     fn drain_decoder(&mut self) {
         let track = self.demuxer.track();
-        match self.decoder.flush_remaining() {
+        let Some(decoder) = self.decoder.as_mut() else {
+            return;
+        };
+        match decoder.flush_remaining() {
             Ok(pictures) => {
                 for yuv in &pictures {
                     self.output.accept(yuv, track);
@@ -442,6 +512,51 @@ mod tests {
         // Decoding goes on where it was, into new buffers.
         let frame = decoder.next_frame().expect("decodes").expect("a frame");
         assert_eq!(frame_code(&frame), frame.index);
+    }
+
+    #[test]
+    fn a_parked_decoder_frees_itself_and_goes_on_from_the_same_frame() {
+        for fixture in [BASELINE, BFRAMES, OPEN_GOP] {
+            let mut decoder = VideoDecoder::from_bytes(fixture.to_vec()).expect("fixture opens");
+            for expected in 0..10 {
+                let frame = decoder.next_frame().expect("decodes").expect("a frame");
+                assert_eq!(frame.index, expected);
+            }
+            decoder.park(None);
+            assert!(decoder.is_parked());
+            assert_eq!(decoder.spare_buffer_bytes(), 0);
+            decoder.park(None); // twice is harmless
+            // Frames 10 and on, in order, from a decoder made again from the IDR.
+            for expected in 10..20 {
+                let frame = decoder.next_frame().expect("decodes").expect("a frame");
+                assert_eq!(frame.index, expected);
+                assert_eq!(
+                    frame_code(&frame),
+                    expected,
+                    "the picture of frame {expected}"
+                );
+            }
+            assert!(!decoder.is_parked());
+            // A frame taken but not shown is asked for again.
+            decoder.park(Some(15));
+            let frame = decoder.next_frame().expect("decodes").expect("a frame");
+            assert_eq!((frame.index, frame_code(&frame)), (15, 15));
+            // A seek while parked wins over the parked place.
+            decoder.park(None);
+            decoder.seek_to_frame(40).expect("seek");
+            assert_eq!(
+                decoder
+                    .next_frame()
+                    .expect("decodes")
+                    .expect("a frame")
+                    .index,
+                40
+            );
+            // Parked at the end stays at the end.
+            while decoder.next_frame().expect("decodes").is_some() {}
+            decoder.park(None);
+            assert!(decoder.next_frame().expect("decodes").is_none());
+        }
     }
 
     #[test]

@@ -66,6 +66,14 @@ impl VideoDecoder {
         match self.never {}
     }
 
+    pub fn park(&mut self, _resume_at: Option<u32>) {
+        match self.never {}
+    }
+
+    pub fn is_parked(&self) -> bool {
+        match self.never {}
+    }
+
     pub fn seek_to_frame(&mut self, _index: u32) -> Result<(), VideoDecodeError> {
         match self.never {}
     }
