@@ -15,6 +15,8 @@
 #   --settle-secs  idle time before each reading (default 5)
 #   --shots DIR  also save a screenshot after each reading (ImageMagick's `import`), to see
 #                that each step showed what it names
+#   --smaps DIR  also save /proc/PID/smaps after each reading; `--smaps-summary FILE` sums
+#                one of them by mapping (where the resident memory is: heap, code, anon)
 #
 # Each run has its own FRAMEWRIGHT_HOME (removed at the end) and its own Xvfb at 1440×900.
 # Views are visited with the rail's shortcuts (Ctrl+1 … Ctrl+8, src/ui/shortcuts.rs); the
@@ -28,6 +30,7 @@ library=0
 display=:52
 settle_secs=5
 shots=""
+smaps=""
 shot_number=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -36,7 +39,15 @@ while [ $# -gt 0 ]; do
     --display) display="$2"; shift 2 ;;
     --settle-secs) settle_secs="$2"; shift 2 ;;
     --shots) shots="$(realpath "$2")"; mkdir -p "$shots"; shift 2 ;;
-    -h|--help) sed -n 2,24p "$0"; exit 0 ;;
+    --smaps) smaps="$(realpath "$2")"; mkdir -p "$smaps"; shift 2 ;;
+    --smaps-summary)
+      # Resident KiB per mapping name (anonymous mappings as "[anon]"), largest first.
+      awk '/^[0-9a-f]+-[0-9a-f]+ / { name = (NF >= 6 ? $6 : "[anon]") }
+           /^Rss:/ { rss[name] += $2 }
+           END { for (n in rss) if (rss[n] >= 512) printf "%9.1f MiB  %s\n", rss[n] / 1024, n }' "$2" |
+        sort -rn
+      exit 0 ;;
+    -h|--help) sed -n 2,26p "$0"; exit 0 ;;
     *) echo "measure-rss: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -136,9 +147,12 @@ step() { # NAME: settle, read, print
   local rss; rss="$(rss_mib)"
   printf '%-40s %8s MiB\n' "$1" "$rss"
   summary["$1"]="$rss"
+  shot_number=$((shot_number + 1))
   if [ -n "$shots" ]; then
-    shot_number=$((shot_number + 1))
     import -window root -display "$display" "$shots/$(printf %02d "$shot_number").png" 2>/dev/null || true
+  fi
+  if [ -n "$smaps" ]; then
+    cp "/proc/$studio/smaps" "$smaps/$(printf %02d "$shot_number")-${1//[^a-zA-Z0-9]/_}.smaps"
   fi
 }
 key() {

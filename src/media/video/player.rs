@@ -586,6 +586,9 @@ impl Worker {
     fn park(&mut self) {
         let resume_at = self.ahead.take().map(|frame| frame.index);
         self.decoder.park(resume_at);
+        // The decoder's buffers were this thread's allocations: glibc keeps them in this
+        // thread's arena until asked.
+        crate::desktop::heap::give_back_freed_memory();
         tracing::debug!("paused video: decoder parked");
     }
 

@@ -363,7 +363,7 @@ impl Default for LibraryState {
             scroll_to_focus: false,
             scroll_offset_request: None,
             columns: 1,
-            thumb_request_px: 256,
+            thumb_request_px: 192,
             grid_viewport: egui::Rect::NOTHING,
             keyboard_focus: false,
             emptying_trash: false,

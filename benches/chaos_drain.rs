@@ -1,0 +1,51 @@
+//! Chaos drain: the chaos test's scenario (tests/chaos_scenario: 60 image jobs against a
+//! sandbox with faults on, the first engine killed with SIGKILL mid-run in a child process,
+//! a second engine resuming on its journal), timed in a release build until every job has
+//! settled, against the theoretical minimum the rate limit allows (one 10-s window plus
+//! one job). Each run checks, as the test does, that nothing was lost or billed twice.
+//!
+//!   cargo bench --locked --bench chaos_drain                 # three runs
+//!   CHAOS_RUNS=5 cargo bench --locked --bench chaos_drain
+//!
+//! The child is this bench binary run again with the connection details in its
+//! environment.
+
+#[path = "../tests/chaos_scenario/mod.rs"]
+mod chaos_scenario;
+
+fn main() {
+    if chaos_scenario::child_engine_from_env() {
+        return;
+    }
+    let runs: usize = std::env::var("CHAOS_RUNS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(3);
+    let minimum_secs = chaos_scenario::RATE_WINDOW_SECS as f64;
+    let mut drains_secs = Vec::new();
+    for run in 1..=runs {
+        let exe = std::env::current_exe().expect("bench binary");
+        let drained = chaos_scenario::run(std::process::Command::new(exe));
+        let figures = chaos_scenario::check(&drained);
+        let secs = drained.drained_after.as_secs_f64();
+        println!("run {run}: {figures}");
+        println!(
+            "run {run}: drained in {secs:.2} s = {:.2}x the {minimum_secs:.0}-s minimum",
+            secs / minimum_secs
+        );
+        drains_secs.push(secs);
+    }
+    drains_secs.sort_by(f64::total_cmp);
+    let (min, median, max) = (
+        drains_secs[0],
+        drains_secs[drains_secs.len() / 2],
+        drains_secs[drains_secs.len() - 1],
+    );
+    println!(
+        "chaos drain over {runs} runs: min {min:.2} s / median {median:.2} s / max {max:.2} s \
+         = {:.2}x / {:.2}x / {:.2}x the {minimum_secs:.0}-s minimum (target <= 1.3x)",
+        min / minimum_secs,
+        median / minimum_secs,
+        max / minimum_secs
+    );
+}
