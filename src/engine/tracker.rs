@@ -627,7 +627,10 @@ fn poll_error_action(
     consecutive_failures: u32,
     interval_secs: f64,
 ) -> PollErrorAction {
-    let backoff_secs = (interval_secs * 2f64.powi(consecutive_failures.min(16) as i32 + 1))
+    // A status check is a free read: one dropped connection or 5xx is no sign of an
+    // overloaded service, so the first retry keeps the usual interval; repeated failures
+    // back off (doubling up to a minute).
+    let backoff_secs = (interval_secs * 2f64.powi(consecutive_failures.min(16) as i32))
         .clamp(interval_secs, MAX_BACKOFF_SECS.max(interval_secs));
     let seconds = |s: f64| s.max(0.0).ceil() as u64;
     match error {
@@ -739,7 +742,7 @@ mod tests {
     }
 
     #[test]
-    fn backoff_doubles_and_caps() {
+    fn one_failed_check_keeps_the_interval_then_backoff_doubles_and_caps() {
         let delays: Vec<u64> = (0..6)
             .map(
                 |n| match poll_error_action(&ApiError::Connect("x".into()), n, 3.0) {
@@ -748,8 +751,8 @@ mod tests {
                 },
             )
             .collect();
-        assert_eq!(delays, vec![6, 12, 24, 48, 60, 60]);
-        match poll_error_action(&ApiError::NoResponse("x".into()), 1, 2.0) {
+        assert_eq!(delays, vec![3, 6, 12, 24, 48, 60]);
+        match poll_error_action(&ApiError::NoResponse("x".into()), 2, 2.0) {
             PollErrorAction::Retry { problem, .. } => {
                 assert_eq!(problem, "Connection lost — retrying in 8 s")
             }
@@ -800,7 +803,7 @@ mod tests {
             code: Some("UPSTREAM".into()),
             retry_after_secs: None,
         };
-        match poll_error_action(&broken, 0, 3.0) {
+        match poll_error_action(&broken, 1, 3.0) {
             PollErrorAction::Retry { problem, .. } => {
                 assert_eq!(problem, "The service had a problem — retrying in 6 s")
             }
