@@ -203,12 +203,24 @@ fn drain_until_settled(
         }
         if reported_at.elapsed() > Duration::from_secs(10) {
             reported_at = Instant::now();
+            let generations = sandbox.generations();
             let waiting: Vec<String> = jobs
                 .values()
                 .filter(|r| !settled(r, &rows))
-                .map(|r| describe(r, &rows))
+                .map(|r| {
+                    // What the service says of it, to tell a slow job from a slow look.
+                    let service = generations
+                        .iter()
+                        .find(|g| g.prompt == r.spec.request.prompt)
+                        .map_or("not created".to_owned(), |g| g.state.clone());
+                    format!("{} — service: {service}", describe(r, &rows))
+                })
                 .collect();
-            eprintln!("chaos: {} not settled yet: {waiting:#?}", waiting.len());
+            eprintln!(
+                "chaos: {} not settled yet at {:.1} s: {waiting:#?}",
+                waiting.len(),
+                (DRAIN_DEADLINE - deadline.saturating_duration_since(Instant::now())).as_secs_f64()
+            );
         }
     }
     let unsettled: Vec<String> = jobs
