@@ -6,6 +6,8 @@
 //!
 //!   cargo bench --locked --bench chaos_drain                 # three runs
 //!   CHAOS_RUNS=5 cargo bench --locked --bench chaos_drain
+//!   CHAOS_TRACE=1 ...   # every 10 s: each job's balance reading and charge, ours and the service's
+//!   CHAOS_LOG=1 ...     # the engine's and the sandbox's debug log on stderr
 //!
 //! The child is this bench binary run again with the connection details in its
 //! environment.
@@ -16,6 +18,12 @@ mod chaos_scenario;
 fn main() {
     if chaos_scenario::child_engine_from_env() {
         return;
+    }
+    if std::env::var_os("CHAOS_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_writer(std::io::stderr)
+            .try_init();
     }
     let runs: usize = std::env::var("CHAOS_RUNS")
         .ok()

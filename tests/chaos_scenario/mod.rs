@@ -216,6 +216,9 @@ fn drain_until_settled(
                     format!("{} — service: {service}", describe(r, &rows))
                 })
                 .collect();
+            if std::env::var_os("CHAOS_TRACE").is_some() {
+                trace_balance(&jobs, &rows, &generations);
+            }
             eprintln!(
                 "chaos: {} not settled yet at {:.1} s: {waiting:#?}",
                 waiting.len(),
@@ -272,6 +275,33 @@ fn drain_until_settled(
         "jobs not settled after {DRAIN_DEADLINE:?} ({} known): {unsettled:#?}\nthe service: {service:#?}",
         jobs.len()
     );
+}
+
+/// With `CHAOS_TRACE` set: every balance reading in the journal, our finished jobs with
+/// their charge, and the service's jobs with theirs, to tell where a charge that reconcile
+/// calls unexplained comes from.
+fn trace_balance(
+    jobs: &BTreeMap<LocalJobId, JobRecord>,
+    rows: &BTreeMap<LocalJobId, JournalRow>,
+    generations: &[framewright::sandbox::GenerationSummary],
+) {
+    for row in rows.values() {
+        let record = jobs.get(&row.record.local_id).unwrap_or(&row.record);
+        let service = generations
+            .iter()
+            .find(|g| g.prompt == record.spec.request.prompt);
+        eprintln!(
+            "trace #{}: sent {:?} reading {:?} | ours {:?} used {:?} result created {:?} | service {:?}",
+            record.local_id,
+            row.sent_at_unix_ms,
+            row.credits_before
+                .map(|b| (b.read_at_unix_ms, b.service_time_unix_ms, b.total)),
+            std::mem::discriminant(&record.phase),
+            record.credits_used,
+            record.result.as_ref().and_then(|r| r.created_at.clone()),
+            service.map(|g| (g.state.clone(), g.credits_used, g.created_at_unix_ms)),
+        );
+    }
 }
 
 /// Runs the scenario: `child` is this program run again so that it calls
