@@ -22,8 +22,6 @@ use tokio::sync::{Mutex, Notify};
 pub const DEFAULT_POLL_INTERVAL_SECS: f64 = 3.0;
 /// Longest wait between polls while backing off.
 pub const MAX_BACKOFF_SECS: f64 = 60.0;
-/// The first retry of a status check whose connection failed (see `poll_error_action`).
-const RECONNECT_RETRY_SECS: f64 = 0.25;
 /// Trims return no poll hint (the contract suggests 2-4 s): polled every 3 s.
 pub const TRIM_POLL_INTERVAL_SECS: f64 = 3.0;
 /// Chat answers when the submit gives no hint (contract: 2 s for chat).
@@ -634,14 +632,7 @@ fn poll_error_action(
     // back off (doubling up to a minute).
     let backoff_secs = (interval_secs * 2f64.powi(consecutive_failures.min(16) as i32))
         .clamp(interval_secs, MAX_BACKOFF_SECS.max(interval_secs));
-    // A connection that failed before any answer is most often a pooled keep-alive
-    // connection the service had closed: the first retry goes at once, on a new one.
-    // That quick retry does not count towards the backoff.
-    let reconnect_secs = match consecutive_failures {
-        0 => RECONNECT_RETRY_SECS.min(interval_secs),
-        n => (interval_secs * 2f64.powi(n.min(16) as i32 - 1))
-            .clamp(interval_secs, MAX_BACKOFF_SECS.max(interval_secs)),
-    };
+
     let seconds = |s: f64| s.max(0.0).ceil() as u64;
     match error {
         ApiError::Status { status: 404, .. } => PollErrorAction::Fail(Failure {
@@ -672,11 +663,8 @@ Look for its result in the Library, or submit it again."
             }
         }
         ApiError::Connect(_) | ApiError::NoResponse(_) => PollErrorAction::Retry {
-            delay_secs: reconnect_secs,
-            problem: format!(
-                "Connection lost — retrying in {} s",
-                seconds(reconnect_secs)
-            ),
+            delay_secs: backoff_secs,
+            problem: format!("Connection lost — retrying in {} s", seconds(backoff_secs)),
         },
         ApiError::Status { status, .. } if *status >= 500 => PollErrorAction::Retry {
             delay_secs: backoff_secs,
@@ -755,7 +743,7 @@ mod tests {
     }
 
     #[test]
-    fn a_lost_connection_is_retried_at_once_then_backoff_doubles_and_caps() {
+    fn one_failed_check_keeps_the_interval_then_backoff_doubles_and_caps() {
         let delays: Vec<u64> = (0..6)
             .map(
                 |n| match poll_error_action(&ApiError::Connect("x".into()), n, 3.0) {
@@ -764,9 +752,9 @@ mod tests {
                 },
             )
             .collect();
-        // The first retry after a lost connection goes at once (a stale pooled connection).
-        assert_eq!(delays, vec![0, 3, 6, 12, 24, 48]);
-        match poll_error_action(&ApiError::NoResponse("x".into()), 3, 2.0) {
+        // Never faster than the interval (the contract's hint).
+        assert_eq!(delays, vec![3, 6, 12, 24, 48, 60]);
+        match poll_error_action(&ApiError::NoResponse("x".into()), 2, 2.0) {
             PollErrorAction::Retry { problem, .. } => {
                 assert_eq!(problem, "Connection lost — retrying in 8 s")
             }
