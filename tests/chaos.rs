@@ -27,6 +27,6 @@ fn a_killed_burst_with_faults_loses_nothing_and_bills_once() {
         "--nocapture",
         "--test-threads=1",
     ]);
-    let drained = chaos_scenario::run(child);
+    let drained = chaos_scenario::run(child, chaos_scenario::RATE_WINDOW_SECS);
     println!("{}", chaos_scenario::check(&drained));
 }

@@ -31,6 +31,8 @@ pub const SANDBOX_SPEED: f64 = 40.0;
 /// The sandbox's and the engine's rate windows (the contract's are 60 s): 30 image
 /// submits per 10 s, so the burst drains in seconds instead of a minute.
 pub const RATE_WINDOW_SECS: u64 = 10;
+/// The rate window handed to the child engine (the bench may run the contract's 60 s).
+const ENV_WINDOW_SECS: &str = "FRAMEWRIGHT_CHAOS_WINDOW_SECS";
 /// Only there to stop a broken build from hanging CI.
 pub const DRAIN_DEADLINE: Duration = Duration::from_secs(240);
 
@@ -42,6 +44,7 @@ pub const ENV_DIR: &str = "FRAMEWRIGHT_CHAOS_DIR";
 /// before its folder is removed.
 pub struct Drained {
     pub sandbox: SandboxHandle,
+    pub rate_window_secs: u64,
     pub dir: TempDir,
     pub jobs: BTreeMap<LocalJobId, JobRecord>,
     pub history: Vec<JobRecord>,
@@ -69,13 +72,13 @@ fn spec(index: usize) -> GenerationSpec {
     }
 }
 
-fn tuning() -> TransferTuning {
+fn tuning(rate_window_secs: u64) -> TransferTuning {
     TransferTuning {
         reconcile_margin_secs: 3.0,
         // The catalog's estimates are real-service seconds; the sandbox runs jobs
         // SANDBOX_SPEED times faster, so the window a job can finish in shrinks with it.
         reconcile_duration_factor: 2.0 / SANDBOX_SPEED,
-        rate_window_secs: RATE_WINDOW_SECS as f64,
+        rate_window_secs: rate_window_secs as f64,
         ..TransferTuning::default()
     }
 }
@@ -107,7 +110,12 @@ pub fn child_engine_from_env() -> bool {
     };
     let mut engine = start_with(
         engine_config(&base_url, &api_key, Path::new(&dir)),
-        tuning(),
+        tuning(
+            std::env::var(ENV_WINDOW_SECS)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(RATE_WINDOW_SECS),
+        ),
     )
     .expect("engine starts");
     for index in 0..JOBS {
@@ -306,11 +314,11 @@ fn trace_balance(
 
 /// Runs the scenario: `child` is this program run again so that it calls
 /// [`child_engine_from_env`] (the connection details are added to its environment).
-pub fn run(mut child: std::process::Command) -> Drained {
+pub fn run(mut child: std::process::Command, rate_window_secs: u64) -> Drained {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut config = SandboxConfig::new(dir.path().join("sandbox"));
     config.speed = SANDBOX_SPEED;
-    config.rate_window_secs = RATE_WINDOW_SECS;
+    config.rate_window_secs = rate_window_secs;
     config.failure_rate = 0.1;
     config.faults = FaultRates {
         server_error: 0.04,
@@ -329,6 +337,7 @@ pub fn run(mut child: std::process::Command) -> Drained {
 
     // 1. The first studio submits the burst and is killed mid-run.
     let mut child = child
+        .env(ENV_WINDOW_SECS, rate_window_secs.to_string())
         .env(ENV_BASE_URL, sandbox.base_url())
         .env(ENV_API_KEY, sandbox.api_key())
         .env(ENV_DIR, dir.path())
@@ -355,7 +364,7 @@ pub fn run(mut child: std::process::Command) -> Drained {
     // 2. A second studio resumes on the same journal and drains everything.
     let mut engine = start_with(
         engine_config(sandbox.base_url(), sandbox.api_key(), dir.path()),
-        tuning(),
+        tuning(rate_window_secs),
     )
     .expect("second engine starts");
     let second_started_after = started.elapsed();
@@ -364,6 +373,7 @@ pub fn run(mut child: std::process::Command) -> Drained {
     drop(engine);
     Drained {
         sandbox,
+        rate_window_secs,
         dir,
         jobs,
         history,
@@ -379,6 +389,7 @@ pub fn run(mut child: std::process::Command) -> Drained {
 pub fn check(drained: &Drained) -> String {
     let Drained {
         sandbox,
+        rate_window_secs,
         dir,
         jobs,
         history,
@@ -492,7 +503,7 @@ pub fn check(drained: &Drained) -> String {
         "chaos: {JOBS} jobs; {} created by the service ({created_at_kill} when the first \
          engine was killed); faults injected {counts:?}; {} lost answers, {recovered} ids \
          recovered, every verdict matched the service; drained in {:.1} s (theoretical \
-         minimum at 30 image submits per {RATE_WINDOW_SECS} s window: one window plus one job); \
+         minimum at 30 image submits per {rate_window_secs} s window: one window plus one job); \
          the first engine was killed at {:.1} s, the second had started at {:.1} s",
         generations.len(),
         lost_answers.len(),
