@@ -26,15 +26,9 @@ fn main() {
             .with_writer(std::io::stderr)
             .try_init();
     }
-    let runs: usize = std::env::var("CHAOS_RUNS")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(3);
+    let runs: usize = env_number("CHAOS_RUNS", 3);
     // The contract's window by default, as `burst_drain`; the test runs 10 s.
-    let window_secs: u64 = std::env::var("CHAOS_WINDOW_SECS")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(60);
+    let window_secs: u64 = env_number("CHAOS_WINDOW_SECS", 60);
     let minimum_secs = window_secs as f64;
     let mut drains_secs = Vec::new();
     for run in 1..=runs {
@@ -62,4 +56,11 @@ fn main() {
         median / minimum_secs,
         max / minimum_secs
     );
+}
+
+fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
 }

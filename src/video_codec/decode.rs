@@ -247,7 +247,7 @@ impl VideoDecoder {
             .unwrap_or(where_decoding_stands);
         self.decoder = None;
         self.output.reset(resume_at);
-        self.output.spare_rgba = Vec::new();
+        self.release_spare_buffers();
         self.parked_resume_at = Some(resume_at);
     }
 

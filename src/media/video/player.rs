@@ -121,6 +121,9 @@ pub struct PlayerStatus {
     /// The sound's clock when this status was sent, while the sound plays (for measuring
     /// how far picture and sound are apart).
     pub sound_secs: Option<f64>,
+    /// Paused and idle, the decoder is freed ([`PARK_AFTER_IDLE`]); the next frame costs
+    /// one seek.
+    pub decoder_parked: bool,
 }
 
 /// A frame for the UI and the state it belongs to.
@@ -589,6 +592,8 @@ impl Worker {
         // The decoder's buffers were this thread's allocations: glibc keeps them in this
         // thread's arena until asked.
         crate::desktop::heap::give_back_freed_memory();
+        self.status.decoder_parked = self.decoder.is_parked();
+        self.publish();
         tracing::debug!("paused video: decoder parked");
     }
 
@@ -790,6 +795,7 @@ impl Worker {
     /// Sends a frame; `must_arrive` frames wait for room, others are dropped when full.
     fn deliver(&mut self, frame: DecodedFrame, must_arrive: bool) {
         let mut status = self.status.clone();
+        status.decoder_parked = self.decoder.is_parked();
         status.frame_index = frame.index;
         status.time_secs = frame.pts_secs;
         status.sound_secs = self.sound_clock();
@@ -1192,19 +1198,24 @@ mod tests {
         wait_status(&player, |s| !s.playing);
         while player.try_recv_frame().is_some() {}
         let paused_at = player.status().frame_index;
-        // Past the idle time the decoder is freed (debug log); nothing is sent meanwhile.
+        assert!(!player.status().decoder_parked, "not before the idle time");
+        // Past the idle time the decoder is freed; nothing is sent meanwhile.
         assert!(
             player
                 .recv_frame_timeout(PARK_AFTER_IDLE + Duration::from_millis(300))
                 .is_none()
         );
+        wait_status(&player, |s| s.decoder_parked);
         player.step(1);
-        assert_eq!(next(&player).frame.index, paused_at + 1);
+        let stepped = next(&player);
+        assert_eq!(stepped.frame.index, paused_at + 1);
+        assert!(!stepped.status.decoder_parked, "a step decodes again");
         assert!(
             player
                 .recv_frame_timeout(PARK_AFTER_IDLE + Duration::from_millis(300))
                 .is_none()
         );
+        wait_status(&player, |s| s.decoder_parked);
         assert!(player.play());
         let mut last = next(&player).frame.index;
         assert_eq!(last, paused_at + 2, "plays on from the frame shown");
