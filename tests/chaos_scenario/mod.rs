@@ -299,12 +299,12 @@ fn trace_balance(
             .iter()
             .find(|g| g.prompt == record.spec.request.prompt);
         eprintln!(
-            "trace #{}: sent {:?} reading {:?} | ours {:?} used {:?} result created {:?} | service {:?}",
+            "trace #{}: sent {:?} reading {:?} | ours {} used {:?} result created {:?} | service {:?}",
             record.local_id,
             row.sent_at_unix_ms,
             row.credits_before
                 .map(|b| (b.read_at_unix_ms, b.service_time_unix_ms, b.total)),
-            std::mem::discriminant(&record.phase),
+            record.phase.label(),
             record.credits_used,
             record.result.as_ref().and_then(|r| r.created_at.clone()),
             service.map(|g| (g.state.clone(), g.credits_used, g.created_at_unix_ms)),

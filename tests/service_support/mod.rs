@@ -2,7 +2,7 @@
 //! temporary folder, raw JSON calls (for contract-shape tests that must not use the
 //! client's own types) and typed `ApiClient`s.
 
-// Each test crate uses a different subset of these helpers.
+// Each test module uses a different subset of these helpers.
 #![allow(dead_code)]
 
 use framewright::api::GenerationSpec;

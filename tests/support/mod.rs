@@ -1,7 +1,7 @@
 //! Shared harness for the egui_kittest UI flows: the real studio on a `Session` whose
 //! embedded sandbox runs on loopback (fast job speed) in a temporary folder.
 
-// Each UI test crate uses a different subset of these helpers.
+// Each UI test module uses a different subset of these helpers.
 #![allow(dead_code)]
 
 use egui::accesskit::Role;
