@@ -146,15 +146,25 @@ pub fn press_generate(harness: &mut Studio) {
 
 /// Replaces the prompt's text with `prompt` (empty clears it).
 pub fn type_prompt(harness: &mut Studio, prompt: &str) {
-    harness.get_by_label("Prompt").click();
-    harness.step();
+    replace_field_text(harness, "Prompt", prompt);
+}
+
+/// Replaces the text of the field named `label` with `text` (empty clears it). The field
+/// is focused through accessibility, not by a click at last frame's position: a view whose
+/// layout is still settling (a note that goes when the catalog arrives) would move the
+/// field between the frame that measured it and the frame that takes the click.
+pub fn replace_field_text(harness: &mut Studio, label: &str, text: &str) {
+    harness.get_by_label(label).focus();
+    step_until(harness, &format!("the focus on “{label}”"), |h| {
+        h.get_by_label(label).is_focused()
+    });
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     harness.step();
     harness.key_press(egui::Key::Backspace);
     harness.step();
-    if !prompt.is_empty() {
-        harness.get_by_label("Prompt").type_text(prompt);
-        harness.step();
+    if !text.is_empty() {
+        harness.get_by_label(label).type_text(text);
+        steps(harness, 2);
     }
 }
 

@@ -12,13 +12,6 @@ use framewright::engine::JobPhase;
 use framewright::ui::View;
 use support::*;
 
-fn type_into(harness: &mut Studio, label: &str, text: &str) {
-    harness.get_by_label(label).click();
-    harness.step();
-    harness.get_by_label(label).type_text(text);
-    harness.step();
-}
-
 /// Drags with the primary button from `from` to `to`, a frame per step.
 fn drag(harness: &mut Studio, from: egui::Pos2, to: egui::Pos2) {
     harness.hover_at(from);
@@ -111,7 +104,7 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
             .is_some()
     );
 
-    type_into(
+    support::replace_field_text(
         &mut harness,
         "3D prompt",
         "a brass desk lamp with a round shade",

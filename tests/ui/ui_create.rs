@@ -83,11 +83,7 @@ fn a_finished_result_is_a_large_tile_and_reuse_fills_the_form() {
     click_button(&mut harness, "1:1");
     click_button(&mut harness, "1K");
     click_button(&mut harness, "Lighting: Auto");
-    harness.get_by_label("Prompt").click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.get_by_label("Prompt").type_text("something else");
-    steps(&mut harness, 2);
+    type_prompt(&mut harness, "something else");
     assert_eq!(harness.state().compose_prompt(), "something else");
 
     click_button(&mut harness, "Reuse prompt and settings");

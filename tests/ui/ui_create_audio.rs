@@ -67,13 +67,6 @@ fn heard_something(sink: &CaptureSink) -> bool {
     sink.samples().iter().any(|s| s.abs() > 0.01)
 }
 
-fn type_into(harness: &mut Studio, label: &str, text: &str) {
-    harness.get_by_label(label).click();
-    harness.step();
-    harness.get_by_label(label).type_text(text);
-    harness.step();
-}
-
 /// Clicks the checkbox named `label`.
 fn toggle(harness: &mut Studio, label: &str) {
     harness
@@ -106,8 +99,8 @@ fn music_gives_two_variations_side_by_side_that_play() {
     toggle(&mut harness, "Instrumental");
     assert!(!harness.state().compose_form().audio.instrumental);
 
-    type_into(&mut harness, "Prompt", "a sunny road trip pop song");
-    type_into(&mut harness, "Lyrics", "Windows down, the radio on");
+    support::replace_field_text(&mut harness, "Prompt", "a sunny road trip pop song");
+    support::replace_field_text(&mut harness, "Lyrics", "Windows down, the radio on");
     press_generate(&mut harness);
     step_until(&mut harness, "the music job to finish", |h| {
         h.state()
@@ -179,7 +172,7 @@ fn speech_shows_its_price_asks_for_a_voice_and_plays_a_preview() {
     let text = "Welcome to the studio. ".repeat(14);
     let characters = text.chars().count();
     assert_eq!(characters, 322);
-    type_into(&mut harness, "Text", &text);
+    support::replace_field_text(&mut harness, "Text", &text);
     let line = "322 characters · 4 × 1 credit = 4 credits";
     assert!(has_label(&harness, line), "the price line under the text");
     assert_eq!(generate_label(&harness), "Generate · 4 credits");

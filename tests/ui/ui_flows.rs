@@ -25,14 +25,6 @@ fn wait_for_service_data(harness: &mut Harness<'static, StudioApp>) {
     }
 }
 
-fn type_prompt(harness: &mut Harness<'static, StudioApp>, text: &str) {
-    harness.get_by_label("Prompt").click();
-    harness.step();
-    harness.get_by_label("Prompt").type_text(text);
-    harness.step();
-    harness.step();
-}
-
 fn generate_button_label(harness: &Harness<'static, StudioApp>) -> String {
     harness
         .get_by(|node| {
@@ -51,7 +43,7 @@ fn generate_an_image_and_open_it_in_the_viewer() {
     harness.check_accessibility();
 
     let prompt = "A lighthouse on a basalt cliff at blue hour";
-    type_prompt(&mut harness, prompt);
+    support::type_prompt(&mut harness, prompt);
 
     let label = generate_button_label(&harness);
     assert!(
@@ -116,7 +108,7 @@ fn an_over_long_prompt_is_refused_before_any_request() {
     wait_for_service_data(&mut harness);
 
     let long_prompt = "mist ".repeat(450); // 2,250 characters; Auto allows 2,000
-    type_prompt(&mut harness, &long_prompt);
+    support::type_prompt(&mut harness, &long_prompt);
     assert!(
         harness.query_by_label_contains("2,250 / 2,000").is_some(),
         "the counter shows the overflow"
@@ -249,7 +241,7 @@ fn a_photo_dropped_on_the_window_becomes_an_image_edit_source() {
     });
     harness.check_accessibility();
 
-    type_prompt(&mut harness, "Make it look like a risograph print");
+    support::type_prompt(&mut harness, "Make it look like a risograph print");
     click_generate(&mut harness);
     step_until(&mut harness, "the edit to complete", |h| {
         h.state()
@@ -300,7 +292,7 @@ fn retrying_a_failed_job_needs_confirmation_and_submits_exactly_once() {
         .expect("local profile")
         .fail_next_jobs(1, true);
 
-    type_prompt(&mut harness, "Paper lanterns over a night market");
+    support::type_prompt(&mut harness, "Paper lanterns over a night market");
     click_generate(&mut harness);
     step_until(&mut harness, "the job to fail", |h| {
         h.state()

@@ -28,13 +28,6 @@ fn slow_studio(dir: &tempfile::TempDir) -> Studio {
     support::studio_at_speed(dir, View::Create, 0.3)
 }
 
-fn fill(harness: &mut Studio, label: &str, text: &str) {
-    harness.get_by_label(label).click();
-    harness.step();
-    harness.get_by_label(label).type_text(text);
-    harness.step();
-}
-
 #[test]
 fn paste_into_the_prompt_and_copy_out_of_it() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -286,9 +279,9 @@ fn removing_a_profile_asks_first_and_cancel_keeps_it() {
     harness.run_steps(2);
     harness.get_by_label("Add remote service").click();
     harness.run_steps(2);
-    fill(&mut harness, "Name", "Studio prod");
-    fill(&mut harness, "Base URL", "https://studio.example.com/api");
-    fill(&mut harness, "API key", "fw_live_0123456789abcdef");
+    support::replace_field_text(&mut harness, "Name", "Studio prod");
+    support::replace_field_text(&mut harness, "Base URL", "https://studio.example.com/api");
+    support::replace_field_text(&mut harness, "API key", "fw_live_0123456789abcdef");
     harness.get_by_label("Save profile").click();
     harness.run_steps(2);
     let profiles = |h: &Studio| h.state().session().settings().profiles.len();

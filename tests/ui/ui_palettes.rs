@@ -3,7 +3,7 @@
 //! it (and not when skipped); drop a photo and see its colours.
 
 use crate::support;
-use support::{DroppedPath, generate, step_until, studio};
+use support::{DroppedPath, generate, replace_field_text, step_until, studio};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -17,17 +17,6 @@ fn settle(harness: &mut Harness<'static, StudioApp>) {
     for _ in 0..3 {
         harness.step();
     }
-}
-
-/// Replace the text of the field named `label`.
-fn set_text(harness: &mut Harness<'static, StudioApp>, label: &str, text: &str) {
-    harness.get_by_label(label).click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.step();
-    harness.get_by_label(label).type_text(text);
-    harness.step();
-    harness.step();
 }
 
 fn click_button(harness: &mut Harness<'static, StudioApp>, label: &str) {
@@ -66,9 +55,9 @@ fn a_hand_built_palette_grades_the_project_until_skipped() {
     assert_eq!(harness.state().palettes_state().editor.swatches.len(), 2);
     harness.check_accessibility();
 
-    set_text(&mut harness, "Swatch 1 hex", "#1F3A5F");
-    set_text(&mut harness, "Swatch 2 hex", "#e0a458");
-    set_text(&mut harness, "Swatch 1 name", "Harbour blue");
+    replace_field_text(&mut harness, "Swatch 1 hex", "#1F3A5F");
+    replace_field_text(&mut harness, "Swatch 2 hex", "#e0a458");
+    replace_field_text(&mut harness, "Swatch 1 name", "Harbour blue");
     harness.get_by_label("Swatch 2 role").click();
     settle(&mut harness);
     harness
@@ -93,7 +82,7 @@ fn a_hand_built_palette_grades_the_project_until_skipped() {
             .is_some(),
         "the name field explains what is missing"
     );
-    set_text(&mut harness, "Palette name", "Harbour test");
+    replace_field_text(&mut harness, "Palette name", "Harbour test");
     {
         let editor = &harness.state().palettes_state().editor;
         assert_eq!(editor.swatches[0].rgb.to_hex(), "#1F3A5F");

@@ -77,14 +77,7 @@ fn a_balance_below_the_threshold_warns_once_with_a_toast_and_a_badge() {
     harness.get_by_label("Low balance");
 
     // Turning the warning off (0) removes the badge.
-    let threshold = harness.get_by_label("Low-balance warning threshold");
-    threshold.click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.key_press(egui::Key::Backspace);
-    harness
-        .get_by_label("Low-balance warning threshold")
-        .type_text("0");
+    support::replace_field_text(&mut harness, "Low-balance warning threshold", "0");
     steps(&mut harness, 3);
     assert_eq!(
         harness
@@ -173,11 +166,7 @@ fn the_thumbnail_cache_limit_is_checked_as_typed_and_remembered() {
     let limit_mb = |h: &Studio| h.state().session().settings().thumbnail_cache_mb;
     assert_eq!(limit_mb(&harness), 512, "the default");
 
-    harness.get_by_label(field).click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.key_press(egui::Key::Backspace);
-    harness.get_by_label(field).type_text("5");
+    support::replace_field_text(&mut harness, field, "5");
     steps(&mut harness, 2);
     assert!(
         has_label_starting(&harness, "Enter a whole number of MB from 10"),

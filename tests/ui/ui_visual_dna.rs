@@ -4,23 +4,13 @@
 //! moodboard from a dropped photo with a style guide.
 
 use crate::support;
-use support::{drop_file, fixture_photo, step_until, steps, studio};
+use support::{drop_file, fixture_photo, replace_field_text, step_until, steps, studio};
 
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable as _;
 use framewright::ui::{StudioApp, View};
 
 type Studio = egui_kittest::Harness<'static, StudioApp>;
-
-/// Replace the text of the field named `label`.
-fn set_text(harness: &mut Studio, label: &str, text: &str) {
-    harness.get_by_label(label).click();
-    steps(harness, 2);
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.step();
-    harness.get_by_label(label).type_text(text);
-    steps(harness, 2);
-}
 
 /// Whether some text on screen (a label's text or a widget's name) is exactly `text`.
 fn shows(harness: &Studio, text: &str) -> bool {
@@ -97,7 +87,7 @@ fn a_visual_dna_from_two_dropped_photos_is_made_renamed_and_deleted() {
         .clone()
         .expect("form");
     assert_eq!(form.images.len(), 2, "{form:?}");
-    set_text(&mut harness, "Visual DNA name", "Chelsea");
+    replace_field_text(&mut harness, "Visual DNA name", "Chelsea");
     harness
         .get_by_role_and_label(Role::RadioButton, "Product")
         .click();
@@ -150,7 +140,7 @@ fn a_visual_dna_from_two_dropped_photos_is_made_renamed_and_deleted() {
     // Rename from the detail pane.
     click(&mut harness, "Edit…");
     steps(&mut harness, 2);
-    set_text(&mut harness, "Visual DNA name", "Chelsea the cat");
+    replace_field_text(&mut harness, "Visual DNA name", "Chelsea the cat");
     click(&mut harness, "Save changes");
     step_until(&mut harness, "the new name", |h| {
         entry_named(h, "Chelsea the cat").is_some() && h.state().visual_dna_state().form.is_none()
@@ -192,7 +182,7 @@ fn a_moodboard_from_a_dropped_photo_with_a_style_guide() {
         .get_by_label("Moodboard name")
         .type_text("Launch day");
     steps(&mut harness, 2);
-    set_text(&mut harness, "Style guide", "hard daylight, NASA blue");
+    replace_field_text(&mut harness, "Style guide", "hard daylight, NASA blue");
     assert!(shows(&harness, "24 / 500"), "the style guide's count");
     harness.check_accessibility();
     click(&mut harness, "Make moodboard");
