@@ -3,9 +3,9 @@
 //! it has alpha (the waveforms of sounds: light bars on transparency).
 //!
 //! The folder is kept under a byte budget, least recently used first. The index of files
-//! (size, last use) lives in memory: it is filled by ONE scan of the folder at start (on a
+//! (size, last use) lives in memory: it is filled by a scan of the folder at start (on a
 //! background thread, which also deletes files of older pipeline versions and leftover
-//! temp files), a hit touches the file's mtime (so the order survives a restart), and
+//! temp files) and read again only after Settings' "Clear cache…" emptied it, a hit touches the file's mtime (so the order survives a restart), and
 //! eviction runs at start, when a write takes the folder over budget and when the budget
 //! changes — never per frame.
 
@@ -125,9 +125,14 @@ impl DiskCache {
         self.budget_bytes.store(budget_bytes, Ordering::Relaxed);
     }
 
-    /// Reads the folder once: current files join the index (their mtime is their last use),
-    /// files of older pipeline versions and stale temp files are deleted; then evicts.
+    /// Reads the folder: current files join the index (their mtime is their last use),
+    /// files of older pipeline versions and stale temp files are deleted, and files the
+    /// index knows but the folder no longer has (Settings' "Clear cache…" deleted them)
+    /// leave it; then evicts. Runs at start and after the cache folder was cleared.
     pub fn scan(&self) {
+        // A file written while the folder is read may be missing from the listing; only
+        // entries used before the scan began are taken as gone.
+        let scan_started = SystemTime::now();
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) => {
@@ -165,18 +170,31 @@ impl DiskCache {
             }
         }
         let files = found.len();
-        {
+        let forgotten = {
             let mut index = self.lock();
+            let on_disk: std::collections::HashSet<&str> =
+                found.iter().map(|(name, _, _)| name.as_str()).collect();
+            let gone: Vec<String> = index
+                .files
+                .iter()
+                .filter(|(name, e)| e.last_used < scan_started && !on_disk.contains(name.as_str()))
+                .map(|(name, _)| name.clone())
+                .collect();
+            for name in &gone {
+                index.remove(name);
+            }
             for (name, bytes, modified) in found {
                 // A write or hit since start already knows better.
                 if !index.files.contains_key(&name) {
                     index.insert(name, bytes, modified);
                 }
             }
-        }
+            gone.len()
+        };
         tracing::debug!(
             files,
             deleted,
+            forgotten,
             total_bytes = self.total_bytes(),
             "thumbnail cache scanned"
         );
@@ -540,6 +558,31 @@ mod tests {
             again.read("item-6", 64).is_some(),
             "the last one looked at stayed"
         );
+    }
+
+    #[test]
+    fn a_scan_after_the_folder_was_cleared_forgets_the_deleted_files() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = DiskCache::open(dir.path().join("cache"), u64::MAX).expect("open");
+        for n in 0..3 {
+            cache
+                .write(&format!("item-{n}"), 64, &picture(64, 64, 255, n))
+                .expect("write");
+        }
+        assert!(cache.total_bytes() > 0);
+        // Settings' "Clear cache…" deletes the files behind the index's back.
+        for file in files(cache.dir()) {
+            std::fs::remove_file(cache.dir().join(file)).expect("remove");
+        }
+        cache.scan();
+        assert_eq!(cache.total_bytes(), 0, "nothing left is counted");
+        // What is written afterwards is counted again, and only that.
+        cache
+            .write("item-new", 64, &picture(64, 64, 255, 9))
+            .expect("write");
+        assert_eq!(cache.total_bytes(), folder_bytes(cache.dir()));
+        assert!(cache.read("item-0", 64).is_none());
+        assert!(cache.read("item-new", 64).is_some());
     }
 
     #[test]

@@ -366,6 +366,12 @@ impl ThumbnailPipeline {
         self.tidy_cache("thumb-cache-evict", DiskCache::evict);
     }
 
+    /// The cache folder was emptied behind the pipeline's back (Settings' "Clear cache…"):
+    /// read it again, off the UI thread, so the budget counts only the files still there.
+    pub fn rescan_cache(&self) {
+        self.tidy_cache("thumb-cache-scan", DiskCache::scan);
+    }
+
     /// Bytes in the disk cache as far as its index knows (tests, tools).
     pub fn cache_bytes(&self) -> u64 {
         self.cache.as_ref().map_or(0, |cache| cache.total_bytes())

@@ -185,3 +185,47 @@ fn the_thumbnail_cache_limit_is_checked_as_typed_and_remembered() {
         "remembered in the settings file"
     );
 }
+
+#[test]
+fn clearing_the_cache_empties_the_thumbnail_budget_it_counts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut harness = support::studio_sized(&dir, View::Create, egui::vec2(1440.0, 2400.0));
+    let seeded = harness
+        .state()
+        .session()
+        .local_sandbox()
+        .expect("the local sandbox runs")
+        .seed_media(6, None);
+    assert_eq!(seeded, 6);
+    wait_for_service_data(&mut harness);
+    click_button(&mut harness, "Library");
+    step_until(&mut harness, "the library's thumbnails on disk", |h| {
+        h.state().library_item_ids().len() >= 6 && h.state().thumbnail_cache_bytes() > 0
+    });
+
+    click_button(&mut harness, "Settings");
+    step_until(&mut harness, "the cache measured", |h| {
+        h.query_by_role_and_label(Role::Button, "Clear cache…")
+            .is_some_and(|b| !b.accesskit_node().is_disabled())
+    });
+    click_button(&mut harness, "Clear cache…");
+    step_until(&mut harness, "the confirmation", |h| {
+        h.query_by_role_and_label(Role::Button, "Clear cache")
+            .is_some()
+    });
+    click_button(&mut harness, "Clear cache");
+    step_until(&mut harness, "the cache cleared", |h| {
+        h.state()
+            .toast_texts()
+            .iter()
+            .any(|t| t.starts_with("Cache cleared"))
+    });
+    // The thumbnails' files are gone, so they no longer count against the budget (they
+    // would make the cache evict what is written next too early).
+    step_until(&mut harness, "the thumbnail cache read again", |h| {
+        h.state().thumbnail_cache_bytes() == 0
+    });
+    let paths = framewright::settings::AppPaths::under(dir.path());
+    let size = framewright::engine::storage::measure(&paths.cache_dir).expect("measure");
+    assert_eq!(size.files, 0, "every cached file was deleted");
+}

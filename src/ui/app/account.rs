@@ -89,6 +89,11 @@ impl StudioApp {
                 self.low_balance.observe(spendable, threshold);
             }
             SettingsAction::SetThumbnailCacheMb(mb) => self.set_thumbnail_cache_mb(mb),
+            SettingsAction::CacheCleared => {
+                if let Some(pipeline) = &self.thumbnails {
+                    pipeline.rescan_cache();
+                }
+            }
         }
     }
 }

@@ -161,6 +161,11 @@ impl StudioApp {
         }
     }
 
+    /// Bytes of thumbnails the disk cache counts against its budget.
+    pub fn thumbnail_cache_bytes(&self) -> u64 {
+        self.thumbnails.as_ref().map_or(0, |p| p.cache_bytes())
+    }
+
     /// Hand the grid's thumbnail wishes to the pipeline; drop queued work for tiles that
     /// scrolled away.
     pub(super) fn request_thumbnails(&mut self) {

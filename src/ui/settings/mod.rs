@@ -33,6 +33,8 @@ pub enum SettingsAction {
     SetLowBalanceThreshold(f64),
     /// The thumbnail cache's size limit, in MB (validated at the field).
     SetThumbnailCacheMb(u32),
+    /// The cache folder was cleared: the thumbnail cache reads its folder again.
+    CacheCleared,
 }
 
 /// What the view shows about the session; rebuilt after every profile change so layout

@@ -82,6 +82,7 @@ impl SettingsForm {
                 // Measure again: in-use files stay, and thumbnails may already be back.
                 vec![
                     Action::Toast(toast.0, toast.1),
+                    Action::Settings(super::SettingsAction::CacheCleared),
                     Action::Send(Box::new(Command::Storage(StorageCommand::MeasureCache))),
                 ]
             }
