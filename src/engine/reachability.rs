@@ -11,7 +11,7 @@ use super::runtime::Ctx;
 use crate::api::ApiError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 /// First wait before probing an unreachable service; doubled up to the cap.
@@ -30,6 +30,9 @@ pub struct Reachability {
     went_offline: Notify,
     /// Cuts the probe's back-off short (Retry button, or a read that succeeded meanwhile).
     probe_now: Notify,
+    /// When a request last succeeded (2xx): a failed job poll while others succeed is a
+    /// lone fault on one connection, not a struggling service.
+    last_success: Mutex<Option<Instant>>,
 }
 
 impl Reachability {
@@ -50,8 +53,23 @@ impl Reachability {
     pub fn note<T>(&self, outcome: Result<T, &ApiError>) {
         match outcome {
             Err(error) if is_unreachable(error) => self.note_unreachable(error),
-            Ok(_) | Err(_) => self.note_answered(),
+            Ok(_) => {
+                if let Ok(mut last) = self.last_success.lock() {
+                    *last = Some(Instant::now());
+                }
+                self.note_answered();
+            }
+            Err(_) => self.note_answered(),
         }
+    }
+
+    /// Whether some request succeeded within the last `window`.
+    pub fn succeeded_within(&self, window: Duration) -> bool {
+        self.last_success
+            .lock()
+            .ok()
+            .and_then(|last| *last)
+            .is_some_and(|at| at.elapsed() <= window)
     }
 
     fn note_unreachable(&self, error: &ApiError) {
@@ -211,6 +229,26 @@ mod tests {
             retry_after_secs: None,
         })));
         assert!(!fresh.is_offline());
+    }
+
+    #[test]
+    fn only_a_success_counts_as_the_service_working() {
+        let reachability = Reachability::default();
+        assert!(!reachability.succeeded_within(Duration::from_secs(60)));
+        reachability.note::<()>(Err(&ApiError::Status {
+            status: 503,
+            message: String::new(),
+            code: None,
+            retry_after_secs: None,
+        }));
+        assert!(
+            !reachability.succeeded_within(Duration::from_secs(60)),
+            "a 503 is an answer, not a success"
+        );
+        reachability.note(Ok(()));
+        assert!(reachability.succeeded_within(Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(!reachability.succeeded_within(Duration::from_millis(10)));
     }
 
     #[test]

@@ -384,7 +384,16 @@ impl Tracker {
                     delay = Duration::from_secs_f64(interval_secs);
                 }
                 Err(error) => {
-                    match poll_error_action(&error, consecutive_failures, interval_secs) {
+                    let others_succeeding = self
+                        .ctx
+                        .reachability
+                        .succeeded_within(Duration::from_secs_f64(interval_secs));
+                    match poll_error_action(
+                        &error,
+                        consecutive_failures,
+                        interval_secs,
+                        others_succeeding,
+                    ) {
                         PollErrorAction::Retry {
                             delay_secs,
                             problem,
@@ -622,15 +631,30 @@ fn failure_of(status: &StatusResponse) -> Failure {
     failure
 }
 
+/// How far a job's status checks back off while other requests succeed: to twice the
+/// interval. Its checks failing then are faults on its own connections, and a longer wait
+/// only shows a finished job late (a 24-s wait after four faults in a row cost the chaos
+/// drain 0.15× of its minimum).
+const LONE_FAULT_MAX_DOUBLINGS: u32 = 1;
+
+/// What to do after a failed status check. `others_succeeding`: some request to the service
+/// succeeded within the last interval.
 fn poll_error_action(
     error: &ApiError,
     consecutive_failures: u32,
     interval_secs: f64,
+    others_succeeding: bool,
 ) -> PollErrorAction {
     // A status check is a free read: one dropped connection or 5xx is no sign of an
     // overloaded service, so the first retry keeps the usual interval; repeated failures
-    // back off (doubling up to a minute).
-    let backoff_secs = (interval_secs * 2f64.powi(consecutive_failures.min(16) as i32))
+    // back off (doubling up to a minute) unless the service is answering everything else.
+    // Never faster than the interval (the contract's hint).
+    let doublings = if others_succeeding {
+        consecutive_failures.min(LONE_FAULT_MAX_DOUBLINGS)
+    } else {
+        consecutive_failures.min(16)
+    };
+    let backoff_secs = (interval_secs * 2f64.powi(doublings as i32))
         .clamp(interval_secs, MAX_BACKOFF_SECS.max(interval_secs));
 
     let seconds = |s: f64| s.max(0.0).ceil() as u64;
@@ -742,24 +766,49 @@ mod tests {
         );
     }
 
-    #[test]
-    fn one_failed_check_keeps_the_interval_then_backoff_doubles_and_caps() {
-        let delays: Vec<u64> = (0..6)
+    fn retry_delays(error: &ApiError, others_succeeding: bool) -> Vec<u64> {
+        (0..6)
             .map(
-                |n| match poll_error_action(&ApiError::Connect("x".into()), n, 3.0) {
+                |n| match poll_error_action(error, n, 3.0, others_succeeding) {
                     PollErrorAction::Retry { delay_secs, .. } => delay_secs as u64,
                     PollErrorAction::Fail(_) => 0,
                 },
             )
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn one_failed_check_keeps_the_interval_then_backoff_doubles_and_caps() {
         // Never faster than the interval (the contract's hint).
-        assert_eq!(delays, vec![3, 6, 12, 24, 48, 60]);
-        match poll_error_action(&ApiError::NoResponse("x".into()), 2, 2.0) {
+        let lost = ApiError::Connect("x".into());
+        assert_eq!(retry_delays(&lost, false), vec![3, 6, 12, 24, 48, 60]);
+        match poll_error_action(&ApiError::NoResponse("x".into()), 2, 2.0, false) {
             PollErrorAction::Retry { problem, .. } => {
                 assert_eq!(problem, "Connection lost — retrying in 8 s")
             }
             PollErrorAction::Fail(_) => panic!("transient"),
         }
+    }
+
+    #[test]
+    fn while_other_requests_succeed_a_jobs_failing_checks_wait_at_most_twice_the_interval() {
+        let lost = ApiError::NoResponse("connection closed".into());
+        assert_eq!(retry_delays(&lost, true), vec![3, 6, 6, 6, 6, 6]);
+        let broken = ApiError::Status {
+            status: 502,
+            message: String::new(),
+            code: None,
+            retry_after_secs: None,
+        };
+        assert_eq!(retry_delays(&broken, true), vec![3, 6, 6, 6, 6, 6]);
+        // A rate limit still waits what the service asks.
+        let limited = ApiError::Status {
+            status: 429,
+            message: String::new(),
+            code: None,
+            retry_after_secs: Some(20.0),
+        };
+        assert_eq!(retry_delays(&limited, true), vec![20; 6]);
     }
 
     #[test]
@@ -770,7 +819,7 @@ mod tests {
             code: None,
             retry_after_secs: Some(17.0),
         };
-        match poll_error_action(&limited, 0, 3.0) {
+        match poll_error_action(&limited, 0, 3.0, false) {
             PollErrorAction::Retry {
                 delay_secs,
                 problem,
@@ -786,7 +835,7 @@ mod tests {
             code: None,
             retry_after_secs: None,
         };
-        match poll_error_action(&gone, 0, 3.0) {
+        match poll_error_action(&gone, 0, 3.0, false) {
             PollErrorAction::Fail(failure) => {
                 // Words and what to do; the status stays in the log.
                 assert!(failure.message.contains("Library"), "{}", failure.message);
@@ -805,7 +854,7 @@ mod tests {
             code: Some("UPSTREAM".into()),
             retry_after_secs: None,
         };
-        match poll_error_action(&broken, 1, 3.0) {
+        match poll_error_action(&broken, 1, 3.0, false) {
             PollErrorAction::Retry { problem, .. } => {
                 assert_eq!(problem, "The service had a problem — retrying in 6 s")
             }
