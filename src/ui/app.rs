@@ -650,6 +650,10 @@ impl StudioApp {
             Action::PickSourceFiles => self.dialogs.open(DialogKind::SourceImages),
             Action::PickSourceVideo => self.dialogs.open(DialogKind::SourceVideo),
             Action::PickTranscriptionSource => self.dialogs.open(DialogKind::TranscriptionSource),
+            Action::PickThreeDImages => self.dialogs.open(DialogKind::ThreeDImages),
+            Action::PickMotionFiles(target) => {
+                self.dialogs.open(DialogKind::MotionFiles { target })
+            }
             action @ (Action::AddSourceUrl(_)
             | Action::RemoveSource(_)
             | Action::PlayOnCanvas(_)

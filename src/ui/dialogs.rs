@@ -4,6 +4,7 @@
 //! when none does, the caller gets the reason and the user gets a "type a path" prompt.
 
 use crate::engine::protocol::DownloadItem;
+use crate::ui::compose::motion_form::{MediaKind, SlotTarget};
 use crate::ui::tokens;
 use crate::ui::widgets;
 use egui::RichText;
@@ -52,6 +53,10 @@ pub enum DialogKind {
     ChatImages,
     /// Images for the open Visual DNA or moodboard form.
     LooksImages,
+    /// Files for one media slot of Create's Elements, First and last frame or Lip sync.
+    MotionFiles { target: SlotTarget },
+    /// Images for Create's 3D model.
+    ThreeDImages,
     /// Save one output URL to a file.
     SaveImage { url: String },
     /// The audio view's "Save as WAV…": where to write the WAV copy of `url`.
@@ -74,6 +79,8 @@ impl DialogKind {
             DialogKind::PaletteImages => "Reference images for a palette",
             DialogKind::ChatImages => "Attach images to your message",
             DialogKind::LooksImages => "Images for a Visual DNA or moodboard",
+            DialogKind::MotionFiles { target } => target.dialog_title(),
+            DialogKind::ThreeDImages => "Images for a 3D model",
             DialogKind::SaveImage { .. } => "Save image",
             DialogKind::SaveWav { .. } => "Save as WAV",
             DialogKind::DownloadFolder { .. } => "Save to folder",
@@ -99,13 +106,17 @@ impl DialogKind {
             DialogKind::SourceImages
             | DialogKind::PaletteImages
             | DialogKind::ChatImages
-            | DialogKind::LooksImages => {
+            | DialogKind::LooksImages
+            | DialogKind::ThreeDImages => {
                 "Type a path instead, or drag and drop the images onto the window."
             }
             DialogKind::SourceVideo => {
                 "Type a path instead, or drag and drop the video onto the window."
             }
             DialogKind::TranscriptionSource => "Type the path of the file instead.",
+            DialogKind::MotionFiles { .. } => {
+                "Type a path instead, or drag and drop the file onto its place in the form."
+            }
             DialogKind::SaveImage { .. }
             | DialogKind::SaveText { .. }
             | DialogKind::SaveWav { .. } => "Type the path to save to instead.",
@@ -415,12 +426,33 @@ fn run_dialog(kind: &DialogKind) -> Answer {
         DialogKind::SourceImages
         | DialogKind::PaletteImages
         | DialogKind::ChatImages
-        | DialogKind::LooksImages => {
+        | DialogKind::LooksImages
+        | DialogKind::ThreeDImages => {
             // Unlike the single-answer calls, rfd's pick_files tells a cancel (an empty
             // list) from a failure (None).
             match dialog.add_filter("Images", &IMAGE_EXTENSIONS).pick_files() {
                 Some(paths) => paths,
                 None => return Err("the file dialog failed to open".to_owned()),
+            }
+        }
+        DialogKind::MotionFiles { target } => {
+            let media: Vec<&str> = [
+                (MediaKind::Image, &IMAGE_EXTENSIONS[..]),
+                (MediaKind::Video, &VIDEO_EXTENSIONS[..]),
+                (MediaKind::Audio, &crate::api::audio::AUDIO_EXTENSIONS[..]),
+            ]
+            .into_iter()
+            .filter(|(kind, _)| target.accepts(*kind))
+            .flat_map(|(_, extensions)| extensions.iter().copied())
+            .collect();
+            let dialog = dialog.add_filter(target.name(), &media);
+            if target.takes_many() {
+                match dialog.pick_files() {
+                    Some(paths) => paths,
+                    None => return Err("the file dialog failed to open".to_owned()),
+                }
+            } else {
+                dialog.pick_file().into_iter().collect()
             }
         }
         DialogKind::SourceVideo => match dialog.add_filter("Videos", &VIDEO_EXTENSIONS).pick_file()

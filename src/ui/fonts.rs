@@ -117,7 +117,7 @@ mod tests {
         install(&ctx);
         ready(&ctx);
         // List markers, the time placeholder, dashes, arrows, ellipsis, separators.
-        let marks = "•◦–—…→·×✓";
+        let marks = "•◦–—…→·×✓▶";
         for family in [FontFamily::Proportional, bold()] {
             let font = FontId::new(14.0, family.clone());
             let missing: String = marks

@@ -244,6 +244,11 @@ pub enum Action {
     PickSourceVideo,
     /// Open the file dialog for the sound or video to transcribe.
     PickTranscriptionSource,
+    /// Open the file dialog for one media slot of Elements, First and last frame or Lip
+    /// sync.
+    PickMotionFiles(crate::ui::compose::motion_form::SlotTarget),
+    /// Open the file dialog for the 3D model's images.
+    PickThreeDImages,
     AddSourceUrl(String),
     RemoveSource(usize),
     /// Play this job output's video in place on the Create canvas (`None`: stop).

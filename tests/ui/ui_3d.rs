@@ -252,3 +252,42 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     assert_eq!(saved.triangle_count(), triangles);
     gltf::Gltf::from_slice(&bytes).expect("valid glTF");
 }
+
+#[test]
+fn an_image_chosen_for_a_model_from_an_image_fills_its_view() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    click_button(&mut harness, "3D model");
+    click_button(&mut harness, "From an image");
+    harness.check_accessibility();
+
+    // No file dialog can open here, so "Choose file…" asks for the path in words.
+    click_button(&mut harness, "Choose images for the 3D model");
+    step_until(&mut harness, "the path prompt", |h| {
+        h.state().path_prompt_open()
+    });
+    steps(&mut harness, 2);
+    let photo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/photos/coffee_160.png");
+    replace_field_text(&mut harness, "Path", &photo.display().to_string());
+    click_button(&mut harness, "Use path");
+    step_until(
+        &mut harness,
+        "the picked image uploaded into the view",
+        |h| {
+            let form = &h.state().create_state().three_d;
+            !h.state().path_prompt_open()
+                && form.uploading.is_empty()
+                && form
+                    .images
+                    .first()
+                    .is_some_and(|url| url.starts_with("http"))
+        },
+    );
+    assert_eq!(
+        harness.state().compose_form().kind,
+        GenerationKind::ThreeD,
+        "still the 3D form"
+    );
+}

@@ -314,3 +314,38 @@ fn the_worst_files_are_refused_at_their_slot_and_nothing_is_sent() {
         harness.state().compose_form().errors
     );
 }
+
+#[test]
+fn a_file_chosen_for_the_last_frame_goes_there_and_nowhere_else() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = studio(&dir, View::Create);
+    wait_for_service_data(&mut harness);
+    click_button(&mut harness, "First and last frame");
+    harness.check_accessibility();
+
+    // No file dialog can open here, so "Choose file…" asks for the path in words.
+    click_button(&mut harness, "Choose a file for Last frame");
+    step_until(&mut harness, "the path prompt", |h| {
+        h.state().path_prompt_open()
+    });
+    steps(&mut harness, 2);
+    support::replace_field_text(
+        &mut harness,
+        "Path",
+        &photo("coffee_160.png").display().to_string(),
+    );
+    click_button(&mut harness, "Use path");
+    step_until(&mut harness, "the picked photo uploaded", |h| {
+        !h.state().path_prompt_open()
+            && h.state()
+                .compose_form()
+                .motion
+                .last
+                .as_ref()
+                .is_some_and(|slot| slot.url.starts_with("http"))
+    });
+    // A drop would have filled the first frame; the chosen slot is the one that was asked.
+    assert!(harness.state().compose_form().motion.first.is_none());
+    steps(&mut harness, 2);
+    assert!(has_label_starting(&harness, "Last frame 1: coffee_160.png"));
+}

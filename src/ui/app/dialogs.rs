@@ -16,7 +16,9 @@ impl StudioApp {
     pub(super) fn dialog_outcome(&mut self, ctx: &egui::Context, outcome: DialogOutcome) {
         match outcome {
             DialogOutcome::Picked { kind, paths } => match kind {
-                DialogKind::SourceImages | DialogKind::SourceVideo => {
+                // On the 3D form (unless its type changed meanwhile) picked images go
+                // to its views, as dropped ones do.
+                DialogKind::SourceImages | DialogKind::SourceVideo | DialogKind::ThreeDImages => {
                     for action in self.create.add_source_files(paths) {
                         self.apply(ctx, action);
                     }
@@ -57,6 +59,11 @@ impl StudioApp {
                     }
                 }
                 DialogKind::LibraryFiles => self.upload_to_library(ctx, paths),
+                DialogKind::MotionFiles { target } => {
+                    for action in self.create.add_motion_files(target, paths) {
+                        self.apply(ctx, action);
+                    }
+                }
                 DialogKind::TranscriptionSource => {
                     if let Some(path) = paths.into_iter().next() {
                         for action in self.create.transcription.choose_file(path) {

@@ -216,7 +216,7 @@ fn form_ui(
     }
     if state.form.kind == GenerationKind::ThreeD {
         state.focus_prompt = false;
-        three_d_form::form_ui(ui, model, &mut state.three_d);
+        three_d_form::form_ui(ui, model, &mut state.three_d, actions);
         ui.add_space(tokens::SPACE_M);
         project_card_ui(ui, model, &mut state.form, actions);
         ui.add_space(tokens::SPACE_L);

@@ -147,7 +147,7 @@ pub enum SlotTarget {
 }
 
 impl SlotTarget {
-    fn accepts(self, media: MediaKind) -> bool {
+    pub fn accepts(self, media: MediaKind) -> bool {
         match self {
             SlotTarget::Images | SlotTarget::First | SlotTarget::Last => media == MediaKind::Image,
             SlotTarget::Clips => media == MediaKind::Video,
@@ -164,6 +164,36 @@ impl SlotTarget {
             SlotTarget::Last => Field::LastFrame,
             SlotTarget::Face => Field::Face,
             SlotTarget::VoiceAudio => Field::VoiceAudio,
+        }
+    }
+    /// A list (several files) rather than one slot.
+    pub fn takes_many(self) -> bool {
+        matches!(
+            self,
+            SlotTarget::Images | SlotTarget::Clips | SlotTarget::Sounds
+        )
+    }
+    /// Said beside "Choose file…".
+    fn drop_hint(self) -> &'static str {
+        match self {
+            SlotTarget::Images => "or drop images here",
+            SlotTarget::Clips => "or drop videos here",
+            SlotTarget::Sounds => "or drop sounds here",
+            SlotTarget::First | SlotTarget::Last => "or drop an image here",
+            SlotTarget::Face => "or drop an image or a video of a face here",
+            SlotTarget::VoiceAudio => "or drop a sound file here",
+        }
+    }
+    /// The file dialog's title.
+    pub fn dialog_title(self) -> &'static str {
+        match self {
+            SlotTarget::Images => "Reference images for the video",
+            SlotTarget::Clips => "Reference clips for the video",
+            SlotTarget::Sounds => "Reference sounds for the video",
+            SlotTarget::First => "The video's first frame",
+            SlotTarget::Last => "The video's last frame",
+            SlotTarget::Face => "The face to animate",
+            SlotTarget::VoiceAudio => "The sound the face speaks",
         }
     }
     /// The slot's name on the form (also its accessible name).
@@ -252,6 +282,29 @@ impl MotionForm {
         paths: Vec<PathBuf>,
         pos: Option<egui::Pos2>,
     ) -> (Vec<Action>, Vec<String>) {
+        self.add_files_where(kind, paths, |form, media| form.target_at(pos, media))
+    }
+
+    /// Files picked for `target` ("Choose file…"): there, or (a sound picked for the face)
+    /// the next slot that takes them.
+    pub fn add_files_to(
+        &mut self,
+        kind: GenerationKind,
+        target: SlotTarget,
+        paths: Vec<PathBuf>,
+    ) -> (Vec<Action>, Vec<String>) {
+        self.add_files_where(kind, paths, |_, media| {
+            Some(target).filter(|t| t.accepts(media))
+        })
+    }
+
+    /// Each file into the slot `chosen` names, else the next one that takes it.
+    fn add_files_where(
+        &mut self,
+        kind: GenerationKind,
+        paths: Vec<PathBuf>,
+        chosen: impl Fn(&Self, MediaKind) -> Option<SlotTarget>,
+    ) -> (Vec<Action>, Vec<String>) {
         let mut actions = Vec::new();
         let mut skipped = Vec::new();
         for path in paths {
@@ -259,9 +312,7 @@ impl MotionForm {
                 skipped.push(file_name(&path));
                 continue;
             };
-            let Some(target) = self
-                .target_at(pos, media)
-                .or_else(|| self.default_target(kind, media))
+            let Some(target) = chosen(self, media).or_else(|| self.default_target(kind, media))
             else {
                 skipped.push(file_name(&path));
                 continue;
@@ -784,24 +835,11 @@ fn single_ui(
     let top = ui.cursor().min;
     let heading = widgets::section_label(ui, target.name());
     let slot = slot_list(form, target).first().map(|s| (*s).clone());
-    match slot {
-        Some(slot) => {
-            if slot_row_ui(ui, &slot, target, 0, textures) {
-                remove(form, target, 0);
-            }
-        }
-        None => {
-            widgets::muted(
-                ui,
-                match target {
-                    SlotTarget::VoiceAudio => "Drop a sound file here, or type its address.",
-                    SlotTarget::Face => {
-                        "Drop an image or a video of a face here, or type its address."
-                    }
-                    _ => "Drop an image here, or type its address.",
-                },
-            );
-        }
+    // Empty, the choose-or-drop row below says what goes here.
+    if let Some(slot) = slot
+        && slot_row_ui(ui, &slot, target, 0, textures)
+    {
+        remove(form, target, 0);
     }
     address_row_ui(ui, form, target, actions);
     let first = errors_ui(ui, form, target);
@@ -868,6 +906,19 @@ fn address_row_ui(
     let kind = form.kind;
     let typed = form.motion.typed.entry(key(target)).or_default();
     let mut add = false;
+    ui.horizontal_wrapped(|ui| {
+        let choose_label = if target.takes_many() {
+            "Choose files…"
+        } else {
+            "Choose file…"
+        };
+        let choose = ui.add(widgets::secondary_button(choose_label));
+        widgets::name_widget(&choose, &format!("Choose a file for {}", target.name()));
+        if choose.clicked() {
+            actions.push(Action::PickMotionFiles(target));
+        }
+        widgets::muted(ui, target.drop_hint());
+    });
     ui.horizontal(|ui| {
         let field = ui.add(
             egui::TextEdit::singleline(typed)
@@ -1062,5 +1113,32 @@ mod tests {
         let mut again = MotionForm::default();
         again.fill_from_job(&job);
         assert_eq!(again.job(GenerationKind::Elements, &shared()), Some(job));
+    }
+
+    #[test]
+    fn files_chosen_for_a_slot_go_there_or_where_they_fit() {
+        let mut form = MotionForm::default();
+        let (_, skipped) = form.add_files_to(
+            GenerationKind::FirstLastFrame,
+            SlotTarget::Last,
+            vec!["/tmp/end.png".into()],
+        );
+        assert!(skipped.is_empty());
+        assert!(form.first.is_none(), "not the first free slot");
+        assert_eq!(
+            form.last.as_ref().map(|s| s.label.as_str()),
+            Some("end.png")
+        );
+
+        // A sound chosen for the face is the voice; a text file goes nowhere.
+        let (_, skipped) = form.add_files_to(
+            GenerationKind::Lipsync,
+            SlotTarget::Face,
+            vec!["/tmp/line.mp3".into(), "/tmp/notes.txt".into()],
+        );
+        assert!(form.face.is_none());
+        assert!(form.voice_audio.is_some());
+        assert_eq!(skipped, vec!["notes.txt".to_owned()]);
+        assert!(SlotTarget::Images.takes_many() && !SlotTarget::Face.takes_many());
     }
 }

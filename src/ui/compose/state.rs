@@ -3,6 +3,7 @@
 
 use super::form::{ComposeForm, SourceImage, SourceState};
 use super::memory::{CreateMemory, SAVE_INTERVAL_SECS};
+use super::motion_form::SlotTarget;
 use super::video_edit::stage::EditStage;
 use super::video_edit::{EditChoice, VideoEditForm};
 use crate::api::media::BulkAction;
@@ -324,6 +325,17 @@ impl CreateState {
         self.add_source_files_at(paths, None)
     }
 
+    /// Files picked for one slot of the motion forms ("Choose file…"). The form may have
+    /// changed type while the dialog was open: then they go where a drop would put them.
+    pub fn add_motion_files(&mut self, target: SlotTarget, paths: Vec<PathBuf>) -> Vec<Action> {
+        if !self.form.is_motion() {
+            return self.add_source_files(paths);
+        }
+        let kind = self.form.kind;
+        let (actions, skipped) = self.form.motion.add_files_to(kind, target, paths);
+        with_skipped_note(kind, actions, &skipped)
+    }
+
     /// [`Self::add_source_files`] dropped at `pos`: on the motion forms (elements, first
     /// and last frame, lip sync) into the slot under the pointer, else the next that fits.
     pub fn add_source_files_at(
@@ -343,14 +355,8 @@ impl CreateState {
         }
         if self.form.is_motion() {
             let kind = self.form.kind;
-            let (mut actions, skipped) = self.form.motion.add_files(kind, paths, pos);
-            if !skipped.is_empty() {
-                actions.push(Action::Toast(
-                    ToastKind::Info,
-                    format!("{} takes none of {}", kind.label(), skipped.join(", ")),
-                ));
-            }
-            return actions;
+            let (actions, skipped) = self.form.motion.add_files(kind, paths, pos);
+            return with_skipped_note(kind, actions, &skipped);
         }
         let mut actions = Vec::new();
         let mut skipped = Vec::new();
@@ -716,6 +722,21 @@ pub fn file_name(path: &std::path::Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
+}
+
+/// `actions`, plus a note naming the files `kind`'s form took none of.
+fn with_skipped_note(
+    kind: GenerationKind,
+    mut actions: Vec<Action>,
+    skipped: &[String],
+) -> Vec<Action> {
+    if !skipped.is_empty() {
+        actions.push(Action::Toast(
+            ToastKind::Info,
+            format!("{} takes none of {}", kind.label(), skipped.join(", ")),
+        ));
+    }
+    actions
 }
 
 #[cfg(test)]

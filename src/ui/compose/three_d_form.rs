@@ -9,6 +9,7 @@ use crate::api::validate::{Field, FieldError, THREE_D_MAX_VIEWS, validate_three_
 use crate::api::{CatalogJobRequest, GenerationSpec, ModelRecord, ThreeDMode, ThreeDRequest};
 use crate::engine::Command;
 use crate::ui::format;
+use crate::ui::icons::Icon;
 use crate::ui::model::{Action, Model};
 use crate::ui::tokens;
 use crate::ui::widgets;
@@ -118,7 +119,6 @@ impl ThreeDForm {
         }
     }
 
-    /// Check and submit; refused at the field otherwise.
     /// Image files dropped on the form: each is uploaded and its address fills the next
     /// empty view (a text-mode form switches to one image, or to several). Returns the
     /// uploads to send and the names of files that are not images.
@@ -251,7 +251,7 @@ impl ThreeDForm {
 }
 
 /// The form's cards: mode and prompt, images, options and model.
-pub fn form_ui(ui: &mut Ui, model: &Model, form: &mut ThreeDForm) {
+pub fn form_ui(ui: &mut Ui, model: &Model, form: &mut ThreeDForm, actions: &mut Vec<Action>) {
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         widgets::section_label(ui, "Make it");
@@ -282,7 +282,7 @@ pub fn form_ui(ui: &mut Ui, model: &Model, form: &mut ThreeDForm) {
     });
     if form.mode != ThreeDMode::Text {
         ui.add_space(tokens::SPACE_M);
-        images_card_ui(ui, form);
+        images_card_ui(ui, form, actions);
     }
     ui.add_space(tokens::SPACE_M);
     tokens::card_frame().show(ui, |ui| {
@@ -336,7 +336,7 @@ pub fn form_ui(ui: &mut Ui, model: &Model, form: &mut ThreeDForm) {
     });
 }
 
-fn images_card_ui(ui: &mut Ui, form: &mut ThreeDForm) {
+fn images_card_ui(ui: &mut Ui, form: &mut ThreeDForm, actions: &mut Vec<Action>) {
     tokens::card_frame().show(ui, |ui| {
         ui.set_width(ui.available_width());
         let (title, max) = match form.mode {
@@ -344,6 +344,19 @@ fn images_card_ui(ui: &mut Ui, form: &mut ThreeDForm) {
             _ => ("Views (2 to 4)", THREE_D_MAX_VIEWS),
         };
         widgets::section_label(ui, title);
+        ui.horizontal_wrapped(|ui| {
+            let label = if max > 1 {
+                "Choose files…"
+            } else {
+                "Choose file…"
+            };
+            let choose = ui.add(widgets::secondary_button(label));
+            widgets::name_widget(&choose, "Choose images for the 3D model");
+            if choose.clicked() {
+                actions.push(Action::PickThreeDImages);
+            }
+            widgets::muted(ui, "or drop images here");
+        });
         if form.images.is_empty() {
             form.images.push(String::new());
         }
@@ -358,9 +371,8 @@ fn images_card_ui(ui: &mut Ui, form: &mut ThreeDForm) {
                 );
                 widgets::name_widget(&field, &format!("Reference image {}", i + 1));
                 if count > 1 {
-                    let button = ui.small_button("✕");
-                    widgets::name_widget(&button, &format!("Remove reference image {}", i + 1));
-                    if button.clicked() {
+                    let name = format!("Remove reference image {}", i + 1);
+                    if widgets::icon_button(ui, Icon::Close, &name).clicked() {
                         remove = Some(i);
                     }
                 }
@@ -382,9 +394,7 @@ fn images_card_ui(ui: &mut Ui, form: &mut ThreeDForm) {
                         widgets::field_error(ui, &super::motion_form::upload_refusal(&name, error));
                     }
                 }
-                let button = ui.small_button("✕");
-                widgets::name_widget(&button, &format!("Remove {name}"));
-                if button.clicked() {
+                if widgets::icon_button(ui, Icon::Close, &format!("Remove {name}")).clicked() {
                     forget = Some(i);
                 }
             });
