@@ -329,6 +329,10 @@ fn a_file_chosen_for_the_last_frame_goes_there_and_nowhere_else() {
         h.state().path_prompt_open()
     });
     steps(&mut harness, 2);
+    assert!(
+        harness.get_by_label("Path").is_focused(),
+        "the prompt opens ready for typing"
+    );
     support::replace_field_text(
         &mut harness,
         "Path",
