@@ -226,14 +226,7 @@ fn a_model_from_text_opens_on_the_turntable_which_orbits_zooms_resets_and_saves(
     step_until(&mut harness, "the save prompt", |h| {
         h.query_by_label("Path").is_some()
     });
-    harness.get_by_label("Path").click();
-    harness.step();
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    harness.step();
-    harness
-        .get_by_label("Path")
-        .type_text(target.to_str().expect("utf-8 path"));
-    harness.step();
+    replace_field_text(&mut harness, "Path", target.to_str().expect("utf-8 path"));
     click_button(&mut harness, "Save");
     step_until(&mut harness, "the GLB to be written", |_| {
         std::fs::metadata(&target).is_ok_and(|m| m.len() > 0)

@@ -33,10 +33,7 @@ fn chat_studio(dir: &tempfile::TempDir, speed: f64) -> Studio {
 
 /// Type `text` into the message field and press Enter.
 fn send_message(harness: &mut Studio, text: &str) {
-    harness.get_by_label("Message").click();
-    harness.step();
-    harness.get_by_label("Message").type_text(text);
-    harness.step();
+    support::replace_field_text(harness, "Message", text);
     harness.key_press(egui::Key::Enter);
     harness.step();
 }

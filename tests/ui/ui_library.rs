@@ -306,10 +306,7 @@ fn create_folder(
         .click();
     harness.step();
     harness.step();
-    harness.get_by_label("Folder name").click();
-    harness.step();
-    harness.get_by_label("Folder name").type_text(name);
-    harness.step();
+    support::replace_field_text(harness, "Folder name", name);
     harness
         .get_by_role_and_label(Role::Button, &format!("Colour {colour}"))
         .click();
