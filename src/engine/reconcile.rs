@@ -36,9 +36,13 @@ const SEARCH_PAGE_SIZE: u32 = 50;
 /// A search stops after this many pages even if items are still newer than the send
 /// (a library growing faster than we can read it); the next check starts again.
 const MAX_SEARCH_PAGES: u32 = 40;
-/// How long a library page read by one reconcile serves the others (well under the
-/// shortest check interval, so no check sees a page older than the one before it).
-const PAGE_REUSE_MS: u64 = 400;
+/// Longest a library page read by one reconcile serves the others' checks. Each check takes
+/// only a page read after its own previous search (so its evidence only gets newer) and,
+/// once its window has ended, after the window's end; this bounds how stale a shared page
+/// can be otherwise. Sharing matters after a burst: a dozen lost answers each checking every
+/// second would otherwise spend the media rate limit (shared with the Library view) within
+/// seconds and stall every verdict until the next window.
+const PAGE_KEEP_MS: u64 = 10_000;
 /// Times one library page is asked for again after a transient failure.
 const SEARCH_PAGE_RETRIES: u32 = 2;
 /// The service's clock may run behind ours: items this much older than the send still
@@ -234,6 +238,8 @@ impl Tracker {
             }
         }
         let mut incomplete_after_tail: u32 = 0;
+        // When this job's previous search ended: its next one takes only newer pages.
+        let mut last_search_done: Option<tokio::time::Instant> = None;
         loop {
             let Some(record) = self.record(local_id).await else {
                 return; // dismissed
@@ -242,7 +248,19 @@ impl Tracker {
                 return;
             }
             let check_started_at = now_ms();
-            let outcome = self.search_library(local_id, &record, &state).await;
+            let started = tokio::time::Instant::now();
+            let mut fresh_after = last_search_done.unwrap_or(started);
+            if check_started_at >= state.window_ends_at_unix_ms {
+                // This check may give the verdict: its pages must postdate the window.
+                let since_window_end =
+                    Duration::from_millis((check_started_at - state.window_ends_at_unix_ms) as u64);
+                fresh_after =
+                    fresh_after.max(started.checked_sub(since_window_end).unwrap_or(started));
+            }
+            let outcome = self
+                .search_library(local_id, &record, &state, fresh_after)
+                .await;
+            last_search_done = Some(tokio::time::Instant::now());
             let items_read = match outcome {
                 SearchOutcome::Found(found) => {
                     self.settle_found(local_id, &mut state, found, check_started_at)
@@ -453,6 +471,7 @@ impl Tracker {
         local_id: LocalJobId,
         record: &JobRecord,
         state: &ReconcileState,
+        fresh_after: tokio::time::Instant,
     ) -> SearchOutcome {
         let query = MediaQuery {
             project_id: record.spec.request.project_id.clone(),
@@ -461,7 +480,6 @@ impl Tracker {
         };
         let earliest_ms = state.sent_at_unix_ms - CLOCK_SKEW_ALLOWANCE_MS;
         let gate = self.ctx.rate_gates.media.clone();
-        let search_started = tokio::time::Instant::now();
         let mut items_read: u32 = 0;
         for page_number in 1..=MAX_SEARCH_PAGES {
             // A list page is a read: asking again after a lost or unreadable answer is safe,
@@ -470,7 +488,7 @@ impl Tracker {
             let page = loop {
                 let result = self
                     .library_pages
-                    .get_or_fetch(&query, page_number, search_started, || {
+                    .get_or_fetch(&query, page_number, fresh_after, || {
                         paced(&gate, || {
                             self.ctx
                                 .client
@@ -692,10 +710,10 @@ pub(super) struct LibraryPageCache {
 }
 
 impl LibraryPageCache {
-    /// The page as read by a request that left no earlier than `not_before` (the start of
-    /// the asking check: a page read before it could miss an item that appeared since),
-    /// else `fetch` it. Held locked while fetching, so concurrent searches wait for one
-    /// read instead of making their own.
+    /// The page as read by a request that left no earlier than `not_before` (see
+    /// `PAGE_KEEP_MS`: an older page could miss an item the asking check already may count
+    /// on seeing), else `fetch` it. Held locked while fetching, so concurrent searches wait
+    /// for one read instead of making their own.
     async fn get_or_fetch<F, Fut>(
         &self,
         query: &MediaQuery,
@@ -710,7 +728,7 @@ impl LibraryPageCache {
         let mut pages = self.pages.lock().await;
         let now = tokio::time::Instant::now();
         pages.retain(|_, (asked_at, _)| {
-            now.duration_since(*asked_at) < Duration::from_millis(PAGE_REUSE_MS)
+            now.duration_since(*asked_at) < Duration::from_millis(PAGE_KEEP_MS)
         });
         let key = (query.clone(), page_number);
         if let Some((asked_at, page)) = pages.get(&key)
@@ -1423,7 +1441,7 @@ mod tests {
     }
 
     #[test]
-    fn library_pages_are_shared_only_with_checks_that_began_before_they_were_asked_for() {
+    fn a_library_page_serves_only_checks_whose_previous_search_ended_before_it_was_read() {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
@@ -1441,7 +1459,8 @@ mod tests {
                 .get_or_fetch(&query, 1, first_check, fetch)
                 .await
                 .expect("page");
-            // Another lost answer whose check began as early: the same read serves it.
+            // Another lost answer whose previous search ended as early: the same read
+            // serves it.
             cache
                 .get_or_fetch(&query, 1, first_check, fetch)
                 .await
@@ -1453,8 +1472,8 @@ mod tests {
                 .await
                 .expect("page");
             assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 2);
-            // A check that began after page 1 was asked for could miss an item that
-            // appeared in between: it reads the page again.
+            // A check whose previous search ended after page 1 was read (the job that read
+            // it, checking again) would learn nothing new from it: it reads the page again.
             tokio::time::sleep(Duration::from_millis(5)).await;
             let later_check = tokio::time::Instant::now();
             cache
