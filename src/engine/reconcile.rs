@@ -489,10 +489,14 @@ impl Tracker {
                 let result = self
                     .library_pages
                     .get_or_fetch(&query, page_number, fresh_after, || {
-                        paced(&gate, || {
-                            self.ctx
+                        paced(&gate, || async {
+                            let page = self
+                                .ctx
                                 .client
                                 .list_media(&query, page_number, SEARCH_PAGE_SIZE)
+                                .await;
+                            self.ctx.reachability.note(page.as_ref());
+                            page
                         })
                     })
                     .await;
@@ -548,10 +552,14 @@ impl Tracker {
             (false, Some(id)) => Some(id.to_owned()),
             (false, None) => {
                 let gate = self.ctx.rate_gates.media.clone();
-                paced(&gate, || self.ctx.client.media_item(&item.id))
-                    .await
-                    .ok()
-                    .and_then(|detail| detail.generation_id().map(str::to_owned))
+                paced(&gate, || async {
+                    let detail = self.ctx.client.media_item(&item.id).await;
+                    self.ctx.reachability.note(detail.as_ref());
+                    detail
+                })
+                .await
+                .ok()
+                .and_then(|detail| detail.generation_id().map(str::to_owned))
             }
         };
         let Some(generation_id) = generation_id else {
@@ -686,7 +694,9 @@ impl Tracker {
                 reason: "no balance was recorded just before the submit".into(),
             };
         }
-        match self.ctx.client.credits().await {
+        let balance = self.ctx.client.credits().await;
+        self.ctx.reachability.note(balance.as_ref());
+        match balance {
             Ok(now) => weigh_balance(
                 &readings,
                 &now,
