@@ -54,12 +54,16 @@ impl Reachability {
         match outcome {
             Err(error) if is_unreachable(error) => self.note_unreachable(error),
             Ok(_) => {
-                if let Ok(mut last) = self.last_success.lock() {
-                    *last = Some(Instant::now());
-                }
+                self.note_success();
                 self.note_answered();
             }
             Err(_) => self.note_answered(),
+        }
+    }
+
+    fn note_success(&self) {
+        if let Ok(mut last) = self.last_success.lock() {
+            *last = Some(Instant::now());
         }
     }
 
@@ -170,7 +174,11 @@ pub(crate) async fn probe_task(ctx: Arc<Ctx>) {
                 () = ctx.reachability.probe_now.notified() => {}
             }
             match ctx.client.credits().await {
-                Ok(_) => break,
+                Ok(_) => {
+                    // A lone job's failing status checks then see the service working.
+                    ctx.reachability.note_success();
+                    break;
+                }
                 Err(error) if is_unreachable(&error) => {
                     tracing::debug!("service still unreachable: {error}");
                     delay_secs = next_probe_delay_secs(delay_secs);
