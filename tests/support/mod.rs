@@ -149,6 +149,20 @@ pub fn type_prompt(harness: &mut Studio, prompt: &str) {
     replace_field_text(harness, "Prompt", prompt);
 }
 
+/// Clicks `button`, which asks for a file: no file dialog can open in the tests, so the
+/// typed-path prompt opens (ready for typing); `path` is typed there and used.
+pub fn choose_file_by_path(harness: &mut Studio, button: &str, path: &Path) {
+    click_button(harness, button);
+    step_until(harness, "the path prompt", |h| h.state().path_prompt_open());
+    steps(harness, 2);
+    assert!(
+        harness.get_by_label("Path").is_focused(),
+        "the prompt opens ready for typing"
+    );
+    replace_field_text(harness, "Path", &path.display().to_string());
+    click_button(harness, "Use path");
+}
+
 /// Replaces the text of the field named `label` with `text` (empty clears it). The field
 /// is focused through accessibility, not by a click at last frame's position: a view whose
 /// layout is still settling (a note that goes when the catalog arrives) would move the

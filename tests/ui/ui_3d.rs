@@ -255,16 +255,9 @@ fn an_image_chosen_for_a_model_from_an_image_fills_its_view() {
     click_button(&mut harness, "From an image");
     harness.check_accessibility();
 
-    // No file dialog can open here, so "Choose file…" asks for the path in words.
-    click_button(&mut harness, "Choose images for the 3D model");
-    step_until(&mut harness, "the path prompt", |h| {
-        h.state().path_prompt_open()
-    });
-    steps(&mut harness, 2);
     let photo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/photos/coffee_160.png");
-    replace_field_text(&mut harness, "Path", &photo.display().to_string());
-    click_button(&mut harness, "Use path");
+    choose_file_by_path(&mut harness, "Choose images for the 3D model", &photo);
     step_until(
         &mut harness,
         "the picked image uploaded into the view",

@@ -323,22 +323,11 @@ fn a_file_chosen_for_the_last_frame_goes_there_and_nowhere_else() {
     click_button(&mut harness, "First and last frame");
     harness.check_accessibility();
 
-    // No file dialog can open here, so "Choose file…" asks for the path in words.
-    click_button(&mut harness, "Choose a file for Last frame");
-    step_until(&mut harness, "the path prompt", |h| {
-        h.state().path_prompt_open()
-    });
-    steps(&mut harness, 2);
-    assert!(
-        harness.get_by_label("Path").is_focused(),
-        "the prompt opens ready for typing"
-    );
-    support::replace_field_text(
+    support::choose_file_by_path(
         &mut harness,
-        "Path",
-        &photo("coffee_160.png").display().to_string(),
+        "Choose a file for Last frame",
+        &photo("coffee_160.png"),
     );
-    click_button(&mut harness, "Use path");
     step_until(&mut harness, "the picked photo uploaded", |h| {
         !h.state().path_prompt_open()
             && h.state()
