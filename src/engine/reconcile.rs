@@ -248,15 +248,11 @@ impl Tracker {
                 return;
             }
             let check_started_at = now_ms();
-            let started = tokio::time::Instant::now();
-            let mut fresh_after = last_search_done.unwrap_or(started);
-            if check_started_at >= state.window_ends_at_unix_ms {
-                // This check may give the verdict: its pages must postdate the window.
-                let since_window_end =
-                    Duration::from_millis((check_started_at - state.window_ends_at_unix_ms) as u64);
-                fresh_after =
-                    fresh_after.max(started.checked_sub(since_window_end).unwrap_or(started));
-            }
+            let fresh_after = pages_fresh_after(
+                last_search_done,
+                tokio::time::Instant::now(),
+                check_started_at - state.window_ends_at_unix_ms,
+            );
             let outcome = self
                 .search_library(local_id, &record, &state, fresh_after)
                 .await;
@@ -803,6 +799,24 @@ fn last_check_complete(state: &ReconcileState) -> bool {
                 BalanceEvidence::Unusable { .. } | BalanceEvidence::NotChecked
             )
     })
+}
+
+/// The oldest library page a check starting at `started` may take: one read after this job's
+/// previous search ended (its evidence only gets newer; the first check reads afresh) and,
+/// once its window has ended (`ms_past_window_end` ≥ 0) so that it may decide, after that end.
+fn pages_fresh_after(
+    last_search_done: Option<tokio::time::Instant>,
+    started: tokio::time::Instant,
+    ms_past_window_end: i64,
+) -> tokio::time::Instant {
+    let after_previous = last_search_done.unwrap_or(started);
+    if ms_past_window_end < 0 {
+        return after_previous;
+    }
+    let window_end = started
+        .checked_sub(Duration::from_millis(ms_past_window_end as u64))
+        .unwrap_or(started);
+    after_previous.max(window_end)
 }
 
 fn check_interval_ms(window_ms: i64, max_secs: f64) -> i64 {
@@ -1492,6 +1506,23 @@ mod tests {
                 .expect("page");
             assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 3);
         });
+    }
+
+    #[test]
+    fn a_check_takes_pages_newer_than_its_last_search_and_than_its_window_end() {
+        let now = tokio::time::Instant::now();
+        let secs = Duration::from_secs;
+        // The first check reads afresh.
+        assert_eq!(pages_fresh_after(None, now, -5_000), now);
+        // Later ones take what another lost answer read since their own last search…
+        let last = now - secs(1);
+        assert_eq!(pages_fresh_after(Some(last), now, -5_000), last);
+        assert_eq!(pages_fresh_after(Some(last), now, 3_000), last);
+        // …but once the window has ended, nothing read before its end.
+        assert_eq!(
+            pages_fresh_after(Some(now - secs(5)), now, 2_000),
+            now - secs(2)
+        );
     }
 
     #[test]
